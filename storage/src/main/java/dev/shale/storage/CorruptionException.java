@@ -1,0 +1,20 @@
+package dev.shale.storage;
+
+import java.nio.file.Path;
+
+/**
+ * Stored bytes failed their checksum or do not parse. The data in question is not returned; the
+ * rest of the store keeps serving.
+ */
+public final class CorruptionException extends StorageException {
+  private final Path file;
+
+  public CorruptionException(Path file, String message) {
+    super(file + ": " + message);
+    this.file = file;
+  }
+
+  public Path file() {
+    return file;
+  }
+}

@@ -1,0 +1,57 @@
+package dev.shale.storage;
+
+import java.nio.file.Path;
+
+/**
+ * A durable, ordered key-value store on an LSM tree: the only door to Shale's storage.
+ *
+ * <p>Thread safety: every method may be called from any number of threads at once.
+ *
+ * <p>Versions: every record carries a version (see {@link Versions}). A read returns the record
+ * with the highest version of its key, whatever order the writes arrived in; a tombstone is a
+ * record like any other, so a newer tombstone hides an older value and a newer value beats an
+ * older tombstone. {@link #put} and {@link #delete} take their version from the engine's clock,
+ * which is always ahead of every version the engine has stored; {@link #write} takes the
+ * caller's version (replication applies a coordinator's version that way).
+ *
+ * <p>Durability: a write method returns once its record is in the write-ahead log as the
+ * configured {@link SyncMode} requires.
+ *
+ * <p>Failures: methods throw {@link StorageException} (unchecked). {@link WriteStallException}
+ * means "overloaded, retry later" and nothing was written; {@link CorruptionException} names the
+ * file whose bytes failed their checksum. Once a write to the log or an fsync fails, every later
+ * write fails too: a store that cannot know what is on disk stops pretending.
+ */
+public interface Engine extends AutoCloseable {
+
+  /** Opens (creating if needed) the store in {@code directory}, replaying its log. */
+  static Engine open(Path directory, EngineOptions options) {
+    return dev.shale.storage.core.LsmEngine.open(directory, options);
+  }
+
+  /** The newest record of {@code key} (possibly a tombstone), or null if the store has none. */
+  Entry get(byte[] key);
+
+  /** Stores {@code value} under {@code key} with a fresh version, and returns that version. */
+  long put(byte[] key, byte[] value);
+
+  /** Stores a tombstone for {@code key} with a fresh version, and returns that version. */
+  long delete(byte[] key);
+
+  /**
+   * Stores a record with the caller's version: a value, or a tombstone when {@code value} is
+   * null. A record whose version is not higher than the stored one loses every later read, as
+   * the version rules say; it is still logged. Advances the engine's clock past {@code version}.
+   */
+  void write(byte[] key, byte[] value, long version);
+
+  /** Counters and sizes for logs and metrics. */
+  EngineStats stats();
+
+  /**
+   * Makes every acknowledged write durable (fsyncs the log), waits for running flushes, and
+   * releases the files. Later calls of any other method throw {@link StorageException}.
+   */
+  @Override
+  void close();
+}

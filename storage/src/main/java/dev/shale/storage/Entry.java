@@ -1,0 +1,39 @@
+package dev.shale.storage;
+
+import java.util.Arrays;
+
+/**
+ * One record: a key, its version, and a value or (when {@code value} is null) a tombstone.
+ *
+ * <p>The arrays belong to the entry once it is made: callers must not change them. Equality
+ * compares the bytes, not the array references.
+ */
+public record Entry(byte[] key, long version, byte[] value) {
+
+  public static Entry tombstone(byte[] key, long version) {
+    return new Entry(key, version, null);
+  }
+
+  public boolean isTombstone() {
+    return value == null;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Entry e
+        && version == e.version
+        && Arrays.equals(key, e.key)
+        && Arrays.equals(value, e.value);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * (31 * Arrays.hashCode(key) + Long.hashCode(version)) + Arrays.hashCode(value);
+  }
+
+  @Override
+  public String toString() {
+    return "Entry[key=" + Keys.toDisplay(key) + ", version=" + version
+        + (value == null ? ", tombstone]" : ", " + value.length + " bytes]");
+  }
+}

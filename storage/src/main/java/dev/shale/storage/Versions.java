@@ -1,0 +1,30 @@
+package dev.shale.storage;
+
+/**
+ * Record versions are hybrid logical clock timestamps packed in a long:
+ * {@code physical milliseconds since the Unix epoch << 16 | logical counter}.
+ *
+ * <p>Comparing two versions as signed longs orders them in time (the top bit stays clear until
+ * the year 10889). The engine's clock ({@link HybridClock}) and, later, the cluster
+ * coordinator's produce versions in this form, and tombstone expiry reads the physical part.
+ *
+ * <p>Do not change: versions are embedded in on-disk data (docs/format.md).
+ */
+public final class Versions {
+  public static final int LOGICAL_BITS = 16;
+  public static final long LOGICAL_MASK = (1L << LOGICAL_BITS) - 1;
+
+  private Versions() {}
+
+  public static long of(long physicalMillis, int logical) {
+    return (physicalMillis << LOGICAL_BITS) | (logical & LOGICAL_MASK);
+  }
+
+  public static long physicalMillis(long version) {
+    return version >>> LOGICAL_BITS;
+  }
+
+  public static int logical(long version) {
+    return (int) (version & LOGICAL_MASK);
+  }
+}
