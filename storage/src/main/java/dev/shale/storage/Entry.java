@@ -18,6 +18,18 @@ public record Entry(byte[] key, long version, byte[] value) {
     return value == null;
   }
 
+  /**
+   * Of two records of the same key, the one every reader must see (docs/format.md,
+   * "Conventions"): the higher version; on equal versions a tombstone, then the greater value
+   * bytes, so that every replica resolves a tie the same way whatever order writes came in.
+   */
+  public static Entry newer(Entry a, Entry b) {
+    if (a.version != b.version) return a.version > b.version ? a : b;
+    if (a.value == null) return a;
+    if (b.value == null) return b;
+    return Arrays.compareUnsigned(a.value, b.value) >= 0 ? a : b;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof Entry e
