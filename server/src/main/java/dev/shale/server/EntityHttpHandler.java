@@ -1,0 +1,259 @@
+package dev.shale.server;
+
+import io.netty.channel.ChannelConfig;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Supplier;
+
+/**
+ * Translates the requests of one connection into calls of the {@link EntityService}, and their
+ * results into responses, which it writes in request order.
+ *
+ * <p>Routes: {@code /v0/entity} (GET, PUT, DELETE) and {@code /v0/status} (GET). A storage
+ * call runs on the {@link StoragePool} (or inline on the event loop when there is none); its
+ * result comes back to the event loop and takes its place in the {@link ResponseQueue}.
+ *
+ * <p>Flow control: the handler stops reading the connection while it owes
+ * {@code maxPipelinedRequests} answers or while the client is not reading what was written
+ * (the channel is not writable), and reads again once both clear. So one connection holds at
+ * most that many requests, and their answers, in memory.
+ *
+ * <p>Confined to the channel's event loop, except {@link #finish}, which storage workers call.
+ */
+final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
+  static final String ENTITY_PATH = "/v0/entity";
+  static final String STATUS_PATH = "/v0/status";
+  static final String ENTITY_METHODS = "GET, PUT, DELETE";
+  static final String STATUS_METHODS = "GET";
+
+  private static final System.Logger LOG = System.getLogger(EntityHttpHandler.class.getName());
+
+  private final EntityService service;
+  private final StoragePool pool; // null: storage calls run inline on the event loop
+  private final BodyBudget budget;
+  private final ServerOptions options;
+  private final ResponseQueue responses = new ResponseQueue();
+  private ChannelHandlerContext ctx;
+  // The server is shutting down: read no more, close once nothing is owed.
+  private boolean draining;
+  // An answer that closes the connection is queued: read no more.
+  private boolean closing;
+
+  EntityHttpHandler(EntityService service, StoragePool pool, BodyBudget budget, ServerOptions options) {
+    this.service = service;
+    this.pool = pool;
+    this.budget = budget;
+    this.options = options;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    switch (msg) {
+      case InboundRequest.Received request -> onRequest(request);
+      case InboundRequest.Refused refused -> answer(
+          refused.keepAlive(), Responses.error(refused.version(), refused.status(), refused.reason()));
+      case InboundRequest.ContinueExpected ignored -> responses.addContinue();
+      default -> {
+        ReferenceCountUtil.release(msg);
+        throw new IllegalStateException("unexpected message " + msg.getClass().getName());
+      }
+    }
+    afterChange();
+  }
+
+  private void onRequest(InboundRequest.Received request) {
+    HttpRequest head = request.head();
+    ResponseQueue.Slot slot = takeSlot(HttpUtil.isKeepAlive(head) && !draining);
+    HttpVersion version = head.protocolVersion();
+    if (draining) {
+      budget.release(request.reservedBytes());
+      responses.complete(slot, Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE, "the node is shutting down"));
+      return;
+    }
+    RequestTarget target = RequestTarget.parse(head.uri());
+    switch (target.path()) {
+      case ENTITY_PATH -> entity(request, target.query(), slot);
+      case STATUS_PATH -> {
+        budget.release(request.reservedBytes());
+        responses.complete(slot, status(head));
+      }
+      default -> {
+        budget.release(request.reservedBytes());
+        responses.complete(slot, Responses.error(version, HttpResponseStatus.BAD_REQUEST,
+            "unknown path " + target.path() + "; the API is " + ENTITY_PATH + "?id=<id>"));
+      }
+    }
+  }
+
+  private void entity(InboundRequest.Received request, String query, ResponseQueue.Slot slot) {
+    HttpRequest head = request.head();
+    HttpVersion version = head.protocolVersion();
+    HttpMethod method = head.method();
+    boolean isPut = HttpMethod.PUT.equals(method);
+    if (!isPut) budget.release(request.reservedBytes()); // only a PUT keeps its body
+    long reservedBytes = isPut ? request.reservedBytes() : 0;
+    if (!isPut && !HttpMethod.GET.equals(method) && !HttpMethod.DELETE.equals(method)) {
+      responses.complete(slot, Responses.methodNotAllowed(version, method.name(), ENTITY_METHODS));
+      return;
+    }
+    byte[] key;
+    try {
+      key = EntityService.keyOf(query);
+    } catch (InvalidRequestException e) {
+      budget.release(reservedBytes);
+      responses.complete(slot, Responses.error(version, HttpResponseStatus.BAD_REQUEST, e.getMessage()));
+      return;
+    }
+    Supplier<EntityResult> call;
+    if (isPut) call = () -> service.put(key, request.body());
+    else if (HttpMethod.GET.equals(method)) call = () -> service.get(key);
+    else call = () -> service.delete(key);
+    run(call, version, reservedBytes, slot);
+  }
+
+  /** Runs a storage call on the pool (or inline) and queues its answer; releases the body's budget after. */
+  private void run(Supplier<EntityResult> call, HttpVersion version, long reservedBytes, ResponseQueue.Slot slot) {
+    if (pool == null) {
+      responses.complete(slot, execute(call, version, reservedBytes));
+      return;
+    }
+    boolean accepted = pool.trySubmit(() -> finish(slot, execute(call, version, reservedBytes)));
+    if (!accepted) {
+      budget.release(reservedBytes);
+      responses.complete(slot, Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE,
+          "the server is overloaded (" + pool.queued() + " storage calls queued); retry later"));
+    }
+  }
+
+  private FullHttpResponse execute(Supplier<EntityResult> call, HttpVersion version, long reservedBytes) {
+    try {
+      return toResponse(call.get(), version);
+    } catch (Throwable t) {
+      // EntityService turns every failure into a result; this is a bug or an Error (say, out
+      // of memory). The client still gets its answer.
+      LOG.log(Level.ERROR, () -> "storage call failed unexpectedly: " + Reasons.oneLine(t.toString()));
+      return Responses.error(version, HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error: " + t);
+    } finally {
+      budget.release(reservedBytes);
+    }
+  }
+
+  /** Called by a storage worker: hands the answer back to the connection's event loop. */
+  private void finish(ResponseQueue.Slot slot, FullHttpResponse response) {
+    try {
+      ctx.executor().execute(() -> {
+        responses.complete(slot, response);
+        afterChange();
+      });
+    } catch (RejectedExecutionException e) {
+      // The event loop is gone (a forced shutdown): so is the connection.
+      ReferenceCountUtil.release(response);
+    }
+  }
+
+  private static FullHttpResponse toResponse(EntityResult result, HttpVersion version) {
+    return switch (result.outcome()) {
+      case STORED -> Responses.empty(version, HttpResponseStatus.CREATED);
+      case FOUND -> Responses.value(version, result.value());
+      case NOT_FOUND -> Responses.error(version, HttpResponseStatus.NOT_FOUND, "no value for this id");
+      case DELETED -> Responses.empty(version, HttpResponseStatus.ACCEPTED);
+      case OVERLOADED -> Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE, result.reason());
+      case FAILED -> Responses.error(version, HttpResponseStatus.INTERNAL_SERVER_ERROR, result.reason());
+    };
+  }
+
+  private static FullHttpResponse status(HttpRequest head) {
+    if (!HttpMethod.GET.equals(head.method())) {
+      return Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), STATUS_METHODS);
+    }
+    return Responses.text(head.protocolVersion(), HttpResponseStatus.OK, "serving");
+  }
+
+  private ResponseQueue.Slot takeSlot(boolean keepAlive) {
+    if (!keepAlive) closing = true;
+    return responses.add(keepAlive);
+  }
+
+  /** Queues an answer that needs no storage call. */
+  private void answer(boolean keepAlive, FullHttpResponse response) {
+    responses.complete(takeSlot(keepAlive && !draining), response);
+  }
+
+  /** After any change to what is owed: write what is ready, then decide whether to read or close. */
+  private void afterChange() {
+    responses.writeReady(ctx);
+    if (draining && responses.owed() == 0) {
+      ctx.close();
+      return;
+    }
+    updateReading();
+  }
+
+  private void updateReading() {
+    boolean read = !closing && !draining
+        && responses.owed() < options.maxPipelinedRequests()
+        && ctx.channel().isWritable();
+    ChannelConfig config = ctx.channel().config();
+    if (config.isAutoRead() != read) config.setAutoRead(read);
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    updateReading();
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+    switch (event) {
+      case IdleStateEvent ignored -> closeIfIdle();
+      case ConnectionEvent.DRAIN -> {
+        draining = true;
+        afterChange();
+      }
+      case ConnectionEvent.REQUEST_TIMED_OUT -> {
+        answer(false, Responses.error(HttpVersion.HTTP_1_1, HttpResponseStatus.REQUEST_TIMEOUT,
+            "the request did not arrive within " + options.requestTimeoutMillis() + " ms"));
+        afterChange();
+      }
+      default -> ctx.fireUserEventTriggered(event);
+    }
+  }
+
+  private void closeIfIdle() {
+    // Nothing moved either way for the idle timeout. Keep the connection only while the server
+    // itself is working on an answer; a client that does not read its answers is let go.
+    if (responses.owed() == 0 || !ctx.channel().isWritable()) ctx.close();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    responses.discard();
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (!(cause instanceof IOException)) {
+      // A connection reset is the client's business; anything else is worth a line.
+      LOG.log(Level.WARNING, () -> "closing connection " + ctx.channel().remoteAddress() + ": " + Reasons.oneLine(cause.toString()));
+    }
+    ctx.close();
+  }
+}

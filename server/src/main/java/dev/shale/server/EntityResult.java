@@ -1,0 +1,43 @@
+package dev.shale.server;
+
+/**
+ * What became of one entity call, in the service's terms; {@link EntityHttpHandler} maps it to
+ * an HTTP status.
+ *
+ * @param outcome what happened
+ * @param value the stored bytes when {@code outcome} is {@link Outcome#FOUND}, else null
+ * @param reason a one-line explanation when the call did not succeed, else null
+ */
+record EntityResult(Outcome outcome, byte[] value, String reason) {
+
+  enum Outcome {
+    /** The value is stored (201). */
+    STORED,
+    /** The key has a value, in {@link #value} (200). */
+    FOUND,
+    /** The key has no value, or a tombstone (404). */
+    NOT_FOUND,
+    /** A tombstone is stored, whether or not the key had a value (202). */
+    DELETED,
+    /** The engine refused the write for now; nothing was written, retry later (503). */
+    OVERLOADED,
+    /** The engine failed (500). */
+    FAILED
+  }
+
+  static final EntityResult STORED = new EntityResult(Outcome.STORED, null, null);
+  static final EntityResult NOT_FOUND = new EntityResult(Outcome.NOT_FOUND, null, null);
+  static final EntityResult DELETED = new EntityResult(Outcome.DELETED, null, null);
+
+  static EntityResult found(byte[] value) {
+    return new EntityResult(Outcome.FOUND, value, null);
+  }
+
+  static EntityResult overloaded(String reason) {
+    return new EntityResult(Outcome.OVERLOADED, null, reason);
+  }
+
+  static EntityResult failed(String reason) {
+    return new EntityResult(Outcome.FAILED, null, reason);
+  }
+}

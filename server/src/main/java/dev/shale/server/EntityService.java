@@ -1,0 +1,93 @@
+package dev.shale.server;
+
+import dev.shale.storage.CorruptionException;
+import dev.shale.storage.Engine;
+import dev.shale.storage.Entry;
+import dev.shale.storage.Keys;
+import dev.shale.storage.StorageException;
+import dev.shale.storage.WriteStallException;
+import java.lang.System.Logger.Level;
+import java.util.function.Supplier;
+
+/**
+ * The entity API in plain Java: turns an id into a key and reads, stores or deletes it in the
+ * {@link Engine}. Knows nothing of HTTP or Netty.
+ *
+ * <p>Thread safe: it holds only the engine, which is.
+ *
+ * <p>Failures come back as results, never as exceptions, so that every call gets an answer: a
+ * {@link WriteStallException} is {@link EntityResult.Outcome#OVERLOADED}; any other failure is
+ * {@link EntityResult.Outcome#FAILED} with a one-line reason, logged once here.
+ */
+final class EntityService {
+  /** The longest id, in bytes of UTF-8; longer ids are refused. Part of the API contract. */
+  static final int MAX_ID_BYTES = 1024;
+
+  private static final System.Logger LOG = System.getLogger(EntityService.class.getName());
+
+  private final Engine engine;
+
+  EntityService(Engine engine) {
+    this.engine = engine;
+  }
+
+  /**
+   * The key named by the {@code id} parameter of {@code rawQuery} (the URI's text after
+   * {@code ?}, as received, or null): its percent-decoded UTF-8 bytes.
+   *
+   * @throws InvalidRequestException when the id is missing, empty, longer than
+   *     {@link #MAX_ID_BYTES}, malformed or not UTF-8; the message says which
+   */
+  static byte[] keyOf(String rawQuery) throws InvalidRequestException {
+    return IdDecoder.decodeId(rawQuery, MAX_ID_BYTES);
+  }
+
+  EntityResult get(byte[] key) {
+    return call("get", key, () -> {
+      Entry entry = engine.get(key);
+      return entry == null || entry.isTombstone() ? EntityResult.NOT_FOUND : EntityResult.found(entry.value());
+    });
+  }
+
+  /** Stores {@code value}; the engine keeps the array, so the caller must not change it. */
+  EntityResult put(byte[] key, byte[] value) {
+    return call("put", key, () -> {
+      engine.put(key, value);
+      return EntityResult.STORED;
+    });
+  }
+
+  EntityResult delete(byte[] key) {
+    return call("delete", key, () -> {
+      engine.delete(key);
+      return EntityResult.DELETED;
+    });
+  }
+
+  private static EntityResult call(String operation, byte[] key, Supplier<EntityResult> work) {
+    try {
+      return work.get();
+    } catch (WriteStallException e) {
+      // Expected under overload and answered with 503: not worth a log line per request.
+      return EntityResult.overloaded("storage is overloaded, retry later: " + e.getMessage());
+    } catch (CorruptionException e) {
+      return logged(operation, key, "corrupt data: " + e.getMessage());
+    } catch (StorageException e) {
+      return logged(operation, key, "storage failure: " + e.getMessage());
+    } catch (RuntimeException e) {
+      // A bug, not a storage condition: name where it happened so one line is enough to start.
+      return logged(operation, key, "internal error: " + e + atTopFrame(e));
+    }
+  }
+
+  private static EntityResult logged(String operation, byte[] key, String reason) {
+    String line = Reasons.oneLine(reason);
+    LOG.log(Level.ERROR, () -> operation + " id=" + Keys.toDisplay(key) + " failed: " + line);
+    return EntityResult.failed(line);
+  }
+
+  private static String atTopFrame(Throwable e) {
+    StackTraceElement[] frames = e.getStackTrace();
+    return frames.length == 0 ? "" : " at " + frames[0];
+  }
+}

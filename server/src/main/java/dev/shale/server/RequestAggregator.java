@@ -1,0 +1,271 @@
+package dev.shale.server;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Turns the decoder's request heads and body chunks into whole requests
+ * ({@link InboundRequest.Received}) whose body is a {@code byte[]} the engine can keep, enforcing
+ * the value size limit and the server-wide {@link BodyBudget} before the bytes are held.
+ *
+ * <p>Copies: each body byte is copied once, from the decoder's buffer into the final array. With
+ * a Content-Length the array is allocated up front (after the length passed the limit and the
+ * budget) and chunks are copied in as they come; a chunked body's buffers are kept (retained,
+ * not copied) until its end, when its length is known.
+ *
+ * <p>Refusals ({@link InboundRequest.Refused}) go downstream in request order like requests,
+ * as soon as the request is known to be refused: 413 when the declared length or the bytes
+ * received pass {@code maxValueSizeBytes}; 503 when the body does not fit in the budget; 400
+ * (or 414/431) when the bytes are not HTTP. A refused body is then read and dropped, so the
+ * connection stays usable; except when the client waits for 100 Continue: it will not send the
+ * body, so the connection is closed after the answer. After the decoder fails the connection is
+ * closed too: its bytes can no longer be trusted to delimit requests.
+ *
+ * <p>Confined to the channel's event loop.
+ */
+final class RequestAggregator extends ChannelInboundHandlerAdapter {
+  private static final byte[] EMPTY = new byte[0];
+
+  private final int maxValueSizeBytes;
+  private final BodyBudget budget;
+  private final RequestTimeoutHandler requestTimeout;
+
+  // The request being received, or null between requests.
+  private HttpRequest head;
+  // With a Content-Length: the body's final array and how much of it has arrived.
+  private byte[] body;
+  private int bodyLength;
+  // Without one: the chunks so far, retained, and their total length.
+  private List<ByteBuf> chunks;
+  private long chunkedLength;
+  // Invariant: the budget bytes held for the current body; given back or handed on with it.
+  private long reservedBytes;
+  // The current request was refused: drop its body up to its last chunk.
+  private boolean discarding;
+  // The connection is being closed: ignore everything it still sends.
+  private boolean closing;
+
+  RequestAggregator(int maxValueSizeBytes, BodyBudget budget, RequestTimeoutHandler requestTimeout) {
+    this.maxValueSizeBytes = maxValueSizeBytes;
+    this.budget = budget;
+    this.requestTimeout = requestTimeout;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!(msg instanceof HttpRequest) && !(msg instanceof HttpContent)) {
+      ctx.fireChannelRead(msg);
+      return;
+    }
+    try {
+      if (msg instanceof HttpRequest request) onHead(ctx, request);
+      // A FullHttpRequest (what the decoder makes of bytes that are not HTTP) is both.
+      if (msg instanceof HttpContent content) onContent(ctx, content);
+    } finally {
+      ReferenceCountUtil.release(msg);
+    }
+  }
+
+  private void onHead(ChannelHandlerContext ctx, HttpRequest request) {
+    if (closing) return;
+    if (request.decoderResult().isFailure()) {
+      refuseAndClose(ctx, malformedStatus(request.decoderResult().cause()),
+          "malformed request: " + request.decoderResult().cause().getMessage());
+      return;
+    }
+    boolean waitsForContinue = HttpUtil.is100ContinueExpected(request);
+    long declaredLength = HttpUtil.getContentLength(request, -1L);
+    if (declaredLength > maxValueSizeBytes) {
+      refuseBody(ctx, request, waitsForContinue, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+          tooLarge("value is " + declaredLength + " bytes"));
+      return;
+    }
+    if (declaredLength > 0 && !budget.tryReserve(declaredLength)) {
+      refuseBody(ctx, request, waitsForContinue, HttpResponseStatus.SERVICE_UNAVAILABLE, overBudget());
+      return;
+    }
+    startBody(request, declaredLength);
+    if (waitsForContinue) ctx.fireChannelRead(InboundRequest.ContinueExpected.INSTANCE);
+  }
+
+  private void startBody(HttpRequest request, long declaredLength) {
+    head = request;
+    if (declaredLength >= 0) {
+      reservedBytes = declaredLength;
+      body = declaredLength == 0 ? EMPTY : new byte[(int) declaredLength];
+      bodyLength = 0;
+    } else {
+      chunkedLength = 0; // chunks are listed when the first arrives: most requests have none
+    }
+  }
+
+  private void onContent(ChannelHandlerContext ctx, HttpContent content) {
+    if (closing) return;
+    if (content.decoderResult().isFailure()) {
+      // A broken chunk: nothing after it can be delimited. If this request was already
+      // answered, there is nothing left to say but goodbye.
+      boolean answered = discarding;
+      dropBody();
+      if (answered) {
+        closing = true;
+        ctx.close();
+      } else {
+        refuseAndClose(ctx, HttpResponseStatus.BAD_REQUEST,
+            "malformed request body: " + content.decoderResult().cause().getMessage());
+      }
+      return;
+    }
+    if (discarding) {
+      if (content instanceof LastHttpContent) endRequest();
+      return;
+    }
+    if (head == null) return; // The end of a request whose head was refused and closed.
+    if (!append(ctx, content.content())) return;
+    if (content instanceof LastHttpContent) completeRequest(ctx);
+  }
+
+  /** Adds a chunk to the body; returns false if that got the request refused. */
+  private boolean append(ChannelHandlerContext ctx, ByteBuf chunk) {
+    int n = chunk.readableBytes();
+    if (n == 0) return true;
+    if (body != null) {
+      // The decoder delivers exactly Content-Length bytes, so the array cannot overflow.
+      chunk.readBytes(body, bodyLength, n);
+      bodyLength += n;
+      return true;
+    }
+    chunkedLength += n;
+    if (chunkedLength > maxValueSizeBytes) {
+      refuseChunked(ctx, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+          tooLarge("value is more than " + maxValueSizeBytes + " bytes"));
+      return false;
+    }
+    if (!budget.tryReserve(n)) {
+      refuseChunked(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, overBudget());
+      return false;
+    }
+    reservedBytes += n;
+    if (chunks == null) chunks = new ArrayList<>();
+    chunks.add(chunk.retain());
+    return true;
+  }
+
+  private void completeRequest(ChannelHandlerContext ctx) {
+    byte[] value = body != null ? body : joinChunks();
+    InboundRequest.Received received = new InboundRequest.Received(head, value, reservedBytes);
+    // The budget bytes now travel with the request; the receiver gives them back.
+    reservedBytes = 0;
+    dropBody();
+    endRequest();
+    ctx.fireChannelRead(received);
+  }
+
+  private byte[] joinChunks() {
+    if (chunkedLength == 0) return EMPTY;
+    byte[] value = new byte[(int) chunkedLength];
+    int at = 0;
+    for (ByteBuf chunk : chunks) {
+      int n = chunk.readableBytes();
+      chunk.readBytes(value, at, n);
+      at += n;
+    }
+    return value;
+  }
+
+  private void refuseBody(
+      ChannelHandlerContext ctx, HttpRequest request, boolean waitsForContinue,
+      HttpResponseStatus status, String reason) {
+    if (waitsForContinue) {
+      // The client sends the body only after 100 Continue, which it will not get: the bytes
+      // that follow are not a new request we could delimit, so the connection ends here.
+      refuseAndClose(ctx, status, reason);
+      return;
+    }
+    discarding = true;
+    ctx.fireChannelRead(new InboundRequest.Refused(
+        request.protocolVersion(), status, reason, HttpUtil.isKeepAlive(request)));
+  }
+
+  private void refuseChunked(ChannelHandlerContext ctx, HttpResponseStatus status, String reason) {
+    InboundRequest.Refused refused =
+        new InboundRequest.Refused(head.protocolVersion(), status, reason, HttpUtil.isKeepAlive(head));
+    dropBody();
+    discarding = true;
+    ctx.fireChannelRead(refused);
+  }
+
+  private void refuseAndClose(ChannelHandlerContext ctx, HttpResponseStatus status, String reason) {
+    dropBody();
+    closing = true;
+    // The request's version is not to be trusted (it may not have parsed): answer in 1.1.
+    ctx.fireChannelRead(new InboundRequest.Refused(HttpVersion.HTTP_1_1, status, reason, false));
+  }
+
+  private String tooLarge(String what) {
+    return what + "; the limit is " + maxValueSizeBytes + " bytes";
+  }
+
+  private String overBudget() {
+    return "the server holds too many request bodies (limit " + budget.limitBytes()
+        + " bytes in flight); retry later";
+  }
+
+  private static HttpResponseStatus malformedStatus(Throwable cause) {
+    if (cause instanceof TooLongHttpLineException) return HttpResponseStatus.REQUEST_URI_TOO_LONG;
+    if (cause instanceof TooLongHttpHeaderException) return HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
+    if (cause instanceof TooLongFrameException) return HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE;
+    return HttpResponseStatus.BAD_REQUEST;
+  }
+
+  /** The request has been read to its last byte, kept or dropped. */
+  private void endRequest() {
+    head = null;
+    discarding = false;
+    requestTimeout.requestReceived();
+  }
+
+  /** Lets go of the current body's buffers and budget; keeps the request state. */
+  private void dropBody() {
+    if (chunks != null) {
+      chunks.forEach(ByteBuf::release);
+      chunks = null;
+    }
+    body = null;
+    budget.release(reservedBytes);
+    reservedBytes = 0;
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+    if (event == ConnectionEvent.REQUEST_TIMED_OUT) {
+      dropBody();
+      head = null;
+      closing = true;
+    }
+    ctx.fireUserEventTriggered(event);
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    dropBody();
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    dropBody();
+  }
+}

@@ -1,0 +1,87 @@
+package dev.shale.server;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Cuts a request that takes longer than the request timeout to arrive, head and body together:
+ * the defence against clients that trickle bytes in to hold a connection and its buffers.
+ *
+ * <p>It sits before the HTTP decoder, so it sees raw bytes: the clock starts with the first
+ * bytes read while no request is under way, and {@link RequestAggregator} stops it with
+ * {@link #requestReceived} once the request's last byte is decoded. On expiry it sends
+ * {@link ConnectionEvent#REQUEST_TIMED_OUT} down the pipeline, and the connection is answered
+ * 408 and closed. A connection that is idle between requests is not its business (see the idle
+ * timeout in {@link ServerInitializer}).
+ *
+ * <p>Confined to the channel's event loop, like every handler of one connection.
+ */
+final class RequestTimeoutHandler extends ChannelInboundHandlerAdapter {
+  private final long timeoutMillis;
+  private ChannelHandlerContext ctx;
+  private ScheduledFuture<?> timer;
+  private boolean receiving;
+  private boolean expired;
+
+  RequestTimeoutHandler(long timeoutMillis) {
+    this.timeoutMillis = timeoutMillis;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!receiving && !expired) {
+      receiving = true;
+      schedule();
+    }
+    ctx.fireChannelRead(msg);
+  }
+
+  /** The request under way has arrived whole: stop its clock. */
+  void requestReceived() {
+    receiving = false;
+    cancel();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    cancel();
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    cancel();
+  }
+
+  private void schedule() {
+    timer = ctx.executor().schedule(this::expire, timeoutMillis, TimeUnit.MILLISECONDS);
+  }
+
+  private void cancel() {
+    if (timer != null) {
+      timer.cancel(false);
+      timer = null;
+    }
+  }
+
+  private void expire() {
+    timer = null;
+    if (!receiving || !ctx.channel().isActive()) return;
+    if (!ctx.channel().config().isAutoRead()) {
+      // The server paused reading (too many unanswered requests, or a client that does not
+      // read its responses): the wait is not the request's to pay for. Give it a new period.
+      schedule();
+      return;
+    }
+    expired = true;
+    receiving = false;
+    ctx.fireUserEventTriggered(ConnectionEvent.REQUEST_TIMED_OUT);
+  }
+}

@@ -1,0 +1,119 @@
+package dev.shale.server;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+
+/**
+ * The answers one connection owes, in the order its requests arrived. HTTP/1.1 pipelining lets a
+ * client send requests without waiting for answers, and the answers must come back in request
+ * order; the storage calls behind them may finish in any order on the worker pool. So each
+ * request takes a {@link Slot} here when it arrives, its answer is put in the slot when ready,
+ * and {@link #writeReady} writes answers from the front for as long as the front one is ready.
+ *
+ * <p>Confined to the channel's event loop.
+ */
+final class ResponseQueue {
+  // "100 Continue" in raw bytes, for the reason given in writeInterim.
+  private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+
+  /** The place of one answer in the connection's order. */
+  static final class Slot {
+    private final boolean keepAlive;
+    private final boolean interim;
+    private FullHttpResponse response;
+
+    private Slot(boolean keepAlive, boolean interim) {
+      this.keepAlive = keepAlive;
+      this.interim = interim;
+    }
+  }
+
+  private final ArrayDeque<Slot> slots = new ArrayDeque<>();
+  // Invariant: the number of slots in `slots` that are not interim.
+  private int owed;
+  // A closing answer was written, or the channel is gone: nothing more is written.
+  private boolean finished;
+
+  /** Takes the next place for a request's answer; the connection closes after it unless {@code keepAlive}. */
+  Slot add(boolean keepAlive) {
+    Slot slot = new Slot(keepAlive, false);
+    slots.addLast(slot);
+    owed++;
+    return slot;
+  }
+
+  /** Queues {@code 100 Continue} to go out once every answer before it has. */
+  void addContinue() {
+    slots.addLast(new Slot(true, true));
+  }
+
+  /** Gives {@code slot} its answer; the queue owns the response from now on. */
+  void complete(Slot slot, FullHttpResponse response) {
+    if (finished) {
+      ReferenceCountUtil.release(response);
+      return;
+    }
+    slot.response = response;
+  }
+
+  /** Requests received whose answers are not written yet. */
+  int owed() {
+    return owed;
+  }
+
+  /** Writes the ready answers at the front, in order, and flushes them. */
+  void writeReady(ChannelHandlerContext ctx) {
+    boolean wrote = false;
+    while (!finished && !slots.isEmpty() && isReady(slots.peekFirst())) {
+      Slot slot = slots.pollFirst();
+      if (slot.interim) {
+        writeInterim(ctx);
+      } else {
+        owed--;
+        write(ctx, slot);
+      }
+      wrote = true;
+    }
+    if (wrote) ctx.flush();
+  }
+
+  /** The channel is gone: drops every answer not written. */
+  void discard() {
+    finished = true;
+    for (Slot slot : slots) ReferenceCountUtil.release(slot.response);
+    slots.clear();
+    owed = 0;
+  }
+
+  private static boolean isReady(Slot slot) {
+    return slot.interim || slot.response != null;
+  }
+
+  private void write(ChannelHandlerContext ctx, Slot slot) {
+    FullHttpResponse response = slot.response;
+    HttpUtil.setKeepAlive(response, slot.keepAlive);
+    if (slot.keepAlive) {
+      ctx.write(response, ctx.voidPromise());
+      return;
+    }
+    ctx.write(response).addListener(ChannelFutureListener.CLOSE);
+    discard();
+  }
+
+  private static void writeInterim(ChannelHandlerContext ctx) {
+    // Written below the HTTP encoder on purpose: HttpServerCodec pairs each response it
+    // encodes with the method of the oldest unanswered request (to omit bodies for HEAD), and
+    // an interim response would consume a pairing and shift every later one by one.
+    ChannelHandlerContext codec = ctx.pipeline().context(HttpServerCodec.class);
+    ByteBuf bytes = Unpooled.wrappedBuffer(CONTINUE);
+    codec.write(bytes, codec.voidPromise());
+  }
+}

@@ -1,0 +1,78 @@
+package dev.shale.server;
+
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.flow.FlowControlHandler;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Assembles each connection's pipeline, and with it every limit a connection is held to:
+ *
+ * <pre>
+ *   idle             IdleStateHandler: nothing moved for idleTimeoutMillis -> close (if nothing is owed)
+ *   request-timeout  RequestTimeoutHandler: one request took over requestTimeoutMillis to arrive -> 408, close
+ *   http             HttpServerCodec: request line <= 8 KiB (414), headers <= 8 KiB (431)
+ *   flow             FlowControlHandler: holds decoded requests while the handler does not read
+ *   aggregator       RequestAggregator: body <= maxValueSizeBytes (413), within the body budget (503)
+ *   entity           EntityHttpHandler: routes, runs storage calls, answers in order,
+ *                    at most maxPipelinedRequests unanswered per connection
+ * </pre>
+ */
+final class ServerInitializer extends ChannelInitializer<SocketChannel> {
+  /**
+   * Longest request line: room for a 1024-byte id fully percent-encoded (3 KiB) and then some.
+   * Longer lines get 414.
+   */
+  static final int MAX_REQUEST_LINE_BYTES = 8192;
+  /** Longest header section; longer gets 431. */
+  static final int MAX_HEADER_BYTES = 8192;
+  /** Body bytes per decoded chunk: larger chunks mean fewer hand-offs for large values. */
+  static final int MAX_CHUNK_BYTES = 64 * 1024;
+
+  private final ServerOptions options;
+  private final EntityService service;
+  private final StoragePool pool;
+  private final BodyBudget budget;
+  private final ChannelGroup connections;
+  private final BooleanSupplier draining;
+
+  ServerInitializer(
+      ServerOptions options, EntityService service, StoragePool pool, BodyBudget budget,
+      ChannelGroup connections, BooleanSupplier draining) {
+    this.options = options;
+    this.service = service;
+    this.pool = pool;
+    this.budget = budget;
+    this.connections = connections;
+    this.draining = draining;
+  }
+
+  @Override
+  protected void initChannel(SocketChannel channel) {
+    RequestTimeoutHandler requestTimeout = new RequestTimeoutHandler(options.requestTimeoutMillis());
+    ChannelPipeline pipeline = channel.pipeline();
+    pipeline.addLast("idle", new IdleStateHandler(0, 0, options.idleTimeoutMillis(), TimeUnit.MILLISECONDS));
+    pipeline.addLast("request-timeout", requestTimeout);
+    pipeline.addLast("http", new HttpServerCodec(decoderConfig()));
+    pipeline.addLast("flow", new FlowControlHandler());
+    pipeline.addLast("aggregator", new RequestAggregator(options.maxValueSizeBytes(), budget, requestTimeout));
+    pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, options));
+    // Added to the group before the check: either ShaleServer.close sees this connection in the
+    // group, or this sees that the server drains. A connection accepted during shutdown closes.
+    connections.add(channel);
+    if (draining.getAsBoolean()) channel.close();
+  }
+
+  private static HttpDecoderConfig decoderConfig() {
+    return new HttpDecoderConfig()
+        .setMaxInitialLineLength(MAX_REQUEST_LINE_BYTES)
+        .setMaxHeaderSize(MAX_HEADER_BYTES)
+        .setMaxChunkSize(MAX_CHUNK_BYTES);
+  }
+}

@@ -1,0 +1,108 @@
+package dev.shale.server;
+
+/**
+ * Settings of a {@link ShaleServer}. Immutable; change one with the {@code with...} methods.
+ *
+ * @param host the address to listen on
+ * @param port the TCP port to listen on; 0 picks a free one (see {@link ShaleServer#port()})
+ * @param ioThreads event-loop threads that parse HTTP and write responses; 0: one per CPU core
+ * @param workers threads that run storage calls; 0: run them inline on the event loop
+ * @param queueSize storage calls waiting for a worker; past it requests get 503 at once
+ * @param maxValueSizeBytes the largest request body (value) accepted; larger gets 413
+ * @param inflightBodyBytes bytes of request bodies held in memory by the whole server at once;
+ *     a body that does not fit gets 503
+ * @param maxPipelinedRequests requests of one connection received but not yet answered; past
+ *     it the server stops reading that connection until it has answered some
+ * @param idleTimeoutMillis a connection that sends and receives nothing for this long, while it
+ *     is owed no response, is closed
+ * @param requestTimeoutMillis the longest time one request (head and body) may take to arrive,
+ *     from its first byte to its last; a slower one gets 408 and the connection is closed
+ * @param shutdownTimeoutMillis on close, the longest wait for in-flight requests to be answered
+ *     before the remaining connections are cut
+ */
+public record ServerOptions(
+    String host,
+    int port,
+    int ioThreads,
+    int workers,
+    int queueSize,
+    int maxValueSizeBytes,
+    long inflightBodyBytes,
+    int maxPipelinedRequests,
+    long idleTimeoutMillis,
+    long requestTimeoutMillis,
+    long shutdownTimeoutMillis) {
+
+  /** The largest value the server can be configured to accept: 1 GiB. */
+  public static final int MAX_VALUE_SIZE_LIMIT_BYTES = 1 << 30;
+
+  public ServerOptions {
+    if (host == null || host.isBlank()) throw new IllegalArgumentException("host must not be empty");
+    if (port < 0 || port > 65535) throw new IllegalArgumentException("port must be in [0, 65535]: " + port);
+    if (ioThreads < 0) throw new IllegalArgumentException("ioThreads must be >= 0: " + ioThreads);
+    if (workers < 0) throw new IllegalArgumentException("workers must be >= 0: " + workers);
+    if (queueSize < 0) throw new IllegalArgumentException("queueSize must be >= 0: " + queueSize);
+    if (maxValueSizeBytes < 0 || maxValueSizeBytes > MAX_VALUE_SIZE_LIMIT_BYTES) {
+      throw new IllegalArgumentException(
+          "maxValueSizeBytes must be in [0, " + MAX_VALUE_SIZE_LIMIT_BYTES + "]: " + maxValueSizeBytes);
+    }
+    // Otherwise a value of the largest allowed size could never be stored.
+    if (inflightBodyBytes < maxValueSizeBytes) {
+      throw new IllegalArgumentException("inflightBodyBytes (" + inflightBodyBytes
+          + ") must be >= maxValueSizeBytes (" + maxValueSizeBytes + ")");
+    }
+    if (maxPipelinedRequests < 1) throw new IllegalArgumentException("maxPipelinedRequests must be >= 1: " + maxPipelinedRequests);
+    if (idleTimeoutMillis <= 0) throw new IllegalArgumentException("idleTimeoutMillis must be > 0: " + idleTimeoutMillis);
+    if (requestTimeoutMillis <= 0) throw new IllegalArgumentException("requestTimeoutMillis must be > 0: " + requestTimeoutMillis);
+    if (shutdownTimeoutMillis < 0) throw new IllegalArgumentException("shutdownTimeoutMillis must be >= 0: " + shutdownTimeoutMillis);
+  }
+
+  public static ServerOptions defaults() {
+    return new ServerOptions(
+        "127.0.0.1", 8080, 0, 16, 1024, 16 << 20, 256L << 20, 16, 60_000, 30_000, 5_000);
+  }
+
+  public ServerOptions withHost(String v) {
+    return new ServerOptions(v, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+  }
+
+  public ServerOptions withPort(int v) {
+    return new ServerOptions(host, v, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+  }
+
+  public ServerOptions withIoThreads(int v) {
+    return new ServerOptions(host, port, v, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+  }
+
+  public ServerOptions withWorkers(int v) {
+    return new ServerOptions(host, port, ioThreads, v, queueSize, maxValueSizeBytes, inflightBodyBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+  }
+
+  public ServerOptions withQueueSize(int v) {
+    return new ServerOptions(host, port, ioThreads, workers, v, maxValueSizeBytes, inflightBodyBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+  }
+
+  public ServerOptions withMaxValueSizeBytes(int v) {
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, v, inflightBodyBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+  }
+
+  public ServerOptions withInflightBodyBytes(long v) {
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, v, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+  }
+
+  public ServerOptions withMaxPipelinedRequests(int v) {
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, v, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+  }
+
+  public ServerOptions withIdleTimeoutMillis(long v) {
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, maxPipelinedRequests, v, requestTimeoutMillis, shutdownTimeoutMillis);
+  }
+
+  public ServerOptions withRequestTimeoutMillis(long v) {
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, maxPipelinedRequests, idleTimeoutMillis, v, shutdownTimeoutMillis);
+  }
+
+  public ServerOptions withShutdownTimeoutMillis(long v) {
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, v);
+  }
+}

@@ -1,0 +1,161 @@
+package dev.shale.server;
+
+import dev.shale.storage.Engine;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Shale's HTTP server: listens, serves the entity API on an {@link Engine}, and shuts down
+ * gracefully. It does not own the engine: whoever opened it closes it, after {@link #close}.
+ *
+ * <p>Threads: one acceptor thread; {@code ioThreads} event loops (epoll when the native
+ * transport loads, NIO otherwise) that parse requests and write responses; and the bounded
+ * {@link StoragePool} that runs the storage calls (none with {@code workers = 0}: calls then run
+ * on the event loops). See docs/design-server.md.
+ *
+ * <p>Thread safe.
+ */
+public final class ShaleServer implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(ShaleServer.class.getName());
+  // After the drain: how long the last steps (storage calls, event loops) may take each.
+  private static final long STOP_STEP_MILLIS = 2_000;
+
+  private final ServerOptions options;
+  private final EventLoopGroup acceptGroup;
+  private final EventLoopGroup ioGroup;
+  private final StoragePool pool;
+  private final ChannelGroup connections;
+  private final AtomicBoolean draining;
+  private final Channel listener;
+  private final String transport;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private ShaleServer(
+      ServerOptions options, EventLoopGroup acceptGroup, EventLoopGroup ioGroup, StoragePool pool,
+      ChannelGroup connections, AtomicBoolean draining, Channel listener, String transport) {
+    this.options = options;
+    this.acceptGroup = acceptGroup;
+    this.ioGroup = ioGroup;
+    this.pool = pool;
+    this.connections = connections;
+    this.draining = draining;
+    this.listener = listener;
+    this.transport = transport;
+  }
+
+  /**
+   * Starts a server on {@code engine}; it serves once this returns.
+   *
+   * @throws UncheckedIOException if it cannot listen on the host and port
+   */
+  public static ShaleServer start(Engine engine, ServerOptions options) {
+    boolean epoll = Epoll.isAvailable();
+    IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+    Class<? extends ServerChannel> channelType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    int ioThreads = options.ioThreads() > 0 ? options.ioThreads() : Runtime.getRuntime().availableProcessors();
+    EventLoopGroup acceptGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("shale-accept"), io);
+    EventLoopGroup ioGroup = new MultiThreadIoEventLoopGroup(ioThreads, new DefaultThreadFactory("shale-io"), io);
+    StoragePool pool = options.workers() > 0 ? new StoragePool(options.workers(), options.queueSize()) : null;
+    ChannelGroup connections = new DefaultChannelGroup("shale-connections", GlobalEventExecutor.INSTANCE);
+    AtomicBoolean draining = new AtomicBoolean();
+    BodyBudget budget = new BodyBudget(options.inflightBodyBytes());
+    ServerBootstrap bootstrap = new ServerBootstrap()
+        .group(acceptGroup, ioGroup)
+        .channel(channelType)
+        .option(ChannelOption.SO_BACKLOG, 1024)
+        .option(ChannelOption.SO_REUSEADDR, true)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childHandler(new ServerInitializer(
+            options, new EntityService(engine), pool, budget, connections, draining::get));
+    try {
+      Channel listener = bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
+      return new ShaleServer(options, acceptGroup, ioGroup, pool, connections, draining, listener,
+          epoll ? "epoll" : "nio");
+    } catch (Exception e) {
+      // syncUninterruptibly() rethrows the socket's checked exception unwrapped, hence Exception.
+      stopThreads(acceptGroup, ioGroup, pool);
+      throw cannotListen(options, e);
+    }
+  }
+
+  private static RuntimeException cannotListen(ServerOptions options, Exception e) {
+    String what = "cannot listen on " + options.host() + ":" + options.port() + ": ";
+    return switch (e) {
+      case BindException b -> new UncheckedIOException(what + b.getMessage() + " (is another process using the port?)", b);
+      case IOException io -> new UncheckedIOException(what + io.getMessage(), io);
+      default -> new IllegalStateException(what + e, e);
+    };
+  }
+
+  /** The address the server listens on (with the real port when the options said 0). */
+  public InetSocketAddress localAddress() {
+    return (InetSocketAddress) listener.localAddress();
+  }
+
+  public int port() {
+    return localAddress().getPort();
+  }
+
+  /** "epoll" or "nio": the transport in use, for the startup log line. */
+  public String transport() {
+    return transport;
+  }
+
+  /**
+   * Stops gracefully, and returns once every thread of the server has stopped: stops
+   * accepting, lets every connection get the answers to the requests it has sent (for up to
+   * {@code shutdownTimeoutMillis}), then closes the connections, the worker pool and the event
+   * loops. Requests that arrive meanwhile are not read. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) return;
+    listener.close().syncUninterruptibly();
+    drainConnections();
+    stopThreads(acceptGroup, ioGroup, pool);
+  }
+
+  private void drainConnections() {
+    draining.set(true);
+    for (Channel connection : connections) {
+      connection.pipeline().fireUserEventTriggered(ConnectionEvent.DRAIN);
+    }
+    boolean drained = connections.newCloseFuture().awaitUninterruptibly(options.shutdownTimeoutMillis());
+    if (!drained) {
+      LOG.log(System.Logger.Level.WARNING, () -> connections.size()
+          + " connections still had unanswered requests after " + options.shutdownTimeoutMillis() + " ms; closing them");
+      connections.close().awaitUninterruptibly(STOP_STEP_MILLIS);
+    }
+  }
+
+  private static void stopThreads(EventLoopGroup acceptGroup, EventLoopGroup ioGroup, StoragePool pool) {
+    // Storage calls first: their answers go back through the event loops.
+    if (pool != null && !pool.shutdown(STOP_STEP_MILLIS)) {
+      LOG.log(System.Logger.Level.WARNING, "storage calls were still running after " + STOP_STEP_MILLIS + " ms");
+    }
+    acceptGroup.shutdownGracefully(0, STOP_STEP_MILLIS, TimeUnit.MILLISECONDS);
+    ioGroup.shutdownGracefully(0, STOP_STEP_MILLIS, TimeUnit.MILLISECONDS);
+    acceptGroup.terminationFuture().awaitUninterruptibly(STOP_STEP_MILLIS);
+    ioGroup.terminationFuture().awaitUninterruptibly(STOP_STEP_MILLIS);
+  }
+}

@@ -1,0 +1,44 @@
+package dev.shale.server;
+
+import dev.shale.storage.Engine;
+import dev.shale.storage.EngineStats;
+import dev.shale.storage.Entry;
+
+/** An engine that passes every call on; tests override a method to block or fail it. */
+class ForwardingEngine implements Engine {
+  private final Engine delegate;
+
+  ForwardingEngine(Engine delegate) {
+    this.delegate = delegate;
+  }
+
+  @Override
+  public Entry get(byte[] key) {
+    return delegate.get(key);
+  }
+
+  @Override
+  public long put(byte[] key, byte[] value) {
+    return delegate.put(key, value);
+  }
+
+  @Override
+  public long delete(byte[] key) {
+    return delegate.delete(key);
+  }
+
+  @Override
+  public void write(byte[] key, byte[] value, long version) {
+    delegate.write(key, value, version);
+  }
+
+  @Override
+  public EngineStats stats() {
+    return delegate.stats();
+  }
+
+  @Override
+  public void close() {
+    // The test's TestServer closes the real engine.
+  }
+}
