@@ -21,8 +21,9 @@ import java.util.function.Supplier;
  * results into responses, which it writes in request order.
  *
  * <p>Routes: {@code /v0/entity} (GET, PUT, DELETE) and {@code /v0/status} (GET). A storage
- * call runs on the {@link StoragePool} (or inline on the event loop when there is none); its
- * result comes back to the event loop and takes its place in the {@link ResponseQueue}.
+ * call runs on the {@link StoragePool} (or inline on the event loop when there is none), when
+ * {@link CallOrder} lets it start; its result comes back to the event loop and takes its place
+ * in the {@link ResponseQueue}.
  *
  * <p>Flow control: the handler stops reading the connection while it owes
  * {@code maxPipelinedRequests} answers or while the client is not reading what was written
@@ -44,6 +45,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final BodyBudget budget;
   private final ServerOptions options;
   private final ResponseQueue responses = new ResponseQueue();
+  private final CallOrder calls = new CallOrder();
   private ChannelHandlerContext ctx;
   // The server is shutting down: read no more, close once nothing is owed.
   private boolean draining;
@@ -124,20 +126,27 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     if (isPut) call = () -> service.put(key, request.body());
     else if (HttpMethod.GET.equals(method)) call = () -> service.get(key);
     else call = () -> service.delete(key);
-    run(call, version, reservedBytes, slot);
+    boolean write = !HttpMethod.GET.equals(method);
+    calls.submit(write, () -> start(call, write, version, reservedBytes, slot));
   }
 
-  /** Runs a storage call on the pool (or inline) and queues its answer; releases the body's budget after. */
-  private void run(Supplier<EntityResult> call, HttpVersion version, long reservedBytes, ResponseQueue.Slot slot) {
+  /**
+   * Runs a storage call on the pool (or inline) and queues its answer; the body's budget is
+   * released once the call has returned.
+   */
+  private void start(
+      Supplier<EntityResult> call, boolean write, HttpVersion version, long reservedBytes, ResponseQueue.Slot slot) {
     if (pool == null) {
       responses.complete(slot, execute(call, version, reservedBytes));
+      calls.finished(write);
       return;
     }
-    boolean accepted = pool.trySubmit(() -> finish(slot, execute(call, version, reservedBytes)));
+    boolean accepted = pool.trySubmit(() -> finish(slot, write, execute(call, version, reservedBytes)));
     if (!accepted) {
       budget.release(reservedBytes);
       responses.complete(slot, Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE,
           "the server is overloaded (" + pool.queued() + " storage calls queued); retry later"));
+      calls.finished(write);
     }
   }
 
@@ -155,10 +164,11 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   }
 
   /** Called by a storage worker: hands the answer back to the connection's event loop. */
-  private void finish(ResponseQueue.Slot slot, FullHttpResponse response) {
+  private void finish(ResponseQueue.Slot slot, boolean write, FullHttpResponse response) {
     try {
       ctx.executor().execute(() -> {
         responses.complete(slot, response);
+        calls.finished(write);
         afterChange();
       });
     } catch (RejectedExecutionException e) {

@@ -116,6 +116,11 @@ public final class ShaleServer implements AutoCloseable {
     return localAddress().getPort();
   }
 
+  /** Storage calls waiting for a worker right now (0 without a pool). */
+  public int queuedStorageCalls() {
+    return pool == null ? 0 : pool.queued();
+  }
+
   /** "epoll" or "nio": the transport in use, for the startup log line. */
   public String transport() {
     return transport;

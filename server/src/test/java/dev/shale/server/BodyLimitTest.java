@@ -1,0 +1,141 @@
+package dev.shale.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The value size limit (413), the body budget (503) and 100-continue. */
+class BodyLimitTest {
+  static final int LIMIT = 64 * 1024;
+
+  @TempDir Path dir;
+  TestServer node;
+
+  @BeforeEach
+  void start() {
+    // The budget holds exactly one value of the largest size.
+    node = TestServer.start(dir, TestServer.options().withMaxValueSizeBytes(LIMIT).withInflightBodyBytes(LIMIT));
+  }
+
+  @AfterEach
+  void stop() {
+    node.close();
+  }
+
+  @Test
+  void valueOverTheLimitWithContentLengthIs413AndNotStored() {
+    HttpResponse<byte[]> response = node.put(node.entity("big"), new byte[LIMIT + 1]);
+    assertThat(response.statusCode()).isEqualTo(413);
+    assertThat(TestServer.text(response)).contains(String.valueOf(LIMIT));
+    assertThat(node.get(node.entity("big")).statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void chunkedValueOverTheLimitIs413AndNotStored() {
+    HttpResponse<byte[]> response = node.putChunked(node.entity("big"), new byte[3 * LIMIT]);
+    assertThat(response.statusCode()).isEqualTo(413);
+    assertThat(node.get(node.entity("big")).statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void valueOfExactlyTheLimitIsStoredEitherWay() {
+    byte[] value = new byte[LIMIT];
+    value[LIMIT - 1] = 7;
+    assertThat(node.put(node.entity("a"), value).statusCode()).isEqualTo(201);
+    assertThat(node.putChunked(node.entity("b"), value).statusCode()).isEqualTo(201);
+    assertThat(node.get(node.entity("a")).body()).isEqualTo(value);
+    assertThat(node.get(node.entity("b")).body()).isEqualTo(value);
+  }
+
+  @Test
+  void connectionStaysUsableAfterA413() throws Exception {
+    try (RawConnection connection = node.connect()) {
+      connection.send(putHead("big", LIMIT + 1));
+      connection.send(new byte[LIMIT + 1]);
+      connection.send(putHead("small", 2) + "ok");
+      assertThat(connection.read().status()).isEqualTo(413);
+      assertThat(connection.read().status()).isEqualTo(201);
+    }
+    assertThat(node.get(node.entity("small")).body()).isEqualTo("ok".getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void chunkedOverTheLimitThenTheNextRequestOnTheSameConnection() throws Exception {
+    try (RawConnection connection = node.connect()) {
+      connection.send("PUT /v0/entity?id=big HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n");
+      String chunk = Integer.toHexString(LIMIT) + "\r\n" + "x".repeat(LIMIT) + "\r\n";
+      connection.send(chunk + chunk + "0\r\n\r\n");
+      connection.send("GET /v0/entity?id=big HTTP/1.1\r\nHost: x\r\n\r\n");
+      assertThat(connection.read().status()).isEqualTo(413);
+      assertThat(connection.read().status()).isEqualTo(404);
+    }
+  }
+
+  @Test
+  void expectContinueGets100ThenTheAnswer() throws Exception {
+    try (RawConnection connection = node.connect()) {
+      connection.send(putHead("k", 5, "Expect: 100-continue\r\n"));
+      assertThat(connection.read().status()).isEqualTo(100);
+      connection.send("hello");
+      assertThat(connection.read().status()).isEqualTo(201);
+    }
+    assertThat(node.get(node.entity("k")).body()).isEqualTo("hello".getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void expectContinueOverTheLimitIs413WithoutTheBodyAndCloses() throws Exception {
+    try (RawConnection connection = node.connect()) {
+      connection.send(putHead("k", LIMIT + 1, "Expect: 100-continue\r\n"));
+      RawConnection.Response response = connection.read();
+      assertThat(response.status()).isEqualTo(413);
+      assertThat(response.header("connection")).isEqualTo("close");
+      assertThat(connection.closedByServer()).isTrue();
+    }
+  }
+
+  @Test
+  void bodyOverTheBudgetIs503WithRetryAfterUntilTheBudgetFrees() throws Exception {
+    try (RawConnection holder = node.connect()) {
+      // 100 Continue comes once the server has reserved the whole declared body: the budget
+      // is then full until the body arrives.
+      holder.send(putHead("holder", LIMIT, "Expect: 100-continue\r\n"));
+      assertThat(holder.read().status()).isEqualTo(100);
+
+      HttpResponse<byte[]> refused = node.put(node.entity("other"), new byte[10]);
+      assertThat(refused.statusCode()).isEqualTo(503);
+      assertThat(refused.headers().firstValue("retry-after")).hasValue("1");
+      assertThat(node.get(node.entity("other")).statusCode()).isEqualTo(404);
+
+      holder.send(new byte[LIMIT]);
+      assertThat(holder.read().status()).isEqualTo(201);
+    }
+    // The storage call's end gives the budget back, just before the answer is written.
+    Conditions.await("budget released", () -> node.put(node.entity("other"), new byte[10]).statusCode() == 201);
+  }
+
+  @Test
+  void requestsWithoutBodiesNeedNoBudget() throws Exception {
+    try (RawConnection holder = node.connect()) {
+      holder.send(putHead("holder", LIMIT, "Expect: 100-continue\r\n"));
+      assertThat(holder.read().status()).isEqualTo(100);
+      assertThat(node.get(node.entity("x")).statusCode()).isEqualTo(404);
+      assertThat(node.delete(node.entity("x")).statusCode()).isEqualTo(202);
+      assertThat(node.put(node.entity("x"), new byte[0]).statusCode()).isEqualTo(201);
+    }
+  }
+
+  static String putHead(String id, int length) {
+    return putHead(id, length, "");
+  }
+
+  static String putHead(String id, int length, String extraHeaders) {
+    return "PUT /v0/entity?id=" + id + " HTTP/1.1\r\nHost: x\r\nContent-Length: " + length + "\r\n"
+        + extraHeaders + "\r\n";
+  }
+}

@@ -1,0 +1,230 @@
+package dev.shale.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** HTTP/1.1 on one connection: keep-alive, pipelining, closing, malformed bytes, timeouts. */
+class ConnectionTest {
+  @TempDir Path dir;
+  TestServer node;
+
+  @AfterEach
+  void stop() {
+    if (node != null) node.close();
+  }
+
+  @Test
+  void keepAliveServesManyRequestsOnOneConnection() throws Exception {
+    node = TestServer.start(dir);
+    try (RawConnection connection = node.connect()) {
+      for (int i = 0; i < 20; i++) {
+        connection.send(put("k" + i, "v" + i));
+        assertThat(connection.read().status()).isEqualTo(201);
+        connection.send(get("k" + i));
+        assertThat(connection.read().text()).isEqualTo("v" + i);
+      }
+    }
+  }
+
+  @Test
+  void pipelinedRequestsAreAnsweredInOrder() throws Exception {
+    node = TestServer.start(dir);
+    try (RawConnection connection = node.connect()) {
+      connection.send(put("a", "A") + put("b", "B") + get("a") + get("b") + delete("a") + get("a") + get("b"));
+      assertThat(statusAndText(connection, 7)).containsExactly(
+          "201 ", "201 ", "200 A", "200 B", "202 ", "404 no value for this id\n", "200 B");
+    }
+  }
+
+  @Test
+  void answersKeepRequestOrderWhenALaterCallFinishesFirst() throws Exception {
+    BlockingEngine[] engine = new BlockingEngine[1];
+    node = TestServer.start(dir, TestServer.options().withWorkers(4), e -> engine[0] = new BlockingEngine(e, "slow"));
+    node.engine.put(bytes("slow"), bytes("S"));
+    node.engine.put(bytes("fast"), bytes("F"));
+    try (RawConnection connection = node.connect()) {
+      connection.send(get("slow") + get("fast") + get("fast"));
+      engine[0].awaitBlocked();
+      // Reads run side by side: the later ones complete while the first is blocked...
+      Conditions.await("the later gets", () -> engine[0].completedGets() == 2);
+      engine[0].release();
+      // ...and their answers still come after its answer.
+      assertThat(statusAndText(connection, 3)).containsExactly("200 S", "200 F", "200 F");
+    }
+  }
+
+  @Test
+  void pipelinedWriteWaitsForEarlierReadsAndLaterReadsWaitForIt() throws Exception {
+    BlockingEngine[] engine = new BlockingEngine[1];
+    node = TestServer.start(dir, TestServer.options().withWorkers(4), e -> engine[0] = new BlockingEngine(e, "k"));
+    node.engine.put(bytes("k"), bytes("old"));
+    try (RawConnection connection = node.connect()) {
+      connection.send(get("k") + put("k", "new") + get("x") + get("k"));
+      engine[0].awaitBlocked();
+      engine[0].release();
+      // Had the PUT run while the first GET was blocked, that GET would have read "new".
+      assertThat(statusAndText(connection, 4)).containsExactly("200 old", "201 ", "404 no value for this id\n", "200 new");
+    }
+  }
+
+  @Test
+  void manyPipelinedRequestsPastTheDepthLimitAllGetAnswers() throws Exception {
+    node = TestServer.start(dir, TestServer.options().withMaxPipelinedRequests(2));
+    StringBuilder requests = new StringBuilder();
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      requests.append(put("k" + i, "v" + i)).append(get("k" + i));
+      expected.add("201 ");
+      expected.add("200 v" + i);
+    }
+    try (RawConnection connection = node.connect()) {
+      connection.send(requests.toString());
+      assertThat(statusAndText(connection, expected.size())).containsExactlyElementsOf(expected);
+    }
+  }
+
+  @Test
+  void connectionCloseIsHonoured() throws Exception {
+    node = TestServer.start(dir);
+    try (RawConnection connection = node.connect()) {
+      connection.send("GET /v0/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" + get("a"));
+      RawConnection.Response response = connection.read();
+      assertThat(response.status()).isEqualTo(200);
+      assertThat(response.header("connection")).isEqualTo("close");
+      assertThat(connection.closedByServer()).isTrue();
+    }
+  }
+
+  @Test
+  void http10ClosesUnlessAskedToKeepAlive() throws Exception {
+    node = TestServer.start(dir);
+    try (RawConnection connection = node.connect()) {
+      connection.send("GET /v0/status HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+      RawConnection.Response response = connection.read();
+      assertThat(response.status()).isEqualTo(200);
+      assertThat(response.header("connection")).isEqualToIgnoringCase("keep-alive");
+      connection.send("GET /v0/status HTTP/1.0\r\n\r\n");
+      assertThat(connection.read().status()).isEqualTo(200);
+      assertThat(connection.closedByServer()).isTrue();
+    }
+  }
+
+  @Test
+  void malformedRequestIs400AndCloses() throws Exception {
+    node = TestServer.start(dir);
+    try (RawConnection connection = node.connect()) {
+      connection.send("THIS IS NOT HTTP\r\nat all\r\n\r\n");
+      RawConnection.Response response = connection.read();
+      assertThat(response.status()).isEqualTo(400);
+      assertThat(response.text()).startsWith("malformed request");
+      assertThat(connection.closedByServer()).isTrue();
+    }
+  }
+
+  @Test
+  void malformedChunkIs400AndCloses() throws Exception {
+    node = TestServer.start(dir);
+    try (RawConnection connection = node.connect()) {
+      connection.send("PUT /v0/entity?id=k HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n");
+      assertThat(connection.read().status()).isEqualTo(400);
+      assertThat(connection.closedByServer()).isTrue();
+    }
+    assertThat(node.engine.get(bytes("k"))).isNull();
+  }
+
+  @Test
+  void overlongRequestLineIs414AndCloses() throws Exception {
+    node = TestServer.start(dir);
+    try (RawConnection connection = node.connect()) {
+      connection.send("GET /v0/entity?id=" + "a".repeat(ServerInitializer.MAX_REQUEST_LINE_BYTES) + " HTTP/1.1\r\n\r\n");
+      RawConnection.Response response = connection.read();
+      assertThat(response.status()).isEqualTo(414);
+      assertThat(response.text()).isNotBlank();
+      assertThat(connection.closedByServer()).isTrue();
+    }
+  }
+
+  @Test
+  void idleConnectionIsClosed() throws Exception {
+    node = TestServer.start(dir, TestServer.options().withIdleTimeoutMillis(200));
+    try (RawConnection connection = node.connect()) {
+      connection.send(get("a"));
+      assertThat(connection.read().status()).isEqualTo(404);
+      assertThat(connection.closedByServer()).isTrue();
+    }
+  }
+
+  @Test
+  void connectionWaitingForASlowAnswerIsNotIdle() throws Exception {
+    BlockingEngine[] engine = new BlockingEngine[1];
+    node = TestServer.start(dir, TestServer.options().withIdleTimeoutMillis(50),
+        e -> engine[0] = new BlockingEngine(e, "slow"));
+    try (RawConnection connection = node.connect()) {
+      connection.send(get("slow"));
+      engine[0].awaitBlocked();
+      // A connection opened after the request went out, and closed for idleness, proves that
+      // an idle period has passed for the first one too while the engine worked.
+      try (RawConnection witness = node.connect()) {
+        assertThat(witness.closedByServer()).isTrue();
+      }
+      engine[0].release();
+      assertThat(connection.read().status()).isEqualTo(404);
+    }
+  }
+
+  @Test
+  void requestThatTricklesInIsCutWith408() throws Exception {
+    node = TestServer.start(dir, TestServer.options().withRequestTimeoutMillis(200));
+    try (RawConnection connection = node.connect()) {
+      connection.send("PUT /v0/entity?id=k HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhalf");
+      RawConnection.Response response = connection.read();
+      assertThat(response.status()).isEqualTo(408);
+      assertThat(response.text()).contains("did not arrive");
+      assertThat(connection.closedByServer()).isTrue();
+    }
+    assertThat(node.engine.get(bytes("k"))).isNull();
+  }
+
+  @Test
+  void headerThatTricklesInIsCutToo() throws Exception {
+    node = TestServer.start(dir, TestServer.options().withRequestTimeoutMillis(200));
+    try (RawConnection connection = node.connect()) {
+      connection.send("GET /v0/entity?id=k HTTP/1.1\r\nHo");
+      assertThat(connection.read().status()).isEqualTo(408);
+      assertThat(connection.closedByServer()).isTrue();
+    }
+  }
+
+  static List<String> statusAndText(RawConnection connection, int count) throws Exception {
+    List<String> answers = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      RawConnection.Response response = connection.read();
+      answers.add(response.status() + " " + response.text());
+    }
+    return answers;
+  }
+
+  static String get(String id) {
+    return "GET /v0/entity?id=" + id + " HTTP/1.1\r\nHost: x\r\n\r\n";
+  }
+
+  static String delete(String id) {
+    return "DELETE /v0/entity?id=" + id + " HTTP/1.1\r\nHost: x\r\n\r\n";
+  }
+
+  static String put(String id, String value) {
+    return "PUT /v0/entity?id=" + id + " HTTP/1.1\r\nHost: x\r\nContent-Length: "
+        + value.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + value;
+  }
+
+  static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}

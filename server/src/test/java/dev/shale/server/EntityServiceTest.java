@@ -1,0 +1,61 @@
+package dev.shale.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shale.storage.Engine;
+import dev.shale.storage.EngineOptions;
+import dev.shale.storage.WriteStallException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The service without HTTP: results for each call, over a real engine. */
+class EntityServiceTest {
+  @TempDir Path dir;
+  Engine engine;
+  EntityService service;
+
+  @BeforeEach
+  void open() {
+    engine = Engine.open(dir, EngineOptions.defaults());
+    service = new EntityService(engine);
+  }
+
+  @AfterEach
+  void close() {
+    engine.close();
+  }
+
+  @Test
+  void putGetDelete() throws Exception {
+    byte[] key = EntityService.keyOf("id=k");
+    assertThat(service.get(key)).isEqualTo(EntityResult.NOT_FOUND);
+    assertThat(service.put(key, bytes("v"))).isEqualTo(EntityResult.STORED);
+    EntityResult found = service.get(key);
+    assertThat(found.outcome()).isEqualTo(EntityResult.Outcome.FOUND);
+    assertThat(found.value()).isEqualTo(bytes("v"));
+    assertThat(service.delete(key)).isEqualTo(EntityResult.DELETED);
+    assertThat(service.get(key)).as("a tombstone reads as absent").isEqualTo(EntityResult.NOT_FOUND);
+  }
+
+  @Test
+  void writeStallIsOverloadedNotFailed() {
+    EntityService stalled = new EntityService(new ForwardingEngine(engine) {
+      @Override
+      public long put(byte[] key, byte[] value) {
+        throw new WriteStallException("flush behind");
+      }
+    });
+    EntityResult result = stalled.put(bytes("k"), bytes("v"));
+    assertThat(result.outcome()).isEqualTo(EntityResult.Outcome.OVERLOADED);
+    assertThat(result.reason()).contains("flush behind");
+    assertThat(service.get(bytes("k"))).isEqualTo(EntityResult.NOT_FOUND);
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,106 @@
+package dev.shale.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shale.storage.CorruptionException;
+import dev.shale.storage.Engine;
+import dev.shale.storage.Entry;
+import dev.shale.storage.StorageException;
+import dev.shale.storage.WriteStallException;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Engine failures become answers with a one-line reason; no connection hangs. */
+class FailureTest {
+  @TempDir Path dir;
+  TestServer node;
+
+  @AfterEach
+  void stop() {
+    if (node != null) node.close();
+  }
+
+  @Test
+  void writeStallIs503WithRetryAfter() {
+    start(() -> new WriteStallException("4 memtables wait for their flush"));
+    HttpResponse<byte[]> response = node.put(node.entity("k"), new byte[] {1});
+    assertThat(response.statusCode()).isEqualTo(503);
+    assertThat(response.headers().firstValue("retry-after")).hasValue("1");
+    assertThat(TestServer.text(response)).contains("4 memtables wait for their flush");
+  }
+
+  @Test
+  void storageFailureIs500WithTheReason() {
+    start(() -> new StorageException("write to 000007.log failed:\nNo space left on device"));
+    HttpResponse<byte[]> response = node.delete(node.entity("k"));
+    assertThat(response.statusCode()).isEqualTo(500);
+    assertThat(TestServer.text(response))
+        .isEqualTo("storage failure: write to 000007.log failed: No space left on device\n");
+  }
+
+  @Test
+  void corruptionIs500NamingTheFile() {
+    start(() -> new CorruptionException(Path.of("000012.sst"), "block at offset 4096: checksum mismatch"));
+    HttpResponse<byte[]> response = node.get(node.entity("k"));
+    assertThat(response.statusCode()).isEqualTo(500);
+    assertThat(TestServer.text(response)).contains("corrupt").contains("000012.sst").contains("offset 4096");
+  }
+
+  @Test
+  void unexpectedExceptionIs500() {
+    start(() -> new NullPointerException("a bug"));
+    HttpResponse<byte[]> response = node.get(node.entity("k"));
+    assertThat(response.statusCode()).isEqualTo(500);
+    assertThat(TestServer.text(response)).contains("internal error").contains("a bug");
+  }
+
+  @Test
+  void errorIs500Too() {
+    start(() -> new StackOverflowError("deep"));
+    assertThat(node.get(node.entity("k")).statusCode()).isEqualTo(500);
+    // The connection and the server keep working.
+    assertThat(node.get(node.uri("/v0/status")).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void inlineCallsFailTheSameWay() {
+    node = TestServer.start(dir, TestServer.options().withWorkers(0),
+        e -> failing(e, () -> new StorageException("disk gone")));
+    assertThat(node.get(node.entity("k")).statusCode()).isEqualTo(500);
+    assertThat(node.get(node.uri("/v0/status")).statusCode()).isEqualTo(200);
+  }
+
+  private void start(Supplier<Throwable> failure) {
+    node = TestServer.start(dir, TestServer.options(), e -> failing(e, failure));
+  }
+
+  /** An engine whose get, put and delete throw what {@code failure} makes. */
+  private static Engine failing(Engine engine, Supplier<Throwable> failure) {
+    return new ForwardingEngine(engine) {
+      @Override
+      public Entry get(byte[] key) {
+        throw sneaky(failure.get());
+      }
+
+      @Override
+      public long put(byte[] key, byte[] value) {
+        throw sneaky(failure.get());
+      }
+
+      @Override
+      public long delete(byte[] key) {
+        throw sneaky(failure.get());
+      }
+    };
+  }
+
+  private static RuntimeException sneaky(Throwable t) {
+    if (t instanceof RuntimeException e) return e;
+    if (t instanceof Error e) throw e;
+    throw new IllegalArgumentException(t);
+  }
+}

@@ -1,0 +1,61 @@
+package dev.shale.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A full storage pool answers 503 with Retry-After at once, never queueing without bound. */
+class OverloadTest {
+  @TempDir Path dir;
+  TestServer node;
+  BlockingEngine engine;
+
+  @AfterEach
+  void stop() {
+    if (engine != null) engine.release();
+    if (node != null) node.close();
+  }
+
+  @Test
+  void fullQueueAnswers503WithRetryAfterAndStoresNothing() throws Exception {
+    node = TestServer.start(dir, TestServer.options().withWorkers(1).withQueueSize(1),
+        e -> engine = new BlockingEngine(e, "block"));
+    CompletableFuture<HttpResponse<byte[]>> blocked = async(() -> node.get(node.entity("block")));
+    engine.awaitBlocked(); // the only worker is busy
+    CompletableFuture<HttpResponse<byte[]>> queued = async(() -> node.get(node.entity("queued")));
+    Conditions.await("a queued call", () -> node.server.queuedStorageCalls() == 1);
+
+    HttpResponse<byte[]> refused = node.get(node.entity("refused"));
+    assertThat(refused.statusCode()).isEqualTo(503);
+    assertThat(refused.headers().firstValue("retry-after")).hasValue("1");
+    assertThat(TestServer.text(refused)).contains("overloaded");
+    HttpResponse<byte[]> refusedPut = node.put(node.entity("refused"), new byte[] {1});
+    assertThat(refusedPut.statusCode()).isEqualTo(503);
+
+    engine.release();
+    assertThat(blocked.get().statusCode()).isEqualTo(404);
+    assertThat(queued.get().statusCode()).isEqualTo(404);
+    assertThat(node.get(node.entity("refused")).statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void handOffQueueOfZeroRefusesWhileTheWorkerIsBusy() throws Exception {
+    node = TestServer.start(dir, TestServer.options().withWorkers(1).withQueueSize(0),
+        e -> engine = new BlockingEngine(e, "block"));
+    CompletableFuture<HttpResponse<byte[]>> blocked = async(() -> node.get(node.entity("block")));
+    engine.awaitBlocked();
+    assertThat(node.delete(node.entity("x")).statusCode()).isEqualTo(503);
+    engine.release();
+    assertThat(blocked.get().statusCode()).isEqualTo(404);
+    Conditions.await("the worker to be free", () -> node.delete(node.entity("x")).statusCode() == 202);
+  }
+
+  private static <T> CompletableFuture<T> async(java.util.function.Supplier<T> call) {
+    return CompletableFuture.supplyAsync(call);
+  }
+}
