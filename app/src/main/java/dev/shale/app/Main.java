@@ -1,0 +1,56 @@
+package dev.shale.app;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.UnmatchedArgumentException;
+
+/**
+ * The entry point of the {@code shale} command (the launcher script runs it). Exit status: 0
+ * when the command succeeded (for the server: it stopped cleanly), 1 when it failed, 2 for a
+ * usage error (an unknown or invalid option).
+ */
+public final class Main {
+  static final int FAILED = 1;
+  static final int USAGE = 2;
+
+  private Main() {}
+
+  public static void main(String[] args) {
+    Logging.configure();
+    PrintWriter out = new PrintWriter(System.out, true);
+    PrintWriter err = new PrintWriter(System.err, true);
+    System.exit(run(args, out, err));
+  }
+
+  /** Runs the command line {@code args}, printing to {@code out} and {@code err}; returns the exit status. */
+  static int run(String[] args, PrintWriter out, PrintWriter err) {
+    return commandLine(out, err).execute(args);
+  }
+
+  static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+    return new CommandLine(new ShaleCommand())
+        .setOut(out)
+        .setErr(err)
+        .setParameterExceptionHandler(Main::usageError)
+        .setExecutionExceptionHandler((e, commandLine, parseResult) -> failure(e, err));
+  }
+
+  private static int usageError(ParameterException e, String[] args) {
+    PrintWriter err = e.getCommandLine().getErr();
+    err.println("shale: " + e.getMessage());
+    UnmatchedArgumentException.printSuggestions(e, err);
+    err.println("Run '" + e.getCommandLine().getCommandSpec().qualifiedName() + " --help' for the options.");
+    return USAGE;
+  }
+
+  private static int failure(Exception e, PrintWriter err) {
+    if (e instanceof StartupException) {
+      err.println("shale: " + e.getMessage());
+    } else {
+      err.println("shale: failed: " + e);
+      e.printStackTrace(err);
+    }
+    return FAILED;
+  }
+}

@@ -1,0 +1,251 @@
+package dev.shale.app;
+
+import dev.shale.server.ServerOptions;
+import dev.shale.storage.EngineOptions;
+import dev.shale.storage.SyncMode;
+import java.lang.System.Logger.Level;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code shale server}: runs a node until SIGTERM or SIGINT, then stops it cleanly. */
+@Command(
+    name = "server",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    sortOptions = false,
+    usageHelpWidth = 100,
+    description = {
+      "Starts a Shale node: the storage engine on --data and the HTTP API on --host:--port.",
+      "It serves once GET /v0/status answers 200. SIGTERM or SIGINT stops it gracefully: it stops",
+      "accepting connections, answers the requests it has received (for up to --shutdown-timeout),",
+      "closes the store (which fsyncs the log) and exits with status 0.",
+      ""
+    },
+    footer = {
+      "",
+      "Sizes are bytes, optionally with k, m or g for KiB, MiB or GiB (e.g. 64k, 16m, 1g).",
+      "Durations are milliseconds."
+    })
+final class ServerCommand implements Callable<Integer> {
+  private static final System.Logger LOG = System.getLogger("dev.shale.app.shale");
+  // After --shutdown-timeout, the time the remaining shutdown steps may take before the watchdog
+  // gives up: the worker pool and event loops (2 s each, at most) and closing the engine.
+  static final long SHUTDOWN_SLACK_MILLIS = 4_500;
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--host", paramLabel = "<host>", defaultValue = "127.0.0.1",
+      description =
+          "Address to listen on; 0.0.0.0 for every interface. Default: ${DEFAULT-VALUE}.")
+  String host;
+
+  @Option(names = "--port", paramLabel = "<port>", defaultValue = "8080",
+      description =
+          "TCP port to listen on (0: any free port, logged at startup). Default: "
+          + "${DEFAULT-VALUE}.")
+  int port;
+
+  @Option(names = "--data", paramLabel = "<dir>", defaultValue = "./data",
+      description =
+          "Directory of the store; created if missing. Default: ${DEFAULT-VALUE}.")
+  Path data;
+
+  @Option(names = "--cluster", paramLabel = "<url>", split = ",",
+      description =
+          "The cluster's nodes as base URLs, comma-separated. Until clustering exists, "
+          + "only this node's own URL is accepted (http://<host>:<port>, e.g. "
+          + "http://127.0.0.1:8080); any other list is refused at startup. Default: none, a "
+          + "single node.")
+  List<String> cluster;
+
+  @Option(names = "--sync", paramLabel = "interval|always", defaultValue = "interval",
+      converter = SyncModeConverter.class,
+      description =
+          "When a write is acknowledged. interval: once in the log (written, not yet "
+          + "fsynced: survives a crash of the process, not of the machine); the log is "
+          + "fsynced every --sync-interval. always: after an fsync (writers share fsyncs). "
+          + "Default: ${DEFAULT-VALUE}.")
+  SyncMode sync;
+
+  @Option(names = "--sync-interval", paramLabel = "<ms>", defaultValue = "200",
+      description =
+          "With --sync interval, the longest a write waits for its fsync. Default: "
+          + "${DEFAULT-VALUE}.")
+  long syncIntervalMillis;
+
+  @Option(names = "--memtable-size", paramLabel = "<size>", defaultValue = "16m",
+      converter = ByteSizeConverter.class,
+      description =
+          "A memtable is flushed to a table once it holds this much (at least 64k). "
+          + "Default: ${DEFAULT-VALUE}.")
+  long memtableSizeBytes;
+
+  @Option(names = "--max-value-size", paramLabel = "<size>", defaultValue = "16m",
+      converter = ByteSizeConverter.class,
+      description =
+          "Largest value a PUT may store; a larger body gets 413 (at most 1g). Default: "
+          + "${DEFAULT-VALUE}.")
+  long maxValueSizeBytes;
+
+  @Option(names = "--max-inflight-bodies", paramLabel = "<size>", defaultValue = "256m",
+      converter = ByteSizeConverter.class,
+      description =
+          "Memory for request bodies being received or stored, server-wide; a body that "
+          + "does not fit gets 503 with Retry-After. At least --max-value-size. Default: "
+          + "${DEFAULT-VALUE}.")
+  long inflightBodyBytes;
+
+  @Option(names = "--workers", paramLabel = "<n>", defaultValue = "16",
+      description =
+          "Threads that run storage calls. 0: run them on the event loops instead (no "
+          + "hand-off, but a slow disk then stalls every connection of that loop). Default: "
+          + "${DEFAULT-VALUE}.")
+  int workers;
+
+  @Option(names = "--queue-size", paramLabel = "<n>", defaultValue = "1024",
+      description =
+          "Storage calls that may wait for a worker; when full, requests get 503 with "
+          + "Retry-After at once. Default: ${DEFAULT-VALUE}.")
+  int queueSize;
+
+  @Option(names = "--io-threads", paramLabel = "<n>", defaultValue = "0",
+      description =
+          "Event-loop threads that parse requests and write responses. 0: one per CPU "
+          + "core. Default: ${DEFAULT-VALUE}.")
+  int ioThreads;
+
+  @Option(names = "--max-pipelined", paramLabel = "<n>", defaultValue = "16",
+      description =
+          "Unanswered requests per connection; past it the server stops reading that "
+          + "connection until it answers. Default: ${DEFAULT-VALUE}.")
+  int maxPipelinedRequests;
+
+  @Option(names = "--idle-timeout", paramLabel = "<ms>", defaultValue = "60000",
+      description =
+          "A connection with no traffic for this long, and no answer being prepared, is "
+          + "closed. Default: ${DEFAULT-VALUE}.")
+  long idleTimeoutMillis;
+
+  @Option(names = "--request-timeout", paramLabel = "<ms>", defaultValue = "30000",
+      description =
+          "Longest time one request may take to arrive, from its first byte to its last "
+          + "(head and body): a request that trickles in slower gets 408 and the connection "
+          + "is closed. Default: ${DEFAULT-VALUE}.")
+  long requestTimeoutMillis;
+
+  @Option(names = "--shutdown-timeout", paramLabel = "<ms>", defaultValue = "5000",
+      description =
+          "On SIGTERM, the longest wait for requests in flight to be answered before "
+          + "connections are cut. Default: ${DEFAULT-VALUE}.")
+  long shutdownTimeoutMillis;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    ServerOptions serverOptions = serverOptions();
+    EngineOptions engineOptions = engineOptions();
+    checkCluster();
+    ShutdownSignals signals = ShutdownSignals.install(shutdownLimitMillis());
+    try (Node node = Node.start(data, engineOptions, serverOptions)) {
+      LOG.log(Level.INFO, "shale " + VersionProvider.version() + " serving " + node.describe());
+      String why = signals.awaitStopRequest();
+      LOG.log(Level.INFO, "shutting down on " + why + ": refusing new connections, answering requests in flight");
+      startWatchdog(shutdownLimitMillis());
+      long startNanos = System.nanoTime();
+      node.close();
+      LOG.log(Level.INFO, "shutdown complete in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos) + " ms");
+    } finally {
+      signals.markStopped();
+    }
+    return 0;
+  }
+
+  /** The settings of the HTTP server, or a usage error naming the bad option. */
+  ServerOptions serverOptions() {
+    if (maxValueSizeBytes > ServerOptions.MAX_VALUE_SIZE_LIMIT_BYTES) {
+      throw usage("--max-value-size must be at most 1g: " + maxValueSizeBytes);
+    }
+    try {
+      return new ServerOptions(host, port, ioThreads, workers, queueSize, (int) maxValueSizeBytes,
+          inflightBodyBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+    } catch (IllegalArgumentException e) {
+      throw usage(optionNames(e.getMessage()));
+    }
+  }
+
+  /** The settings of the storage engine, or a usage error naming the bad option. */
+  EngineOptions engineOptions() {
+    try {
+      return EngineOptions.defaults()
+          .withSyncMode(sync)
+          .withSyncIntervalMillis(syncIntervalMillis)
+          .withMemtableSizeBytes(memtableSizeBytes);
+    } catch (IllegalArgumentException e) {
+      throw usage(optionNames(e.getMessage()));
+    }
+  }
+
+  void checkCluster() {
+    if (cluster == null) return;
+    String problem = ClusterCheck.problem(cluster, host, port);
+    if (problem != null) throw usage(problem);
+  }
+
+  private long shutdownLimitMillis() {
+    return shutdownTimeoutMillis + SHUTDOWN_SLACK_MILLIS;
+  }
+
+  private ParameterException usage(String message) {
+    return new ParameterException(spec.commandLine(), message);
+  }
+
+  // The options records name their fields in their messages; the user knows the options.
+  private static final Map<String, String> OPTION_OF_FIELD = Map.ofEntries(
+      Map.entry("host", "--host"),
+      Map.entry("port", "--port"),
+      Map.entry("ioThreads", "--io-threads"),
+      Map.entry("workers", "--workers"),
+      Map.entry("queueSize", "--queue-size"),
+      Map.entry("maxValueSizeBytes", "--max-value-size"),
+      Map.entry("inflightBodyBytes", "--max-inflight-bodies"),
+      Map.entry("maxPipelinedRequests", "--max-pipelined"),
+      Map.entry("idleTimeoutMillis", "--idle-timeout"),
+      Map.entry("requestTimeoutMillis", "--request-timeout"),
+      Map.entry("shutdownTimeoutMillis", "--shutdown-timeout"),
+      Map.entry("syncIntervalMillis", "--sync-interval"),
+      Map.entry("memtableSizeBytes", "--memtable-size"));
+  private static final Pattern WORD = Pattern.compile("\\b[a-zA-Z]+\\b");
+
+  /** {@code message} with the options records' field names replaced by option names. */
+  static String optionNames(String message) {
+    return WORD.matcher(message).replaceAll(m -> Matcher.quoteReplacement(OPTION_OF_FIELD.getOrDefault(m.group(), m.group())));
+  }
+
+  /**
+   * A stop that hangs (a disk that never answers an fsync, say) must not leave a half-dead
+   * process behind: past the limit, say so and halt with status 1. An unclean exit loses no
+   * acknowledged write the log holds; the next start replays it.
+   */
+  private static void startWatchdog(long limitMillis) {
+    Thread watchdog = new Thread(() -> {
+      try {
+        Thread.sleep(limitMillis);
+      } catch (InterruptedException e) {
+        return;
+      }
+      LOG.log(Level.ERROR, "shutdown did not finish within " + limitMillis + " ms; halting");
+      Runtime.getRuntime().halt(1);
+    }, "shale-shutdown-watchdog");
+    watchdog.setDaemon(true);
+    watchdog.start();
+  }
+}

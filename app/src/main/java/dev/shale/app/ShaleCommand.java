@@ -1,0 +1,31 @@
+package dev.shale.app;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code shale}: the command line's root; it only dispatches to its commands. */
+@Command(
+    name = "shale",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    usageHelpWidth = 100,
+    description = {"Shale: a key-value store with an HTTP API on its own LSM-tree storage engine.", ""},
+    subcommands = {ServerCommand.class, HelpCommand.class},
+    footer = {
+      "",
+      "Run 'shale <command> --help' for a command's options.",
+      "The launcher script also runs the test suite: './shale test [mvn args]' builds the project",
+      "and runs every test (Maven's 'verify')."
+    })
+final class ShaleCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    throw new ParameterException(spec.commandLine(), "missing command: try 'shale server'");
+  }
+}

@@ -1,0 +1,146 @@
+package dev.shale.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shale.server.ServerOptions;
+import dev.shale.storage.EngineOptions;
+import dev.shale.storage.SyncMode;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.OptionSpec;
+
+/** Parsing the command line: help, version, usage errors, and the options the node gets. */
+class CommandLineTest {
+  final StringWriter out = new StringWriter();
+  final StringWriter err = new StringWriter();
+
+  int run(String... args) {
+    return Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+  }
+
+  @Test
+  void serverHelpDocumentsEveryOptionWithItsDefault() {
+    assertThat(run("server", "--help")).isZero();
+    String help = out.toString().replaceAll("\\s+", " "); // undo the wrapping
+    CommandLine server = Main.commandLine(new PrintWriter(out), new PrintWriter(err)).getSubcommands().get("server");
+    for (OptionSpec option : server.getCommandSpec().options()) {
+      assertThat(help).contains(option.longestName());
+      if (option.defaultValue() != null) {
+        assertThat(help).as("default of %s", option.longestName()).contains("Default: " + option.defaultValue());
+      }
+    }
+    assertThat(help).contains("--host", "--port", "--data", "--cluster", "--sync", "--sync-interval",
+        "--memtable-size", "--max-value-size", "--workers", "--queue-size");
+  }
+
+  @Test
+  void rootHelpListsTheCommandsAndTheTestSuite() {
+    assertThat(run("--help")).isZero();
+    assertThat(out.toString()).contains("server").contains("./shale test");
+  }
+
+  @Test
+  void versionComesFromTheBuild() {
+    assertThat(run("--version")).isZero();
+    assertThat(out.toString().trim()).matches("shale \\d+\\.\\d+\\.\\d+.*");
+    assertThat(out.toString()).doesNotContain("${");
+  }
+
+  @Test
+  void noCommandIsAUsageError() {
+    assertThat(run()).isEqualTo(2);
+    assertThat(err.toString()).contains("missing command");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"--bogus", "--port=http", "--sync=sometimes", "--memtable-size=16 MB", "--workers"})
+  void badOptionIsAUsageErrorWithExitCode2(String option) {
+    assertThat(run("server", option)).isEqualTo(2);
+    assertThat(err.toString()).startsWith("shale: ").contains("shale server --help");
+  }
+
+  @Test
+  void unknownOptionSuggestsTheNearestOne() {
+    assertThat(run("server", "--max-value=1m")).isEqualTo(2);
+    assertThat(err.toString()).contains("Unknown option: '--max-value=1m'").contains("--max-value-size");
+  }
+
+  @Test
+  void defaultsAreTheDocumentedOnes() {
+    ServerCommand command = parse();
+    ServerOptions server = command.serverOptions();
+    assertThat(server.host()).isEqualTo("127.0.0.1");
+    assertThat(server.port()).isEqualTo(8080);
+    assertThat(server.maxValueSizeBytes()).isEqualTo(16 << 20);
+    assertThat(server.inflightBodyBytes()).isEqualTo(256L << 20);
+    assertThat(command.data).isEqualTo(Path.of("./data"));
+    EngineOptions engine = command.engineOptions();
+    assertThat(engine.syncMode()).isEqualTo(SyncMode.INTERVAL);
+    assertThat(engine.memtableSizeBytes()).isEqualTo(16L << 20);
+  }
+
+  @Test
+  void optionsReachTheServerAndEngineSettings() {
+    ServerCommand command = parse("--host=0.0.0.0", "--port=9000", "--data=/tmp/x", "--sync=ALWAYS",
+        "--sync-interval=50", "--memtable-size=1m", "--max-value-size=64k", "--max-inflight-bodies=1g",
+        "--workers=0", "--queue-size=7", "--io-threads=3", "--max-pipelined=4", "--idle-timeout=1000",
+        "--request-timeout=2000", "--shutdown-timeout=3000");
+    assertThat(command.serverOptions()).isEqualTo(
+        new ServerOptions("0.0.0.0", 9000, 3, 0, 7, 64 << 10, 1L << 30, 4, 1000, 2000, 3000));
+    EngineOptions engine = command.engineOptions();
+    assertThat(engine.syncMode()).isEqualTo(SyncMode.ALWAYS);
+    assertThat(engine.syncIntervalMillis()).isEqualTo(50);
+    assertThat(engine.memtableSizeBytes()).isEqualTo(1L << 20);
+  }
+
+  @Test
+  void invalidCombinationNamesTheOptions() {
+    assertThat(run("server", "--max-value-size=1m", "--max-inflight-bodies=64k", "--port=0")).isEqualTo(2);
+    assertThat(err.toString()).contains("--max-inflight-bodies").contains("--max-value-size");
+  }
+
+  @Test
+  void tooSmallMemtableIsAUsageError() {
+    assertThat(run("server", "--memtable-size=1k")).isEqualTo(2);
+    assertThat(err.toString()).contains("--memtable-size");
+  }
+
+  @Test
+  void clusterOfAnotherNodeIsAUsageErrorBeforeAnythingStarts() {
+    assertThat(run("server", "--port=8123", "--cluster=http://127.0.0.1:8124")).isEqualTo(2);
+    assertThat(err.toString()).contains("--cluster must name this node");
+  }
+
+  @Test
+  void clusterOfSeveralNodesIsAUsageError() {
+    assertThat(run("server", "--cluster=http://127.0.0.1:8080,http://127.0.0.1:8081")).isEqualTo(2);
+    assertThat(err.toString()).contains("multi-node clusters are not supported yet");
+  }
+
+  @Test
+  void clusterNamingThisNodeIsAccepted() {
+    ServerCommand command = parse("--host=127.0.0.1", "--port=8123", "--cluster=http://127.0.0.1:8123");
+    command.checkCluster(); // does not throw
+    assertThat(command.cluster).containsExactly("http://127.0.0.1:8123");
+  }
+
+  @Test
+  void optionNamesReplaceFieldNamesOnlyAsWholeWords() {
+    assertThat(ServerCommand.optionNames("inflightBodyBytes (1) must be >= maxValueSizeBytes (2); transport"))
+        .isEqualTo("--max-inflight-bodies (1) must be >= --max-value-size (2); transport");
+  }
+
+  private ServerCommand parse(String... args) {
+    CommandLine root = Main.commandLine(new PrintWriter(out), new PrintWriter(err));
+    String[] all = new String[args.length + 1];
+    all[0] = "server";
+    System.arraycopy(args, 0, all, 1, args.length);
+    CommandLine.ParseResult result = root.parseArgs(all);
+    return result.subcommand().commandSpec().commandLine().getCommand();
+  }
+}

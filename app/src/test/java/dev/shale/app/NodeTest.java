@@ -1,0 +1,46 @@
+package dev.shale.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.shale.server.ServerOptions;
+import dev.shale.storage.EngineOptions;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The wiring: a node serves the API on its engine, and says why when it cannot start. */
+class NodeTest {
+  @TempDir Path dir;
+  final HttpClient client = HttpClient.newHttpClient();
+
+  @Test
+  void nodeServesTheApi() throws Exception {
+    try (Node node = Node.start(dir.resolve("data"), EngineOptions.defaults(), ServerOptions.defaults().withPort(0))) {
+      URI entity = URI.create("http://127.0.0.1:" + node.port() + "/v0/entity?id=k");
+      assertThat(send(HttpRequest.newBuilder(entity).PUT(HttpRequest.BodyPublishers.ofString("v"))).statusCode()).isEqualTo(201);
+      HttpResponse<String> get = send(HttpRequest.newBuilder(entity).GET());
+      assertThat(get.body()).isEqualTo("v");
+      assertThat(send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.port() + "/v0/status"))).statusCode())
+          .isEqualTo(200);
+      assertThat(node.describe()).startsWith("http://127.0.0.1:" + node.port());
+    }
+  }
+
+  @Test
+  void portInUseIsAStartupErrorThatSaysSo() {
+    try (Node first = Node.start(dir.resolve("a"), EngineOptions.defaults(), ServerOptions.defaults().withPort(0))) {
+      assertThatThrownBy(() -> Node.start(dir.resolve("b"), EngineOptions.defaults(), ServerOptions.defaults().withPort(first.port())))
+          .isInstanceOf(StartupException.class)
+          .hasMessageContaining("cannot listen on 127.0.0.1:" + first.port());
+    }
+  }
+
+  private HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
+    return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+}
