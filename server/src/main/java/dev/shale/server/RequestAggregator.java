@@ -13,18 +13,17 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * Turns the decoder's request heads and body chunks into whole requests
  * ({@link InboundRequest.Received}) whose body is a {@code byte[]} the engine can keep, enforcing
  * the value size limit and the server-wide {@link BodyBudget} before the bytes are held.
  *
- * <p>Copies: each body byte is copied once, from the decoder's buffer into the final array. With
- * a Content-Length the array is allocated up front (after the length passed the limit and the
- * budget) and chunks are copied in as they come; a chunked body's buffers are kept (retained,
- * not copied) until its end, when its length is known.
+ * <p>Copies: with a Content-Length (what clients send when they know the length) each body byte
+ * is copied once, from the decoder's buffer into the final array, allocated up front once the
+ * length passed the limit and the budget. A chunked body's length is known only at its end: its
+ * bytes are copied into a {@link ChunkedBody} as they arrive and joined into one array at the
+ * end, two copies, so that the aggregator never pins Netty's buffers.
  *
  * <p>Refusals ({@link InboundRequest.Refused}) go downstream in request order like requests,
  * as soon as the request is known to be refused: 413 when the declared length or the bytes
@@ -48,9 +47,8 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
   // With a Content-Length: the body's final array and how much of it has arrived.
   private byte[] body;
   private int bodyLength;
-  // Without one: the chunks so far, retained, and their total length.
-  private List<ByteBuf> chunks;
-  private long chunkedLength;
+  // Without one: the bytes so far.
+  private ChunkedBody chunked;
   // Invariant: the budget bytes held for the current body; given back or handed on with it.
   private long reservedBytes;
   // The current request was refused: drop its body up to its last chunk.
@@ -108,7 +106,7 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
       body = declaredLength == 0 ? EMPTY : new byte[(int) declaredLength];
       bodyLength = 0;
     } else {
-      chunkedLength = 0; // chunks are listed when the first arrives: most requests have none
+      chunked = null; // made when the first byte arrives: most requests have no body
     }
   }
 
@@ -147,8 +145,8 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
       bodyLength += n;
       return true;
     }
-    chunkedLength += n;
-    if (chunkedLength > maxValueSizeBytes) {
+    if (chunked == null) chunked = new ChunkedBody();
+    if (chunked.length() + n > maxValueSizeBytes) {
       refuseChunked(ctx, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
           tooLarge("value is more than " + maxValueSizeBytes + " bytes"));
       return false;
@@ -158,31 +156,18 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
       return false;
     }
     reservedBytes += n;
-    if (chunks == null) chunks = new ArrayList<>();
-    chunks.add(chunk.retain());
+    chunked.append(chunk);
     return true;
   }
 
   private void completeRequest(ChannelHandlerContext ctx) {
-    byte[] value = body != null ? body : joinChunks();
+    byte[] value = body != null ? body : chunked == null ? EMPTY : chunked.toArray();
     InboundRequest.Received received = new InboundRequest.Received(head, value, reservedBytes);
     // The budget bytes now travel with the request; the receiver gives them back.
     reservedBytes = 0;
     dropBody();
     endRequest();
     ctx.fireChannelRead(received);
-  }
-
-  private byte[] joinChunks() {
-    if (chunkedLength == 0) return EMPTY;
-    byte[] value = new byte[(int) chunkedLength];
-    int at = 0;
-    for (ByteBuf chunk : chunks) {
-      int n = chunk.readableBytes();
-      chunk.readBytes(value, at, n);
-      at += n;
-    }
-    return value;
   }
 
   private void refuseBody(
@@ -237,12 +222,9 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
     requestTimeout.requestReceived();
   }
 
-  /** Lets go of the current body's buffers and budget; keeps the request state. */
+  /** Lets go of the current body and its budget; keeps the request state. */
   private void dropBody() {
-    if (chunks != null) {
-      chunks.forEach(ByteBuf::release);
-      chunks = null;
-    }
+    chunked = null;
     body = null;
     budget.release(reservedBytes);
     reservedBytes = 0;

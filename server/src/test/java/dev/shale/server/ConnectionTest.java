@@ -91,6 +91,23 @@ class ConnectionTest {
   }
 
   @Test
+  void manyTinyChunksMakeOneValue() throws Exception {
+    node = TestServer.start(dir);
+    StringBuilder request = new StringBuilder("PUT /v0/entity?id=tiny HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n");
+    StringBuilder value = new StringBuilder();
+    for (int i = 0; i < 5000; i++) {
+      char c = (char) ('a' + i % 26);
+      request.append("1\r\n").append(c).append("\r\n");
+      value.append(c);
+    }
+    request.append("0\r\n\r\n");
+    try (RawConnection connection = node.connect()) {
+      connection.send(request.toString() + get("tiny"));
+      assertThat(statusAndText(connection, 2)).containsExactly("201 ", "200 " + value);
+    }
+  }
+
+  @Test
   void connectionCloseIsHonoured() throws Exception {
     node = TestServer.start(dir);
     try (RawConnection connection = node.connect()) {
