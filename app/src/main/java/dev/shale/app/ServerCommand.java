@@ -158,11 +158,13 @@ final class ServerCommand implements Callable<Integer> {
     try (Node node = Node.start(data, engineOptions, serverOptions)) {
       LOG.log(Level.INFO, "shale " + VersionProvider.version() + " serving " + node.describe());
       String why = signals.awaitStopRequest();
-      LOG.log(Level.INFO, "shutting down on " + why + ": refusing new connections, answering requests in flight");
+      LOG.log(Level.INFO,
+          "shutting down on " + why + ": refusing new connections, answering requests in flight");
       startWatchdog(shutdownLimitMillis());
       long startNanos = System.nanoTime();
       node.close();
-      LOG.log(Level.INFO, "shutdown complete in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos) + " ms");
+      long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+      LOG.log(Level.INFO, "shutdown complete in " + tookMillis + " ms");
     } finally {
       signals.markStopped();
     }
@@ -176,7 +178,8 @@ final class ServerCommand implements Callable<Integer> {
     }
     try {
       return new ServerOptions(host, port, ioThreads, workers, queueSize, (int) maxValueSizeBytes,
-          inflightBodyBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+          inflightBodyBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis,
+          shutdownTimeoutMillis);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }
@@ -227,7 +230,8 @@ final class ServerCommand implements Callable<Integer> {
 
   /** {@code message} with the options records' field names replaced by option names. */
   static String optionNames(String message) {
-    return WORD.matcher(message).replaceAll(m -> Matcher.quoteReplacement(OPTION_OF_FIELD.getOrDefault(m.group(), m.group())));
+    return WORD.matcher(message)
+        .replaceAll(m -> Matcher.quoteReplacement(OPTION_OF_FIELD.getOrDefault(m.group(), m.group())));
   }
 
   /**

@@ -79,74 +79,74 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     afterChange();
   }
 
+  /** What a request comes to: an answer now, or a storage call whose result is the answer. */
+  private sealed interface Action {}
+
+  private record Answer(FullHttpResponse response) implements Action {}
+
+  /** A call of the engine; {@code usesBody}: the body must live until the call returns. */
+  private record Call(Supplier<EntityResult> work, boolean write, boolean usesBody) implements Action {}
+
   private void onRequest(InboundRequest.Received request) {
     HttpRequest head = request.head();
-    ResponseQueue.Slot slot = takeSlot(HttpUtil.isKeepAlive(head) && !draining);
     HttpVersion version = head.protocolVersion();
-    if (draining) {
-      budget.release(request.reservedBytes());
-      responses.complete(slot, Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE, "the node is shutting down"));
-      return;
-    }
-    RequestTarget target = RequestTarget.parse(head.uri());
-    switch (target.path()) {
-      case ENTITY_PATH -> entity(request, target.query(), slot);
-      case STATUS_PATH -> {
-        budget.release(request.reservedBytes());
-        responses.complete(slot, status(head));
-      }
-      default -> {
-        budget.release(request.reservedBytes());
-        responses.complete(slot, Responses.error(version, HttpResponseStatus.BAD_REQUEST,
-            "unknown path " + target.path() + "; the API is " + ENTITY_PATH + "?id=<id>"));
-      }
+    ResponseQueue.Slot slot = takeSlot(HttpUtil.isKeepAlive(head) && !draining);
+    Action action = draining
+        ? new Answer(Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE, "the node is shutting down"))
+        : route(request);
+    long bodyBytes = action instanceof Call call && call.usesBody() ? request.reservedBytes() : 0;
+    budget.release(request.reservedBytes() - bodyBytes); // a body no call uses is let go now
+    switch (action) {
+      case Answer answer -> responses.complete(slot, answer.response());
+      case Call call -> calls.submit(call.write(), () -> start(call, version, bodyBytes, slot));
     }
   }
 
-  private void entity(InboundRequest.Received request, String query, ResponseQueue.Slot slot) {
+  private Action route(InboundRequest.Received request) {
     HttpRequest head = request.head();
-    HttpVersion version = head.protocolVersion();
+    RequestTarget target = RequestTarget.parse(head.uri());
+    return switch (target.path()) {
+      case ENTITY_PATH -> entity(head, target.query(), request.body());
+      case STATUS_PATH -> new Answer(status(head));
+      default -> new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST,
+          "unknown path " + target.path() + "; the API is " + ENTITY_PATH + "?id=<id>"));
+    };
+  }
+
+  private Action entity(HttpRequest head, String query, byte[] body) {
     HttpMethod method = head.method();
-    boolean isPut = HttpMethod.PUT.equals(method);
-    if (!isPut) budget.release(request.reservedBytes()); // only a PUT keeps its body
-    long reservedBytes = isPut ? request.reservedBytes() : 0;
-    if (!isPut && !HttpMethod.GET.equals(method) && !HttpMethod.DELETE.equals(method)) {
-      responses.complete(slot, Responses.methodNotAllowed(version, method.name(), ENTITY_METHODS));
-      return;
+    boolean get = HttpMethod.GET.equals(method);
+    boolean put = HttpMethod.PUT.equals(method);
+    if (!get && !put && !HttpMethod.DELETE.equals(method)) {
+      return new Answer(Responses.methodNotAllowed(head.protocolVersion(), method.name(), ENTITY_METHODS));
     }
     byte[] key;
     try {
       key = EntityService.keyOf(query);
     } catch (InvalidRequestException e) {
-      budget.release(reservedBytes);
-      responses.complete(slot, Responses.error(version, HttpResponseStatus.BAD_REQUEST, e.getMessage()));
-      return;
+      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, e.getMessage()));
     }
-    Supplier<EntityResult> call;
-    if (isPut) call = () -> service.put(key, request.body());
-    else if (HttpMethod.GET.equals(method)) call = () -> service.get(key);
-    else call = () -> service.delete(key);
-    boolean write = !HttpMethod.GET.equals(method);
-    calls.submit(write, () -> start(call, write, version, reservedBytes, slot));
+    if (get) return new Call(() -> service.get(key), false, false);
+    if (put) return new Call(() -> service.put(key, body), true, true);
+    return new Call(() -> service.delete(key), true, false);
   }
 
   /**
-   * Runs a storage call on the pool (or inline) and queues its answer; the body's budget is
-   * released once the call has returned.
+   * Runs a storage call on the pool (or inline) and queues its answer; the body's budget
+   * ({@code bodyBytes}) is released once the call has returned.
    */
-  private void start(
-      Supplier<EntityResult> call, boolean write, HttpVersion version, long reservedBytes, ResponseQueue.Slot slot) {
+  private void start(Call call, HttpVersion version, long bodyBytes, ResponseQueue.Slot slot) {
     if (pool == null) {
-      responses.complete(slot, execute(call, version, reservedBytes));
-      calls.finished(write);
+      responses.complete(slot, execute(call.work(), version, bodyBytes));
+      calls.finished(call.write());
       return;
     }
-    boolean accepted = pool.trySubmit(() -> finish(slot, write, execute(call, version, reservedBytes)));
+    boolean accepted = pool.trySubmit(() -> finish(slot, call.write(), execute(call.work(), version, bodyBytes)));
     if (!accepted) {
-      budget.release(reservedBytes);
+      budget.release(bodyBytes);
       responses.complete(slot, Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE,
           "the server is overloaded (" + pool.queued() + " storage calls queued); retry later"));
-      calls.finished(write);
+      calls.finished(call.write());
     }
   }
 
@@ -262,7 +262,8 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     if (!(cause instanceof IOException)) {
       // A connection reset is the client's business; anything else is worth a line.
-      LOG.log(Level.WARNING, () -> "closing connection " + ctx.channel().remoteAddress() + ": " + Reasons.oneLine(cause.toString()));
+      LOG.log(Level.WARNING, () -> "closing connection " + ctx.channel().remoteAddress() + ": "
+          + Reasons.oneLine(cause.toString()));
     }
     ctx.close();
   }

@@ -45,7 +45,8 @@ final class EntityService {
   EntityResult get(byte[] key) {
     return call("get", key, () -> {
       Entry entry = engine.get(key);
-      return entry == null || entry.isTombstone() ? EntityResult.NOT_FOUND : EntityResult.found(entry.value());
+      if (entry == null || entry.isTombstone()) return EntityResult.NOT_FOUND;
+      return EntityResult.found(entry.value());
     });
   }
 

@@ -30,7 +30,9 @@ final class IdDecoder {
       throw new InvalidRequestException(
           "id is " + key.length + " bytes of UTF-8; the limit is " + maxIdBytes);
     }
-    if (!isWellFormedUtf8(key)) throw new InvalidRequestException("id is not valid UTF-8 once percent-decoded");
+    if (!isWellFormedUtf8(key)) {
+      throw new InvalidRequestException("id is not valid UTF-8 once percent-decoded");
+    }
     return key;
   }
 
@@ -82,11 +84,13 @@ final class IdDecoder {
       if (c == '%') {
         if (i + 2 >= end || hexValue(query.charAt(i + 1)) < 0 || hexValue(query.charAt(i + 2)) < 0) {
           throw new InvalidRequestException(
-              "malformed percent-encoding at index " + i + " of the query: '%' must be followed by two hex digits");
+              "malformed percent-encoding at index " + i
+                  + " of the query: '%' must be followed by two hex digits");
         }
         i += 2;
       } else if (c > 0xFF) {
-        throw new InvalidRequestException("query has a character beyond one byte at index " + i + "; percent-encode it");
+        throw new InvalidRequestException(
+            "query has a character beyond one byte at index " + i + "; percent-encode it");
       }
       length++;
     }

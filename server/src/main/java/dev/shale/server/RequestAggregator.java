@@ -210,7 +210,9 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
 
   private static HttpResponseStatus malformedStatus(Throwable cause) {
     if (cause instanceof TooLongHttpLineException) return HttpResponseStatus.REQUEST_URI_TOO_LONG;
-    if (cause instanceof TooLongHttpHeaderException) return HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
+    if (cause instanceof TooLongHttpHeaderException) {
+      return HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
+    }
     if (cause instanceof TooLongFrameException) return HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE;
     return HttpResponseStatus.BAD_REQUEST;
   }
