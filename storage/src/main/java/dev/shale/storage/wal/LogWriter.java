@@ -3,6 +3,7 @@ package dev.shale.storage.wal;
 import dev.shale.storage.Entry;
 import dev.shale.storage.io.ChannelOpener;
 import dev.shale.storage.io.Fsync;
+import dev.shale.storage.io.RecordFormat;
 import dev.shale.storage.io.RecordWriter;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -45,9 +46,9 @@ public final class LogWriter implements AutoCloseable {
     }
   }
 
-  /** The framed size of {@code entry}'s record, for sizing write groups. */
-  public static long recordBytes(Entry entry) {
-    return 8 + LogRecord.lengthBytes(entry);
+  /** The framed size of a record with these key and value lengths, for sizing write groups. */
+  public static long recordBytes(int keyLength, int valueLength) {
+    return RecordFormat.FRAME_HEADER_BYTES + LogFormat.PAYLOAD_HEADER_BYTES + (long) keyLength + valueLength;
   }
 
   public long number() {
