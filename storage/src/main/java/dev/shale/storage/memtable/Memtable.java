@@ -2,6 +2,7 @@ package dev.shale.storage.memtable;
 
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -88,9 +89,12 @@ public final class Memtable {
     return maxVersion.get();
   }
 
-  /** All records in key order: weakly consistent while writers run, exact once frozen. */
+  /**
+   * All records in key order: weakly consistent while writers run, exact once frozen. Read only:
+   * removing through it would bypass the size accounting.
+   */
   public Iterator<Entry> iterator() {
-    return records.values().iterator();
+    return Collections.unmodifiableCollection(records.values()).iterator();
   }
 
   private void trackVersion(long version) {

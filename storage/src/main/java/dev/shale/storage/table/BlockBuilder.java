@@ -57,7 +57,9 @@ final class BlockBuilder {
     out.putInt(count);
     out.putInt(out.checksum());
     BlockHandle handle = new BlockHandle(blockOffset, out.position() - blockOffset);
-    if (handle.length() > TableFormat.U32_MAX) throw new IllegalStateException("block of " + handle.length() + " bytes exceeds the u32 block_length");
+    if (handle.length() > TableFormat.U32_MAX) {
+      throw new IllegalStateException("block of " + handle.length() + " bytes exceeds the u32 block_length");
+    }
     count = 0;
     return handle;
   }
@@ -68,7 +70,9 @@ final class BlockBuilder {
       out.startChecksum();
     }
     long itemOffset = out.position() - blockOffset;
-    if (itemOffset > TableFormat.U32_MAX) throw new IllegalStateException("block exceeds the u32 item offsets");
+    if (itemOffset > TableFormat.U32_MAX) {
+      throw new IllegalStateException("block exceeds the u32 item offsets");
+    }
     if (count == itemOffsets.length) itemOffsets = Arrays.copyOf(itemOffsets, count * 2);
     itemOffsets[count++] = (int) itemOffset;
   }

@@ -52,7 +52,8 @@ final class BlockReader {
     long count = Integer.toUnsignedLong(block.get(U32, crcOffset - 4));
     long maxCount = (handle.length() - TableFormat.BLOCK_TRAILER_BYTES) / (4L + headerBytes);
     if (count < 1 || count > maxCount) {
-      throw TableCorruption.at(path, handle.offset(), "block count " + count + " is implausible for " + handle.length() + " bytes");
+      throw TableCorruption.at(path, handle.offset(),
+          "block count " + count + " is implausible for " + handle.length() + " bytes");
     }
     return new BlockReader(block, path, handle.offset(), headerBytes, (int) count);
   }
@@ -69,16 +70,22 @@ final class BlockReader {
   /** The offset of item {@code i} in the block, checked to leave room for its header and key. */
   long itemOffset(int i) {
     long offset = Integer.toUnsignedLong(block.get(U32, itemsEnd + 4L * i));
-    if (offset > itemsEnd - headerBytes) throw corrupt("item " + i + " offset " + offset + " runs past the items");
+    if (offset > itemsEnd - headerBytes) {
+      throw corrupt("item " + i + " offset " + offset + " runs past the items");
+    }
     long keyLength = Integer.toUnsignedLong(block.get(U32, offset));
-    if (keyLength > itemsEnd - offset - headerBytes) throw corrupt("item " + i + " key of " + keyLength + " bytes runs past the items");
+    if (keyLength > itemsEnd - offset - headerBytes) {
+      throw corrupt("item " + i + " key of " + keyLength + " bytes runs past the items");
+    }
     return offset;
   }
 
   /** The offset of item {@code i}'s value (or trailing data) of {@code length} bytes, checked. */
   long checkedTail(int i, long itemOffset, long length) {
     long tail = itemOffset + headerBytes + keyLength(itemOffset);
-    if (length < 0 || length > itemsEnd - tail) throw corrupt("item " + i + " value of " + length + " bytes runs past the items");
+    if (length < 0 || length > itemsEnd - tail) {
+      throw corrupt("item " + i + " value of " + length + " bytes runs past the items");
+    }
     return tail;
   }
 
@@ -114,7 +121,9 @@ final class BlockReader {
   boolean keyIncreasesAt(int i) {
     long previous = itemOffset(i - 1);
     long current = itemOffset(i);
-    return compare(block, previous + headerBytes, keyLength(previous), block, current + headerBytes, keyLength(current)) < 0;
+    long previousKey = previous + headerBytes;
+    long currentKey = current + headerBytes;
+    return compare(block, previousKey, keyLength(previous), block, currentKey, keyLength(current)) < 0;
   }
 
   /** Item {@code i}'s key compared with {@code key} as unsigned bytes, shorter first on a tie. */
@@ -124,7 +133,8 @@ final class BlockReader {
   }
 
   /** Compares two byte ranges in place the way Keys.ORDER compares arrays. */
-  private static int compare(MemorySegment a, long aStart, long aLength, MemorySegment b, long bStart, long bLength) {
+  private static int compare(
+      MemorySegment a, long aStart, long aLength, MemorySegment b, long bStart, long bLength) {
     long mismatch = MemorySegment.mismatch(a, aStart, aStart + aLength, b, bStart, bStart + bLength);
     if (mismatch < 0) return 0;
     if (mismatch == aLength) return -1;

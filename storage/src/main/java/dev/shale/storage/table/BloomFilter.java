@@ -38,7 +38,8 @@ final class BloomFilter {
    */
   static BloomFilter open(MemorySegment file, BlockHandle block, Path path) {
     if (block.length() < TableFormat.FILTER_OVERHEAD_BYTES + MIN_BITS / 8) {
-      throw TableCorruption.at(path, block.offset(), "filter block of " + block.length() + " bytes is too short");
+      throw TableCorruption.at(
+          path, block.offset(), "filter block of " + block.length() + " bytes is too short");
     }
     MemorySegment filter = file.asSlice(block.offset(), block.length());
     long crcOffset = block.length() - 4;
@@ -49,10 +50,13 @@ final class BloomFilter {
     int numProbes = filter.get(U32, 0);
     long bitCount = Integer.toUnsignedLong(filter.get(U32, 4));
     if (numProbes < 1 || numProbes > MAX_PROBES) {
-      throw TableCorruption.at(path, block.offset(), "filter num_probes " + numProbes + " is outside [1, " + MAX_PROBES + "]");
+      throw TableCorruption.at(
+          path, block.offset(), "filter num_probes " + numProbes + " is outside [1, " + MAX_PROBES + "]");
     }
-    if (bitCount < MIN_BITS || bitCount % 8 != 0 || TableFormat.FILTER_OVERHEAD_BYTES + bitCount / 8 != block.length()) {
-      throw TableCorruption.at(path, block.offset(), "filter bit_count " + bitCount + " does not match its block of " + block.length() + " bytes");
+    boolean fitsBlock = TableFormat.FILTER_OVERHEAD_BYTES + bitCount / 8 == block.length();
+    if (bitCount < MIN_BITS || bitCount % 8 != 0 || !fitsBlock) {
+      throw TableCorruption.at(path, block.offset(),
+          "filter bit_count " + bitCount + " does not match its block of " + block.length() + " bytes");
     }
     return new BloomFilter(filter.asSlice(8, bitCount / 8), bitCount, numProbes);
   }
@@ -74,7 +78,7 @@ final class BloomFilter {
   /** {@code round(bitsPerKey * ln 2)}, clamped to [1, 30]. */
   static int numProbes(int bitsPerKey) {
     long probes = Math.round(bitsPerKey * Math.log(2));
-    return (int) Math.clamp(probes, 1, MAX_PROBES);
+    return Math.clamp(probes, 1, MAX_PROBES);
   }
 
   /** {@code max(64, keys * bitsPerKey)} rounded up to a multiple of 8, at most {@link #MAX_BITS}. */

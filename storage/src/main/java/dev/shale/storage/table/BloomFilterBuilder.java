@@ -36,7 +36,9 @@ final class BloomFilterBuilder {
     int numProbes = BloomFilter.numProbes(bitsPerKey);
     long bitCount = BloomFilter.bitCount(keyCount, bitsPerKey);
     byte[] bits = new byte[Math.toIntExact(bitCount / 8)];
-    for (int k = 0; k < keyCount; k++) setProbedBits(bits, bitCount, numProbes, hashes[2 * k], hashes[2 * k + 1]);
+    for (int k = 0; k < keyCount; k++) {
+      setProbedBits(bits, bitCount, numProbes, hashes[2 * k], hashes[2 * k + 1]);
+    }
 
     long offset = out.position();
     out.startChecksum();

@@ -55,11 +55,15 @@ final class DataBlock {
     long valueOffset = reader.checkedTail(i, offset, valueLength);
     return switch (type) {
       case TableFormat.TYPE_TOMBSTONE -> {
-        if (valueLength != 0) throw reader.corrupt("tombstone " + i + " has a value of " + valueLength + " bytes");
+        if (valueLength != 0) {
+          throw reader.corrupt("tombstone " + i + " has a value of " + valueLength + " bytes");
+        }
         yield Entry.tombstone(key, version);
       }
       case TableFormat.TYPE_VALUE -> {
-        if (valueLength > MAX_VALUE_BYTES) throw reader.corrupt("entry " + i + " value of " + valueLength + " bytes is implausible");
+        if (valueLength > MAX_VALUE_BYTES) {
+          throw reader.corrupt("entry " + i + " value of " + valueLength + " bytes is implausible");
+        }
         yield new Entry(key, version, block.asSlice(valueOffset, valueLength).toArray(ValueLayout.JAVA_BYTE));
       }
       default -> throw reader.corrupt("entry " + i + " has unknown record type " + type);

@@ -41,7 +41,9 @@ record Footer(BlockHandle index, BlockHandle filter, long entryCount, long minVe
       throw TableCorruption.at(path, 0, "file of " + file.byteSize() + " bytes is too short to be a table");
     }
     MemorySegment footer = file.asSlice(footerOffset, TableFormat.FOOTER_BYTES);
-    if (footer.get(U64, 56) != TableFormat.MAGIC) throw TableCorruption.at(path, footerOffset, "bad magic: not a table, or truncated");
+    if (footer.get(U64, 56) != TableFormat.MAGIC) {
+      throw TableCorruption.at(path, footerOffset, "bad magic: not a table, or truncated");
+    }
     int storedCrc = footer.get(U32, 52);
     if (storedCrc != TableFormat.crc32c(footer.asSlice(0, TableFormat.FOOTER_CRC_COVERED_BYTES))) {
       throw TableCorruption.at(path, footerOffset, "footer fails its crc");
@@ -65,13 +67,18 @@ record Footer(BlockHandle index, BlockHandle filter, long entryCount, long minVe
 
   private void checkLayout(long footerOffset, Path path) {
     if (index.end() != footerOffset || index.offset() < 0 || index.offset() > footerOffset) {
-      throw TableCorruption.at(path, footerOffset, "index block " + index + " does not end where the footer starts");
+      throw TableCorruption.at(
+          path, footerOffset, "index block " + index + " does not end where the footer starts");
     }
-    if (filter.end() != index.offset() || filter.offset() < TableFormat.MIN_DATA_BLOCK_BYTES || filter.offset() > index.offset()) {
-      throw TableCorruption.at(path, footerOffset, "filter block " + filter + " does not end where the index starts, after the data");
+    boolean filterAfterData =
+        filter.offset() >= TableFormat.MIN_DATA_BLOCK_BYTES && filter.offset() <= index.offset();
+    if (filter.end() != index.offset() || !filterAfterData) {
+      throw TableCorruption.at(path, footerOffset,
+          "filter block " + filter + " does not end where the index starts, after the data");
     }
     if (entryCount < 1 || minVersion > maxVersion) {
-      throw TableCorruption.at(path, footerOffset, "implausible entry_count " + entryCount + " or versions [" + minVersion + ", " + maxVersion + "]");
+      throw TableCorruption.at(path, footerOffset,
+          "implausible entry_count " + entryCount + " or versions [" + minVersion + ", " + maxVersion + "]");
     }
   }
 }

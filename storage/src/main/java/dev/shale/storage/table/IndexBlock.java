@@ -22,7 +22,8 @@ final class IndexBlock {
   }
 
   static IndexBlock open(MemorySegment file, Footer footer, Path path) {
-    IndexBlock index = new IndexBlock(BlockReader.open(file, footer.index(), TableFormat.INDEX_ENTRY_HEADER_BYTES, path));
+    BlockReader reader = BlockReader.open(file, footer.index(), TableFormat.INDEX_ENTRY_HEADER_BYTES, path);
+    IndexBlock index = new IndexBlock(reader);
     index.checkLayout(footer);
     return index;
   }
@@ -43,7 +44,9 @@ final class IndexBlock {
   BlockHandle handle(int block) {
     long offset = reader.itemOffset(block);
     MemorySegment segment = reader.segment();
-    return new BlockHandle(segment.get(U64, offset + 4), Integer.toUnsignedLong(segment.get(U32, offset + 12)));
+    long blockOffset = segment.get(U64, offset + 4);
+    long blockLength = Integer.toUnsignedLong(segment.get(U32, offset + 12));
+    return new BlockHandle(blockOffset, blockLength);
   }
 
   private void checkLayout(Footer footer) {
@@ -53,14 +56,18 @@ final class IndexBlock {
     long expectedOffset = 0;
     for (int i = 0; i < blockCount(); i++) {
       BlockHandle block = handle(i);
-      if (block.offset() != expectedOffset || block.length() < TableFormat.MIN_DATA_BLOCK_BYTES || block.length() > footer.dataEnd() - expectedOffset) {
-        throw reader.corrupt("index entry " + i + " points at " + block + ", not a block after offset " + expectedOffset + " within the data");
+      boolean plausibleLength = block.length() >= TableFormat.MIN_DATA_BLOCK_BYTES
+          && block.length() <= footer.dataEnd() - expectedOffset;
+      if (block.offset() != expectedOffset || !plausibleLength) {
+        throw reader.corrupt("index entry " + i + " points at " + block
+            + ", not a block after offset " + expectedOffset + " within the data");
       }
       if (i > 0 && !reader.keyIncreasesAt(i)) throw reader.corrupt("index key " + i + " does not increase");
       expectedOffset = block.end();
     }
     if (expectedOffset != footer.dataEnd()) {
-      throw reader.corrupt("data blocks end at " + expectedOffset + ", not at the filter offset " + footer.dataEnd());
+      throw reader.corrupt(
+          "data blocks end at " + expectedOffset + ", not at the filter offset " + footer.dataEnd());
     }
   }
 }

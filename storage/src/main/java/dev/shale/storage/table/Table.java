@@ -119,11 +119,16 @@ public final class Table implements AutoCloseable {
   /** Data block {@code block}, crc-checked. */
   DataBlock readBlock(int block) {
     blockReads.increment();
-    return DataBlock.open(file, index.handle(block), path);
+    return DataBlock.open(file, blockHandle(block), path);
+  }
+
+  /** Where data block {@code block} lies in the file. */
+  BlockHandle blockHandle(int block) {
+    return index.handle(block);
   }
 
   CorruptionException corruptBlock(int block, String what) {
-    return TableCorruption.at(path, index.handle(block).offset(), what);
+    return TableCorruption.at(path, blockHandle(block).offset(), what);
   }
 
   /** Data blocks read since open: lets tests see the filter spare reads. */

@@ -12,7 +12,7 @@ import java.util.zip.CRC32C;
  */
 final class TableFormat {
   /** "SHALESST" read as a little-endian u64. Do not change: embedded in on-disk data. */
-  static final long MAGIC = 0x5453534C454C4148L;
+  static final long MAGIC = 0x545353454C414853L;
   /** Do not change: embedded in on-disk data. */
   static final int FORMAT_VERSION = 1;
   /** Do not change: embedded in on-disk data. */

@@ -41,7 +41,8 @@ final class TableIterator implements Iterator<Entry> {
     if (!hasNext()) throw new NoSuchElementException();
     Entry entry = block.entryAt(nextInBlock);
     if (previousKey != null && Keys.compare(previousKey, entry.key()) >= 0) {
-      throw table.corruptBlock(nextBlock - 1, "key of entry " + nextInBlock + " does not follow the previous key");
+      throw table.corruptBlock(
+          nextBlock - 1, "key of entry " + nextInBlock + " does not follow the previous key");
     }
     nextInBlock++;
     previousKey = entry.key();
@@ -51,7 +52,8 @@ final class TableIterator implements Iterator<Entry> {
 
   private void checkEntryCount() {
     if (returned != table.entryCount()) {
-      throw table.corruptBlock(table.blockCount() - 1, "table holds " + returned + " records, its footer says " + table.entryCount());
+      throw table.corruptBlock(table.blockCount() - 1,
+          "table holds " + returned + " records, its footer says " + table.entryCount());
     }
   }
 }

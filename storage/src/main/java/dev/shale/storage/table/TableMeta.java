@@ -26,7 +26,8 @@ public record TableMeta(
 
   /** The same table at {@code newLevel} (compaction moves tables between levels). */
   public TableMeta withLevel(int newLevel) {
-    return new TableMeta(fileNumber, newLevel, fileSizeBytes, entryCount, minVersion, maxVersion, smallestKey, largestKey);
+    return new TableMeta(
+        fileNumber, newLevel, fileSizeBytes, entryCount, minVersion, maxVersion, smallestKey, largestKey);
   }
 
   @Override

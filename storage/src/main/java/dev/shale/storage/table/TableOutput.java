@@ -46,7 +46,9 @@ final class TableOutput {
 
   /** Appends the low 32 bits of {@code u32}, which must fit a u32 field. */
   void putU32(long u32) throws IOException {
-    if (u32 < 0 || u32 > TableFormat.U32_MAX) throw new IllegalStateException(u32 + " does not fit a u32 field");
+    if (u32 < 0 || u32 > TableFormat.U32_MAX) {
+      throw new IllegalStateException(u32 + " does not fit a u32 field");
+    }
     putInt((int) u32);
   }
 

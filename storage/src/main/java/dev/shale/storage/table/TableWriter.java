@@ -1,12 +1,14 @@
 package dev.shale.storage.table;
 
+import static java.nio.file.StandardOpenOption.CREATE_NEW;
+import static java.nio.file.StandardOpenOption.WRITE;
+
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -33,7 +35,8 @@ public final class TableWriter {
   private long minVersion = Long.MAX_VALUE;
   private long maxVersion = Long.MIN_VALUE;
 
-  private TableWriter(Path file, long fileNumber, FileChannel channel, int blockSizeBytes, int bloomBitsPerKey) {
+  private TableWriter(
+      Path file, long fileNumber, FileChannel channel, int blockSizeBytes, int bloomBitsPerKey) {
     this.file = file;
     this.fileNumber = fileNumber;
     this.blockSizeBytes = blockSizeBytes;
@@ -50,12 +53,19 @@ public final class TableWriter {
    * @throws IllegalArgumentException for an empty iterator (a table with no records is never
    *     written), out-of-order or duplicate keys, or bad sizes
    */
-  public static TableMeta write(Path file, long fileNumber, Iterator<Entry> entries, int blockSizeBytes, int bloomBitsPerKey)
+  public static TableMeta write(
+      Path file, long fileNumber, Iterator<Entry> entries, int blockSizeBytes, int bloomBitsPerKey)
       throws IOException {
-    if (blockSizeBytes < 1) throw new IllegalArgumentException("blockSizeBytes must be >= 1: " + blockSizeBytes);
-    if (bloomBitsPerKey < 0) throw new IllegalArgumentException("bloomBitsPerKey must be >= 0: " + bloomBitsPerKey);
-    if (!entries.hasNext()) throw new IllegalArgumentException("a table with no records is never written: " + file);
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+    if (blockSizeBytes < 1) {
+      throw new IllegalArgumentException("blockSizeBytes must be >= 1: " + blockSizeBytes);
+    }
+    if (bloomBitsPerKey < 0) {
+      throw new IllegalArgumentException("bloomBitsPerKey must be >= 0: " + bloomBitsPerKey);
+    }
+    if (!entries.hasNext()) {
+      throw new IllegalArgumentException("a table with no records is never written: " + file);
+    }
+    try (FileChannel channel = FileChannel.open(file, CREATE_NEW, WRITE)) {
       try {
         TableWriter writer = new TableWriter(file, fileNumber, channel, blockSizeBytes, bloomBitsPerKey);
         while (entries.hasNext()) writer.add(Objects.requireNonNull(entries.next(), "null entry"));
@@ -83,8 +93,11 @@ public final class TableWriter {
 
   private void checkOrder(byte[] key) {
     if (lastKey != null && Keys.compare(lastKey, key) >= 0) {
-      throw new IllegalArgumentException(file + ": record " + entryCount + " key " + Keys.toDisplay(key)
-          + (Keys.compare(lastKey, key) == 0 ? " repeats the previous key" : " sorts before the previous key " + Keys.toDisplay(lastKey)));
+      String problem = Keys.compare(lastKey, key) == 0
+          ? " repeats the previous key"
+          : " sorts before the previous key " + Keys.toDisplay(lastKey);
+      throw new IllegalArgumentException(
+          file + ": record " + entryCount + " key " + Keys.toDisplay(key) + problem);
     }
   }
 
@@ -100,12 +113,15 @@ public final class TableWriter {
     BlockHandle indexHandle = writeIndex();
     out.putBytes(new Footer(indexHandle, filterHandle, entryCount, minVersion, maxVersion).encode());
     out.sync();
-    return new TableMeta(fileNumber, 0, out.position(), entryCount, minVersion, maxVersion, smallestKey, lastKey);
+    long sizeBytes = out.position();
+    return new TableMeta(fileNumber, 0, sizeBytes, entryCount, minVersion, maxVersion, smallestKey, lastKey);
   }
 
   private BlockHandle writeIndex() throws IOException {
     BlockBuilder index = new BlockBuilder(out);
-    for (int i = 0; i < blockHandles.size(); i++) index.addIndexEntry(blockLastKeys.get(i), blockHandles.get(i));
+    for (int i = 0; i < blockHandles.size(); i++) {
+      index.addIndexEntry(blockLastKeys.get(i), blockHandles.get(i));
+    }
     return index.finish();
   }
 
