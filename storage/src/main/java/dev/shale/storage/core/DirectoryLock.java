@@ -58,6 +58,7 @@ final class DirectoryLock implements AutoCloseable {
 
   private static StorageException lockedBy(String holder, Path directory) {
     return new StorageException(
-        directory + " is in use: " + holder + " holds its LOCK file (a directory opens once at a time)");
+        directory + " is in use: " + holder
+            + " holds its LOCK file (a directory opens once at a time)");
   }
 }

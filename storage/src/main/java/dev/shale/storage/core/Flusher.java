@@ -179,7 +179,8 @@ final class Flusher implements Runnable {
     try {
       Files.deleteIfExists(file);
     } catch (IOException e) {
-      LOG.log(Level.WARNING, "deleting flushed log " + file + " failed (deleted at next open): " + e);
+      LOG.log(Level.WARNING,
+          "deleting flushed log " + file + " failed (deleted at next open): " + e);
     }
   }
 

@@ -107,11 +107,12 @@ public final class LsmEngine implements Engine {
     this.log = new ActiveLog(recovered.log());
     this.opener = hooks.opener();
     this.stallLog = new StallLog(directory.toString());
-    this.stallTimeoutNanos =
-        Math.min(TimeUnit.MILLISECONDS.toNanos(options.writeStallTimeoutMillis()), Long.MAX_VALUE / 4);
+    // Capped so that arrival + timeout never overflows a nanoTime difference.
+    this.stallTimeoutNanos = Math.min(
+        TimeUnit.MILLISECONDS.toNanos(options.writeStallTimeoutMillis()), Long.MAX_VALUE / 4);
     this.view = new AtomicReference<>(new ReadView(new Memtable(), List.of(), recovered.tables()));
     recovered.tables().forEach(SharedTable::release); // the view holds them now
-    String name = directory.getFileName() == null ? directory.toString() : directory.getFileName().toString();
+    String name = String.valueOf(directory.getFileName());
     this.flusher = new Flusher(new FlushHost(), directory, options, fileNumbers, manifest,
         hooks.flushGate(), "shale-flush-" + name);
     this.intervalSync = options.syncMode() == SyncMode.INTERVAL
@@ -134,10 +135,16 @@ public final class LsmEngine implements Engine {
       directoryLock = DirectoryLock.acquire(directory);
       HybridClock clock = new HybridClock(options.wallClockMillis());
       Recovery.Recovered recovered = Recovery.run(directory, options, clock, hooks.opener());
-      LsmEngine engine = new LsmEngine(directory, options, hooks, clock, directoryLock, recovered);
-      engine.flusher.start();
-      if (engine.intervalSync != null) engine.intervalSync.start();
-      return engine;
+      try {
+        LsmEngine engine =
+            new LsmEngine(directory, options, hooks, clock, directoryLock, recovered);
+        engine.flusher.start();
+        if (engine.intervalSync != null) engine.intervalSync.start();
+        return engine;
+      } catch (RuntimeException | Error e) {
+        recovered.closeQuietly();
+        throw e;
+      }
     } catch (IOException e) {
       closeQuietly(directoryLock);
       throw new StorageException("opening " + directory + " failed: " + e, e);
@@ -191,9 +198,10 @@ public final class LsmEngine implements Engine {
   }
 
   /**
-   * Refuses new writes, lets queued ones finish, fsyncs the log, waits (bounded) for a flush in
-   * progress, and releases the files. Frozen memtables not yet flushed are safe in their logs
-   * and replayed at the next open. Idempotent; a concurrent second call waits for the first.
+   * Refuses new writes (queued ones fail; a group being written completes), fsyncs the log, waits
+   * (bounded) for a flush in progress, and releases the files. Frozen memtables not yet flushed
+   * are safe in their logs and replayed at the next open. Idempotent; a concurrent second call
+   * waits for the first.
    */
   @Override
   public void close() {
@@ -412,7 +420,9 @@ public final class LsmEngine implements Engine {
   private StorageException poison(String what, IOException cause) {
     StorageException failure = new StorageException(
         what + " failed: " + cause + "; the engine accepts no more writes", cause);
-    if (poison.compareAndSet(null, failure)) LOG.log(Level.ERROR, directory + ": " + failure.getMessage());
+    if (poison.compareAndSet(null, failure)) {
+      LOG.log(Level.ERROR, directory + ": " + failure.getMessage());
+    }
     return failure;
   }
 
@@ -509,8 +519,9 @@ public final class LsmEngine implements Engine {
       failures.add(e);
     }
     if (!failures.isEmpty()) {
+      Exception first = failures.getFirst();
       StorageException failure =
-          new StorageException("closing " + directory + " failed: " + failures.getFirst(), failures.getFirst());
+          new StorageException("closing " + directory + " failed: " + first, first);
       failures.stream().skip(1).forEach(failure::addSuppressed);
       throw failure;
     }

@@ -41,7 +41,23 @@ final class Recovery {
    * @param tables the live tables, newest first; the caller owns one reference to each
    */
   record Recovered(
-      Manifest manifest, List<SharedTable> tables, LogWriter log, FileNumbers fileNumbers) {}
+      Manifest manifest, List<SharedTable> tables, LogWriter log, FileNumbers fileNumbers) {
+
+    /** Lets everything go when the engine cannot start after all. */
+    void closeQuietly() {
+      tables.forEach(SharedTable::release);
+      try {
+        log.close();
+      } catch (IOException | RuntimeException e) {
+        LOG.log(Level.WARNING, "closing " + log.path() + " failed: " + e);
+      }
+      try {
+        manifest.close();
+      } catch (IOException | RuntimeException e) {
+        LOG.log(Level.WARNING, "closing the manifest failed: " + e);
+      }
+    }
+  }
 
   private static final System.Logger LOG = System.getLogger(Recovery.class.getName());
 
@@ -58,7 +74,8 @@ final class Recovery {
     this.opener = opener;
   }
 
-  static Recovered run(Path directory, EngineOptions options, HybridClock clock, ChannelOpener opener)
+  static Recovered run(
+      Path directory, EngineOptions options, HybridClock clock, ChannelOpener opener)
       throws IOException {
     Recovery recovery = new Recovery(directory, options, clock, opener);
     try {
@@ -80,8 +97,9 @@ final class Recovery {
 
     long logNumber = numbers.allocate();
     long manifestNumber = numbers.allocate();
-    ManifestSnapshot snapshot = new ManifestSnapshot(
-        numbers.peek(), logNumber, clock.current(), tables.stream().map(SharedTable::meta).toList());
+    List<TableMeta> metas = tables.stream().map(SharedTable::meta).toList();
+    ManifestSnapshot snapshot =
+        new ManifestSnapshot(numbers.peek(), logNumber, clock.current(), metas);
     Manifest manifest = Manifest.create(directory, manifestNumber, snapshot, opener);
     LogWriter log;
     try {
@@ -102,7 +120,8 @@ final class Recovery {
   private ManifestSnapshot loadManifest(DirectoryListing listing) throws IOException {
     Optional<ManifestLoader.Loaded> loaded = ManifestLoader.load(directory);
     if (loaded.isPresent()) {
-      LOG.log(Level.INFO, directory + ": state from " + FileNames.manifest(loaded.get().fileNumber()));
+      LOG.log(Level.INFO,
+          directory + ": state from " + FileNames.manifest(loaded.get().fileNumber()));
       return loaded.get().snapshot();
     }
     if (!listing.logs().isEmpty() || !listing.tables().isEmpty()) {

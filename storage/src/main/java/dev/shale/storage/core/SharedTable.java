@@ -46,7 +46,9 @@ final class SharedTable {
 
   void retain() {
     int before = references.getAndIncrement();
-    if (before <= 0) throw new IllegalStateException("table " + table.path() + " retained after close");
+    if (before <= 0) {
+      throw new IllegalStateException("table " + table.path() + " retained after close");
+    }
   }
 
   void release() {

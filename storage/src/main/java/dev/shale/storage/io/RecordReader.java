@@ -21,7 +21,7 @@ public final class RecordReader implements AutoCloseable {
   /** One record whose crc holds: where it starts in the file, and its payload. */
   public record Frame(long offset, MemorySegment payload) {}
 
-  /** The bytes after the last good record: where they start, how many, and why they end the file. */
+  /** The bytes after the last good record: where they start, how many, why they end the file. */
   public record TornTail(long offset, long droppedBytes, String reason) {}
 
   private final Path path;
@@ -46,8 +46,9 @@ public final class RecordReader implements AutoCloseable {
     Arena arena = Arena.ofConfined();
     try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
       long size = channel.size();
-      MemorySegment file =
-          size == 0 ? MemorySegment.NULL : channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+      MemorySegment file = size == 0
+          ? MemorySegment.NULL
+          : channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
       RecordReader reader = new RecordReader(path, arena, file);
       reader.readHeader(magic);
       return reader;

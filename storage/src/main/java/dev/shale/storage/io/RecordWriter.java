@@ -41,7 +41,8 @@ public final class RecordWriter implements AutoCloseable {
   }
 
   /** Creates {@code path} (which must not exist) and writes its header; nothing is forced. */
-  public static RecordWriter create(Path path, long magic, ChannelOpener opener) throws IOException {
+  public static RecordWriter create(Path path, long magic, ChannelOpener opener)
+      throws IOException {
     FileChannel channel = opener.createNew(path);
     RecordWriter writer = null;
     try {

@@ -36,7 +36,8 @@ public final class ManifestLoader {
     List<Long> numbers = manifestNumbers(directory);
     numbers.sort(Comparator.reverseOrder());
     for (long number : numbers) {
-      Optional<ManifestSnapshot> snapshot = lastSnapshot(directory.resolve(FileNames.manifest(number)));
+      Path file = directory.resolve(FileNames.manifest(number));
+      Optional<ManifestSnapshot> snapshot = lastSnapshot(file);
       if (snapshot.isPresent()) return Optional.of(new Loaded(number, snapshot.get()));
     }
     return Optional.empty();

@@ -15,9 +15,12 @@ import java.util.List;
 /**
  * The payload of a manifest record (docs/format.md, "Manifest"):
  * <pre>
- * payload := next_file_number:u64 log_number:u64 last_version:u64 table_count:u32 table[table_count]
- * table   := file_number:u64 level:u32 file_size:u64 entry_count:u64 min_version:u64 max_version:u64
- *            smallest_length:u32 smallest[smallest_length] largest_length:u32 largest[largest_length]
+ * payload := next_file_number:u64 log_number:u64 last_version:u64
+ *            table_count:u32 table[table_count]
+ * table   := file_number:u64 level:u32 file_size:u64 entry_count:u64
+ *            min_version:u64 max_version:u64
+ *            smallest_length:u32 smallest[smallest_length]
+ *            largest_length:u32 largest[largest_length]
  * </pre>
  */
 final class SnapshotRecord implements Payload {
@@ -122,7 +125,8 @@ final class SnapshotRecord implements Payload {
     }
 
     byte[] bytes(int length) {
-      require(Integer.toUnsignedLong(length), "a key of " + Integer.toUnsignedLong(length) + " bytes");
+      long unsigned = Integer.toUnsignedLong(length);
+      require(unsigned, "a key of " + unsigned + " bytes");
       byte[] value = bytes.asSlice(position, length).toArray(ValueLayout.JAVA_BYTE);
       position += length;
       return value;

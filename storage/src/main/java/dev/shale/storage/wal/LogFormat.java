@@ -11,7 +11,10 @@ final class LogFormat {
   /** Record types. Do not change: embedded in on-disk data. */
   static final byte TYPE_VALUE = 1;
   static final byte TYPE_TOMBSTONE = 2;
-  /** type:u8 version:u64 key_length:u32 value_length:u32. Do not change: embedded in on-disk data. */
+  /**
+   * type:u8 version:u64 key_length:u32 value_length:u32 before the key.
+   * Do not change: embedded in on-disk data.
+   */
   static final int PAYLOAD_HEADER_BYTES = 17;
 
   private LogFormat() {}

@@ -74,13 +74,13 @@ final class LogRecord implements Payload {
     int keyLength = p.get(U32, 9);
     int valueLength = p.get(U32, 13);
     if (keyLength < 0 || valueLength < 0) {
-      throw new CorruptionException(file, "key or value longer than 2^31-1 bytes in the record at offset "
-          + frame.offset());
+      throw new CorruptionException(file,
+          "key or value longer than 2^31-1 bytes in the record at offset " + frame.offset());
     }
-    byte[] key = p.asSlice(LogFormat.PAYLOAD_HEADER_BYTES, keyLength).toArray(ValueLayout.JAVA_BYTE);
+    byte[] key = copy(p, LogFormat.PAYLOAD_HEADER_BYTES, keyLength);
     return switch (type) {
-      case LogFormat.TYPE_VALUE -> new Entry(key, version,
-          p.asSlice(LogFormat.PAYLOAD_HEADER_BYTES + keyLength, valueLength).toArray(ValueLayout.JAVA_BYTE));
+      case LogFormat.TYPE_VALUE ->
+          new Entry(key, version, copy(p, LogFormat.PAYLOAD_HEADER_BYTES + keyLength, valueLength));
       case LogFormat.TYPE_TOMBSTONE -> {
         if (valueLength != 0) {
           throw new CorruptionException(file, "tombstone with " + valueLength
@@ -91,6 +91,10 @@ final class LogRecord implements Payload {
       default -> throw new CorruptionException(file,
           "unknown record type " + type + " in the record at offset " + frame.offset());
     };
+  }
+
+  private static byte[] copy(MemorySegment payload, long offset, int length) {
+    return payload.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE);
   }
 
   private static int valueLength(Entry entry) {

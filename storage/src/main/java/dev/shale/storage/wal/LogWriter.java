@@ -48,7 +48,8 @@ public final class LogWriter implements AutoCloseable {
 
   /** The framed size of a record with these key and value lengths, for sizing write groups. */
   public static long recordBytes(int keyLength, int valueLength) {
-    return RecordFormat.FRAME_HEADER_BYTES + LogFormat.PAYLOAD_HEADER_BYTES + (long) keyLength + valueLength;
+    return RecordFormat.FRAME_HEADER_BYTES + LogFormat.PAYLOAD_HEADER_BYTES
+        + (long) keyLength + valueLength;
   }
 
   public long number() {
@@ -63,7 +64,7 @@ public final class LogWriter implements AutoCloseable {
     return records.sizeBytes();
   }
 
-  /** Appends {@code entries}, in order, with one write() call when they fit {@link #GROUP_BYTES}. */
+  /** Appends {@code entries} in order: one write() call when they fit {@link #GROUP_BYTES}. */
   public void append(List<Entry> entries) throws IOException {
     List<LogRecord> payloads = new ArrayList<>(entries.size());
     for (Entry entry : entries) payloads.add(new LogRecord(entry));

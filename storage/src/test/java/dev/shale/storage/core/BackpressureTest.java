@@ -37,7 +37,9 @@ class BackpressureTest {
           stall = e;
         }
       }
-      assertThat(stall).hasMessageContaining("nothing was written").hasMessageContaining("frozen memtables");
+      assertThat(stall)
+          .hasMessageContaining("nothing was written")
+          .hasMessageContaining("frozen memtables");
       EngineStats stats = engine.stats();
       assertThat(stats.immutableMemtables()).isEqualTo(1);
       assertThat(stats.writeStalls()).isEqualTo(1);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
+import dev.shale.storage.StorageException;
 import dev.shale.storage.SyncMode;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -52,7 +53,8 @@ class ConcurrencyTest {
         }
       }
       long forces = engine.logForceCount() - forcesBefore;
-      System.out.println("group commit: " + forces + " fsyncs for " + threads * writesPerThread + " writes");
+      int writes = threads * writesPerThread;
+      System.out.println("group commit: " + forces + " fsyncs for " + writes + " writes");
       assertThat(forces).isPositive().isLessThan((long) threads * writesPerThread);
     }
   }
@@ -88,6 +90,44 @@ class ConcurrencyTest {
 
       assertThat(failures).isEmpty();
       assertThat(engine.stats().flushes()).isGreaterThanOrEqualTo(5);
+    }
+  }
+
+  @Test
+  void closeRacingReadersAndWritersKeepsEveryAcknowledgedWrite() throws Exception {
+    LsmEngine engine = LsmEngine.open(dir, EngineTesting.smallOptions(), Hooks.none());
+    for (int i = 0; i < 2_000; i++) engine.put(key(9, i), new byte[100]); // a few tables to read
+    ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<Integer> acknowledged = new ConcurrentLinkedQueue<>();
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < 4; t++) {
+      int thread = t;
+      threads.add(Thread.ofPlatform().start(() -> {
+        try {
+          for (int i = 0; ; i++) {
+            if (thread % 2 == 0) {
+              engine.get(key(9, i % 2_000));
+            } else {
+              engine.put(key(thread, i), new byte[100]);
+              acknowledged.add(thread * 1_000_000 + i);
+            }
+          }
+        } catch (StorageException e) {
+          if (!e.getMessage().contains("engine is closed")) unexpected.add(e);
+        } catch (Throwable e) {
+          unexpected.add(e);
+        }
+      }));
+    }
+    EngineTesting.await("writes under way", () -> acknowledged.size() > 500);
+    engine.close();
+    for (Thread t : threads) t.join();
+
+    assertThat(unexpected).isEmpty();
+    try (LsmEngine reopened = LsmEngine.open(dir, EngineTesting.smallOptions(), Hooks.none())) {
+      for (int id : acknowledged) {
+        assertThat(reopened.get(key(id / 1_000_000, id % 1_000_000))).isNotNull();
+      }
     }
   }
 

@@ -55,7 +55,7 @@ class EngineModelTest {
     assertThat(flushes).as("seed %d: flushes", seed).isGreaterThan(10);
 
     try (LsmEngine reopened = LsmEngine.open(dir, options, Hooks.none())) {
-      model.assertHeldBy(reopened, "seed " + seed + ", after " + reopens + " reopens and a final one");
+      model.assertHeldBy(reopened, "seed " + seed + ", after " + reopens + " reopens and one more");
       assertThat(reopened.get(bytes("never written"))).isNull();
     }
   }
@@ -119,7 +119,9 @@ class EngineModelTest {
       engine.write(key, value, version);
       model.apply(new Entry(key, version, value));
     } else {
-      assertThat(engine.get(key)).as("%s: get %s", context, Keys.toDisplay(key)).isEqualTo(model.get(key));
+      assertThat(engine.get(key))
+          .as("%s: get %s", context, Keys.toDisplay(key))
+          .isEqualTo(model.get(key));
     }
   }
 
@@ -145,7 +147,10 @@ class EngineModelTest {
 
   private static byte[] value(Random random) {
     int roll = random.nextInt(100);
-    int length = roll < 70 ? random.nextInt(200) : roll < 95 ? 200 + random.nextInt(1_800) : 2_000 + random.nextInt(18_000);
+    int length;
+    if (roll < 70) length = random.nextInt(200);
+    else if (roll < 95) length = 200 + random.nextInt(1_800);
+    else length = 2_000 + random.nextInt(18_000);
     byte[] value = new byte[length];
     random.nextBytes(value);
     return value;

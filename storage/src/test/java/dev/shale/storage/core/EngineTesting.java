@@ -30,14 +30,16 @@ final class EngineTesting {
 
   /** Small memtables, so that flushes happen after a few hundred writes. */
   static EngineOptions smallOptions() {
-    return EngineOptions.defaults().withMemtableSizeBytes(64 << 10).withWriteStallTimeoutMillis(60_000);
+    return EngineOptions.defaults()
+        .withMemtableSizeBytes(64 << 10)
+        .withWriteStallTimeoutMillis(60_000);
   }
 
   static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  /** Waits for {@code condition}, polling, up to {@link #WAIT_MILLIS}; fails naming {@code what}. */
+  /** Waits for {@code condition}, polling, up to {@link #WAIT_MILLIS}; fails naming it. */
   static void await(String what, BooleanSupplier condition) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
     while (!condition.getAsBoolean()) {

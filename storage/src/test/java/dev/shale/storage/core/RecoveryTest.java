@@ -136,7 +136,8 @@ class RecoveryTest {
     try (Engine engine = Engine.open(dir, EngineOptions.defaults())) {
       // Now from a table rather than the log.
       assertThat(engine.put(bytes("later"), bytes("v"))).isGreaterThan(future);
-      assertThat(engine.get(bytes("from-the-future"))).isEqualTo(new Entry(bytes("from-the-future"), future, bytes("v")));
+      assertThat(engine.get(bytes("from-the-future")))
+          .isEqualTo(new Entry(bytes("from-the-future"), future, bytes("v")));
     }
   }
 

@@ -111,14 +111,16 @@ class WritePathTest {
           .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("key");
       assertThatThrownBy(() -> engine.put(bytes("k"), new byte[Engine.MAX_VALUE_BYTES + 1]))
           .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("value");
-      assertThatThrownBy(() -> engine.put(bytes("k"), null)).isInstanceOf(NullPointerException.class);
+      assertThatThrownBy(() -> engine.put(bytes("k"), null))
+          .isInstanceOf(NullPointerException.class);
       assertThatThrownBy(() -> engine.write(bytes("k"), bytes("v"), -1))
           .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("version");
       assertThat(engine.get(bytes("k"))).isNull();
       assertThat(engine.stats().memtableBytes()).isZero();
 
       engine.put(new byte[Keys.MAX_KEY_BYTES], bytes("the longest key"));
-      assertThat(engine.get(new byte[Keys.MAX_KEY_BYTES]).value()).isEqualTo(bytes("the longest key"));
+      assertThat(engine.get(new byte[Keys.MAX_KEY_BYTES]).value())
+          .isEqualTo(bytes("the longest key"));
     }
   }
 
@@ -128,10 +130,14 @@ class WritePathTest {
     engine.put(bytes("k"), bytes("v"));
     engine.close();
     engine.close();
-    assertThatThrownBy(() -> engine.get(bytes("k"))).isInstanceOf(StorageException.class).hasMessageContaining("engine is closed");
-    assertThatThrownBy(() -> engine.put(bytes("k"), bytes("v"))).isInstanceOf(StorageException.class).hasMessageContaining("engine is closed");
-    assertThatThrownBy(() -> engine.delete(bytes("k"))).isInstanceOf(StorageException.class).hasMessageContaining("engine is closed");
-    assertThatThrownBy(engine::stats).isInstanceOf(StorageException.class).hasMessageContaining("engine is closed");
+    assertThatThrownBy(() -> engine.get(bytes("k")))
+        .isInstanceOf(StorageException.class).hasMessageContaining("engine is closed");
+    assertThatThrownBy(() -> engine.put(bytes("k"), bytes("v")))
+        .isInstanceOf(StorageException.class).hasMessageContaining("engine is closed");
+    assertThatThrownBy(() -> engine.delete(bytes("k")))
+        .isInstanceOf(StorageException.class).hasMessageContaining("engine is closed");
+    assertThatThrownBy(engine::stats)
+        .isInstanceOf(StorageException.class).hasMessageContaining("engine is closed");
   }
 
   @Test
@@ -174,7 +180,8 @@ class WritePathTest {
       assertThat(engine.get(bytes("during"))).isNull();
       assertThat(engine.get(bytes("before")).value()).isEqualTo(bytes("durable"));
       faults.failForces.set(false);
-      assertThatThrownBy(() -> engine.delete(bytes("before"))).hasMessageContaining("earlier failure");
+      assertThatThrownBy(() -> engine.delete(bytes("before")))
+          .hasMessageContaining("earlier failure");
     }
   }
 
@@ -193,7 +200,8 @@ class WritePathTest {
         keys++;
       }
       int forcesBefore = manifestFaults.forces.get();
-      EngineTesting.await("a failed manifest commit", () -> manifestFaults.forces.get() > forcesBefore);
+      EngineTesting.await(
+          "a failed manifest commit", () -> manifestFaults.forces.get() > forcesBefore);
       assertThat(engine.stats().flushes()).isZero();
       for (int i = 0; i < keys; i++) assertThat(engine.get(key(i)).value()).isEqualTo(value(i));
 

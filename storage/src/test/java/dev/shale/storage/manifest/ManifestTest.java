@@ -103,7 +103,9 @@ class ManifestTest {
   @Test
   void aManifestPastItsSizeLimitIsReplacedByANewFile() throws IOException {
     List<TableMeta> tables = new ArrayList<>();
-    for (int i = 0; i < 20; i++) tables.add(table(i, "k".repeat(10_000) + i, "z".repeat(10_000) + i));
+    for (int i = 0; i < 20; i++) {
+      tables.add(table(i, "k".repeat(10_000) + i, "z".repeat(10_000) + i));
+    }
     ManifestSnapshot big = snapshot(50, 2, tables);
     try (Manifest manifest = Manifest.create(dir, 1, big, ChannelOpener.DEFAULT)) {
       for (int i = 0; manifest.fileNumber() == 1; i++) {
@@ -122,7 +124,8 @@ class ManifestTest {
 
   @Test
   void aSnapshotMustNumberFilesAboveTheManifest() throws IOException {
-    assertThatThrownBy(() -> Manifest.create(dir, 10, snapshot(10, 2, List.of()), ChannelOpener.DEFAULT))
+    ManifestSnapshot numberedTooLow = snapshot(10, 2, List.of());
+    assertThatThrownBy(() -> Manifest.create(dir, 10, numberedTooLow, ChannelOpener.DEFAULT))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("next_file_number 10");
     assertThat(manifestFiles()).isEmpty();
@@ -133,7 +136,8 @@ class ManifestTest {
     FaultyChannel.Faults faults = new FaultyChannel.Faults();
     try (Manifest manifest = Manifest.create(dir, 1, snapshot(10, 2, List.of()), faults.opener())) {
       faults.failForces.set(true);
-      assertThatThrownBy(() -> manifest.commit(snapshot(10, 3, List.of()), fileNumbers::getAndIncrement))
+      ManifestSnapshot lost = snapshot(10, 3, List.of());
+      assertThatThrownBy(() -> manifest.commit(lost, fileNumbers::getAndIncrement))
           .isInstanceOf(IOException.class);
       faults.failForces.set(false);
 
@@ -168,7 +172,9 @@ class ManifestTest {
 
   private List<String> manifestFiles() throws IOException {
     try (Stream<Path> files = Files.list(dir)) {
-      return files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("MANIFEST")).toList();
+      return files.map(p -> p.getFileName().toString())
+          .filter(n -> n.startsWith("MANIFEST"))
+          .toList();
     }
   }
 

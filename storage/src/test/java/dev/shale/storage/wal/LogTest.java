@@ -52,7 +52,8 @@ class LogTest {
       log.append(List.of(entry("k1", 0x0000_0193_0000_0001L, "v1")));
     }
     byte[] bytes = Files.readAllBytes(file);
-    assertThat(HexFormat.of().formatHex(bytes, 0, 16)).isEqualTo("5348414c4557414c0100000000000000");
+    assertThat(HexFormat.of().formatHex(bytes, 0, 16))
+        .isEqualTo("5348414c4557414c" + "01000000" + "00000000");
     // docs/format.md, "Write-ahead log", the example record.
     assertThat(HexFormat.of().formatHex(bytes, 16, bytes.length))
         .isEqualTo("c4dc2db2" + "15000000" + "01" + "0100000093010000" + "02000000" + "02000000"
@@ -66,14 +67,16 @@ class LogTest {
   @Test
   void aTornTailAtEveryOffsetOfTheLastRecordDropsOnlyThatRecord() throws IOException {
     Path file = dir.resolve("000001.wal");
-    List<Entry> entries = List.of(entry("a", 1, "one"), entry("b", 2, "two"), entry("c", 3, "three"));
+    List<Entry> entries = threeEntries();
     long lastStart = writeLog(file, entries);
     byte[] whole = Files.readAllBytes(file);
 
     for (int cut = (int) lastStart; cut < whole.length; cut++) {
       Path torn = dir.resolve("torn-" + cut + ".wal");
       Files.write(torn, Arrays.copyOf(whole, cut));
-      assertThat(readAll(torn)).as("cut at %d", cut).containsExactlyElementsOf(entries.subList(0, 2));
+      assertThat(readAll(torn))
+          .as("cut at %d", cut)
+          .containsExactlyElementsOf(entries.subList(0, 2));
       TornTail tail = tail(torn);
       if (cut == lastStart) {
         assertThat(tail).as("cut at %d", cut).isNull();
@@ -87,7 +90,7 @@ class LogTest {
   @Test
   void aFlippedByteInTheLastRecordDropsThatRecord() throws IOException {
     Path file = dir.resolve("000001.wal");
-    List<Entry> entries = List.of(entry("a", 1, "one"), entry("b", 2, "two"), entry("c", 3, "three"));
+    List<Entry> entries = threeEntries();
     long lastStart = writeLog(file, entries);
     byte[] whole = Files.readAllBytes(file);
 
@@ -96,7 +99,9 @@ class LogTest {
       flipped[at] ^= 0x10;
       Path corrupt = dir.resolve("flipped-" + at + ".wal");
       Files.write(corrupt, flipped);
-      assertThat(readAll(corrupt)).as("flip at %d", at).containsExactlyElementsOf(entries.subList(0, 2));
+      assertThat(readAll(corrupt))
+          .as("flip at %d", at)
+          .containsExactlyElementsOf(entries.subList(0, 2));
       assertThat(tail(corrupt).offset()).as("flip at %d", at).isEqualTo(lastStart);
     }
   }
@@ -178,6 +183,10 @@ class LogTest {
       }
     }
     return lastStart;
+  }
+
+  private static List<Entry> threeEntries() {
+    return List.of(entry("a", 1, "one"), entry("b", 2, "two"), entry("c", 3, "three"));
   }
 
   private static List<Entry> readAll(Path file) throws IOException {
