@@ -7,6 +7,12 @@ import java.nio.file.Path;
  *
  * <p>Thread safety: every method may be called from any number of threads at once.
  *
+ * <p>Arrays: the engine copies the key and value arrays passed to it. The arrays of an
+ * {@link Entry} it returns belong to the entry: callers must not change them.
+ *
+ * <p>Keys are 1 to {@link Keys#MAX_KEY_BYTES} bytes and values at most {@link #MAX_VALUE_BYTES};
+ * anything else is refused with IllegalArgumentException, and so is a negative version.
+ *
  * <p>Versions: every record carries a version (see {@link Versions}). A read returns the record
  * with the highest version of its key, whatever order the writes arrived in; a tombstone is a
  * record like any other, so a newer tombstone hides an older value and a newer value beats an
@@ -23,6 +29,8 @@ import java.nio.file.Path;
  * write fails too: a store that cannot know what is on disk stops pretending.
  */
 public interface Engine extends AutoCloseable {
+  /** Values longer than this are refused with IllegalArgumentException. */
+  int MAX_VALUE_BYTES = 256 << 20;
 
   /** Opens (creating if needed) the store in {@code directory}, replaying its log. */
   static Engine open(Path directory, EngineOptions options) {

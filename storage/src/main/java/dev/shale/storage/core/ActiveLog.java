@@ -1,0 +1,110 @@
+package dev.shale.storage.core;
+
+import dev.shale.storage.Entry;
+import dev.shale.storage.wal.LogWriter;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The log segment writes go to, and its durability: appends, fsyncs, and the switch to a new
+ * segment when the memtable is frozen.
+ *
+ * <p>Thread safety: {@link #append} and {@link #switchTo} are called by one thread at a time (the
+ * engine's write leader); {@link #sync} may be called from any thread (the leader in
+ * SyncMode.ALWAYS, the interval sync thread in SyncMode.INTERVAL, close).
+ */
+final class ActiveLog {
+  /*
+   * syncLock serializes fsyncs with the switch to a new segment: the interval sync thread must
+   * never force a channel that the switch has closed. The switch forces the old segment before
+   * any record goes to the new one, so the log is durable as a prefix: a crash never keeps a
+   * later write while losing an earlier one.
+   */
+  private static final System.Logger LOG = System.getLogger(ActiveLog.class.getName());
+
+  private final ReentrantLock syncLock = new ReentrantLock();
+  private volatile LogWriter writer;
+  private long syncedBytes; // guarded by syncLock
+  private final AtomicLong forces = new AtomicLong();
+
+  ActiveLog(LogWriter writer) {
+    this.writer = writer;
+    this.syncedBytes = writer.sizeBytes();
+  }
+
+  long number() {
+    return writer.number();
+  }
+
+  long sizeBytes() {
+    return writer.sizeBytes();
+  }
+
+  String describe() {
+    return writer.path().toString();
+  }
+
+  /** fsyncs issued on log segments since open. */
+  long forceCount() {
+    return forces.get();
+  }
+
+  void append(List<Entry> entries) throws IOException {
+    writer.append(entries);
+  }
+
+  /** Makes every record appended so far durable; a no-op when nothing was appended since. */
+  void sync() throws IOException {
+    syncLock.lock();
+    try {
+      LogWriter current = writer;
+      long size = current.sizeBytes();
+      if (size == syncedBytes) return;
+      forces.incrementAndGet();
+      current.force();
+      syncedBytes = size;
+    } finally {
+      syncLock.unlock();
+    }
+  }
+
+  /** Forces and closes the current segment, then directs appends to {@code next}. */
+  void switchTo(LogWriter next) throws IOException {
+    syncLock.lock();
+    try {
+      LogWriter previous = writer;
+      forces.incrementAndGet();
+      previous.force();
+      writer = next;
+      syncedBytes = next.sizeBytes();
+      try {
+        previous.close();
+      } catch (IOException e) {
+        // Its records are forced: a failed close loses nothing.
+        LOG.log(Level.WARNING, "closing " + previous.path() + " failed: " + e);
+      }
+    } finally {
+      syncLock.unlock();
+    }
+  }
+
+  /** Closes the segment; {@code force} first unless the log already failed. */
+  void close(boolean force) throws IOException {
+    syncLock.lock();
+    try {
+      if (force) {
+        forces.incrementAndGet();
+        writer.force();
+      }
+    } finally {
+      try {
+        writer.close();
+      } finally {
+        syncLock.unlock();
+      }
+    }
+  }
+}

@@ -1,0 +1,194 @@
+package dev.shale.storage.core;
+
+import dev.shale.storage.EngineOptions;
+import dev.shale.storage.io.FileNames;
+import dev.shale.storage.io.Fsync;
+import dev.shale.storage.manifest.Manifest;
+import dev.shale.storage.manifest.ManifestSnapshot;
+import dev.shale.storage.table.TableMeta;
+import dev.shale.storage.table.TableWriter;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The flush thread: writes each frozen memtable, oldest first, to {@code <n>.sst}, commits a
+ * manifest snapshot naming it, THEN publishes a read view with the table in place of the
+ * memtable, THEN deletes the memtable's log segment. That order keeps every record findable and
+ * recoverable at every step.
+ *
+ * <p>A failed flush is logged and retried with backoff: the memtable stays readable and its log
+ * stays on disk. A table written but not yet committed is kept for the retry, so a failing
+ * manifest does not leave a new orphan table behind each time.
+ */
+final class Flusher implements Runnable {
+  /** What the flush thread needs from the engine. All methods are thread safe. */
+  interface Host {
+    /** The oldest frozen memtable, waiting until there is one; null once the engine closes. */
+    FrozenMemtable awaitOldestFrozen() throws InterruptedException;
+
+    /** The snapshot to commit once {@code table} holds {@code flushed}. */
+    ManifestSnapshot snapshotAfterFlush(FrozenMemtable flushed, TableMeta table);
+
+    /** Publishes the view with {@code table} in place of {@code flushed}; false if closed. */
+    boolean install(FrozenMemtable flushed, SharedTable table);
+
+    /** Records a failed attempt, for stall messages. */
+    void flushFailed(Exception failure);
+
+    /** Waits {@code millis} or until the engine closes; false once it closes. */
+    boolean awaitRetry(long millis) throws InterruptedException;
+  }
+
+  static final long FIRST_RETRY_MILLIS = 100;
+  static final long MAX_RETRY_MILLIS = 10_000;
+
+  private static final System.Logger LOG = System.getLogger(Flusher.class.getName());
+
+  private final Host host;
+  private final Path directory;
+  private final EngineOptions options;
+  private final FileNumbers fileNumbers;
+  private final Manifest manifest;
+  private final FlushGate gate;
+  private final Thread thread;
+  // A table written for `pending` whose manifest commit failed; reused by the retry.
+  private FrozenMemtable pending;
+  private SharedTable pendingTable;
+
+  Flusher(Host host, Path directory, EngineOptions options, FileNumbers fileNumbers,
+      Manifest manifest, FlushGate gate, String threadName) {
+    this.host = host;
+    this.directory = directory;
+    this.options = options;
+    this.fileNumbers = fileNumbers;
+    this.manifest = manifest;
+    this.gate = gate;
+    this.thread = Thread.ofPlatform().daemon().name(threadName).unstarted(this);
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  /**
+   * Waits up to {@code timeoutMillis} for the thread to finish its flush in progress and stop
+   * (the engine has closed, so it starts no other); then interrupts it. True if it stopped.
+   */
+  boolean awaitStop(long timeoutMillis) {
+    gate.cancel();
+    boolean interrupted = false;
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    while (thread.isAlive()) {
+      long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+      if (remainingMillis <= 0) break;
+      try {
+        thread.join(remainingMillis);
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    boolean stopped = !thread.isAlive();
+    if (!stopped) {
+      LOG.log(Level.WARNING, thread.getName() + " still flushing after " + timeoutMillis
+          + " ms at close; interrupting it (its memtable is replayed from the log at next open)");
+      thread.interrupt();
+    }
+    if (interrupted) Thread.currentThread().interrupt();
+    return stopped;
+  }
+
+  @Override
+  public void run() {
+    long retryMillis = FIRST_RETRY_MILLIS;
+    try {
+      while (true) {
+        FrozenMemtable next = host.awaitOldestFrozen();
+        if (next == null || !gate.enter()) return;
+        try {
+          flush(next);
+          retryMillis = FIRST_RETRY_MILLIS;
+        } catch (IOException | RuntimeException e) {
+          LOG.log(Level.WARNING, "flush of the memtable of " + FileNames.log(next.logNumber())
+              + " failed, retrying in " + retryMillis + " ms: " + e);
+          host.flushFailed(e);
+          if (!host.awaitRetry(retryMillis)) return;
+          retryMillis = Math.min(retryMillis * 2, MAX_RETRY_MILLIS);
+        } finally {
+          gate.exit();
+        }
+      }
+    } catch (InterruptedException e) {
+      // Interrupted only by awaitStop, after close: nothing left to do.
+    } finally {
+      dropPending();
+    }
+  }
+
+  private void flush(FrozenMemtable frozen) throws IOException {
+    long startNanos = System.nanoTime();
+    if (pending != frozen) {
+      dropPending();
+      pendingTable = writeTable(frozen);
+      pending = frozen;
+    }
+    SharedTable table = pendingTable;
+    TableMeta meta = table.meta();
+    manifest.commit(host.snapshotAfterFlush(frozen, meta), fileNumbers::allocate);
+    pending = null;
+    pendingTable = null;
+    if (!host.install(frozen, table)) {
+      table.release();
+      return;
+    }
+    table.release(); // the view holds its own reference
+    deleteLog(frozen.logNumber());
+    LOG.log(Level.INFO, "flushed " + FileNames.log(frozen.logNumber()) + " to "
+        + FileNames.table(meta.fileNumber()) + ": " + meta.entryCount() + " entries, "
+        + meta.fileSizeBytes() + " bytes, "
+        + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos) + " ms");
+  }
+
+  private SharedTable writeTable(FrozenMemtable frozen) throws IOException {
+    long number = fileNumbers.allocate();
+    Path file = directory.resolve(FileNames.table(number));
+    TableMeta meta = TableWriter.write(file, number, frozen.memtable().iterator(),
+        options.blockSizeBytes(), options.bloomBitsPerKey());
+    try {
+      // The table's directory entry must be durable before a manifest record names it.
+      Fsync.directory(directory);
+      return SharedTable.open(file, meta);
+    } catch (IOException | RuntimeException e) {
+      deleteQuietly(file);
+      throw e;
+    }
+  }
+
+  // A table whose commit failed may yet be named by a manifest record that reached the disk,
+  // so it is not deleted here: the next open deletes it if no manifest names it.
+  private void dropPending() {
+    if (pendingTable != null) pendingTable.release();
+    pending = null;
+    pendingTable = null;
+  }
+
+  private void deleteLog(long logNumber) {
+    Path file = directory.resolve(FileNames.log(logNumber));
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      LOG.log(Level.WARNING,
+          "deleting flushed log " + file + " failed (deleted at next open): " + e);
+    }
+  }
+
+  private static void deleteQuietly(Path file) {
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, "deleting unfinished table " + file + " failed: " + e);
+    }
+  }
+}

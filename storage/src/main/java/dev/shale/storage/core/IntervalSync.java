@@ -1,0 +1,64 @@
+package dev.shale.storage.core;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * SyncMode.INTERVAL's daemon thread: every {@code intervalMillis} it fsyncs the log if anything
+ * was written since the last fsync, which bounds what a power loss can take. A failed fsync
+ * poisons the engine and ends the thread.
+ */
+final class IntervalSync implements Runnable {
+  private static final System.Logger LOG = System.getLogger(IntervalSync.class.getName());
+
+  private final ActiveLog log;
+  private final long intervalNanos;
+  private final Consumer<IOException> onFailure;
+  private final Thread thread;
+  private volatile boolean stopping;
+
+  IntervalSync(ActiveLog log, long intervalMillis, Consumer<IOException> onFailure, String name) {
+    this.log = log;
+    this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(intervalMillis);
+    this.onFailure = onFailure;
+    this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this);
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  @Override
+  public void run() {
+    // Parking, not sleeping: an interrupt would close the log's channel mid-force.
+    while (!stopping) {
+      LockSupport.parkNanos(this, intervalNanos);
+      if (stopping) return;
+      try {
+        log.sync();
+      } catch (IOException e) {
+        LOG.log(Level.ERROR, "interval fsync of " + log.describe() + " failed: " + e);
+        onFailure.accept(e);
+        return;
+      }
+    }
+  }
+
+  /** Stops the thread and waits for an fsync in progress to end. */
+  void stop() {
+    stopping = true;
+    LockSupport.unpark(thread);
+    boolean interrupted = false;
+    while (thread.isAlive()) {
+      try {
+        thread.join();
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) Thread.currentThread().interrupt();
+  }
+}

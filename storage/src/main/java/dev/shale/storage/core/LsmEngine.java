@@ -1,0 +1,654 @@
+package dev.shale.storage.core;
+
+import dev.shale.storage.Engine;
+import dev.shale.storage.EngineOptions;
+import dev.shale.storage.EngineStats;
+import dev.shale.storage.Entry;
+import dev.shale.storage.HybridClock;
+import dev.shale.storage.Keys;
+import dev.shale.storage.StorageException;
+import dev.shale.storage.SyncMode;
+import dev.shale.storage.WriteStallException;
+import dev.shale.storage.io.ChannelOpener;
+import dev.shale.storage.io.FileNames;
+import dev.shale.storage.manifest.Manifest;
+import dev.shale.storage.manifest.ManifestSnapshot;
+import dev.shale.storage.memtable.Memtable;
+import dev.shale.storage.table.TableMeta;
+import dev.shale.storage.wal.LogWriter;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Shale's LSM-tree {@link Engine}: a write-ahead log, memtables, level-0 tables and a manifest in
+ * one data directory (docs/format.md). Thread safe; see {@link Engine} for the contract.
+ */
+public final class LsmEngine implements Engine {
+  /*
+   * Threads. Callers write and read; one flush thread turns frozen memtables into tables
+   * (Flusher); in SyncMode.INTERVAL one thread fsyncs the log periodically (IntervalSync).
+   *
+   * Write path (LevelDB's DBImpl::Write). Writers join a queue under `lock`. The writer at the
+   * head is the leader: it makes room (freezing a full memtable, or stalling when flushes lag),
+   * takes the queued writes behind it into a group of up to LogWriter.GROUP_BYTES, stamps their
+   * versions, and then - with the lock released, so more writers can queue - appends the group
+   * with one write() call, fsyncs it in SyncMode.ALWAYS (one fsync for the whole group: group
+   * commit), and inserts it into the active memtable. Then it wakes the group and the next head.
+   * Only a leader touches the log and swaps memtables, and there is one leader at a time.
+   *
+   * Read path. `view` holds an immutable ReadView (active memtable, frozen memtables, tables),
+   * replaced whole under `lock` when a memtable is frozen or a flush lands. A read retains the
+   * current view (a reference count, no lock) and searches it; tables are unmapped only when
+   * the last view listing them is released.
+   *
+   * Memory bound. A memtable is frozen once it, or its log segment, holds memtableSizeBytes; the
+   * write that crosses the line may add one group (<= GROUP_BYTES, or one record of up to
+   * MAX_VALUE_BYTES + MAX_KEY_BYTES). When maxImmutableMemtables frozen memtables wait for their
+   * flush and the active one is full, writers wait up to writeStallTimeoutMillis and then get a
+   * WriteStallException with nothing written. So memtables hold at most
+   * (maxImmutableMemtables + 1) * (memtableSizeBytes + one group) bytes, and the log writer one
+   * 1 MiB buffer; writers waiting in the queue hold only their own arrays.
+   */
+
+  /** The longest close() waits for a flush in progress before giving up on it. */
+  static final long CLOSE_FLUSH_WAIT_MILLIS = 30_000;
+
+  private static final System.Logger LOG = System.getLogger(LsmEngine.class.getName());
+
+  private final Path directory;
+  private final EngineOptions options;
+  private final HybridClock clock;
+  private final DirectoryLock directoryLock;
+  private final Manifest manifest;
+  private final FileNumbers fileNumbers;
+  private final ActiveLog log;
+  private final ChannelOpener opener;
+  private final Flusher flusher;
+  private final IntervalSync intervalSync; // null in SyncMode.ALWAYS
+  private final StallLog stallLog;
+  private final long stallTimeoutNanos;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition roomMade = lock.newCondition();
+  private final Condition frozenAdded = lock.newCondition();
+  private final Condition queueDrained = lock.newCondition();
+  private final ArrayDeque<PendingWrite> writers = new ArrayDeque<>(); // guarded by lock
+  private boolean stalled; // guarded by lock
+  private volatile boolean closed; // written under lock
+  private final CountDownLatch closeFinished = new CountDownLatch(1);
+  private final AtomicReference<StorageException> poison = new AtomicReference<>();
+  private final AtomicReference<ReadView> view; // replaced under lock
+  private volatile Exception lastFlushFailure;
+
+  private final LongAdder flushes = new LongAdder();
+  private final LongAdder writeStalls = new LongAdder();
+  private final LongAdder writeStallRejections = new LongAdder();
+
+  private LsmEngine(Path directory, EngineOptions options, Hooks hooks, HybridClock clock,
+      DirectoryLock directoryLock, Recovery.Recovered recovered) {
+    this.directory = directory;
+    this.options = options;
+    this.clock = clock;
+    this.directoryLock = directoryLock;
+    this.manifest = recovered.manifest();
+    this.fileNumbers = recovered.fileNumbers();
+    this.log = new ActiveLog(recovered.log());
+    this.opener = hooks.opener();
+    this.stallLog = new StallLog(directory.toString());
+    // Capped so that arrival + timeout never overflows a nanoTime difference.
+    this.stallTimeoutNanos = Math.min(
+        TimeUnit.MILLISECONDS.toNanos(options.writeStallTimeoutMillis()), Long.MAX_VALUE / 4);
+    this.view = new AtomicReference<>(new ReadView(new Memtable(), List.of(), recovered.tables()));
+    recovered.tables().forEach(SharedTable::release); // the view holds them now
+    String name = String.valueOf(directory.getFileName());
+    this.flusher = new Flusher(new FlushHost(), directory, options, fileNumbers, manifest,
+        hooks.flushGate(), "shale-flush-" + name);
+    this.intervalSync = options.syncMode() == SyncMode.INTERVAL
+        ? new IntervalSync(log, options.syncIntervalMillis(),
+            e -> poison("interval fsync of " + log.describe(), e), "shale-log-sync-" + name)
+        : null;
+  }
+
+  /** Opens (creating if needed) the store in {@code directory}, recovering its files. */
+  public static Engine open(Path directory, EngineOptions options) {
+    return open(directory, options, Hooks.none());
+  }
+
+  static LsmEngine open(Path directory, EngineOptions options, Hooks hooks) {
+    Objects.requireNonNull(directory, "directory");
+    Objects.requireNonNull(options, "options");
+    DirectoryLock directoryLock = null;
+    try {
+      Files.createDirectories(directory);
+      directoryLock = DirectoryLock.acquire(directory);
+      HybridClock clock = new HybridClock(options.wallClockMillis());
+      Recovery.Recovered recovered = Recovery.run(directory, options, clock, hooks.opener());
+      try {
+        LsmEngine engine =
+            new LsmEngine(directory, options, hooks, clock, directoryLock, recovered);
+        engine.flusher.start();
+        if (engine.intervalSync != null) engine.intervalSync.start();
+        return engine;
+      } catch (RuntimeException | Error e) {
+        recovered.closeQuietly();
+        throw e;
+      }
+    } catch (IOException e) {
+      closeQuietly(directoryLock);
+      throw new StorageException("opening " + directory + " failed: " + e, e);
+    } catch (RuntimeException e) {
+      closeQuietly(directoryLock);
+      throw e;
+    }
+  }
+
+  @Override
+  public Entry get(byte[] key) {
+    requireKey(key);
+    ReadView current = retainView();
+    try {
+      return current.get(key);
+    } finally {
+      current.release();
+    }
+  }
+
+  @Override
+  public long put(byte[] key, byte[] value) {
+    requireKey(key);
+    requireValue(value);
+    return submit(key.clone(), value.clone(), PendingWrite.CLOCK_VERSION);
+  }
+
+  @Override
+  public long delete(byte[] key) {
+    requireKey(key);
+    return submit(key.clone(), null, PendingWrite.CLOCK_VERSION);
+  }
+
+  @Override
+  public void write(byte[] key, byte[] value, long version) {
+    requireKey(key);
+    if (value != null) requireValue(value);
+    if (version < 0) throw new IllegalArgumentException("version must be >= 0: " + version);
+    submit(key.clone(), value == null ? null : value.clone(), version);
+  }
+
+  @Override
+  public EngineStats stats() {
+    if (closed) throw closedException();
+    ReadView current = view.get();
+    long tableBytes = 0;
+    for (SharedTable t : current.tables()) tableBytes += t.meta().fileSizeBytes();
+    return new EngineStats(current.active().sizeBytes(), current.frozen().size(),
+        current.tables().size(), tableBytes, flushes.sum(), writeStalls.sum(),
+        writeStallRejections.sum(), clock.current());
+  }
+
+  /**
+   * Refuses new writes (queued ones fail; a group being written completes), fsyncs the log, waits
+   * (bounded) for a flush in progress, and releases the files. Frozen memtables not yet flushed
+   * are safe in their logs and replayed at the next open. Idempotent; a concurrent second call
+   * waits for the first.
+   */
+  @Override
+  public void close() {
+    if (!beginClose()) {
+      awaitCloseFinished();
+      return;
+    }
+    try {
+      finishClose();
+    } finally {
+      closeFinished.countDown();
+    }
+  }
+
+  Path directory() {
+    return directory;
+  }
+
+  /** fsyncs issued on the log since open (a test counts group commits with it). */
+  long logForceCount() {
+    return log.forceCount();
+  }
+
+  // ---- write path ----
+
+  private long submit(byte[] key, byte[] value, long callerVersion) {
+    PendingWrite w = new PendingWrite(
+        key, value, callerVersion, lock.newCondition(), System.nanoTime() + stallTimeoutNanos);
+    lock.lock();
+    try {
+      checkWritable();
+      writers.addLast(w);
+      awaitTurn(w);
+      if (!w.done) leadGroup(w);
+      if (w.failure != null) throw w.failure;
+      return w.entry.version();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // Waits until a leader has written w, or w heads the queue. While the engine is stalled, a
+  // write not yet taken into a group gives up at its own deadline.
+  private void awaitTurn(PendingWrite w) {
+    boolean interrupted = false;
+    try {
+      while (!w.done && writers.peekFirst() != w) {
+        try {
+          if (stalled && !w.taken) {
+            countStall(w);
+            long remaining = w.deadlineNanos - System.nanoTime();
+            if (remaining <= 0) {
+              writers.remove(w);
+              throw stallRejection(w);
+            }
+            w.turn.awaitNanos(remaining);
+          } else {
+            w.turn.await();
+          }
+        } catch (InterruptedException e) {
+          interrupted = true; // a write in the queue finishes either way; the flag is kept
+        }
+      }
+    } finally {
+      if (interrupted) Thread.currentThread().interrupt();
+    }
+  }
+
+  private void leadGroup(PendingWrite leader) {
+    List<PendingWrite> group = List.of(leader);
+    try {
+      checkWritable();
+      makeRoomForWrite(leader);
+      group = takeGroup();
+      appendAndApply(stampVersions(group));
+      complete(group, null);
+    } catch (RuntimeException e) {
+      complete(group, e);
+    }
+  }
+
+  private void makeRoomForWrite(PendingWrite leader) {
+    boolean interrupted = false;
+    try {
+      while (true) {
+        ReadView current = view.get();
+        if (!activeIsFull(current)) return;
+        if (current.frozen().size() < options.maxImmutableMemtables()) {
+          freezeActive(current);
+          return;
+        }
+        startStall(current);
+        countStall(leader);
+        long remaining = leader.deadlineNanos - System.nanoTime();
+        if (remaining <= 0) throw stallRejection(leader);
+        try {
+          roomMade.awaitNanos(remaining);
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+        checkWritable();
+      }
+    } finally {
+      if (interrupted) Thread.currentThread().interrupt();
+    }
+  }
+
+  // A segment full of overwrites of a few keys leaves the memtable small; bounding the segment
+  // too keeps replay at open bounded.
+  private boolean activeIsFull(ReadView current) {
+    return current.active().sizeBytes() >= options.memtableSizeBytes()
+        || log.sizeBytes() >= options.memtableSizeBytes();
+  }
+
+  /** Freezes the active memtable, starting a new log segment; the flush thread takes it. */
+  private void freezeActive(ReadView current) {
+    long number = fileNumbers.allocate();
+    Path file = directory.resolve(FileNames.log(number));
+    LogWriter next;
+    try {
+      next = LogWriter.create(file, number, opener);
+    } catch (IOException e) {
+      deleteQuietly(file);
+      throw new StorageException("creating log segment " + file + " failed: " + e, e);
+    }
+    long frozenLogNumber = log.number();
+    try {
+      log.switchTo(next);
+    } catch (IOException e) {
+      closeQuietly(next);
+      throw poison("fsync of " + FileNames.log(frozenLogNumber) + " before switching segments", e);
+    }
+    publish(current.withFrozenActive(frozenLogNumber, new Memtable()));
+    frozenAdded.signalAll();
+  }
+
+  private List<PendingWrite> takeGroup() {
+    List<PendingWrite> group = new ArrayList<>();
+    long bytes = 0;
+    for (PendingWrite p : writers) {
+      long size = p.logBytes();
+      if (!group.isEmpty() && bytes + size > LogWriter.GROUP_BYTES) break;
+      p.taken = true;
+      group.add(p);
+      bytes += size;
+    }
+    return group;
+  }
+
+  private List<Entry> stampVersions(List<PendingWrite> group) {
+    List<Entry> entries = new ArrayList<>(group.size());
+    for (PendingWrite p : group) {
+      long version;
+      if (p.callerVersion == PendingWrite.CLOCK_VERSION) {
+        version = clock.next();
+      } else {
+        clock.observe(p.callerVersion);
+        version = p.callerVersion;
+      }
+      p.entry = new Entry(p.key, version, p.value);
+      entries.add(p.entry);
+    }
+    return entries;
+  }
+
+  // The one stretch of a write without the lock: only the leader is here, and the log segment
+  // and active memtable cannot change under it, since only a leader changes them.
+  private void appendAndApply(List<Entry> entries) {
+    Memtable memtable = view.get().active();
+    lock.unlock();
+    try {
+      try {
+        log.append(entries);
+      } catch (IOException e) {
+        throw poison("appending to " + log.describe(), e);
+      }
+      if (options.syncMode() == SyncMode.ALWAYS) {
+        try {
+          log.sync();
+        } catch (IOException e) {
+          throw poison("fsync of " + log.describe(), e);
+        }
+      }
+      for (Entry entry : entries) memtable.add(entry);
+    } finally {
+      lock.lock();
+    }
+  }
+
+  // The group is the head of the queue, in order. Completing it hands the lead to the next.
+  private void complete(List<PendingWrite> group, RuntimeException failure) {
+    PendingWrite leader = group.getFirst();
+    for (PendingWrite p : group) {
+      PendingWrite head = writers.pollFirst();
+      if (head != p) throw new IllegalStateException("write group is not the head of the queue");
+      p.done = true;
+      if (failure != null) {
+        p.failure = p == leader ? failure : new StorageException(failure.getMessage(), failure);
+      }
+      if (p != leader) p.turn.signal();
+    }
+    PendingWrite next = writers.peekFirst();
+    if (next != null) next.turn.signal();
+    else queueDrained.signalAll();
+  }
+
+  private void checkWritable() {
+    if (closed) throw closedException();
+    StorageException failure = poison.get();
+    if (failure != null) {
+      throw new StorageException(
+          "engine refuses writes after an earlier failure: " + failure.getMessage(), failure);
+    }
+  }
+
+  private StorageException poison(String what, IOException cause) {
+    StorageException failure = new StorageException(
+        what + " failed: " + cause + "; the engine accepts no more writes", cause);
+    if (poison.compareAndSet(null, failure)) {
+      LOG.log(Level.ERROR, directory + ": " + failure.getMessage());
+    }
+    return failure;
+  }
+
+  // ---- backpressure ----
+
+  private void startStall(ReadView current) {
+    if (stalled) return;
+    stalled = true;
+    stallLog.started(current.frozen().size() + " frozen memtables wait for their flush (the limit)"
+        + " and the active one is full");
+    // Queued writers switch to waiting with their own deadlines.
+    for (PendingWrite p : writers) p.turn.signal();
+  }
+
+  private void endStall() {
+    if (!stalled) return;
+    stalled = false;
+    stallLog.ended();
+  }
+
+  private void countStall(PendingWrite w) {
+    if (w.stallCounted) return;
+    w.stallCounted = true;
+    writeStalls.increment();
+  }
+
+  private WriteStallException stallRejection(PendingWrite w) {
+    writeStallRejections.increment();
+    ReadView current = view.get();
+    long waitedMillis =
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - (w.deadlineNanos - stallTimeoutNanos));
+    Exception flushFailure = lastFlushFailure;
+    return new WriteStallException("write stalled " + waitedMillis + " ms and gave up: "
+        + current.frozen().size() + " frozen memtables (the limit) wait for their flush and the"
+        + " active one is full (" + current.active().sizeBytes() + " of "
+        + options.memtableSizeBytes() + " bytes); nothing was written"
+        + (flushFailure == null ? "" : "; last flush failure: " + flushFailure));
+  }
+
+  // ---- read path ----
+
+  private ReadView retainView() {
+    while (true) {
+      if (closed) throw closedException();
+      ReadView current = view.get();
+      // Fails only for a view replaced (and released) since the read above: retry on the new.
+      if (current.tryRetain()) return current;
+    }
+  }
+
+  private void publish(ReadView next) {
+    ReadView previous = view.getAndSet(next);
+    previous.release();
+  }
+
+  // ---- close ----
+
+  private boolean beginClose() {
+    lock.lock();
+    try {
+      if (closed) return false;
+      closed = true;
+      endStall();
+      roomMade.signalAll();
+      frozenAdded.signalAll();
+      PendingWrite head = writers.peekFirst();
+      if (head != null) head.turn.signal();
+      // Each queued write fails in turn ("engine is closed"); a group being written completes.
+      while (!writers.isEmpty()) queueDrained.awaitUninterruptibly();
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void finishClose() {
+    List<Exception> failures = new ArrayList<>();
+    if (intervalSync != null) intervalSync.stop();
+    try {
+      log.close(poison.get() == null);
+    } catch (IOException e) {
+      failures.add(poison("fsync of " + log.describe() + " at close", e));
+    }
+    flusher.awaitStop(CLOSE_FLUSH_WAIT_MILLIS);
+    try {
+      manifest.close();
+    } catch (IOException e) {
+      failures.add(e);
+    }
+    view.get().release();
+    try {
+      directoryLock.close();
+    } catch (IOException e) {
+      failures.add(e);
+    }
+    if (!failures.isEmpty()) {
+      Exception first = failures.getFirst();
+      StorageException failure =
+          new StorageException("closing " + directory + " failed: " + first, first);
+      failures.stream().skip(1).forEach(failure::addSuppressed);
+      throw failure;
+    }
+    LOG.log(Level.INFO, directory + " closed");
+  }
+
+  private void awaitCloseFinished() {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        closeFinished.await();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) Thread.currentThread().interrupt();
+  }
+
+  private StorageException closedException() {
+    return new StorageException("engine is closed: " + directory);
+  }
+
+  // ---- validation and helpers ----
+
+  private static void requireKey(byte[] key) {
+    Objects.requireNonNull(key, "key");
+    if (key.length == 0 || key.length > Keys.MAX_KEY_BYTES) {
+      throw new IllegalArgumentException(
+          "key must be 1.." + Keys.MAX_KEY_BYTES + " bytes, not " + key.length);
+    }
+  }
+
+  private static void requireValue(byte[] value) {
+    Objects.requireNonNull(value, "value");
+    if (value.length > MAX_VALUE_BYTES) {
+      throw new IllegalArgumentException(
+          "value must be at most " + MAX_VALUE_BYTES + " bytes, not " + value.length);
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable closeable) {
+    if (closeable == null) return;
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      LOG.log(Level.WARNING, "closing " + closeable + " failed: " + e);
+    }
+  }
+
+  private static void deleteQuietly(Path file) {
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, "deleting " + file + " failed: " + e);
+    }
+  }
+
+  /** The engine as the flush thread sees it. */
+  private final class FlushHost implements Flusher.Host {
+    @Override
+    public FrozenMemtable awaitOldestFrozen() throws InterruptedException {
+      lock.lock();
+      try {
+        while (!closed) {
+          List<FrozenMemtable> frozen = view.get().frozen();
+          if (!frozen.isEmpty()) return frozen.getLast();
+          frozenAdded.await();
+        }
+        return null;
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Override
+    public ManifestSnapshot snapshotAfterFlush(
+        FrozenMemtable flushed, TableMeta table) {
+      lock.lock();
+      try {
+        ReadView current = view.get();
+        List<TableMeta> tables = new ArrayList<>();
+        tables.add(table);
+        for (SharedTable t : current.tables()) tables.add(t.meta());
+        // log_number: the oldest segment still holding records that are in no table.
+        long logNumber = log.number();
+        for (FrozenMemtable f : current.frozen()) {
+          if (f != flushed) logNumber = Math.min(logNumber, f.logNumber());
+        }
+        return new ManifestSnapshot(
+            fileNumbers.peek(), logNumber, clock.current(), tables);
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Override
+    public boolean install(FrozenMemtable flushed, SharedTable table) {
+      lock.lock();
+      try {
+        if (closed) return false;
+        publish(view.get().withFlushed(flushed, table));
+        flushes.increment();
+        lastFlushFailure = null;
+        endStall();
+        roomMade.signalAll();
+        return true;
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Override
+    public void flushFailed(Exception failure) {
+      lastFlushFailure = failure;
+    }
+
+    @Override
+    public boolean awaitRetry(long millis) throws InterruptedException {
+      long remaining = TimeUnit.MILLISECONDS.toNanos(millis);
+      lock.lock();
+      try {
+        while (!closed && remaining > 0) remaining = frozenAdded.awaitNanos(remaining);
+        return !closed;
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+}

@@ -1,0 +1,111 @@
+package dev.shale.storage.core;
+
+import dev.shale.storage.Entry;
+import dev.shale.storage.memtable.Memtable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Everything a read consults, frozen in one immutable object: the active memtable, the frozen
+ * memtables newest first, and the tables newest first. The engine publishes a new view when a
+ * memtable is frozen or a flush lands, so a reader holding a view sees a consistent file set
+ * without taking a lock.
+ *
+ * <p>Lifetime: the engine holds one reference to its current view; each read takes another
+ * ({@link #tryRetain}) and releases it. A view retains its tables, and lets them go when its last
+ * reference goes, after the engine has replaced it.
+ */
+final class ReadView {
+  private final Memtable active;
+  private final List<FrozenMemtable> frozen;
+  private final List<SharedTable> tables;
+  // Invariant: > 0 while the view may be read; a view whose count reached 0 is never revived.
+  private final AtomicInteger references = new AtomicInteger(1);
+
+  /** A view retaining {@code tables} (newest first); the caller keeps its own references. */
+  ReadView(Memtable active, List<FrozenMemtable> frozen, List<SharedTable> tables) {
+    this.active = active;
+    this.frozen = List.copyOf(frozen);
+    this.tables = List.copyOf(tables);
+    for (SharedTable t : this.tables) t.retain();
+  }
+
+  Memtable active() {
+    return active;
+  }
+
+  /** Frozen memtables, newest first. */
+  List<FrozenMemtable> frozen() {
+    return frozen;
+  }
+
+  /** Tables, newest (highest file number) first. */
+  List<SharedTable> tables() {
+    return tables;
+  }
+
+  /** This view with {@code active} frozen (for {@code logNumber}) and {@code fresh} active. */
+  ReadView withFrozenActive(long logNumber, Memtable fresh) {
+    List<FrozenMemtable> newFrozen = new ArrayList<>(frozen.size() + 1);
+    newFrozen.add(new FrozenMemtable(active, logNumber));
+    newFrozen.addAll(frozen);
+    return new ReadView(fresh, newFrozen, tables);
+  }
+
+  /** This view with {@code flushed} replaced by {@code table}, its contents now on disk. */
+  ReadView withFlushed(FrozenMemtable flushed, SharedTable table) {
+    List<FrozenMemtable> newFrozen = new ArrayList<>(frozen);
+    if (!newFrozen.remove(flushed)) throw new IllegalStateException("flushed memtable not in view");
+    List<SharedTable> newTables = new ArrayList<>(tables.size() + 1);
+    newTables.add(table);
+    newTables.addAll(tables);
+    newTables.sort((a, b) -> Long.compare(b.fileNumber(), a.fileNumber()));
+    return new ReadView(active, newFrozen, newTables);
+  }
+
+  /**
+   * The record of {@code key} that wins (docs/format.md, "Conventions"), or null. Sources are
+   * searched newest first, but a record written later with an older version (replication's
+   * write()) may sit in an older source, so once a record of version v is found only sources
+   * that hold a version >= v are still searched; {@link Entry#newer} settles the rest.
+   */
+  Entry get(byte[] key) {
+    Entry best = consider(null, active, key);
+    for (FrozenMemtable f : frozen) best = consider(best, f.memtable(), key);
+    for (SharedTable t : tables) {
+      if (best != null && t.maxVersion() < best.version()) continue;
+      best = newer(best, t.get(key));
+    }
+    return best;
+  }
+
+  boolean tryRetain() {
+    int n;
+    do {
+      n = references.get();
+      if (n == 0) return false;
+    } while (!references.compareAndSet(n, n + 1));
+    return true;
+  }
+
+  void release() {
+    int after = references.decrementAndGet();
+    if (after == 0) {
+      for (SharedTable t : tables) t.release();
+    } else if (after < 0) {
+      throw new IllegalStateException("read view released too often");
+    }
+  }
+
+  private static Entry consider(Entry best, Memtable memtable, byte[] key) {
+    // maxVersion is raised before a record enters the memtable, so this skip is never wrong.
+    if (best != null && memtable.maxVersion() < best.version()) return best;
+    return newer(best, memtable.get(key));
+  }
+
+  private static Entry newer(Entry best, Entry found) {
+    if (found == null) return best;
+    return best == null ? found : Entry.newer(best, found);
+  }
+}

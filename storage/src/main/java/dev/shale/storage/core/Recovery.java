@@ -1,0 +1,206 @@
+package dev.shale.storage.core;
+
+import dev.shale.storage.CorruptionException;
+import dev.shale.storage.Entry;
+import dev.shale.storage.EngineOptions;
+import dev.shale.storage.HybridClock;
+import dev.shale.storage.StorageException;
+import dev.shale.storage.io.ChannelOpener;
+import dev.shale.storage.io.FileNames;
+import dev.shale.storage.io.Fsync;
+import dev.shale.storage.io.RecordReader.TornTail;
+import dev.shale.storage.manifest.Manifest;
+import dev.shale.storage.manifest.ManifestLoader;
+import dev.shale.storage.manifest.ManifestSnapshot;
+import dev.shale.storage.memtable.Memtable;
+import dev.shale.storage.table.TableMeta;
+import dev.shale.storage.table.TableWriter;
+import dev.shale.storage.wal.LogReader;
+import dev.shale.storage.wal.LogWriter;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Opening a store's files, exactly as docs/format.md "Recovery at open" says: read the manifest,
+ * open its tables, replay the logs it does not cover into tables, write a new manifest naming
+ * them and a new empty log, delete what is no longer needed, and move the clock past every
+ * version seen. The caller holds the directory's LOCK.
+ */
+final class Recovery {
+  /**
+   * The store as recovery leaves it.
+   *
+   * @param tables the live tables, newest first; the caller owns one reference to each
+   */
+  record Recovered(
+      Manifest manifest, List<SharedTable> tables, LogWriter log, FileNumbers fileNumbers) {
+
+    /** Lets everything go when the engine cannot start after all. */
+    void closeQuietly() {
+      tables.forEach(SharedTable::release);
+      try {
+        log.close();
+      } catch (IOException | RuntimeException e) {
+        LOG.log(Level.WARNING, "closing " + log.path() + " failed: " + e);
+      }
+      try {
+        manifest.close();
+      } catch (IOException | RuntimeException e) {
+        LOG.log(Level.WARNING, "closing the manifest failed: " + e);
+      }
+    }
+  }
+
+  private static final System.Logger LOG = System.getLogger(Recovery.class.getName());
+
+  private final Path directory;
+  private final EngineOptions options;
+  private final HybridClock clock;
+  private final ChannelOpener opener;
+  private final List<SharedTable> tables = new ArrayList<>();
+
+  private Recovery(Path directory, EngineOptions options, HybridClock clock, ChannelOpener opener) {
+    this.directory = directory;
+    this.options = options;
+    this.clock = clock;
+    this.opener = opener;
+  }
+
+  static Recovered run(
+      Path directory, EngineOptions options, HybridClock clock, ChannelOpener opener)
+      throws IOException {
+    Recovery recovery = new Recovery(directory, options, clock, opener);
+    try {
+      return recovery.recover();
+    } catch (IOException | RuntimeException e) {
+      recovery.tables.forEach(SharedTable::release);
+      throw e;
+    }
+  }
+
+  private Recovered recover() throws IOException {
+    DirectoryListing listing = DirectoryListing.scan(directory);
+    ManifestSnapshot base = loadManifest(listing);
+    FileNumbers numbers =
+        new FileNumbers(Math.max(base.nextFileNumber(), listing.highestNumber() + 1));
+    clock.observe(base.lastVersion());
+    openTables(base.tables());
+    replayLogs(listing, base.logNumber(), numbers);
+
+    long logNumber = numbers.allocate();
+    long manifestNumber = numbers.allocate();
+    List<TableMeta> metas = tables.stream().map(SharedTable::meta).toList();
+    ManifestSnapshot snapshot =
+        new ManifestSnapshot(numbers.peek(), logNumber, clock.current(), metas);
+    Manifest manifest = Manifest.create(directory, manifestNumber, snapshot, opener);
+    LogWriter log;
+    try {
+      log = LogWriter.create(directory.resolve(FileNames.log(logNumber)), logNumber, opener);
+    } catch (IOException | RuntimeException e) {
+      manifest.close();
+      throw e;
+    }
+    deleteObsoleteFiles(listing, snapshot);
+    LOG.log(Level.INFO, directory + " opened: " + tables.size() + " tables, log "
+        + FileNames.log(logNumber) + ", " + FileNames.manifest(manifestNumber) + ", last version "
+        + clock.current());
+    return new Recovered(manifest, List.copyOf(tables), log, numbers);
+  }
+
+  // docs/format.md, "Manifest": a directory with no manifest is a new, empty store, unless it
+  // holds .wal or .sst files: then opening fails, rather than guess.
+  private ManifestSnapshot loadManifest(DirectoryListing listing) throws IOException {
+    Optional<ManifestLoader.Loaded> loaded = ManifestLoader.load(directory);
+    if (loaded.isPresent()) {
+      LOG.log(Level.INFO,
+          directory + ": state from " + FileNames.manifest(loaded.get().fileNumber()));
+      return loaded.get().snapshot();
+    }
+    if (!listing.logs().isEmpty() || !listing.tables().isEmpty()) {
+      throw new StorageException(directory + " holds " + listing.logs().size() + " .wal and "
+          + listing.tables().size() + " .sst files but no valid MANIFEST: refusing to open it "
+          + "rather than guess which of them make up the store");
+    }
+    return new ManifestSnapshot(1, 0, 0, List.of());
+  }
+
+  private void openTables(List<TableMeta> metas) throws IOException {
+    for (TableMeta meta : metas) {
+      Path file = directory.resolve(FileNames.table(meta.fileNumber()));
+      if (!Files.exists(file)) {
+        throw new CorruptionException(file, "named by the manifest but missing");
+      }
+      tables.add(SharedTable.open(file, meta));
+      clock.observe(meta.maxVersion());
+    }
+    tables.sort(Comparator.comparingLong(SharedTable::fileNumber).reversed());
+  }
+
+  // Segments are replayed oldest first into one memtable, flushed whenever it fills.
+  private void replayLogs(DirectoryListing listing, long logNumber, FileNumbers numbers)
+      throws IOException {
+    Memtable memtable = new Memtable();
+    for (long number : listing.logs().tailSet(logNumber)) {
+      Path file = directory.resolve(FileNames.log(number));
+      long records = 0;
+      try (LogReader reader = LogReader.open(file)) {
+        for (Entry entry = reader.next(); entry != null; entry = reader.next()) {
+          clock.observe(entry.version());
+          memtable.add(entry);
+          records++;
+          if (memtable.sizeBytes() >= options.memtableSizeBytes()) {
+            flush(memtable, numbers);
+            memtable = new Memtable();
+          }
+        }
+        logTornTail(file, reader.tornTail());
+      }
+      LOG.log(Level.INFO, "replayed " + records + " records from " + file);
+    }
+    if (!memtable.isEmpty()) flush(memtable, numbers);
+  }
+
+  private void flush(Memtable memtable, FileNumbers numbers) throws IOException {
+    long number = numbers.allocate();
+    Path file = directory.resolve(FileNames.table(number));
+    TableMeta meta = TableWriter.write(
+        file, number, memtable.iterator(), options.blockSizeBytes(), options.bloomBitsPerKey());
+    // The table's directory entry must be durable before a manifest names it.
+    Fsync.directory(directory);
+    tables.addFirst(SharedTable.open(file, meta));
+    LOG.log(Level.INFO, "recovery flushed " + meta.entryCount() + " records to " + file);
+  }
+
+  private static void logTornTail(Path file, TornTail tail) {
+    if (tail == null) return;
+    LOG.log(Level.WARNING, file + ": dropped torn tail of " + tail.droppedBytes()
+        + " bytes at offset " + tail.offset() + " (" + tail.reason() + ")");
+  }
+
+  // docs/format.md, "Recovery at open", step 4: only once the new manifest is durable.
+  private void deleteObsoleteFiles(DirectoryListing listing, ManifestSnapshot snapshot) {
+    Set<Long> live = new HashSet<>();
+    for (TableMeta t : snapshot.tables()) live.add(t.fileNumber());
+    for (long number : listing.logs()) delete(directory.resolve(FileNames.log(number)));
+    for (Path temporary : listing.temporaries()) delete(temporary);
+    for (long number : listing.tables()) {
+      if (!live.contains(number)) delete(directory.resolve(FileNames.table(number)));
+    }
+  }
+
+  private static void delete(Path file) {
+    try {
+      if (Files.deleteIfExists(file)) LOG.log(Level.INFO, "deleted " + file);
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, "deleting " + file + " failed (retried at next open): " + e);
+    }
+  }
+}

@@ -1,0 +1,45 @@
+package dev.shale.storage.core;
+
+import java.lang.System.Logger.Level;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Log lines for write stalls: one when a stall starts and one when it ends, at most one pair
+ * per {@link #MIN_GAP_MILLIS}; stalls in between are counted and reported with the next line,
+ * so an overloaded engine does not also flood its log. Guarded by the engine's write lock.
+ */
+final class StallLog {
+  static final long MIN_GAP_MILLIS = 10_000;
+
+  private static final System.Logger LOG = System.getLogger(StallLog.class.getName());
+
+  private final String directory;
+  private long startNanos; // guarded by the engine's lock, as is everything here
+  private boolean reportedStart;
+  private long lastLineNanos = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(MIN_GAP_MILLIS);
+  private long unreported;
+
+  StallLog(String directory) {
+    this.directory = directory;
+  }
+
+  void started(String reason) {
+    startNanos = System.nanoTime();
+    if (startNanos - lastLineNanos < TimeUnit.MILLISECONDS.toNanos(MIN_GAP_MILLIS)) {
+      reportedStart = false;
+      unreported++;
+      return;
+    }
+    reportedStart = true;
+    lastLineNanos = startNanos;
+    String earlier = unreported == 0 ? "" : " (" + unreported + " shorter stalls not logged)";
+    unreported = 0;
+    LOG.log(Level.WARNING, directory + ": write stall started: " + reason + earlier);
+  }
+
+  void ended() {
+    if (!reportedStart) return;
+    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+    LOG.log(Level.WARNING, directory + ": write stall ended after " + millis + " ms");
+  }
+}

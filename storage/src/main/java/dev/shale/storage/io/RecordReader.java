@@ -1,0 +1,147 @@
+package dev.shale.storage.io;
+
+import dev.shale.storage.CorruptionException;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.zip.CRC32C;
+
+/**
+ * Reads the framed records of a log or manifest file from the start, up to its torn tail
+ * (docs/format.md, "Write-ahead log"): the first record that runs past the end of the file or
+ * fails its crc ends the file, and so does a record whose payload the caller finds inconsistent
+ * ({@link #stopAt}). The file is memory-mapped; frames are slices of the mapping.
+ *
+ * <p>Thread safety: none; one thread reads, then closes. Frames are valid until {@link #close}.
+ */
+public final class RecordReader implements AutoCloseable {
+  /** One record whose crc holds: where it starts in the file, and its payload. */
+  public record Frame(long offset, MemorySegment payload) {}
+
+  /** The bytes after the last good record: where they start, how many, why they end the file. */
+  public record TornTail(long offset, long droppedBytes, String reason) {}
+
+  private final Path path;
+  private final Arena arena;
+  private final MemorySegment file;
+  private long position;
+  private boolean done;
+  private TornTail tail;
+
+  private RecordReader(Path path, Arena arena, MemorySegment file) {
+    this.path = path;
+    this.arena = arena;
+    this.file = file;
+  }
+
+  /**
+   * Opens {@code path}, checking its header against {@code magic}.
+   *
+   * @throws CorruptionException if the header names another kind of file or format version
+   */
+  public static RecordReader open(Path path, long magic) throws IOException {
+    Arena arena = Arena.ofConfined();
+    try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+      long size = channel.size();
+      MemorySegment file = size == 0
+          ? MemorySegment.NULL
+          : channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+      RecordReader reader = new RecordReader(path, arena, file);
+      reader.readHeader(magic);
+      return reader;
+    } catch (IOException | RuntimeException e) {
+      arena.close();
+      throw e;
+    }
+  }
+
+  public Path path() {
+    return path;
+  }
+
+  /** The next record, or null at the end of the records (see {@link #tornTail}). */
+  public Frame next() {
+    if (done) return null;
+    long remaining = file.byteSize() - position;
+    if (remaining == 0) {
+      done = true;
+      return null;
+    }
+    if (remaining < RecordFormat.FRAME_HEADER_BYTES) {
+      return stop(position, "incomplete record header");
+    }
+    int storedCrc = file.get(RecordFormat.U32, position);
+    long length = Integer.toUnsignedLong(file.get(RecordFormat.U32, position + 4));
+    if (length > remaining - RecordFormat.FRAME_HEADER_BYTES) {
+      return stop(position, "record of " + length + " bytes runs past the end of the file");
+    }
+    long covered = RecordFormat.FRAME_HEADER_BYTES - RecordFormat.CRC_COVERED_FROM + length;
+    if (crc32c(position + RecordFormat.CRC_COVERED_FROM, covered) != storedCrc) {
+      return stop(position, "crc mismatch");
+    }
+    Frame frame =
+        new Frame(position, file.asSlice(position + RecordFormat.FRAME_HEADER_BYTES, length));
+    position += RecordFormat.FRAME_HEADER_BYTES + length;
+    return frame;
+  }
+
+  /**
+   * Ends the records at {@code frame}: its crc holds but its payload does not parse, which the
+   * format treats like a torn write (docs/format.md, "Write-ahead log").
+   */
+  public void stopAt(Frame frame, String reason) {
+    stop(frame.offset(), reason);
+  }
+
+  /** The torn tail found, or null if the file ended cleanly after its last record. */
+  public TornTail tornTail() {
+    return tail;
+  }
+
+  @Override
+  public void close() {
+    arena.close();
+  }
+
+  // header := magic:u64 format_version:u32 reserved:u32. A file shorter than its header, or
+  // whose header is all zero bytes (created but never written before a crash), holds no records.
+  private void readHeader(long magic) {
+    long size = file.byteSize();
+    if (size < RecordFormat.HEADER_BYTES) {
+      stop(0, "file of " + size + " bytes is shorter than its header");
+      return;
+    }
+    long storedMagic = file.get(RecordFormat.U64, 0);
+    int formatVersion = file.get(RecordFormat.U32, 8);
+    if (storedMagic == 0 && formatVersion == 0 && file.get(RecordFormat.U32, 12) == 0) {
+      stop(0, "header never written");
+      return;
+    }
+    if (storedMagic != magic) {
+      throw new CorruptionException(
+          path, String.format("magic 0x%016X at offset 0, expected 0x%016X", storedMagic, magic));
+    }
+    if (formatVersion != RecordFormat.FORMAT_VERSION) {
+      throw new CorruptionException(
+          path, "format version " + formatVersion + " at offset 8 is not supported (expected "
+              + RecordFormat.FORMAT_VERSION + ")");
+    }
+    position = RecordFormat.HEADER_BYTES;
+  }
+
+  private int crc32c(long offset, long length) {
+    CRC32C crc = new CRC32C();
+    crc.update(file.asSlice(offset, length).asByteBuffer());
+    return (int) crc.getValue();
+  }
+
+  private Frame stop(long offset, String reason) {
+    long dropped = file.byteSize() - offset;
+    tail = dropped == 0 ? null : new TornTail(offset, dropped, reason);
+    done = true;
+    return null;
+  }
+}

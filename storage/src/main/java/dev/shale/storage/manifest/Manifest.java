@@ -1,0 +1,159 @@
+package dev.shale.storage.manifest;
+
+import dev.shale.storage.io.ChannelOpener;
+import dev.shale.storage.io.FileNames;
+import dev.shale.storage.io.Fsync;
+import dev.shale.storage.io.RecordWriter;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.function.LongSupplier;
+
+/**
+ * The manifest a store appends its file-set changes to (docs/format.md, "Manifest"): each
+ * {@link #commit} appends one complete snapshot and fsyncs it; the change takes effect when
+ * commit returns. {@link ManifestLoader} reads it back at open.
+ *
+ * <p>Thread safety: methods are synchronized; commits are serialized.
+ */
+public final class Manifest implements AutoCloseable {
+  /*
+   * A failed append or fsync leaves the file's tail unknown: bytes after it could hide every
+   * later record (a reader stops at the first bad one), and after a failed fsync the kernel may
+   * have dropped pages it had accepted. So the manifest never appends to such a file again: the
+   * next commit writes a new MANIFEST-<n> holding the whole snapshot, which wins by its higher
+   * number. The same replacement keeps the file small once it passes ROTATE_BYTES.
+   */
+
+  /** Past this size the next commit starts a new manifest file. */
+  public static final long ROTATE_BYTES = 4L << 20;
+
+  private static final System.Logger LOG = System.getLogger(Manifest.class.getName());
+
+  private final Path directory;
+  private final ChannelOpener opener;
+  private RecordWriter writer; // guarded by this
+  private long fileNumber; // guarded by this
+  private boolean tailUnknown; // guarded by this
+
+  private Manifest(Path directory, ChannelOpener opener, RecordWriter writer, long fileNumber) {
+    this.directory = directory;
+    this.opener = opener;
+    this.writer = writer;
+    this.fileNumber = fileNumber;
+  }
+
+  /**
+   * Writes {@code MANIFEST-<fileNumber>} holding {@code snapshot}, fsyncs it and the directory,
+   * then deletes every older manifest. {@code snapshot.nextFileNumber()} must be above
+   * {@code fileNumber}.
+   */
+  public static Manifest create(
+      Path directory, long fileNumber, ManifestSnapshot snapshot, ChannelOpener opener)
+      throws IOException {
+    requireNumberedAbove(snapshot, fileNumber);
+    RecordWriter writer = writeNewFile(directory, fileNumber, snapshot, opener);
+    deleteOlderManifests(directory, fileNumber);
+    return new Manifest(directory, opener, writer, fileNumber);
+  }
+
+  /**
+   * Makes {@code snapshot} the durable state of the store: appended and fsynced, or written to a
+   * new manifest file (numbered by {@code newFileNumber}) when this one is large or its tail is
+   * unknown after a failure.
+   */
+  public synchronized void commit(ManifestSnapshot snapshot, LongSupplier newFileNumber)
+      throws IOException {
+    if (writer == null) throw new IllegalStateException("manifest is closed");
+    if (tailUnknown || writer.sizeBytes() >= ROTATE_BYTES) {
+      replace(snapshot, newFileNumber.getAsLong());
+      return;
+    }
+    requireNumberedAbove(snapshot, fileNumber);
+    try {
+      writer.append(new SnapshotRecord(snapshot));
+      writer.force();
+    } catch (IOException | RuntimeException e) {
+      tailUnknown = true;
+      throw e;
+    }
+  }
+
+  public synchronized long fileNumber() {
+    return fileNumber;
+  }
+
+  public synchronized long sizeBytes() {
+    return writer == null ? 0 : writer.sizeBytes();
+  }
+
+  @Override
+  public synchronized void close() throws IOException {
+    if (writer == null) return;
+    try {
+      writer.close();
+    } finally {
+      writer = null;
+    }
+  }
+
+  // Invariant (docs/format.md, "Manifest"): next_file_number is above every file in use, the
+  // manifest itself included.
+  private static void requireNumberedAbove(ManifestSnapshot snapshot, long manifestNumber) {
+    if (snapshot.nextFileNumber() <= manifestNumber) {
+      throw new IllegalArgumentException("next_file_number " + snapshot.nextFileNumber()
+          + " is not above the manifest's own number " + manifestNumber);
+    }
+  }
+
+  private void replace(ManifestSnapshot snapshot, long newNumber) throws IOException {
+    ManifestSnapshot numbered =
+        snapshot.withNextFileNumber(Math.max(snapshot.nextFileNumber(), newNumber + 1));
+    RecordWriter replacement = writeNewFile(directory, newNumber, numbered, opener);
+    RecordWriter old = writer;
+    long oldNumber = fileNumber;
+    writer = replacement;
+    fileNumber = newNumber;
+    tailUnknown = false;
+    try {
+      old.close();
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, "closing " + FileNames.manifest(oldNumber) + " failed: " + e);
+    }
+    deleteOlderManifests(directory, newNumber);
+    LOG.log(Level.INFO, "manifest " + FileNames.manifest(oldNumber) + " replaced by "
+        + FileNames.manifest(newNumber));
+  }
+
+  // docs/format.md, "Manifest": header := magic format_version reserved; then one record.
+  private static RecordWriter writeNewFile(
+      Path directory, long fileNumber, ManifestSnapshot snapshot, ChannelOpener opener)
+      throws IOException {
+    Path file = directory.resolve(FileNames.manifest(fileNumber));
+    RecordWriter writer = RecordWriter.create(file, ManifestFormat.MAGIC, opener);
+    try {
+      writer.append(new SnapshotRecord(snapshot));
+      writer.force();
+      Fsync.directory(directory);
+      return writer;
+    } catch (IOException | RuntimeException e) {
+      writer.close();
+      // Never read: a lower-numbered manifest still holds the state. Removed now to save a scan.
+      Files.deleteIfExists(file);
+      throw e;
+    }
+  }
+
+  // Safe once a newer manifest is durable: the newest valid one wins at open anyway.
+  private static void deleteOlderManifests(Path directory, long keepNumber) {
+    try {
+      for (long older : ManifestLoader.manifestNumbers(directory)) {
+        if (older < keepNumber) Files.deleteIfExists(directory.resolve(FileNames.manifest(older)));
+      }
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, "deleting manifests older than " + FileNames.manifest(keepNumber)
+          + " in " + directory + " failed: " + e);
+    }
+  }
+}

@@ -1,0 +1,75 @@
+package dev.shale.storage.manifest;
+
+import dev.shale.storage.io.FileNames;
+import dev.shale.storage.io.RecordReader;
+import dev.shale.storage.io.RecordReader.Frame;
+import dev.shale.storage.io.RecordReader.TornTail;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Finds the state of a store at open (docs/format.md, "Manifest"): the highest-numbered
+ * {@code MANIFEST-<n>} holding at least one valid record, and the last valid record in it.
+ */
+public final class ManifestLoader {
+  /** The chosen manifest and the snapshot it holds. */
+  public record Loaded(long fileNumber, ManifestSnapshot snapshot) {}
+
+  private static final System.Logger LOG = System.getLogger(ManifestLoader.class.getName());
+
+  private ManifestLoader() {}
+
+  /**
+   * The newest valid snapshot in {@code directory}, or empty if no manifest holds one.
+   *
+   * @throws dev.shale.storage.CorruptionException if the chosen manifest's last valid record does
+   *     not parse, or a manifest has another kind of header
+   */
+  public static Optional<Loaded> load(Path directory) throws IOException {
+    List<Long> numbers = manifestNumbers(directory);
+    numbers.sort(Comparator.reverseOrder());
+    for (long number : numbers) {
+      Path file = directory.resolve(FileNames.manifest(number));
+      Optional<ManifestSnapshot> snapshot = lastSnapshot(file);
+      if (snapshot.isPresent()) return Optional.of(new Loaded(number, snapshot.get()));
+    }
+    return Optional.empty();
+  }
+
+  /** The numbers of the {@code MANIFEST-<n>} files in {@code directory}, in no order. */
+  static List<Long> manifestNumbers(Path directory) throws IOException {
+    List<Long> numbers = new ArrayList<>();
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "MANIFEST-*")) {
+      for (Path file : files) {
+        FileNames.parse(file.getFileName().toString())
+            .filter(p -> p.kind() == FileNames.Kind.MANIFEST)
+            .ifPresent(p -> numbers.add(p.number()));
+      }
+    }
+    return numbers;
+  }
+
+  private static Optional<ManifestSnapshot> lastSnapshot(Path file) throws IOException {
+    try (RecordReader reader = RecordReader.open(file, ManifestFormat.MAGIC)) {
+      Frame last = null;
+      for (Frame frame = reader.next(); frame != null; frame = reader.next()) last = frame;
+      TornTail tail = reader.tornTail();
+      if (tail != null) {
+        LOG.log(Level.WARNING, file + ": ignoring " + tail.droppedBytes() + " bytes from offset "
+            + tail.offset() + " (" + tail.reason() + ")");
+      }
+      if (last == null) {
+        LOG.log(Level.WARNING, file + ": no valid record, falling back to an older manifest");
+        return Optional.empty();
+      }
+      return Optional.of(SnapshotRecord.decode(file, last));
+    }
+  }
+}

@@ -1,0 +1,152 @@
+package dev.shale.storage.manifest;
+
+import dev.shale.storage.CorruptionException;
+import dev.shale.storage.io.ByteSink;
+import dev.shale.storage.io.Payload;
+import dev.shale.storage.io.RecordReader.Frame;
+import dev.shale.storage.table.TableMeta;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The payload of a manifest record (docs/format.md, "Manifest"):
+ * <pre>
+ * payload := next_file_number:u64 log_number:u64 last_version:u64
+ *            table_count:u32 table[table_count]
+ * table   := file_number:u64 level:u32 file_size:u64 entry_count:u64
+ *            min_version:u64 max_version:u64
+ *            smallest_length:u32 smallest[smallest_length]
+ *            largest_length:u32 largest[largest_length]
+ * </pre>
+ */
+final class SnapshotRecord implements Payload {
+  /** Do not change: embedded in on-disk data. */
+  static final int HEADER_BYTES = 8 + 8 + 8 + 4;
+  /** A table's fixed fields and its two key lengths. Do not change: embedded in on-disk data. */
+  static final int TABLE_FIXED_BYTES = 8 + 4 + 8 + 8 + 8 + 8 + 4 + 4;
+
+  private static final ValueLayout.OfInt U32 =
+      ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfLong U64 =
+      ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+  private final ManifestSnapshot snapshot;
+
+  SnapshotRecord(ManifestSnapshot snapshot) {
+    this.snapshot = snapshot;
+  }
+
+  @Override
+  public int lengthBytes() {
+    long length = HEADER_BYTES;
+    for (TableMeta t : snapshot.tables()) {
+      length += TABLE_FIXED_BYTES + t.smallestKey().length + t.largestKey().length;
+    }
+    return Math.toIntExact(length);
+  }
+
+  @Override
+  public void writeTo(ByteSink sink) {
+    sink.putLong(snapshot.nextFileNumber());
+    sink.putLong(snapshot.logNumber());
+    sink.putLong(snapshot.lastVersion());
+    sink.putInt(snapshot.tables().size());
+    for (TableMeta t : snapshot.tables()) {
+      sink.putLong(t.fileNumber());
+      sink.putInt(t.level());
+      sink.putLong(t.fileSizeBytes());
+      sink.putLong(t.entryCount());
+      sink.putLong(t.minVersion());
+      sink.putLong(t.maxVersion());
+      sink.putInt(t.smallestKey().length);
+      sink.put(t.smallestKey());
+      sink.putInt(t.largestKey().length);
+      sink.put(t.largestKey());
+    }
+  }
+
+  /**
+   * The snapshot in {@code frame}. Its crc held, so a payload that does not parse is not a torn
+   * write but corruption.
+   */
+  static ManifestSnapshot decode(Path file, Frame frame) {
+    Cursor in = new Cursor(file, frame);
+    long nextFileNumber = in.u64();
+    long logNumber = in.u64();
+    long lastVersion = in.u64();
+    long tableCount = Integer.toUnsignedLong(in.u32());
+    in.require(tableCount * TABLE_FIXED_BYTES, "table_count " + tableCount);
+    List<TableMeta> tables = new ArrayList<>((int) tableCount);
+    for (long i = 0; i < tableCount; i++) {
+      long fileNumber = in.u64();
+      int level = in.u32();
+      long fileSize = in.u64();
+      long entryCount = in.u64();
+      long minVersion = in.u64();
+      long maxVersion = in.u64();
+      byte[] smallest = in.bytes(in.u32());
+      byte[] largest = in.bytes(in.u32());
+      tables.add(new TableMeta(
+          fileNumber, level, fileSize, entryCount, minVersion, maxVersion, smallest, largest));
+    }
+    in.requireEnd();
+    return new ManifestSnapshot(nextFileNumber, logNumber, lastVersion, tables);
+  }
+
+  /** Reads a payload front to back, failing with the record's offset on any overrun. */
+  private static final class Cursor {
+    private final Path file;
+    private final Frame frame;
+    private final MemorySegment bytes;
+    private long position;
+
+    Cursor(Path file, Frame frame) {
+      this.file = file;
+      this.frame = frame;
+      this.bytes = frame.payload();
+    }
+
+    long u64() {
+      require(8, "a u64");
+      long value = bytes.get(U64, position);
+      position += 8;
+      return value;
+    }
+
+    int u32() {
+      require(4, "a u32");
+      int value = bytes.get(U32, position);
+      position += 4;
+      return value;
+    }
+
+    byte[] bytes(int length) {
+      long unsigned = Integer.toUnsignedLong(length);
+      require(unsigned, "a key of " + unsigned + " bytes");
+      byte[] value = bytes.asSlice(position, length).toArray(ValueLayout.JAVA_BYTE);
+      position += length;
+      return value;
+    }
+
+    void require(long length, String what) {
+      if (length > bytes.byteSize() - position) {
+        throw corrupt(what + " at payload offset " + position + " runs past the record's end");
+      }
+    }
+
+    void requireEnd() {
+      if (position != bytes.byteSize()) {
+        throw corrupt((bytes.byteSize() - position) + " bytes left after the last table");
+      }
+    }
+
+    private CorruptionException corrupt(String detail) {
+      return new CorruptionException(
+          file, "manifest record at offset " + frame.offset() + " does not parse: " + detail);
+    }
+  }
+}

@@ -1,0 +1,151 @@
+package dev.shale.storage.table;
+
+import static dev.shale.storage.table.TableFormat.U32;
+
+import dev.shale.storage.CorruptionException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+
+/**
+ * One block of a mapped table ({@code block(E)} in docs/format.md, "Table"), checked against its
+ * crc32c before any of its bytes is used, and read in place: keys are compared against the
+ * mapped bytes without copying them.
+ *
+ * <p>Both item kinds start with {@code key_length:u32} and carry the key after a fixed header
+ * ({@code headerBytes}: 17 for a data entry, 16 for an index entry); this class knows only that
+ * much. Every offset and length it hands out has been checked to lie inside the block's items, so
+ * garbage that slipped past the crc becomes a CorruptionException, never a read out of bounds.
+ * Immutable and thread safe.
+ */
+final class BlockReader {
+  private final MemorySegment block;
+  private final Path path;
+  private final long fileOffset;
+  private final int headerBytes;
+  private final int count;
+  // Items occupy [0, itemsEnd); the u32 offsets array starts at itemsEnd.
+  private final long itemsEnd;
+
+  private BlockReader(MemorySegment block, Path path, long fileOffset, int headerBytes, int count) {
+    this.block = block;
+    this.path = path;
+    this.fileOffset = fileOffset;
+    this.headerBytes = headerBytes;
+    this.count = count;
+    this.itemsEnd = block.byteSize() - TableFormat.BLOCK_TRAILER_BYTES - 4L * count;
+  }
+
+  /**
+   * The block {@code handle} of {@code file}, after checking its crc and that its count fits. The
+   * handle must lie inside the file (the caller checked it against the footer's layout).
+   */
+  static BlockReader open(MemorySegment file, BlockHandle handle, int headerBytes, Path path) {
+    if (handle.length() < TableFormat.BLOCK_TRAILER_BYTES + 4 + headerBytes) {
+      throw TableCorruption.at(path, handle.offset(), "block of " + handle.length() + " bytes is too short");
+    }
+    MemorySegment block = file.asSlice(handle.offset(), handle.length());
+    long crcOffset = handle.length() - 4;
+    if (block.get(U32, crcOffset) != TableFormat.crc32c(block.asSlice(0, crcOffset))) {
+      throw TableCorruption.at(path, handle.offset(), "block of " + handle.length() + " bytes fails its crc");
+    }
+    long count = Integer.toUnsignedLong(block.get(U32, crcOffset - 4));
+    long maxCount = (handle.length() - TableFormat.BLOCK_TRAILER_BYTES) / (4L + headerBytes);
+    if (count < 1 || count > maxCount) {
+      throw TableCorruption.at(path, handle.offset(),
+          "block count " + count + " is implausible for " + handle.length() + " bytes");
+    }
+    return new BlockReader(block, path, handle.offset(), headerBytes, (int) count);
+  }
+
+  int count() {
+    return count;
+  }
+
+  /** The block's bytes; item fields are read at {@link #itemOffset} + their position. */
+  MemorySegment segment() {
+    return block;
+  }
+
+  /** The offset of item {@code i} in the block, checked to leave room for its header and key. */
+  long itemOffset(int i) {
+    long offset = Integer.toUnsignedLong(block.get(U32, itemsEnd + 4L * i));
+    if (offset > itemsEnd - headerBytes) {
+      throw corrupt("item " + i + " offset " + offset + " runs past the items");
+    }
+    long keyLength = Integer.toUnsignedLong(block.get(U32, offset));
+    if (keyLength > itemsEnd - offset - headerBytes) {
+      throw corrupt("item " + i + " key of " + keyLength + " bytes runs past the items");
+    }
+    return offset;
+  }
+
+  /** The offset of item {@code i}'s value (or trailing data) of {@code length} bytes, checked. */
+  long checkedTail(int i, long itemOffset, long length) {
+    long tail = itemOffset + headerBytes + keyLength(itemOffset);
+    if (length < 0 || length > itemsEnd - tail) {
+      throw corrupt("item " + i + " value of " + length + " bytes runs past the items");
+    }
+    return tail;
+  }
+
+  long keyLength(long itemOffset) {
+    return Integer.toUnsignedLong(block.get(U32, itemOffset));
+  }
+
+  /** Item {@code i}'s key, copied. */
+  byte[] keyAt(int i) {
+    long offset = itemOffset(i);
+    return block.asSlice(offset + headerBytes, keyLength(offset)).toArray(ValueLayout.JAVA_BYTE);
+  }
+
+  /** The index of the first item whose key is {@code >= key}, or {@link #count} if none is. */
+  int seek(byte[] key) {
+    MemorySegment probe = MemorySegment.ofArray(key);
+    int low = 0;
+    int high = count; // Invariant: items below low are < key; items at or above high are >= key.
+    while (low < high) {
+      int mid = (low + high) >>> 1;
+      if (compareKeyAt(mid, probe) < 0) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
+
+  /** Whether item {@code i}'s key equals {@code key}. */
+  boolean keyEquals(int i, byte[] key) {
+    return compareKeyAt(i, MemorySegment.ofArray(key)) == 0;
+  }
+
+  /** Whether item {@code i}'s key is strictly greater than item {@code i - 1}'s. */
+  boolean keyIncreasesAt(int i) {
+    long previous = itemOffset(i - 1);
+    long current = itemOffset(i);
+    long previousKey = previous + headerBytes;
+    long currentKey = current + headerBytes;
+    return compare(block, previousKey, keyLength(previous), block, currentKey, keyLength(current)) < 0;
+  }
+
+  /** Item {@code i}'s key compared with {@code key} as unsigned bytes, shorter first on a tie. */
+  private int compareKeyAt(int i, MemorySegment key) {
+    long offset = itemOffset(i);
+    return compare(block, offset + headerBytes, keyLength(offset), key, 0, key.byteSize());
+  }
+
+  /** Compares two byte ranges in place the way Keys.ORDER compares arrays. */
+  private static int compare(
+      MemorySegment a, long aStart, long aLength, MemorySegment b, long bStart, long bLength) {
+    long mismatch = MemorySegment.mismatch(a, aStart, aStart + aLength, b, bStart, bStart + bLength);
+    if (mismatch < 0) return 0;
+    if (mismatch == aLength) return -1;
+    if (mismatch == bLength) return 1;
+    return Integer.compare(
+        Byte.toUnsignedInt(a.get(ValueLayout.JAVA_BYTE, aStart + mismatch)),
+        Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, bStart + mismatch)));
+  }
+
+  /** The exception (logged) for bad bytes of this block. */
+  CorruptionException corrupt(String what) {
+    return TableCorruption.at(path, fileOffset, "block of " + block.byteSize() + " bytes: " + what);
+  }
+}

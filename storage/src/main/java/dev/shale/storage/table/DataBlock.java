@@ -1,0 +1,72 @@
+package dev.shale.storage.table;
+
+import static dev.shale.storage.table.TableFormat.U32;
+import static dev.shale.storage.table.TableFormat.U64;
+
+import dev.shale.storage.Entry;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+
+/**
+ * A data block of a mapped table, crc-checked: its {@code entry} items (docs/format.md, "Table")
+ * decoded on demand. Immutable and thread safe.
+ */
+final class DataBlock {
+  // The largest array the JVM allocates; a longer value is garbage that slipped past the crc.
+  private static final long MAX_VALUE_BYTES = Integer.MAX_VALUE - 8;
+
+  private final BlockReader reader;
+
+  private DataBlock(BlockReader reader) {
+    this.reader = reader;
+  }
+
+  static DataBlock open(MemorySegment file, BlockHandle handle, Path path) {
+    return new DataBlock(BlockReader.open(file, handle, TableFormat.ENTRY_HEADER_BYTES, path));
+  }
+
+  int count() {
+    return reader.count();
+  }
+
+  /**
+   * The record of {@code key} in this block, or null. The returned entry's key is {@code key}
+   * itself; its value is the one copy this read makes.
+   */
+  Entry get(byte[] key) {
+    int i = reader.seek(key);
+    if (i == reader.count() || !reader.keyEquals(i, key)) return null;
+    return decode(i, key);
+  }
+
+  /** Entry {@code i}, its key and value copied out of the file. */
+  Entry entryAt(int i) {
+    return decode(i, reader.keyAt(i));
+  }
+
+  /** entry := key_length:u32 value_length:u32 version:u64 type:u8 key value. */
+  private Entry decode(int i, byte[] key) {
+    MemorySegment block = reader.segment();
+    long offset = reader.itemOffset(i);
+    long valueLength = Integer.toUnsignedLong(block.get(U32, offset + 4));
+    long version = block.get(U64, offset + 8);
+    byte type = block.get(ValueLayout.JAVA_BYTE, offset + 16);
+    long valueOffset = reader.checkedTail(i, offset, valueLength);
+    return switch (type) {
+      case TableFormat.TYPE_TOMBSTONE -> {
+        if (valueLength != 0) {
+          throw reader.corrupt("tombstone " + i + " has a value of " + valueLength + " bytes");
+        }
+        yield Entry.tombstone(key, version);
+      }
+      case TableFormat.TYPE_VALUE -> {
+        if (valueLength > MAX_VALUE_BYTES) {
+          throw reader.corrupt("entry " + i + " value of " + valueLength + " bytes is implausible");
+        }
+        yield new Entry(key, version, block.asSlice(valueOffset, valueLength).toArray(ValueLayout.JAVA_BYTE));
+      }
+      default -> throw reader.corrupt("entry " + i + " has unknown record type " + type);
+    };
+  }
+}

@@ -1,0 +1,138 @@
+package dev.shale.storage.table;
+
+import dev.shale.storage.CorruptionException;
+import dev.shale.storage.Entry;
+import dev.shale.storage.util.Murmur3;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Iterator;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * An open table (docs/format.md, "Table"): memory-mapped, immutable, thread safe.
+ *
+ * <p>Lifetime: {@link #close} unmaps the file; the caller makes sure no read or iterator of this
+ * table is in flight then, and calls nothing afterwards (the engine reference-counts tables).
+ */
+public final class Table implements AutoCloseable {
+  /*
+   * Design. The file is mapped whole into a shared Arena, and every read works on the mapping in
+   * place: the footer, filter and index are checked once at open (crc and structure) and then
+   * searched where they lie, so an open table costs a few objects of heap, not a copy of its
+   * keys. A get probes the Bloom filter, binary-searches the index for the one block that can hold
+   * the key, checks that block's crc, binary-searches it, and copies out only the found value.
+   */
+
+  private final Path path;
+  private final long fileNumber;
+  private final Arena arena;
+  private final MemorySegment file;
+  private final Footer footer;
+  private final IndexBlock index;
+  private final BloomFilter filter; // null when the table was written without one
+  private final LongAdder blockReads = new LongAdder();
+
+  private Table(Path path, long fileNumber, Arena arena, MemorySegment file) {
+    this.path = path;
+    this.fileNumber = fileNumber;
+    this.arena = arena;
+    this.file = file;
+    this.footer = Footer.decode(file, path);
+    this.index = IndexBlock.open(file, footer, path);
+    this.filter = footer.filter().length() == 0 ? null : BloomFilter.open(file, footer.filter(), path);
+  }
+
+  /** Maps the file and checks its footer, index and filter (CorruptionException naming the file if bad). */
+  public static Table open(Path file, long fileNumber) throws IOException {
+    Arena arena = Arena.ofShared();
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+      MemorySegment mapped = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), arena);
+      return new Table(file, fileNumber, arena, mapped);
+    } catch (IOException | RuntimeException | Error e) {
+      arena.close();
+      throw e;
+    }
+  }
+
+  /**
+   * The record of key (a value or a tombstone), or null. Consults the Bloom filter first. The
+   * returned entry's key is {@code key} itself, so the caller must not change that array later.
+   *
+   * @throws CorruptionException (naming the file and block offset, and logged) if the block that
+   *     could hold the key fails its crc or does not parse
+   */
+  public Entry get(byte[] key) {
+    if (filter != null && !filter.mightContain(Murmur3.hash128(key, BloomFilter.SEED))) return null;
+    int block = index.find(key);
+    if (block == index.blockCount()) return null;
+    return readBlock(block).get(key);
+  }
+
+  /** All records in key order, lazily, one block at a time. */
+  public Iterator<Entry> iterator() {
+    return new TableIterator(this);
+  }
+
+  public long fileNumber() {
+    return fileNumber;
+  }
+
+  public Path path() {
+    return path;
+  }
+
+  public long sizeBytes() {
+    return file.byteSize();
+  }
+
+  public long entryCount() {
+    return footer.entryCount();
+  }
+
+  public long minVersion() {
+    return footer.minVersion();
+  }
+
+  public long maxVersion() {
+    return footer.maxVersion();
+  }
+
+  /** Unmaps the file (closes its Arena). No method may be called afterwards. */
+  @Override
+  public void close() {
+    arena.close();
+  }
+
+  @Override
+  public String toString() {
+    return "Table[" + path + ", " + footer.entryCount() + " records in " + index.blockCount() + " blocks]";
+  }
+
+  int blockCount() {
+    return index.blockCount();
+  }
+
+  /** Data block {@code block}, crc-checked. */
+  DataBlock readBlock(int block) {
+    blockReads.increment();
+    return DataBlock.open(file, blockHandle(block), path);
+  }
+
+  /** Where data block {@code block} lies in the file. */
+  BlockHandle blockHandle(int block) {
+    return index.handle(block);
+  }
+
+  CorruptionException corruptBlock(int block, String what) {
+    return TableCorruption.at(path, blockHandle(block).offset(), what);
+  }
+
+  /** Data blocks read since open: lets tests see the filter spare reads. */
+  long blockReadCount() {
+    return blockReads.sum();
+  }
+}

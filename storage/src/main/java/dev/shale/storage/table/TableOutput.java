@@ -1,0 +1,115 @@
+package dev.shale.storage.table;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.util.zip.CRC32C;
+
+/**
+ * Appends little-endian fields to a file through one reusable direct buffer, keeping a running
+ * crc32c of the bytes appended since the last {@link #startChecksum}.
+ *
+ * <p>A block's crc covers bytes that may already have left the buffer, so the crc is fed as bytes
+ * leave it (and, for a large array written straight to the channel, from the array itself): no
+ * block is ever held whole in memory, however big its values. Not thread safe.
+ */
+final class TableOutput {
+  static final int BUFFER_BYTES = 256 * 1024;
+
+  private final FileChannel channel;
+  private final ByteBuffer buffer =
+      ByteBuffer.allocateDirect(BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+  private final CRC32C crc = new CRC32C();
+  // Invariant: buffer bytes [0, crcFrom) are already in crc; [crcFrom, position) are not yet.
+  private int crcFrom;
+  private long flushedBytes;
+
+  TableOutput(FileChannel channel) {
+    this.channel = channel;
+  }
+
+  /** Bytes appended so far: the file offset of the next byte. */
+  long position() {
+    return flushedBytes + buffer.position();
+  }
+
+  void putByte(byte b) throws IOException {
+    ensureRoom(1);
+    buffer.put(b);
+  }
+
+  void putInt(int i) throws IOException {
+    ensureRoom(4);
+    buffer.putInt(i);
+  }
+
+  /** Appends the low 32 bits of {@code u32}, which must fit a u32 field. */
+  void putU32(long u32) throws IOException {
+    if (u32 < 0 || u32 > TableFormat.U32_MAX) {
+      throw new IllegalStateException(u32 + " does not fit a u32 field");
+    }
+    putInt((int) u32);
+  }
+
+  void putLong(long l) throws IOException {
+    ensureRoom(8);
+    buffer.putLong(l);
+  }
+
+  void putBytes(byte[] bytes) throws IOException {
+    if (bytes.length <= buffer.remaining()) {
+      buffer.put(bytes);
+    } else if (bytes.length < BUFFER_BYTES) {
+      flush();
+      buffer.put(bytes);
+    } else {
+      // Big values go straight to the file rather than through the buffer in pieces.
+      flush();
+      crc.update(bytes);
+      writeFully(ByteBuffer.wrap(bytes));
+      flushedBytes += bytes.length;
+    }
+  }
+
+  /** Starts a new checksum at the current position. */
+  void startChecksum() {
+    crc.reset();
+    crcFrom = buffer.position();
+  }
+
+  /** The crc32c of every byte appended since {@link #startChecksum}. */
+  int checksum() {
+    absorbIntoChecksum();
+    return (int) crc.getValue();
+  }
+
+  /** Writes out the buffer and forces the file's content and metadata to the device. */
+  void sync() throws IOException {
+    flush();
+    channel.force(true);
+  }
+
+  private void ensureRoom(int bytes) throws IOException {
+    if (buffer.remaining() < bytes) flush();
+  }
+
+  private void flush() throws IOException {
+    absorbIntoChecksum();
+    buffer.flip();
+    flushedBytes += buffer.remaining();
+    writeFully(buffer);
+    buffer.clear();
+    crcFrom = 0;
+  }
+
+  private void absorbIntoChecksum() {
+    int end = buffer.position();
+    if (end > crcFrom) crc.update(buffer.slice(crcFrom, end - crcFrom));
+    crcFrom = end;
+  }
+
+  private void writeFully(ByteBuffer bytes) throws IOException {
+    while (bytes.hasRemaining()) channel.write(bytes);
+  }
+}

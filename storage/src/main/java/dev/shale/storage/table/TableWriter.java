@@ -1,0 +1,135 @@
+package dev.shale.storage.table;
+
+import static java.nio.file.StandardOpenOption.CREATE_NEW;
+import static java.nio.file.StandardOpenOption.WRITE;
+
+import dev.shale.storage.Entry;
+import dev.shale.storage.Keys;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Writes a table file (docs/format.md, "Table") from records in key order, streaming: data blocks
+ * go to the file as they fill, and only the index entries (a key per block) and the filter's
+ * hashes (16 bytes per key) are held until the end. Not thread safe; one writer per file.
+ */
+public final class TableWriter {
+  private final Path file;
+  private final long fileNumber;
+  private final int blockSizeBytes;
+  private final TableOutput out;
+  private final BlockBuilder dataBlock;
+  private final BloomFilterBuilder filter; // null when bloomBitsPerKey is 0
+  // Per finished data block: its last key (the entry's own array) and where it went.
+  private final List<byte[]> blockLastKeys = new ArrayList<>();
+  private final List<BlockHandle> blockHandles = new ArrayList<>();
+  private byte[] smallestKey;
+  private byte[] lastKey;
+  private long entryCount;
+  private long minVersion = Long.MAX_VALUE;
+  private long maxVersion = Long.MIN_VALUE;
+
+  private TableWriter(
+      Path file, long fileNumber, FileChannel channel, int blockSizeBytes, int bloomBitsPerKey) {
+    this.file = file;
+    this.fileNumber = fileNumber;
+    this.blockSizeBytes = blockSizeBytes;
+    this.out = new TableOutput(channel);
+    this.dataBlock = new BlockBuilder(out);
+    this.filter = bloomBitsPerKey == 0 ? null : new BloomFilterBuilder(bloomBitsPerKey);
+  }
+
+  /**
+   * Writes entries (strictly increasing keys, one per key; checked, IllegalArgumentException
+   * otherwise) to a new file, fsyncs it, and returns its metadata with level 0. The file must not
+   * exist; on any failure the partial file is deleted. Syncing the directory is the caller's job.
+   *
+   * @throws IllegalArgumentException for an empty iterator (a table with no records is never
+   *     written), out-of-order or duplicate keys, or bad sizes
+   */
+  public static TableMeta write(
+      Path file, long fileNumber, Iterator<Entry> entries, int blockSizeBytes, int bloomBitsPerKey)
+      throws IOException {
+    if (blockSizeBytes < 1) {
+      throw new IllegalArgumentException("blockSizeBytes must be >= 1: " + blockSizeBytes);
+    }
+    if (bloomBitsPerKey < 0) {
+      throw new IllegalArgumentException("bloomBitsPerKey must be >= 0: " + bloomBitsPerKey);
+    }
+    if (!entries.hasNext()) {
+      throw new IllegalArgumentException("a table with no records is never written: " + file);
+    }
+    try (FileChannel channel = FileChannel.open(file, CREATE_NEW, WRITE)) {
+      try {
+        TableWriter writer = new TableWriter(file, fileNumber, channel, blockSizeBytes, bloomBitsPerKey);
+        while (entries.hasNext()) writer.add(Objects.requireNonNull(entries.next(), "null entry"));
+        return writer.finish();
+      } catch (IOException | RuntimeException | Error e) {
+        deletePartialFile(file, e);
+        throw e;
+      }
+    }
+  }
+
+  private void add(Entry entry) throws IOException {
+    checkOrder(entry.key());
+    dataBlock.addEntry(entry);
+    if (filter != null) filter.add(entry.key());
+    if (smallestKey == null) smallestKey = entry.key();
+    lastKey = entry.key();
+    entryCount++;
+    minVersion = Math.min(minVersion, entry.version());
+    maxVersion = Math.max(maxVersion, entry.version());
+    // Closing after the entry that reaches the target keeps every block non-empty and lets one
+    // big value make one big block (docs/format.md, "Blocks").
+    if (dataBlock.sizeBytes() >= blockSizeBytes) finishDataBlock();
+  }
+
+  private void checkOrder(byte[] key) {
+    if (lastKey != null && Keys.compare(lastKey, key) >= 0) {
+      String problem = Keys.compare(lastKey, key) == 0
+          ? " repeats the previous key"
+          : " sorts before the previous key " + Keys.toDisplay(lastKey);
+      throw new IllegalArgumentException(
+          file + ": record " + entryCount + " key " + Keys.toDisplay(key) + problem);
+    }
+  }
+
+  private void finishDataBlock() throws IOException {
+    blockHandles.add(dataBlock.finish());
+    blockLastKeys.add(lastKey);
+  }
+
+  /** Last data block, filter block, index block, footer; then fsync. */
+  private TableMeta finish() throws IOException {
+    if (!dataBlock.isEmpty()) finishDataBlock();
+    BlockHandle filterHandle = filter == null ? new BlockHandle(out.position(), 0) : filter.writeTo(out);
+    BlockHandle indexHandle = writeIndex();
+    out.putBytes(new Footer(indexHandle, filterHandle, entryCount, minVersion, maxVersion).encode());
+    out.sync();
+    long sizeBytes = out.position();
+    return new TableMeta(fileNumber, 0, sizeBytes, entryCount, minVersion, maxVersion, smallestKey, lastKey);
+  }
+
+  private BlockHandle writeIndex() throws IOException {
+    BlockBuilder index = new BlockBuilder(out);
+    for (int i = 0; i < blockHandles.size(); i++) {
+      index.addIndexEntry(blockLastKeys.get(i), blockHandles.get(i));
+    }
+    return index.finish();
+  }
+
+  private static void deletePartialFile(Path file, Throwable failure) {
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      failure.addSuppressed(e);
+    }
+  }
+}

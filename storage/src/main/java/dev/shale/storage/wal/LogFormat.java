@@ -1,0 +1,21 @@
+package dev.shale.storage.wal;
+
+/**
+ * Constants of the write-ahead log (docs/format.md, "Write-ahead log").
+ *
+ * <p>Do not change any constant here: each is embedded in on-disk data.
+ */
+final class LogFormat {
+  /** "SHALEWAL" read as a little-endian u64. Do not change: embedded in on-disk data. */
+  static final long MAGIC = 0x4C4157454C414853L;
+  /** Record types. Do not change: embedded in on-disk data. */
+  static final byte TYPE_VALUE = 1;
+  static final byte TYPE_TOMBSTONE = 2;
+  /**
+   * type:u8 version:u64 key_length:u32 value_length:u32 before the key.
+   * Do not change: embedded in on-disk data.
+   */
+  static final int PAYLOAD_HEADER_BYTES = 17;
+
+  private LogFormat() {}
+}

@@ -1,0 +1,52 @@
+package dev.shale.storage.wal;
+
+import dev.shale.storage.Entry;
+import dev.shale.storage.io.RecordReader;
+import dev.shale.storage.io.RecordReader.Frame;
+import dev.shale.storage.io.RecordReader.TornTail;
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * Reads one write-ahead log segment's records in order, up to its torn tail (docs/format.md,
+ * "Write-ahead log"). Thread safety: none; one thread reads, then closes.
+ */
+public final class LogReader implements AutoCloseable {
+  private final RecordReader records;
+
+  private LogReader(RecordReader records) {
+    this.records = records;
+  }
+
+  /** @throws dev.shale.storage.CorruptionException if the file is not a log of a known version */
+  public static LogReader open(Path file) throws IOException {
+    return new LogReader(RecordReader.open(file, LogFormat.MAGIC));
+  }
+
+  /**
+   * The next record, or null after the last one before the torn tail.
+   *
+   * @throws dev.shale.storage.CorruptionException for a record whose crc holds but whose type is
+   *     unknown
+   */
+  public Entry next() {
+    Frame frame = records.next();
+    if (frame == null) return null;
+    String inconsistency = LogRecord.inconsistency(frame);
+    if (inconsistency != null) {
+      records.stopAt(frame, inconsistency);
+      return null;
+    }
+    return LogRecord.decode(records.path(), frame);
+  }
+
+  /** The torn tail found once {@link #next} returned null, or null if the log ended cleanly. */
+  public TornTail tornTail() {
+    return records.tornTail();
+  }
+
+  @Override
+  public void close() {
+    records.close();
+  }
+}

@@ -1,0 +1,103 @@
+package dev.shale.storage.wal;
+
+import dev.shale.storage.CorruptionException;
+import dev.shale.storage.Entry;
+import dev.shale.storage.io.ByteSink;
+import dev.shale.storage.io.Payload;
+import dev.shale.storage.io.RecordReader.Frame;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+
+/**
+ * One log record's payload (docs/format.md, "Write-ahead log"):
+ * {@code type:u8 version:u64 key_length:u32 value_length:u32 key value}.
+ */
+final class LogRecord implements Payload {
+  private static final ValueLayout.OfInt U32 =
+      ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfLong U64 =
+      ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+  private final Entry entry;
+
+  LogRecord(Entry entry) {
+    this.entry = entry;
+  }
+
+  /** The payload length of {@code entry}'s record: 17 + key_length + value_length. */
+  static long lengthBytes(Entry entry) {
+    return (long) LogFormat.PAYLOAD_HEADER_BYTES + entry.key().length + valueLength(entry);
+  }
+
+  @Override
+  public int lengthBytes() {
+    return Math.toIntExact(lengthBytes(entry));
+  }
+
+  @Override
+  public void writeTo(ByteSink sink) {
+    sink.putByte(entry.isTombstone() ? LogFormat.TYPE_TOMBSTONE : LogFormat.TYPE_VALUE);
+    sink.putLong(entry.version());
+    sink.putInt(entry.key().length);
+    sink.putInt(valueLength(entry));
+    sink.put(entry.key());
+    if (!entry.isTombstone()) sink.put(entry.value());
+  }
+
+  /** Why {@code frame}'s payload lengths disagree (a torn tail, by the format), or null. */
+  static String inconsistency(Frame frame) {
+    MemorySegment p = frame.payload();
+    long length = p.byteSize();
+    if (length < LogFormat.PAYLOAD_HEADER_BYTES) return "record length " + length + " < 17";
+    long keyLength = Integer.toUnsignedLong(p.get(U32, 9));
+    long valueLength = Integer.toUnsignedLong(p.get(U32, 13));
+    if (LogFormat.PAYLOAD_HEADER_BYTES + keyLength + valueLength != length) {
+      return "record length " + length + " disagrees with key_length " + keyLength
+          + " and value_length " + valueLength;
+    }
+    return null;
+  }
+
+  /**
+   * The entry in a consistent {@code frame} (see {@link #inconsistency}), its bytes copied out of
+   * the mapping.
+   *
+   * @throws CorruptionException for a type other than value or tombstone, or a tombstone with
+   *     value bytes: the crc held, so these are not torn writes but data Shale did not write
+   */
+  static Entry decode(Path file, Frame frame) {
+    MemorySegment p = frame.payload();
+    byte type = p.get(ValueLayout.JAVA_BYTE, 0);
+    long version = p.get(U64, 1);
+    int keyLength = p.get(U32, 9);
+    int valueLength = p.get(U32, 13);
+    if (keyLength < 0 || valueLength < 0) {
+      throw new CorruptionException(file,
+          "key or value longer than 2^31-1 bytes in the record at offset " + frame.offset());
+    }
+    byte[] key = copy(p, LogFormat.PAYLOAD_HEADER_BYTES, keyLength);
+    return switch (type) {
+      case LogFormat.TYPE_VALUE ->
+          new Entry(key, version, copy(p, LogFormat.PAYLOAD_HEADER_BYTES + keyLength, valueLength));
+      case LogFormat.TYPE_TOMBSTONE -> {
+        if (valueLength != 0) {
+          throw new CorruptionException(file, "tombstone with " + valueLength
+              + " value bytes in the record at offset " + frame.offset());
+        }
+        yield Entry.tombstone(key, version);
+      }
+      default -> throw new CorruptionException(file,
+          "unknown record type " + type + " in the record at offset " + frame.offset());
+    };
+  }
+
+  private static byte[] copy(MemorySegment payload, long offset, int length) {
+    return payload.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE);
+  }
+
+  private static int valueLength(Entry entry) {
+    return entry.isTombstone() ? 0 : entry.value().length;
+  }
+}

@@ -1,0 +1,201 @@
+package dev.shale.storage.manifest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.shale.storage.CorruptionException;
+import dev.shale.storage.io.ChannelOpener;
+import dev.shale.storage.io.FaultyChannel;
+import dev.shale.storage.io.FileNames;
+import dev.shale.storage.table.TableMeta;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ManifestTest {
+  @TempDir Path dir;
+
+  private final AtomicLong fileNumbers = new AtomicLong(100);
+
+  @Test
+  void theLastCommittedSnapshotIsLoaded() throws IOException {
+    ManifestSnapshot first = snapshot(10, 2, List.of());
+    ManifestSnapshot second = snapshot(11, 3, List.of(table(4, "a", "m")));
+    ManifestSnapshot third = snapshot(12, 5, List.of(table(6, "", "zz"), table(4, "a", "m")));
+    try (Manifest manifest = Manifest.create(dir, 1, first, ChannelOpener.DEFAULT)) {
+      manifest.commit(second, fileNumbers::getAndIncrement);
+      manifest.commit(third, fileNumbers::getAndIncrement);
+    }
+
+    ManifestLoader.Loaded loaded = ManifestLoader.load(dir).orElseThrow();
+    assertThat(loaded.fileNumber()).isEqualTo(1);
+    assertSame(loaded.snapshot(), third);
+  }
+
+  @Test
+  void aDirectoryWithoutManifestHasNoSnapshot() throws IOException {
+    Files.writeString(dir.resolve("notes.txt"), "not a manifest");
+    assertThat(ManifestLoader.load(dir)).isEmpty();
+  }
+
+  @Test
+  void aTornLastRecordLeavesThePreviousSnapshot() throws IOException {
+    ManifestSnapshot first = snapshot(10, 2, List.of(table(4, "a", "m")));
+    ManifestSnapshot second = snapshot(11, 3, List.of(table(6, "b", "n"), table(4, "a", "m")));
+    Path file = dir.resolve(FileNames.manifest(1));
+    long secondStart;
+    try (Manifest manifest = Manifest.create(dir, 1, first, ChannelOpener.DEFAULT)) {
+      secondStart = manifest.sizeBytes();
+      manifest.commit(second, fileNumbers::getAndIncrement);
+    }
+    byte[] whole = Files.readAllBytes(file);
+
+    for (int cut = (int) secondStart; cut < whole.length; cut++) {
+      Files.write(file, Arrays.copyOf(whole, cut));
+      assertSame(ManifestLoader.load(dir).orElseThrow().snapshot(), first);
+    }
+    for (int at = (int) secondStart; at < whole.length; at++) {
+      byte[] flipped = whole.clone();
+      flipped[at] ^= 0x01;
+      Files.write(file, flipped);
+      assertSame(ManifestLoader.load(dir).orElseThrow().snapshot(), first);
+    }
+  }
+
+  @Test
+  void theHighestNumberedManifestWithAValidRecordIsChosen() throws IOException {
+    ManifestSnapshot three = snapshot(10, 2, List.of(table(4, "a", "b")));
+    ManifestSnapshot five = snapshot(20, 8, List.of(table(7, "c", "d")));
+    byte[] manifestThree = manifestBytes(3, three);
+    byte[] manifestFive = manifestBytes(5, five);
+    byte[] manifestSeven = manifestBytes(7, snapshot(30, 9, List.of()));
+    Files.write(dir.resolve(FileNames.manifest(3)), manifestThree);
+    Files.write(dir.resolve(FileNames.manifest(5)), manifestFive);
+    // MANIFEST-7 died while being created: a header and half a record.
+    Files.write(dir.resolve(FileNames.manifest(7)), Arrays.copyOf(manifestSeven, 30));
+    Files.write(dir.resolve(FileNames.manifest(9)), Arrays.copyOf(manifestSeven, 10));
+
+    ManifestLoader.Loaded loaded = ManifestLoader.load(dir).orElseThrow();
+    assertThat(loaded.fileNumber()).isEqualTo(5);
+    assertSame(loaded.snapshot(), five);
+  }
+
+  @Test
+  void creatingAManifestDeletesOlderOnes() throws IOException {
+    Manifest.create(dir, 3, snapshot(10, 2, List.of()), ChannelOpener.DEFAULT).close();
+    Manifest.create(dir, 5, snapshot(10, 4, List.of()), ChannelOpener.DEFAULT).close();
+
+    assertThat(manifestFiles()).containsExactly(FileNames.manifest(5));
+    assertThat(ManifestLoader.load(dir).orElseThrow().snapshot().logNumber()).isEqualTo(4);
+  }
+
+  @Test
+  void aManifestPastItsSizeLimitIsReplacedByANewFile() throws IOException {
+    List<TableMeta> tables = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      tables.add(table(i, "k".repeat(10_000) + i, "z".repeat(10_000) + i));
+    }
+    ManifestSnapshot big = snapshot(50, 2, tables);
+    try (Manifest manifest = Manifest.create(dir, 1, big, ChannelOpener.DEFAULT)) {
+      for (int i = 0; manifest.fileNumber() == 1; i++) {
+        assertThat(i).as("commits before rotation").isLessThan(100);
+        manifest.commit(snapshot(fileNumbers.get(), 3 + i, tables), fileNumbers::getAndIncrement);
+      }
+      assertThat(manifest.fileNumber()).isEqualTo(100);
+      manifest.commit(snapshot(fileNumbers.get(), 1_000, tables), fileNumbers::getAndIncrement);
+    }
+
+    assertThat(manifestFiles()).containsExactly(FileNames.manifest(100));
+    ManifestLoader.Loaded loaded = ManifestLoader.load(dir).orElseThrow();
+    assertThat(loaded.snapshot().logNumber()).isEqualTo(1_000);
+    assertThat(loaded.snapshot().nextFileNumber()).isGreaterThan(100);
+  }
+
+  @Test
+  void aSnapshotMustNumberFilesAboveTheManifest() throws IOException {
+    ManifestSnapshot numberedTooLow = snapshot(10, 2, List.of());
+    assertThatThrownBy(() -> Manifest.create(dir, 10, numberedTooLow, ChannelOpener.DEFAULT))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("next_file_number 10");
+    assertThat(manifestFiles()).isEmpty();
+  }
+
+  @Test
+  void afterAFailedFsyncTheNextCommitGoesToANewFile() throws IOException {
+    FaultyChannel.Faults faults = new FaultyChannel.Faults();
+    try (Manifest manifest = Manifest.create(dir, 1, snapshot(10, 2, List.of()), faults.opener())) {
+      faults.failForces.set(true);
+      ManifestSnapshot lost = snapshot(10, 3, List.of());
+      assertThatThrownBy(() -> manifest.commit(lost, fileNumbers::getAndIncrement))
+          .isInstanceOf(IOException.class);
+      faults.failForces.set(false);
+
+      manifest.commit(snapshot(10, 4, List.of()), fileNumbers::getAndIncrement);
+      assertThat(manifest.fileNumber()).isEqualTo(100);
+    }
+    assertThat(ManifestLoader.load(dir).orElseThrow().snapshot().logNumber()).isEqualTo(4);
+    assertThat(manifestFiles()).containsExactly(FileNames.manifest(100));
+  }
+
+  @Test
+  void aRecordWithAValidCrcThatDoesNotParseIsCorrupt() throws IOException {
+    byte[] bytes = manifestBytes(1, snapshot(10, 2, List.of(table(4, "a", "b"))));
+    ByteBuffer buffer = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+    buffer.putInt(16 + 8 + 24, 1_000); // table_count, far more than the payload holds
+    CRC32C crc = new CRC32C();
+    crc.update(bytes, 20, bytes.length - 20);
+    buffer.putInt(16, (int) crc.getValue());
+    Files.write(dir.resolve(FileNames.manifest(1)), bytes);
+
+    assertThatThrownBy(() -> ManifestLoader.load(dir))
+        .isInstanceOf(CorruptionException.class)
+        .hasMessageContaining("MANIFEST-000001")
+        .hasMessageContaining("offset 16");
+  }
+
+  private byte[] manifestBytes(long number, ManifestSnapshot snapshot) throws IOException {
+    Path scratch = Files.createTempDirectory(dir, "scratch");
+    Manifest.create(scratch, number, snapshot, ChannelOpener.DEFAULT).close();
+    return Files.readAllBytes(scratch.resolve(FileNames.manifest(number)));
+  }
+
+  private List<String> manifestFiles() throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.map(p -> p.getFileName().toString())
+          .filter(n -> n.startsWith("MANIFEST"))
+          .toList();
+    }
+  }
+
+  private static ManifestSnapshot snapshot(long next, long log, List<TableMeta> tables) {
+    return new ManifestSnapshot(next, log, 1_000L * next + log, tables);
+  }
+
+  private static TableMeta table(long number, String smallest, String largest) {
+    return new TableMeta(number, 0, 4096 + number, 10 * number, number, 100 + number,
+        smallest.getBytes(StandardCharsets.UTF_8), largest.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void assertSame(ManifestSnapshot actual, ManifestSnapshot expected) {
+    assertThat(actual.nextFileNumber()).isEqualTo(expected.nextFileNumber());
+    assertThat(actual.logNumber()).isEqualTo(expected.logNumber());
+    assertThat(actual.lastVersion()).isEqualTo(expected.lastVersion());
+    assertThat(actual.tables()).hasSameSizeAs(expected.tables());
+    for (int i = 0; i < expected.tables().size(); i++) {
+      TableMeta a = actual.tables().get(i);
+      TableMeta e = expected.tables().get(i);
+      assertThat(a).usingRecursiveComparison().isEqualTo(e);
+    }
+  }
+}

@@ -1,0 +1,73 @@
+package dev.shale.storage.table;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shale.storage.Entry;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The filter through the table: present keys always pass, absent keys inside the table's key range
+ * (so that without a filter each would cost a block read) rarely do.
+ */
+class BloomFilterTest {
+  private static final int KEYS = 20_000;
+  private static final int ABSENT_PROBES = 100_000;
+
+  @TempDir Path dir;
+
+  @Test
+  void noFalseNegativesAndFalsePositivesNearTheoryAtTenBitsPerKey() throws IOException {
+    try (Table table = writeEvenKeys("000001.sst", 10)) {
+      for (int i = 0; i < KEYS; i++) assertThat(table.get(key(2 * i))).as("key %d", 2 * i).isNotNull();
+
+      long readsBefore = table.blockReadCount();
+      for (int i = 0; i < ABSENT_PROBES; i++) assertThat(table.get(key(oddKeyInRange(i)))).isNull();
+      double falsePositiveRate = (double) (table.blockReadCount() - readsBefore) / ABSENT_PROBES;
+
+      // Theory for 10 bits/key and 7 probes: (1 - e^(-7/10))^7, about 0.82%.
+      System.out.println("BloomFilterTest false-positive rate " + falsePositiveRate);
+      assertThat(falsePositiveRate).isLessThan(0.03);
+    }
+  }
+
+  @Test
+  void withoutAFilterEveryAbsentKeyInRangeCostsABlockRead() throws IOException {
+    try (Table table = writeEvenKeys("000002.sst", 0)) {
+      long readsBefore = table.blockReadCount();
+      for (int i = 0; i < 1000; i++) assertThat(table.get(key(oddKeyInRange(i)))).isNull();
+      assertThat(table.blockReadCount() - readsBefore).isEqualTo(1000);
+    }
+  }
+
+  @Test
+  void aTinyTableStillGetsSixtyFourBits() throws IOException {
+    Path file = dir.resolve("000003.sst");
+    TableWriter.write(file, 3, List.of(new Entry(key(1), 1, new byte[0])).iterator(), 4096, 1);
+    try (Table table = Table.open(file, 3)) {
+      assertThat(table.get(key(1))).isNotNull();
+    }
+  }
+
+  private Table writeEvenKeys(String name, int bitsPerKey) throws IOException {
+    List<Entry> entries = new ArrayList<>(KEYS);
+    for (int i = 0; i < KEYS; i++) entries.add(new Entry(key(2 * i), i + 1, new byte[] {(byte) i}));
+    Path file = dir.resolve(name);
+    TableWriter.write(file, 1, entries.iterator(), 4096, bitsPerKey);
+    return Table.open(file, 1);
+  }
+
+  /** Odd numbers spread over [1, 2 * KEYS): between two stored keys, never one of them. */
+  private static int oddKeyInRange(int i) {
+    return 2 * (int) ((i * 7919L) % KEYS) + 1;
+  }
+
+  private static byte[] key(int n) {
+    return ByteBuffer.allocate(6).put((byte) 'k').put((byte) '/').putInt(n).array();
+  }
+}

@@ -1,0 +1,93 @@
+package dev.shale.storage.table;
+
+import dev.shale.storage.Entry;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/** A table file's bytes, to damage in tests: flip bytes, then optionally re-seal a crc. */
+final class TableBytes {
+  final byte[] bytes;
+  final Footer footer;
+  final List<BlockHandle> dataBlocks;
+
+  private TableBytes(byte[] bytes, Footer footer, List<BlockHandle> dataBlocks) {
+    this.bytes = bytes;
+    this.footer = footer;
+    this.dataBlocks = dataBlocks;
+  }
+
+  static TableBytes read(Path file) throws IOException {
+    List<BlockHandle> dataBlocks = new ArrayList<>();
+    try (Table table = Table.open(file, 0)) {
+      for (int i = 0; i < table.blockCount(); i++) dataBlocks.add(table.blockHandle(i));
+    }
+    byte[] bytes = Files.readAllBytes(file);
+    return new TableBytes(bytes, Footer.decode(MemorySegment.ofArray(bytes), file), dataBlocks);
+  }
+
+  /** The keys of each data block, in order, read from the intact table. */
+  static List<List<byte[]>> keysByBlock(Path file) throws IOException {
+    List<List<byte[]>> keys = new ArrayList<>();
+    try (Table table = Table.open(file, 0)) {
+      for (int b = 0; b < table.blockCount(); b++) {
+        DataBlock block = table.readBlock(b);
+        List<byte[]> blockKeys = new ArrayList<>();
+        for (int i = 0; i < block.count(); i++) blockKeys.add(block.entryAt(i).key());
+        keys.add(blockKeys);
+      }
+    }
+    return keys;
+  }
+
+  TableBytes copy() {
+    return new TableBytes(bytes.clone(), footer, dataBlocks);
+  }
+
+  BlockHandle footerHandle() {
+    return new BlockHandle(bytes.length - TableFormat.FOOTER_BYTES, TableFormat.FOOTER_BYTES);
+  }
+
+  TableBytes flip(long position) {
+    bytes[Math.toIntExact(position)] ^= (byte) 0x5A;
+    return this;
+  }
+
+  TableBytes putU32(long position, int value) {
+    ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putInt(Math.toIntExact(position), value);
+    return this;
+  }
+
+  /** Recomputes the crc closing a block or filter block, so damage inside it passes the crc. */
+  TableBytes resealBlock(BlockHandle block) {
+    int crcAt = Math.toIntExact(block.end() - 4);
+    return putU32(crcAt, crc(Math.toIntExact(block.offset()), crcAt));
+  }
+
+  /** Recomputes the footer's crc over its first 52 bytes. */
+  TableBytes resealFooter() {
+    int start = bytes.length - TableFormat.FOOTER_BYTES;
+    return putU32(start + TableFormat.FOOTER_CRC_COVERED_BYTES, crc(start, start + TableFormat.FOOTER_CRC_COVERED_BYTES));
+  }
+
+  Path writeTo(Path file) throws IOException {
+    Files.write(file, bytes);
+    return file;
+  }
+
+  private int crc(int from, int to) {
+    CRC32C crc = new CRC32C();
+    crc.update(bytes, from, to - from);
+    return (int) crc.getValue();
+  }
+
+  static Entry entry(int i, int valueBytes) {
+    return new Entry(String.format("key-%06d", i).getBytes(), i + 1, new byte[valueBytes]);
+  }
+}

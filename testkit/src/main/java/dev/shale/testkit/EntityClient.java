@@ -1,0 +1,72 @@
+package dev.shale.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * A plain HTTP/1.1 client of one node's {@code /v0/entity} API, for tests. Thread safe.
+ * Methods throw {@link IOException} when the node cannot be reached, so that tests that kill a
+ * node can tell "not acknowledged" from "refused".
+ */
+public final class EntityClient {
+  /** A response: its status code and body. */
+  public record Reply(int status, byte[] body) {
+    public String text() {
+      return new String(body, StandardCharsets.UTF_8);
+    }
+  }
+
+  private final HttpClient http;
+  private final String baseUrl;
+
+  public EntityClient(String baseUrl) {
+    this.baseUrl = baseUrl;
+    this.http = HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(2))
+        .build();
+  }
+
+  public Reply put(String id, byte[] value) throws IOException {
+    return send(request(id).PUT(HttpRequest.BodyPublishers.ofByteArray(value)));
+  }
+
+  public Reply get(String id) throws IOException {
+    return send(request(id).GET());
+  }
+
+  public Reply delete(String id) throws IOException {
+    return send(request(id).DELETE());
+  }
+
+  /** Like {@link #get} but for tests where the node must be up: I/O failures fail the test. */
+  public Reply getOrFail(String id) {
+    try {
+      return get(id);
+    } catch (IOException e) {
+      throw new UncheckedIOException("GET " + id + " from " + baseUrl, e);
+    }
+  }
+
+  private HttpRequest.Builder request(String id) {
+    String url = baseUrl + "/v0/entity?id=" + URLEncoder.encode(id, StandardCharsets.UTF_8);
+    return HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30));
+  }
+
+  private Reply send(HttpRequest.Builder builder) throws IOException {
+    try {
+      HttpResponse<byte[]> response = http.send(builder.build(), HttpResponse.BodyHandlers.ofByteArray());
+      return new Reply(response.statusCode(), response.body());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e);
+    }
+  }
+}

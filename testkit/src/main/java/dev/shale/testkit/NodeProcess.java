@@ -1,0 +1,163 @@
+package dev.shale.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A Shale node running as a real process: {@code java -cp <this JVM's class path>
+ * dev.shale.app.Main server ...} on a loopback port, with its output in a log file.
+ *
+ * <p>Use it in try-with-resources: {@link #close()} kills the process by its PID if it is still
+ * alive, also when the test fails.
+ */
+public final class NodeProcess implements AutoCloseable {
+  private static final HttpClient PROBE = HttpClient.newBuilder()
+      .connectTimeout(Duration.ofSeconds(1))
+      .build();
+
+  private final Process process;
+  private final int port;
+  private final Path log;
+
+  private NodeProcess(Process process, int port, Path log) {
+    this.process = process;
+    this.port = port;
+    this.log = log;
+  }
+
+  /**
+   * Starts a node on {@code port} with data in {@code dataDir}; {@code jvmOptions} go to the JVM
+   * (e.g. -Xmx256m), {@code serverArgs} after {@code server --port P --data D}.
+   */
+  public static NodeProcess start(int port, Path dataDir, List<String> jvmOptions, List<String> serverArgs) {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    List<String> command = new ArrayList<>();
+    command.add(java);
+    command.add("--enable-native-access=ALL-UNNAMED");
+    command.add("--sun-misc-unsafe-memory-access=allow");
+    command.addAll(jvmOptions);
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add("dev.shale.app.Main");
+    command.add("server");
+    command.add("--host");
+    command.add("127.0.0.1");
+    command.add("--port");
+    command.add(Integer.toString(port));
+    command.add("--data");
+    command.add(dataDir.toString());
+    command.addAll(serverArgs);
+    try {
+      Files.createDirectories(dataDir);
+      Path log = Files.createTempFile(dataDir.getParent(), "node-" + port + "-", ".log");
+      Process process = new ProcessBuilder(command)
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+          .start();
+      return new NodeProcess(process, port, log);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start a node: " + command, e);
+    }
+  }
+
+  /** Waits until {@code GET /v0/status} answers 200; fails with the node's log if it does not. */
+  public NodeProcess awaitReady(Duration timeout) {
+    try {
+      Await.until("node on port " + port + " to answer /v0/status", timeout, () -> {
+        if (!process.isAlive()) {
+          throw new AssertionError("node on port " + port + " exited with " + process.exitValue() + ":\n" + log());
+        }
+        return isReady();
+      });
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\n--- node log ---\n" + log(), e);
+    }
+    return this;
+  }
+
+  private boolean isReady() {
+    try {
+      HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl() + "/v0/status"))
+          .timeout(Duration.ofSeconds(1))
+          .build();
+      return PROBE.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  public String baseUrl() {
+    return "http://127.0.0.1:" + port;
+  }
+
+  public int port() {
+    return port;
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /** Sends SIGTERM and returns the exit status; fails if the node takes longer than {@code timeout}. */
+  public int terminate(Duration timeout) {
+    process.destroy(); // SIGTERM on Linux
+    return awaitExit(timeout);
+  }
+
+  /** Sends SIGKILL (kill -9) and waits for the process to be gone. */
+  public void kill() {
+    process.destroyForcibly(); // SIGKILL on Linux
+    awaitExit(Duration.ofSeconds(30));
+  }
+
+  private int awaitExit(Duration timeout) {
+    try {
+      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new AssertionError("node " + pid() + " still running " + timeout.toMillis() + " ms later\n" + log());
+      }
+      return process.exitValue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted while waiting for node " + pid(), e);
+    }
+  }
+
+  /** What the node printed so far. */
+  public String log() {
+    try {
+      return Files.readString(log);
+    } catch (IOException e) {
+      return "(cannot read " + log + ": " + e + ")";
+    }
+  }
+
+  /** Kills the process by its PID if it is still running. */
+  @Override
+  public void close() {
+    if (process.isAlive()) {
+      process.destroyForcibly();
+      try {
+        process.waitFor(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}
