@@ -2,6 +2,7 @@ package dev.shale.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shale.testkit.Await;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -116,7 +117,7 @@ class BodyLimitTest {
       assertThat(holder.read().status()).isEqualTo(201);
     }
     // The storage call's end gives the budget back, just before the answer is written.
-    Conditions.await("budget released", () -> node.put(node.entity("other"), new byte[10]).statusCode() == 201);
+    Await.until("budget released", TestServer.TIMEOUT, () -> node.put(node.entity("other"), new byte[10]).statusCode() == 201);
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.shale.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shale.testkit.TestSeed;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.ByteArrayOutputStream;
@@ -11,8 +12,7 @@ import org.junit.jupiter.api.Test;
 class ChunkedBodyTest {
   @Test
   void joinsChunksOfEverySizeAcrossBlocks() {
-    long seed = Long.getLong("shale.seed", System.nanoTime());
-    System.out.println("ChunkedBodyTest seed: " + seed + " (replay with -Dshale.seed=" + seed + ")");
+    long seed = TestSeed.forTest("ChunkedBodyTest");
     Random random = new Random(seed);
     ChunkedBody body = new ChunkedBody();
     ByteArrayOutputStream expected = new ByteArrayOutputStream();

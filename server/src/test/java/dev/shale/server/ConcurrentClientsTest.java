@@ -2,6 +2,7 @@ package dev.shale.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shale.testkit.TestSeed;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,8 +31,7 @@ class ConcurrentClientsTest {
 
   @BeforeEach
   void start() {
-    seed = Long.getLong("shale.seed", System.nanoTime());
-    System.out.println("ConcurrentClientsTest seed: " + seed + " (replay with -Dshale.seed=" + seed + ")");
+    seed = TestSeed.forTest("ConcurrentClientsTest");
     node = TestServer.start(dir);
   }
 

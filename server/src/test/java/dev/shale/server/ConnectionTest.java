@@ -2,6 +2,7 @@ package dev.shale.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shale.testkit.Await;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -53,7 +54,7 @@ class ConnectionTest {
       connection.send(get("slow") + get("fast") + get("fast"));
       engine[0].awaitBlocked();
       // Reads run side by side: the later ones complete while the first is blocked...
-      Conditions.await("the later gets", () -> engine[0].completedGets() == 2);
+      Await.until("the later gets", TestServer.TIMEOUT, () -> engine[0].completedGets() == 2);
       engine[0].release();
       // ...and their answers still come after its answer.
       assertThat(statusAndText(connection, 3)).containsExactly("200 S", "200 F", "200 F");

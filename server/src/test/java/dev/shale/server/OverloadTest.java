@@ -2,6 +2,7 @@ package dev.shale.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shale.testkit.Await;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
@@ -28,7 +29,7 @@ class OverloadTest {
     CompletableFuture<HttpResponse<byte[]>> blocked = async(() -> node.get(node.entity("block")));
     engine.awaitBlocked(); // the only worker is busy
     CompletableFuture<HttpResponse<byte[]>> queued = async(() -> node.get(node.entity("queued")));
-    Conditions.await("a queued call", () -> node.server.queuedStorageCalls() == 1);
+    Await.until("a queued call", TestServer.TIMEOUT, () -> node.server.queuedStorageCalls() == 1);
 
     HttpResponse<byte[]> refused = node.get(node.entity("refused"));
     assertThat(refused.statusCode()).isEqualTo(503);
@@ -52,7 +53,7 @@ class OverloadTest {
     assertThat(node.delete(node.entity("x")).statusCode()).isEqualTo(503);
     engine.release();
     assertThat(blocked.get().statusCode()).isEqualTo(404);
-    Conditions.await("the worker to be free", () -> node.delete(node.entity("x")).statusCode() == 202);
+    Await.until("the worker to be free", TestServer.TIMEOUT, () -> node.delete(node.entity("x")).statusCode() == 202);
   }
 
   private static <T> CompletableFuture<T> async(java.util.function.Supplier<T> call) {

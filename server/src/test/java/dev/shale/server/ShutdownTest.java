@@ -3,6 +3,7 @@ package dev.shale.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.shale.testkit.Await;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -33,7 +34,7 @@ class ShutdownTest {
       engine.awaitBlocked();
       CompletableFuture<Void> closing = CompletableFuture.runAsync(node.server::close);
 
-      Conditions.await("the listener to close", () -> !accepts(node.port()));
+      Await.until("the listener to close", TestServer.TIMEOUT, () -> !accepts(node.port()));
       assertThat(idle.closedByServer()).as("an idle connection is closed at once").isTrue();
       assertThat(closing).isNotDone();
 
