@@ -93,7 +93,7 @@ final class ServerCommand implements Callable<Integer> {
   @Option(names = "--max-value-size", paramLabel = "<size>", defaultValue = "16m",
       converter = ByteSizeConverter.class,
       description =
-          "Largest value a PUT may store; a larger body gets 413 (at most 1g). Default: "
+          "Largest value a PUT may store; a larger body gets 413 (at most 256m). Default: "
           + "${DEFAULT-VALUE}.")
   long maxValueSizeBytes;
 
@@ -174,7 +174,7 @@ final class ServerCommand implements Callable<Integer> {
   /** The settings of the HTTP server, or a usage error naming the bad option. */
   ServerOptions serverOptions() {
     if (maxValueSizeBytes > ServerOptions.MAX_VALUE_SIZE_LIMIT_BYTES) {
-      throw usage("--max-value-size must be at most 1g: " + maxValueSizeBytes);
+      throw usage("--max-value-size must be at most 256m (the engine's limit): " + maxValueSizeBytes);
     }
     try {
       return new ServerOptions(host, port, ioThreads, workers, queueSize, (int) maxValueSizeBytes,

@@ -105,6 +105,12 @@ class CommandLineTest {
   }
 
   @Test
+  void valueLimitCannotPassTheEnginesLimit() {
+    assertThat(run("server", "--max-value-size=257m", "--max-inflight-bodies=1g")).isEqualTo(2);
+    assertThat(err.toString()).contains("--max-value-size must be at most 256m");
+  }
+
+  @Test
   void tooSmallMemtableIsAUsageError() {
     assertThat(run("server", "--memtable-size=1k")).isEqualTo(2);
     assertThat(err.toString()).contains("--memtable-size");

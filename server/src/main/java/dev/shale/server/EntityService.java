@@ -50,7 +50,6 @@ final class EntityService {
     });
   }
 
-  /** Stores {@code value}; the engine keeps the array, so the caller must not change it. */
   EntityResult put(byte[] key, byte[] value) {
     return call("put", key, () -> {
       engine.put(key, value);

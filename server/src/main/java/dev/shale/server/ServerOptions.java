@@ -1,5 +1,7 @@
 package dev.shale.server;
 
+import dev.shale.storage.Engine;
+
 /**
  * Settings of a {@link ShaleServer}. Immutable; change one with the {@code with...} methods.
  *
@@ -33,8 +35,8 @@ public record ServerOptions(
     long requestTimeoutMillis,
     long shutdownTimeoutMillis) {
 
-  /** The largest value the server can be configured to accept: 1 GiB. */
-  public static final int MAX_VALUE_SIZE_LIMIT_BYTES = 1 << 30;
+  /** The largest value the server can be configured to accept: the engine's limit (256 MiB). */
+  public static final int MAX_VALUE_SIZE_LIMIT_BYTES = Engine.MAX_VALUE_BYTES;
 
   public ServerOptions {
     if (host == null || host.isBlank()) throw new IllegalArgumentException("host must not be empty");
