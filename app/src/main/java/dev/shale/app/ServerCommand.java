@@ -155,20 +155,29 @@ final class ServerCommand implements Callable<Integer> {
     EngineOptions engineOptions = engineOptions();
     checkCluster();
     ShutdownSignals signals = ShutdownSignals.install(shutdownLimitMillis());
-    try (Node node = Node.start(data, engineOptions, serverOptions)) {
+    try {
+      Node node = Node.start(data, engineOptions, serverOptions);
       LOG.log(Level.INFO, "shale " + VersionProvider.version() + " serving " + node.describe());
-      String why = signals.awaitStopRequest();
-      LOG.log(Level.INFO,
-          "shutting down on " + why + ": refusing new connections, answering requests in flight");
-      startWatchdog(shutdownLimitMillis());
-      long startNanos = System.nanoTime();
-      node.close();
-      long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
-      LOG.log(Level.INFO, "shutdown complete in " + tookMillis + " ms");
+      String why = "an interrupt";
+      try {
+        why = signals.awaitStopRequest();
+      } finally {
+        stop(node, why);
+      }
     } finally {
       signals.markStopped();
     }
     return 0;
+  }
+
+  private void stop(Node node, String why) {
+    LOG.log(Level.INFO,
+        "shutting down on " + why + ": refusing new connections, answering requests in flight");
+    startWatchdog(shutdownLimitMillis());
+    long startNanos = System.nanoTime();
+    node.close();
+    long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+    LOG.log(Level.INFO, "shutdown complete in " + tookMillis + " ms");
   }
 
   /** The settings of the HTTP server, or a usage error naming the bad option. */
