@@ -47,8 +47,8 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final ResponseQueue responses = new ResponseQueue();
   private final CallOrder calls = new CallOrder();
   private ChannelHandlerContext ctx;
-  // The server is shutting down: read no more, close once nothing is owed.
-  private boolean draining;
+  // Read no more, close once nothing is owed (ConnectionEvent.FINISH).
+  private boolean finishing;
   // An answer that closes the connection is queued: read no more.
   private boolean closing;
 
@@ -90,8 +90,8 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private void onRequest(InboundRequest.Received request) {
     HttpRequest head = request.head();
     HttpVersion version = head.protocolVersion();
-    ResponseQueue.Slot slot = takeSlot(HttpUtil.isKeepAlive(head) && !draining);
-    Action action = draining
+    ResponseQueue.Slot slot = takeSlot(HttpUtil.isKeepAlive(head) && !finishing);
+    Action action = finishing
         ? new Answer(Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE, "the node is shutting down"))
         : route(request);
     long bodyBytes = action instanceof Call call && call.usesBody() ? request.reservedBytes() : 0;
@@ -202,13 +202,13 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
 
   /** Queues an answer that needs no storage call. */
   private void answer(boolean keepAlive, FullHttpResponse response) {
-    responses.complete(takeSlot(keepAlive && !draining), response);
+    responses.complete(takeSlot(keepAlive && !finishing), response);
   }
 
   /** After any change to what is owed: write what is ready, then decide whether to read or close. */
   private void afterChange() {
     responses.writeReady(ctx);
-    if (draining && responses.owed() == 0) {
+    if (finishing && responses.owed() == 0) {
       ctx.close();
       return;
     }
@@ -216,7 +216,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void updateReading() {
-    boolean read = !closing && !draining
+    boolean read = !closing && !finishing
         && responses.owed() < options.maxPipelinedRequests()
         && ctx.channel().isWritable();
     ChannelConfig config = ctx.channel().config();
@@ -233,8 +233,8 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
     switch (event) {
       case IdleStateEvent ignored -> closeIfIdle();
-      case ConnectionEvent.DRAIN -> {
-        draining = true;
+      case ConnectionEvent.FINISH -> {
+        finishing = true;
         afterChange();
       }
       case ConnectionEvent.REQUEST_TIMED_OUT -> {

@@ -118,8 +118,7 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
       boolean answered = discarding;
       dropBody();
       if (answered) {
-        closing = true;
-        ctx.close();
+        finish(ctx);
       } else {
         refuseAndClose(ctx, HttpResponseStatus.BAD_REQUEST,
             "malformed request body: " + content.decoderResult().cause().getMessage());
@@ -232,14 +231,29 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
     reservedBytes = 0;
   }
 
+  /** Reads no more; the connection closes once the requests before are answered. */
+  private void finish(ChannelHandlerContext ctx) {
+    closing = true;
+    ctx.fireUserEventTriggered(ConnectionEvent.FINISH);
+  }
+
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
-    if (event == ConnectionEvent.REQUEST_TIMED_OUT) {
-      dropBody();
-      head = null;
-      closing = true;
+    if (event != ConnectionEvent.REQUEST_TIMED_OUT) {
+      ctx.fireUserEventTriggered(event);
+      return;
     }
-    ctx.fireUserEventTriggered(event);
+    boolean answered = discarding;
+    dropBody();
+    head = null;
+    discarding = false;
+    if (answered) {
+      // The request was refused already; a 408 now would be a second answer to it.
+      finish(ctx);
+    } else {
+      closing = true;
+      ctx.fireUserEventTriggered(event);
+    }
   }
 
   @Override

@@ -143,7 +143,7 @@ public final class ShaleServer implements AutoCloseable {
   private void drainConnections() {
     draining.set(true);
     for (Channel connection : connections) {
-      connection.pipeline().fireUserEventTriggered(ConnectionEvent.DRAIN);
+      connection.pipeline().fireUserEventTriggered(ConnectionEvent.FINISH);
     }
     boolean drained = connections.newCloseFuture().awaitUninterruptibly(options.shutdownTimeoutMillis());
     if (!drained) {
