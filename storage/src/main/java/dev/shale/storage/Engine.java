@@ -7,8 +7,10 @@ import java.nio.file.Path;
  *
  * <p>Thread safety: every method may be called from any number of threads at once.
  *
- * <p>Arrays: the engine copies the key and value arrays passed to it. The arrays of an
- * {@link Entry} it returns belong to the entry: callers must not change them.
+ * <p>Arrays: the key and value arrays passed to a write belong to the engine from the call on,
+ * and the caller must not change them afterwards: the engine keeps them as they are rather than
+ * copy them, so a 16 MiB value crosses the heap once. The arrays of an {@link Entry} the engine
+ * returns belong to the entry: callers must not change them either.
  *
  * <p>Keys are 1 to {@link Keys#MAX_KEY_BYTES} bytes and values at most {@link #MAX_VALUE_BYTES};
  * anything else is refused with IllegalArgumentException, and so is a negative version.

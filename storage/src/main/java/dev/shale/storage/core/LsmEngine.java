@@ -169,13 +169,13 @@ public final class LsmEngine implements Engine {
   public long put(byte[] key, byte[] value) {
     requireKey(key);
     requireValue(value);
-    return submit(key.clone(), value.clone(), PendingWrite.CLOCK_VERSION);
+    return submit(key, value, PendingWrite.CLOCK_VERSION);
   }
 
   @Override
   public long delete(byte[] key) {
     requireKey(key);
-    return submit(key.clone(), null, PendingWrite.CLOCK_VERSION);
+    return submit(key, null, PendingWrite.CLOCK_VERSION);
   }
 
   @Override
@@ -183,7 +183,7 @@ public final class LsmEngine implements Engine {
     requireKey(key);
     if (value != null) requireValue(value);
     if (version < 0) throw new IllegalArgumentException("version must be >= 0: " + version);
-    submit(key.clone(), value == null ? null : value.clone(), version);
+    submit(key, value, version);
   }
 
   @Override

@@ -7,7 +7,7 @@ import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
 import dev.shale.storage.SyncMode;
-import dev.shale.storage.TestSeeds;
+import dev.shale.testkit.TestSeed;
 import dev.shale.storage.core.EngineTesting.Model;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -32,7 +32,7 @@ class EngineModelTest {
 
   @Test
   void randomOperationsMatchTheModelAcrossCloseAndReopen() {
-    long seed = TestSeeds.seed("randomOperationsMatchTheModelAcrossCloseAndReopen");
+    long seed = TestSeed.forTest("randomOperationsMatchTheModelAcrossCloseAndReopen");
     Random random = new Random(seed);
     Model model = new Model();
     EngineOptions options = options(SyncMode.INTERVAL);
@@ -62,7 +62,7 @@ class EngineModelTest {
 
   @Test
   void everyAcknowledgedWriteSurvivesACrash() {
-    long seed = TestSeeds.seed("everyAcknowledgedWriteSurvivesACrash");
+    long seed = TestSeed.forTest("everyAcknowledgedWriteSurvivesACrash");
     Random random = new Random(seed);
     Model model = new Model();
     EngineOptions options = options(SyncMode.INTERVAL).withSyncIntervalMillis(3_600_000);

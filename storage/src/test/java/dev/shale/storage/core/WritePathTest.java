@@ -91,18 +91,6 @@ class WritePathTest {
   }
 
   @Test
-  void theEngineKeepsItsOwnCopyOfTheArraysPassedIn() {
-    try (Engine engine = Engine.open(dir, EngineTesting.smallOptions())) {
-      byte[] key = bytes("key");
-      byte[] value = bytes("value");
-      engine.put(key, value);
-      Arrays.fill(value, (byte) 'x');
-      Arrays.fill(key, (byte) 'y');
-      assertThat(engine.get(bytes("key")).value()).isEqualTo(bytes("value"));
-    }
-  }
-
-  @Test
   void invalidArgumentsAreRefusedAndNothingIsWritten() {
     try (Engine engine = Engine.open(dir, EngineTesting.smallOptions())) {
       assertThatThrownBy(() -> engine.put(new byte[0], bytes("v")))
