@@ -50,6 +50,7 @@ final class EntityService {
     });
   }
 
+  /** Stores {@code value}; the engine keeps the array as is, so no one may change it after. */
   EntityResult put(byte[] key, byte[] value) {
     return call("put", key, () -> {
       engine.put(key, value);

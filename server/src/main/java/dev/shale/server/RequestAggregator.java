@@ -16,7 +16,7 @@ import io.netty.util.ReferenceCountUtil;
 
 /**
  * Turns the decoder's request heads and body chunks into whole requests
- * ({@link InboundRequest.Received}) whose body is a {@code byte[]} to hand to the engine, enforcing
+ * ({@link InboundRequest.Received}) whose body is the {@code byte[]} the engine keeps, enforcing
  * the value size limit and the server-wide {@link BodyBudget} before the bytes are held.
  *
  * <p>Copies: with a Content-Length (what clients send when they know the length) each body byte
