@@ -55,6 +55,22 @@ public interface Engine extends AutoCloseable {
    */
   void write(byte[] key, byte[] value, long version);
 
+  /**
+   * The records with {@code startInclusive <= key < endExclusive} ({@code endExclusive} null: to
+   * the last key), in key order, the winning record of each key only. Tombstones are returned only
+   * when {@code includeTombstones} (a cluster-wide scan needs them to hide older values held by
+   * other replicas); skipping them costs no extra I/O. The iterator sees every write that
+   * completed before the call, and may or may not see writes that complete while it runs.
+   */
+  EntryIterator scan(byte[] startInclusive, byte[] endExclusive, boolean includeTombstones);
+
+  /**
+   * Compacts the whole store, blocking until done: afterwards every record that another record
+   * of its key overrides is gone, and so is every tombstone past its grace period. For benchmarks
+   * and operators; background compaction needs no call.
+   */
+  void compact();
+
   /** Counters and sizes for logs and metrics. */
   EngineStats stats();
 

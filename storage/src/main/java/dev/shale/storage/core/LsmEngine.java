@@ -3,6 +3,7 @@ package dev.shale.storage.core;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.EngineStats;
+import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Entry;
 import dev.shale.storage.HybridClock;
 import dev.shale.storage.Keys;
@@ -184,6 +185,18 @@ public final class LsmEngine implements Engine {
     if (value != null) requireValue(value);
     if (version < 0) throw new IllegalArgumentException("version must be >= 0: " + version);
     submit(key, value, version);
+  }
+
+  @Override
+  public EntryIterator scan(byte[] startInclusive, byte[] endExclusive, boolean includeTombstones) {
+    // Being built on the branch that adds merging iterators; see issue 4.
+    throw new UnsupportedOperationException("scan is not implemented yet");
+  }
+
+  @Override
+  public void compact() {
+    // Being built on the branch that adds compaction; see issue 4.
+    throw new UnsupportedOperationException("compaction is not implemented yet");
   }
 
   @Override
