@@ -11,12 +11,23 @@ import java.util.function.LongSupplier;
  * @param memtableSizeBytes a memtable is frozen and flushed once it holds this many bytes
  * @param maxImmutableMemtables frozen memtables waiting for their flush; when this many wait and
  *     the active one fills up, writers wait (see {@code writeStallTimeoutMillis})
- * @param writeStallTimeoutMillis the longest a writer waits for a flush to make room before it
- *     gets a {@link WriteStallException}
+ * @param writeStallTimeoutMillis the longest a writer waits for a flush or a compaction to make
+ *     room before it gets a {@link WriteStallException}
  * @param blockSizeBytes the target size of a table's data block
  * @param bloomBitsPerKey bits of Bloom filter per key in each table (0: no filter); 10 bits give
  *     about 1% false positives
- * @param wallClockMillis the wall clock behind record versions (tests inject their own)
+ * @param wallClockMillis the wall clock behind record versions and tombstone expiry (tests inject
+ *     their own)
+ * @param l0CompactionTrigger level-0 tables that make level 0 due for compaction (score 1)
+ * @param l0SlowdownTrigger level-0 tables from which every write group is delayed by a short
+ *     sleep, growing with the count, so compaction catches up without a hard stop
+ * @param l0StopTrigger level-0 tables plus frozen memtables at which a full memtable is not
+ *     frozen: writers wait (bounded by {@code writeStallTimeoutMillis}) for compaction
+ * @param levelBaseBytes the target size of level 1; each deeper level's target is 10 times the
+ *     one above
+ * @param tableTargetBytes a compaction closes an output table once it holds this many bytes
+ * @param tombstoneGraceMillis the shortest time a tombstone is kept, counted from its version's
+ *     physical millis; must exceed the longest time replication may deliver an older write late
  */
 public record EngineOptions(
     SyncMode syncMode,
@@ -26,7 +37,13 @@ public record EngineOptions(
     long writeStallTimeoutMillis,
     int blockSizeBytes,
     int bloomBitsPerKey,
-    LongSupplier wallClockMillis) {
+    LongSupplier wallClockMillis,
+    int l0CompactionTrigger,
+    int l0SlowdownTrigger,
+    int l0StopTrigger,
+    long levelBaseBytes,
+    long tableTargetBytes,
+    long tombstoneGraceMillis) {
 
   public EngineOptions {
     if (syncIntervalMillis <= 0) throw new IllegalArgumentException("syncIntervalMillis must be > 0");
@@ -35,42 +52,68 @@ public record EngineOptions(
     if (writeStallTimeoutMillis < 0) throw new IllegalArgumentException("writeStallTimeoutMillis must be >= 0");
     if (blockSizeBytes < 256) throw new IllegalArgumentException("blockSizeBytes must be >= 256");
     if (bloomBitsPerKey < 0 || bloomBitsPerKey > 64) throw new IllegalArgumentException("bloomBitsPerKey must be in [0, 64]");
+    if (l0CompactionTrigger < 1) throw new IllegalArgumentException("l0CompactionTrigger must be >= 1");
+    if (l0SlowdownTrigger < l0CompactionTrigger) throw new IllegalArgumentException("l0SlowdownTrigger must be >= l0CompactionTrigger");
+    if (l0StopTrigger < l0SlowdownTrigger || l0StopTrigger <= maxImmutableMemtables) {
+      throw new IllegalArgumentException("l0StopTrigger must be >= l0SlowdownTrigger and > maxImmutableMemtables");
+    }
+    if (tableTargetBytes < 4096) throw new IllegalArgumentException("tableTargetBytes must be >= 4 KiB");
+    if (levelBaseBytes < tableTargetBytes) throw new IllegalArgumentException("levelBaseBytes must be >= tableTargetBytes");
+    if (tombstoneGraceMillis < 0) throw new IllegalArgumentException("tombstoneGraceMillis must be >= 0");
   }
 
+  /**
+   * 16 MiB memtables; L0 triggers 4 / 12 / 20; level 1 of 64 MiB, 8 MiB tables; tombstones kept
+   * a day. docs/design.md ("Compaction") says why.
+   */
   public static EngineOptions defaults() {
-    return new EngineOptions(
-        SyncMode.INTERVAL, 200, 16L << 20, 2, 2_000, 4096, 10, System::currentTimeMillis);
+    return new EngineOptions(SyncMode.INTERVAL, 200, 16L << 20, 2, 2_000, 4096, 10,
+        System::currentTimeMillis, 4, 12, 20, 64L << 20, 8L << 20, 86_400_000L);
   }
 
   public EngineOptions withSyncMode(SyncMode v) {
-    return new EngineOptions(v, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis);
+    return new EngineOptions(v, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis);
   }
 
   public EngineOptions withSyncIntervalMillis(long v) {
-    return new EngineOptions(syncMode, v, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis);
+    return new EngineOptions(syncMode, v, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis);
   }
 
   public EngineOptions withMemtableSizeBytes(long v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, v, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis);
+    return new EngineOptions(syncMode, syncIntervalMillis, v, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis);
   }
 
   public EngineOptions withMaxImmutableMemtables(int v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, v, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, v, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis);
   }
 
   public EngineOptions withWriteStallTimeoutMillis(long v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, v, blockSizeBytes, bloomBitsPerKey, wallClockMillis);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, v, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis);
   }
 
   public EngineOptions withBlockSizeBytes(int v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, v, bloomBitsPerKey, wallClockMillis);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, v, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis);
   }
 
   public EngineOptions withBloomBitsPerKey(int v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, v, wallClockMillis);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, v, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis);
   }
 
   public EngineOptions withWallClockMillis(LongSupplier v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, v);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, v, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis);
+  }
+
+  /** Sets the three level-0 thresholds at once (they are checked against each other). */
+  public EngineOptions withL0Triggers(int compaction, int slowdown, int stop) {
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, compaction, slowdown, stop, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis);
+  }
+
+  /** Sets level 1's target size and the output table size at once (checked against each other). */
+  public EngineOptions withLevelSizes(long levelBase, long tableTarget) {
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBase, tableTarget, tombstoneGraceMillis);
+  }
+
+  public EngineOptions withTombstoneGraceMillis(long v) {
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, v);
   }
 }

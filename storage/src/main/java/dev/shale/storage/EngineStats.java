@@ -1,5 +1,7 @@
 package dev.shale.storage;
 
+import java.util.List;
+
 /**
  * A snapshot of an engine's counters.
  *
@@ -8,9 +10,15 @@ package dev.shale.storage;
  * @param tables table files in the store
  * @param tableBytes bytes of table files
  * @param flushes flushes completed since open
- * @param writeStalls writes that had to wait for a flush to make room
+ * @param writeStalls writes that had to wait for a flush or a compaction to make room
  * @param writeStallRejections writes refused with {@link WriteStallException}
  * @param lastVersion the engine clock's newest version
+ * @param tablesPerLevel table files at level 0, 1, ... (one element per level)
+ * @param compactions compactions completed since open (trivial moves included)
+ * @param compactionBytesRead bytes of input tables compactions read since open
+ * @param compactionBytesWritten bytes of tables compactions wrote since open
+ * @param writeSlowdowns write groups delayed because level 0 reached its slowdown trigger
+ * @param compactionFailures compactions that failed since open (each logged)
  */
 public record EngineStats(
     long memtableBytes,
@@ -20,4 +28,15 @@ public record EngineStats(
     long flushes,
     long writeStalls,
     long writeStallRejections,
-    long lastVersion) {}
+    long lastVersion,
+    List<Integer> tablesPerLevel,
+    long compactions,
+    long compactionBytesRead,
+    long compactionBytesWritten,
+    long writeSlowdowns,
+    long compactionFailures) {
+
+  public EngineStats {
+    tablesPerLevel = List.copyOf(tablesPerLevel);
+  }
+}

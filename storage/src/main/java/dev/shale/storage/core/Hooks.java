@@ -3,10 +3,23 @@ package dev.shale.storage.core;
 import dev.shale.storage.io.ChannelOpener;
 
 /**
- * Seams for tests: how log and manifest files are opened (to inject I/O failures) and a gate
- * that holds flushes back. Production uses {@link #none}.
+ * Seams for tests: how log and manifest files are opened (to inject I/O failures), a gate that
+ * holds flushes back, and named crash points on the flush and compaction paths (a crash test's
+ * child process halts at one). Production uses {@link #none}.
  */
-record Hooks(ChannelOpener opener, FlushGate flushGate) {
+record Hooks(ChannelOpener opener, FlushGate flushGate, CrashPoints crashPoints) {
+  /** Called at each named step of a flush or compaction; production does nothing. */
+  @FunctionalInterface
+  interface CrashPoints {
+    CrashPoints NONE = name -> {};
+
+    void reached(String name);
+  }
+
+  Hooks(ChannelOpener opener, FlushGate flushGate) {
+    this(opener, flushGate, CrashPoints.NONE);
+  }
+
   /** No injected faults; a gate of its own that nothing holds. */
   static Hooks none() {
     return new Hooks(ChannelOpener.DEFAULT, new FlushGate());
@@ -15,5 +28,10 @@ record Hooks(ChannelOpener opener, FlushGate flushGate) {
   /** No injected faults; {@code gate} holds flushes back when a test says so. */
   static Hooks withGate(FlushGate gate) {
     return new Hooks(ChannelOpener.DEFAULT, gate);
+  }
+
+  /** No injected faults; {@code crashPoints} sees every named step. */
+  static Hooks withCrashPoints(CrashPoints crashPoints) {
+    return new Hooks(ChannelOpener.DEFAULT, new FlushGate(), crashPoints);
   }
 }

@@ -8,9 +8,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Everything a read consults, frozen in one immutable object: the active memtable, the frozen
- * memtables newest first, and the tables newest first. The engine publishes a new view when a
- * memtable is frozen or a flush lands, so a reader holding a view sees a consistent file set
- * without taking a lock.
+ * memtables newest first, and the tables by level. The engine publishes a new view when a
+ * memtable is frozen, a flush lands or a compaction swaps its tables, so a reader holding a view
+ * sees a consistent file set without taking a lock.
  *
  * <p>Lifetime: the engine holds one reference to its current view; each read takes another
  * ({@link #tryRetain}) and releases it. A view retains its tables, and lets them go when its last
@@ -19,15 +19,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class ReadView {
   private final Memtable active;
   private final List<FrozenMemtable> frozen;
+  private final Levels levels;
   private final List<SharedTable> tables;
   // Invariant: > 0 while the view may be read; a view whose count reached 0 is never revived.
   private final AtomicInteger references = new AtomicInteger(1);
 
-  /** A view retaining {@code tables} (newest first); the caller keeps its own references. */
-  ReadView(Memtable active, List<FrozenMemtable> frozen, List<SharedTable> tables) {
+  /** A view retaining the tables of {@code levels}; the caller keeps its own references. */
+  ReadView(Memtable active, List<FrozenMemtable> frozen, Levels levels) {
     this.active = active;
     this.frozen = List.copyOf(frozen);
-    this.tables = List.copyOf(tables);
+    this.levels = levels;
+    this.tables = levels.all();
     for (SharedTable t : this.tables) t.retain();
   }
 
@@ -40,9 +42,13 @@ final class ReadView {
     return frozen;
   }
 
-  /** Tables, newest (highest file number) first. */
+  /** Every table: level 0 newest first, then each deeper level by key. */
   List<SharedTable> tables() {
     return tables;
+  }
+
+  Levels levels() {
+    return levels;
   }
 
   /** This view with {@code active} frozen (for {@code logNumber}) and {@code fresh} active. */
@@ -50,32 +56,37 @@ final class ReadView {
     List<FrozenMemtable> newFrozen = new ArrayList<>(frozen.size() + 1);
     newFrozen.add(new FrozenMemtable(active, logNumber));
     newFrozen.addAll(frozen);
-    return new ReadView(fresh, newFrozen, tables);
+    return new ReadView(fresh, newFrozen, levels);
   }
 
   /** This view with {@code flushed} replaced by {@code table}, its contents now on disk. */
   ReadView withFlushed(FrozenMemtable flushed, SharedTable table) {
     List<FrozenMemtable> newFrozen = new ArrayList<>(frozen);
     if (!newFrozen.remove(flushed)) throw new IllegalStateException("flushed memtable not in view");
-    List<SharedTable> newTables = new ArrayList<>(tables.size() + 1);
-    newTables.add(table);
-    newTables.addAll(tables);
-    newTables.sort((a, b) -> Long.compare(b.fileNumber(), a.fileNumber()));
-    return new ReadView(active, newFrozen, newTables);
+    return new ReadView(active, newFrozen, levels.withFlushed(table));
+  }
+
+  /** This view with a compaction's {@code inputs} replaced by its {@code outputs}. */
+  ReadView withCompacted(List<SharedTable> inputs, List<SharedTable> outputs) {
+    return new ReadView(active, frozen, levels.withReplaced(inputs, outputs));
   }
 
   /**
    * The record of {@code key} that wins (docs/format.md, "Conventions"), or null. Sources are
    * searched newest first, but a record written later with an older version (replication's
    * write()) may sit in an older source, so once a record of version v is found only sources
-   * that hold a version >= v are still searched; {@link Entry#newer} settles the rest.
+   * that hold a version >= v are still searched; {@link Entry#newer} settles the rest. Levels
+   * do not order versions either (a compaction moves old and new records down alike), so every
+   * level is consulted: all of level 0, and in each deeper level the one table whose range holds
+   * the key.
    */
   Entry get(byte[] key) {
     Entry best = consider(null, active, key);
     for (FrozenMemtable f : frozen) best = consider(best, f.memtable(), key);
-    for (SharedTable t : tables) {
-      if (best != null && t.maxVersion() < best.version()) continue;
-      best = newer(best, t.get(key));
+    for (SharedTable t : levels.level(0)) best = consider(best, t, key);
+    for (int level = 1; level < Levels.COUNT; level++) {
+      SharedTable t = levels.find(level, key);
+      if (t != null) best = consider(best, t, key);
     }
     return best;
   }
@@ -102,6 +113,11 @@ final class ReadView {
     // maxVersion is raised before a record enters the memtable, so this skip is never wrong.
     if (best != null && memtable.maxVersion() < best.version()) return best;
     return newer(best, memtable.get(key));
+  }
+
+  private static Entry consider(Entry best, SharedTable table, byte[] key) {
+    if (best != null && table.maxVersion() < best.version()) return best;
+    return newer(best, table.get(key));
   }
 
   private static Entry newer(Entry best, Entry found) {

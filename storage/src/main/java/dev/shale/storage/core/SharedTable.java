@@ -1,59 +1,157 @@
 package dev.shale.storage.core;
 
 import dev.shale.storage.Entry;
+import dev.shale.storage.Keys;
 import dev.shale.storage.table.Table;
 import dev.shale.storage.table.TableMeta;
 import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Iterator;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * An open table shared by the read views that list it, closed (unmapped) when the last of them
- * lets go: a read in flight on an old view never touches an unmapped file.
+ * An open table at a level, shared by the read views (and compactions) that list it, closed
+ * (unmapped) when the last of them lets go: a read in flight on an old view never touches an
+ * unmapped file. A table that compaction made obsolete is also deleted then.
  *
- * <p>Thread safe. The creator holds the first reference and must {@link #release} it.
+ * <p>Thread safe. The creator holds the first reference and must {@link #release} it. Moving a
+ * table to another level ({@link #atLevel}) gives a second handle on the same open file, counted
+ * with it.
  */
 final class SharedTable {
-  private final Table table;
-  private final TableMeta meta;
-  // Invariant: > 0 while the table is open; it is closed exactly once, on the step to 0.
-  private final AtomicInteger references = new AtomicInteger(1);
+  private static final System.Logger LOG = System.getLogger(SharedTable.class.getName());
 
-  private SharedTable(Table table, TableMeta meta) {
-    this.table = table;
+  private final OpenFile file;
+  private final TableMeta meta;
+
+  private SharedTable(OpenFile file, TableMeta meta) {
+    this.file = file;
     this.meta = meta;
   }
 
-  static SharedTable open(Path file, TableMeta meta) throws IOException {
-    return new SharedTable(Table.open(file, meta.fileNumber()), meta);
+  static SharedTable open(Path path, TableMeta meta) throws IOException {
+    return new SharedTable(new OpenFile(Table.open(path, meta.fileNumber())), meta);
+  }
+
+  /** The same file at {@code level}, with a reference of its own for the caller. */
+  SharedTable atLevel(int level) {
+    file.retain();
+    return new SharedTable(file, meta.withLevel(level));
   }
 
   TableMeta meta() {
     return meta;
   }
 
+  int level() {
+    return meta.level();
+  }
+
   long fileNumber() {
     return meta.fileNumber();
   }
 
+  long sizeBytes() {
+    return meta.fileSizeBytes();
+  }
+
+  long minVersion() {
+    return meta.minVersion();
+  }
+
   long maxVersion() {
-    return table.maxVersion();
+    return meta.maxVersion();
+  }
+
+  byte[] smallestKey() {
+    return meta.smallestKey();
+  }
+
+  byte[] largestKey() {
+    return meta.largestKey();
+  }
+
+  /** True if {@code key} lies within the table's key range. */
+  boolean covers(byte[] key) {
+    return Keys.compare(key, meta.smallestKey()) >= 0 && Keys.compare(key, meta.largestKey()) <= 0;
+  }
+
+  /** True if the table's key range meets {@code [smallest, largest]}. */
+  boolean overlaps(byte[] smallest, byte[] largest) {
+    return Keys.compare(meta.largestKey(), smallest) >= 0
+        && Keys.compare(meta.smallestKey(), largest) <= 0;
   }
 
   Entry get(byte[] key) {
-    return table.get(key);
+    return file.table.get(key);
+  }
+
+  /** All records in key order; the caller holds a reference while it iterates. */
+  Iterator<Entry> iterator() {
+    return file.table.iterator();
+  }
+
+  Path path() {
+    return file.table.path();
+  }
+
+  /**
+   * Deletes the file once the last reference goes. Called only after a manifest snapshot that
+   * no longer names the table is durable (docs/format.md, "Manifest").
+   */
+  void markObsolete() {
+    file.obsolete = true;
   }
 
   void retain() {
-    int before = references.getAndIncrement();
-    if (before <= 0) {
-      throw new IllegalStateException("table " + table.path() + " retained after close");
-    }
+    file.retain();
   }
 
   void release() {
-    int after = references.decrementAndGet();
-    if (after == 0) table.close();
-    if (after < 0) throw new IllegalStateException("table " + table.path() + " released too often");
+    file.release();
+  }
+
+  @Override
+  public String toString() {
+    return meta.toString();
+  }
+
+  /** The mapped file and its reference count, shared by every handle on it. */
+  private static final class OpenFile {
+    private final Table table;
+    // Invariant: > 0 while the table is open; it is closed exactly once, on the step to 0.
+    private final AtomicInteger references = new AtomicInteger(1);
+    // Set before the reference that would reach 0 is released, so that step sees it.
+    private volatile boolean obsolete;
+
+    OpenFile(Table table) {
+      this.table = table;
+    }
+
+    void retain() {
+      int before = references.getAndIncrement();
+      if (before <= 0) {
+        throw new IllegalStateException("table " + table.path() + " retained after close");
+      }
+    }
+
+    void release() {
+      int after = references.decrementAndGet();
+      if (after < 0) throw new IllegalStateException("table " + table.path() + " released too often");
+      if (after > 0) return;
+      table.close();
+      if (obsolete) delete();
+    }
+
+    private void delete() {
+      try {
+        Files.deleteIfExists(table.path());
+      } catch (IOException e) {
+        LOG.log(Level.WARNING,
+            "deleting obsolete table " + table.path() + " failed (deleted at next open): " + e);
+      }
+    }
   }
 }
