@@ -5,16 +5,17 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A test hook that holds flushes back: while held, the flush thread waits before starting its
- * next flush. {@link #awaitIdle} then waits for a flush in progress to end, which gives a test a
- * moment when no file in the directory changes but by writes of its own.
+ * A test hook that holds flushes and compactions back: while held, the flush and compaction
+ * threads wait before starting their next step. {@link #awaitIdle} then waits for the steps in
+ * progress to end, which gives a test a moment when no file in the directory changes but by
+ * writes of its own.
  */
 final class FlushGate {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
   private boolean held; // guarded by lock
   private boolean cancelled; // guarded by lock
-  private boolean flushing; // guarded by lock
+  private int running; // guarded by lock: flushes and compactions between enter and exit
 
   void hold() {
     lock.lock();
@@ -35,12 +36,12 @@ final class FlushGate {
     }
   }
 
-  /** Waits until no flush runs; true if that happened within {@code timeoutMillis}. */
+  /** Waits until nothing runs; true if that happened within {@code timeoutMillis}. */
   boolean awaitIdle(long timeoutMillis) throws InterruptedException {
     long remaining = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     lock.lock();
     try {
-      while (flushing) {
+      while (running > 0) {
         if (remaining <= 0) return false;
         remaining = changed.awaitNanos(remaining);
       }
@@ -50,31 +51,31 @@ final class FlushGate {
     }
   }
 
-  /** Called by the flush thread before a flush: waits while held; false once cancelled. */
+  /** Called before a flush or compaction: waits while held; false once cancelled. */
   boolean enter() throws InterruptedException {
     lock.lock();
     try {
       while (held && !cancelled) changed.await();
       if (cancelled) return false;
-      flushing = true;
+      running++;
       return true;
     } finally {
       lock.unlock();
     }
   }
 
-  /** Called by the flush thread after a flush, failed or not. */
+  /** Called after a flush or compaction, failed or not. */
   void exit() {
     lock.lock();
     try {
-      flushing = false;
+      running--;
       changed.signalAll();
     } finally {
       lock.unlock();
     }
   }
 
-  /** Lets the flush thread go at close, held or not. */
+  /** Lets the threads go at close, held or not. */
   void cancel() {
     lock.lock();
     try {

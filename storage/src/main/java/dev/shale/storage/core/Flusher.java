@@ -3,8 +3,6 @@ package dev.shale.storage.core;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.io.FileNames;
 import dev.shale.storage.io.Fsync;
-import dev.shale.storage.manifest.Manifest;
-import dev.shale.storage.manifest.ManifestSnapshot;
 import dev.shale.storage.table.TableMeta;
 import dev.shale.storage.table.TableWriter;
 import java.io.IOException;
@@ -29,11 +27,12 @@ final class Flusher implements Runnable {
     /** The oldest frozen memtable, waiting until there is one; null once the engine closes. */
     FrozenMemtable awaitOldestFrozen() throws InterruptedException;
 
-    /** The snapshot to commit once {@code table} holds {@code flushed}. */
-    ManifestSnapshot snapshotAfterFlush(FrozenMemtable flushed, TableMeta table);
-
-    /** Publishes the view with {@code table} in place of {@code flushed}; false if closed. */
-    boolean install(FrozenMemtable flushed, SharedTable table);
+    /**
+     * Under the engine's manifest lock (so a compaction's commit cannot interleave): commits the
+     * snapshot naming {@code table}, then publishes the view with it in place of
+     * {@code flushed}. False if the engine closed first (nothing committed).
+     */
+    boolean commit(FrozenMemtable flushed, SharedTable table) throws IOException;
 
     /** Records a failed attempt, for stall messages. */
     void flushFailed(Exception failure);
@@ -51,21 +50,21 @@ final class Flusher implements Runnable {
   private final Path directory;
   private final EngineOptions options;
   private final FileNumbers fileNumbers;
-  private final Manifest manifest;
   private final FlushGate gate;
+  private final Hooks.CrashPoints crashPoints;
   private final Thread thread;
   // A table written for `pending` whose manifest commit failed; reused by the retry.
   private FrozenMemtable pending;
   private SharedTable pendingTable;
 
   Flusher(Host host, Path directory, EngineOptions options, FileNumbers fileNumbers,
-      Manifest manifest, FlushGate gate, String threadName) {
+      Hooks hooks, String threadName) {
     this.host = host;
     this.directory = directory;
     this.options = options;
     this.fileNumbers = fileNumbers;
-    this.manifest = manifest;
-    this.gate = gate;
+    this.gate = hooks.flushGate();
+    this.crashPoints = hooks.crashPoints();
     this.thread = Thread.ofPlatform().daemon().name(threadName).unstarted(this);
   }
 
@@ -133,18 +132,17 @@ final class Flusher implements Runnable {
       dropPending();
       pendingTable = writeTable(frozen);
       pending = frozen;
+      crashPoints.reached("flush.afterTableWritten");
     }
     SharedTable table = pendingTable;
     TableMeta meta = table.meta();
-    manifest.commit(host.snapshotAfterFlush(frozen, meta), fileNumbers::allocate);
+    if (!host.commit(frozen, table)) return; // closed: dropPending lets the table go
     pending = null;
     pendingTable = null;
-    if (!host.install(frozen, table)) {
-      table.release();
-      return;
-    }
     table.release(); // the view holds its own reference
+    crashPoints.reached("flush.afterInstall");
     deleteLog(frozen.logNumber());
+    crashPoints.reached("flush.afterLogDeleted");
     LOG.log(Level.INFO, "flushed " + FileNames.log(frozen.logNumber()) + " to "
         + FileNames.table(meta.fileNumber()) + ": " + meta.entryCount() + " entries, "
         + meta.fileSizeBytes() + " bytes, "

@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
@@ -33,13 +34,20 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Shale's LSM-tree {@link Engine}: a write-ahead log, memtables, level-0 tables and a manifest in
+ * Shale's LSM-tree {@link Engine}: a write-ahead log, memtables, levelled tables and a manifest in
  * one data directory (docs/format.md). Thread safe; see {@link Engine} for the contract.
  */
 public final class LsmEngine implements Engine {
   /*
-   * Threads. Callers write and read; one flush thread turns frozen memtables into tables
-   * (Flusher); in SyncMode.INTERVAL one thread fsyncs the log periodically (IntervalSync).
+   * Threads. Callers write and read; one flush thread turns frozen memtables into level-0 tables
+   * (Flusher); one compaction thread merges tables down the levels (Compactor); in
+   * SyncMode.INTERVAL one thread fsyncs the log periodically (IntervalSync).
+   *
+   * File-set changes. A flush and a compaction each build a manifest snapshot from the current
+   * view, commit it and publish the matching view, all under `manifestLock`, so the two threads'
+   * commits never interleave (a snapshot built before the other's commit would undo it). The
+   * write lock is taken only for the short build and publish steps inside, never for an fsync,
+   * and never while waiting for `manifestLock`: writers and readers do not wait for a compaction.
    *
    * Write path (LevelDB's DBImpl::Write). Writers join a queue under `lock`. The writer at the
    * head is the leader: it makes room (freezing a full memtable, or stalling when flushes lag),
@@ -61,10 +69,20 @@ public final class LsmEngine implements Engine {
    * WriteStallException with nothing written. So memtables hold at most
    * (maxImmutableMemtables + 1) * (memtableSizeBytes + one group) bytes, and the log writer one
    * 1 MiB buffer; writers waiting in the queue hold only their own arrays.
+   *
+   * Read amplification bound. A full memtable is not frozen while L0 tables + frozen memtables
+   * reach l0StopTrigger; a flush turns one into the other and only compaction lowers the sum, so
+   * a point read consults at most 1 + l0StopTrigger memtables and L0 tables, plus one table in
+   * each deeper level. From l0SlowdownTrigger L0 tables on, each write group first sleeps a
+   * little (growing with the count), so writers slow down smoothly before they would stop.
    */
 
   /** The longest close() waits for a flush in progress before giving up on it. */
   static final long CLOSE_FLUSH_WAIT_MILLIS = 30_000;
+  /** The longest close() waits for a compaction to notice it should stop. */
+  static final long CLOSE_COMPACTION_WAIT_MILLIS = 30_000;
+  /** The longest sleep of a slowed-down write group, reached 6 tables past the slowdown trigger. */
+  static final long MAX_SLOWDOWN_MILLIS = 64;
 
   private static final System.Logger LOG = System.getLogger(LsmEngine.class.getName());
 
@@ -77,16 +95,22 @@ public final class LsmEngine implements Engine {
   private final ActiveLog log;
   private final ChannelOpener opener;
   private final Flusher flusher;
+  private final Compactor compactor;
+  private final Hooks.CrashPoints crashPoints;
   private final IntervalSync intervalSync; // null in SyncMode.ALWAYS
   private final StallLog stallLog;
   private final long stallTimeoutNanos;
 
+  // Taken before `lock`, never while holding it: serializes "build snapshot, commit, publish".
+  private final ReentrantLock manifestLock = new ReentrantLock();
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition roomMade = lock.newCondition();
+  private final Condition flushLanded = lock.newCondition();
   private final Condition frozenAdded = lock.newCondition();
   private final Condition queueDrained = lock.newCondition();
   private final ArrayDeque<PendingWrite> writers = new ArrayDeque<>(); // guarded by lock
   private boolean stalled; // guarded by lock
+  private String stallReason = ""; // guarded by lock
   private volatile boolean closed; // written under lock
   private final CountDownLatch closeFinished = new CountDownLatch(1);
   private final AtomicReference<StorageException> poison = new AtomicReference<>();
@@ -96,6 +120,7 @@ public final class LsmEngine implements Engine {
   private final LongAdder flushes = new LongAdder();
   private final LongAdder writeStalls = new LongAdder();
   private final LongAdder writeStallRejections = new LongAdder();
+  private final LongAdder writeSlowdowns = new LongAdder();
 
   private LsmEngine(Path directory, EngineOptions options, Hooks hooks, HybridClock clock,
       DirectoryLock directoryLock, Recovery.Recovered recovered) {
@@ -107,15 +132,20 @@ public final class LsmEngine implements Engine {
     this.fileNumbers = recovered.fileNumbers();
     this.log = new ActiveLog(recovered.log());
     this.opener = hooks.opener();
+    this.crashPoints = hooks.crashPoints();
     this.stallLog = new StallLog(directory.toString());
     // Capped so that arrival + timeout never overflows a nanoTime difference.
     this.stallTimeoutNanos = Math.min(
         TimeUnit.MILLISECONDS.toNanos(options.writeStallTimeoutMillis()), Long.MAX_VALUE / 4);
-    this.view = new AtomicReference<>(new ReadView(new Memtable(), List.of(), recovered.tables()));
+    this.view = new AtomicReference<>(
+        new ReadView(new Memtable(), List.of(), Levels.of(recovered.tables())));
     recovered.tables().forEach(SharedTable::release); // the view holds them now
     String name = String.valueOf(directory.getFileName());
-    this.flusher = new Flusher(new FlushHost(), directory, options, fileNumbers, manifest,
-        hooks.flushGate(), "shale-flush-" + name);
+    this.flusher = new Flusher(
+        new FlushHost(), directory, options, fileNumbers, hooks, "shale-flush-" + name);
+    this.compactor = new Compactor(new CompactionHost(), options,
+        new CompactionRun(directory, options, fileNumbers, crashPoints), hooks.flushGate(),
+        "shale-compact-" + name);
     this.intervalSync = options.syncMode() == SyncMode.INTERVAL
         ? new IntervalSync(log, options.syncIntervalMillis(),
             e -> poison("interval fsync of " + log.describe(), e), "shale-log-sync-" + name)
@@ -140,6 +170,7 @@ public final class LsmEngine implements Engine {
         LsmEngine engine =
             new LsmEngine(directory, options, hooks, clock, directoryLock, recovered);
         engine.flusher.start();
+        engine.compactor.start();
         if (engine.intervalSync != null) engine.intervalSync.start();
         return engine;
       } catch (RuntimeException | Error e) {
@@ -193,10 +224,24 @@ public final class LsmEngine implements Engine {
     throw new UnsupportedOperationException("scan is not implemented yet");
   }
 
+  /**
+   * Freezes the active memtable and waits for every frozen memtable to be flushed, then has the
+   * compaction thread merge every table into the last level, and waits for that. Writes go on
+   * meanwhile; what they add lands in level 0 as usual.
+   */
   @Override
   public void compact() {
-    // Being built on the branch that adds compaction; see issue 4.
-    throw new UnsupportedOperationException("compaction is not implemented yet");
+    if (closed) throw closedException();
+    flushMemtables();
+    try {
+      compactor.requestFull().get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StorageException("interrupted waiting for compact() of " + directory);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException failure) throw failure;
+      throw new StorageException("compact() of " + directory + " failed: " + e.getCause(), e);
+    }
   }
 
   @Override
@@ -207,7 +252,9 @@ public final class LsmEngine implements Engine {
     for (SharedTable t : current.tables()) tableBytes += t.meta().fileSizeBytes();
     return new EngineStats(current.active().sizeBytes(), current.frozen().size(),
         current.tables().size(), tableBytes, flushes.sum(), writeStalls.sum(),
-        writeStallRejections.sum(), clock.current());
+        writeStallRejections.sum(), clock.current(), current.levels().tablesPerLevel(),
+        compactor.compactions(), compactor.bytesRead(), compactor.bytesWritten(),
+        writeSlowdowns.sum(), compactor.failures());
   }
 
   /**
@@ -238,6 +285,47 @@ public final class LsmEngine implements Engine {
     return log.forceCount();
   }
 
+  /** The tables a point read may consult now: every L0 table plus one per non-empty level. */
+  int readAmplification() {
+    Levels levels = view.get().levels();
+    int n = levels.level(0).size();
+    for (int level = 1; level < Levels.COUNT; level++) {
+      if (!levels.level(level).isEmpty()) n++;
+    }
+    return n;
+  }
+
+  // Freezes the active memtable through the writer queue (only a leader may swap memtables),
+  // then waits until every memtable frozen so far is in a table.
+  private void flushMemtables() {
+    PendingWrite request = new PendingWrite(
+        null, null, PendingWrite.CLOCK_VERSION, lock.newCondition(), System.nanoTime() + stallTimeoutNanos);
+    lock.lock();
+    try {
+      checkWritable();
+      writers.addLast(request);
+      awaitTurn(request);
+      if (!request.done) leadFreeze(request);
+      if (request.failure != null) throw request.failure;
+      List<FrozenMemtable> toFlush = view.get().frozen();
+      while (!closed && view.get().frozen().stream().anyMatch(toFlush::contains)) {
+        flushLanded.awaitUninterruptibly();
+      }
+      if (closed) throw closedException();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void leadFreeze(PendingWrite request) {
+    try {
+      checkWritable();
+      makeRoomForWrite(request);
+      complete(List.of(request), null);
+    } catch (RuntimeException e) {
+      complete(List.of(request), e);
+    }
+  }
   // ---- write path ----
 
   private long submit(byte[] key, byte[] value, long callerVersion) {
@@ -296,17 +384,27 @@ public final class LsmEngine implements Engine {
     }
   }
 
+  // A freeze request (compact()) freezes any non-empty memtable; a write only a full one.
   private void makeRoomForWrite(PendingWrite leader) {
     boolean interrupted = false;
+    boolean slowed = leader.isFreezeRequest();
     try {
       while (true) {
         ReadView current = view.get();
-        if (!activeIsFull(current)) return;
-        if (current.frozen().size() < options.maxImmutableMemtables()) {
+        if (!slowed && level0Count(current) >= options.l0SlowdownTrigger()) {
+          slowed = true;
+          interrupted |= slowDown(current);
+          continue;
+        }
+        boolean needsRoom = leader.isFreezeRequest()
+            ? !current.active().isEmpty() : activeIsFull(current);
+        if (!needsRoom) return;
+        String stopReason = stopReason(current);
+        if (stopReason == null) {
           freezeActive(current);
           return;
         }
-        startStall(current);
+        startStall(stopReason);
         countStall(leader);
         long remaining = leader.deadlineNanos - System.nanoTime();
         if (remaining <= 0) throw stallRejection(leader);
@@ -319,6 +417,40 @@ public final class LsmEngine implements Engine {
       }
     } finally {
       if (interrupted) Thread.currentThread().interrupt();
+    }
+  }
+
+  private static int level0Count(ReadView current) {
+    return current.levels().level(0).size();
+  }
+
+  // Why a full memtable may not be frozen now, or null if it may.
+  private String stopReason(ReadView current) {
+    if (current.frozen().size() >= options.maxImmutableMemtables()) {
+      return current.frozen().size() + " frozen memtables wait for their flush (the limit) and"
+          + " the active one is full";
+    }
+    int level0 = level0Count(current);
+    if (level0 + current.frozen().size() >= options.l0StopTrigger()) {
+      return "level 0 holds " + level0 + " tables and " + current.frozen().size()
+          + " memtables wait for their flush (stop trigger " + options.l0StopTrigger()
+          + "): compaction is behind";
+    }
+    return null;
+  }
+
+  // RocksDB's delayed write rate, simplified: a leader past the slowdown trigger sleeps 1 ms,
+  // doubling per table above it up to MAX_SLOWDOWN_MILLIS, with the lock released (its group
+  // waits behind it). A compaction landing wakes it early. True if interrupted.
+  private boolean slowDown(ReadView current) {
+    int over = level0Count(current) - options.l0SlowdownTrigger();
+    long millis = Math.min(1L << Math.min(over, 20), MAX_SLOWDOWN_MILLIS);
+    writeSlowdowns.increment();
+    try {
+      roomMade.awaitNanos(TimeUnit.MILLISECONDS.toNanos(millis));
+      return false;
+    } catch (InterruptedException e) {
+      return true;
     }
   }
 
@@ -355,6 +487,7 @@ public final class LsmEngine implements Engine {
     List<PendingWrite> group = new ArrayList<>();
     long bytes = 0;
     for (PendingWrite p : writers) {
+      if (p.isFreezeRequest()) break; // it leads on its own, in its turn
       long size = p.logBytes();
       if (!group.isEmpty() && bytes + size > LogWriter.GROUP_BYTES) break;
       p.taken = true;
@@ -441,11 +574,11 @@ public final class LsmEngine implements Engine {
 
   // ---- backpressure ----
 
-  private void startStall(ReadView current) {
+  private void startStall(String reason) {
+    stallReason = reason;
     if (stalled) return;
     stalled = true;
-    stallLog.started(current.frozen().size() + " frozen memtables wait for their flush (the limit)"
-        + " and the active one is full");
+    stallLog.started(reason);
     // Queued writers switch to waiting with their own deadlines.
     for (PendingWrite p : writers) p.turn.signal();
   }
@@ -464,14 +597,11 @@ public final class LsmEngine implements Engine {
 
   private WriteStallException stallRejection(PendingWrite w) {
     writeStallRejections.increment();
-    ReadView current = view.get();
     long waitedMillis =
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - (w.deadlineNanos - stallTimeoutNanos));
     Exception flushFailure = lastFlushFailure;
     return new WriteStallException("write stalled " + waitedMillis + " ms and gave up: "
-        + current.frozen().size() + " frozen memtables (the limit) wait for their flush and the"
-        + " active one is full (" + current.active().sizeBytes() + " of "
-        + options.memtableSizeBytes() + " bytes); nothing was written"
+        + stallReason + "; nothing was written"
         + (flushFailure == null ? "" : "; last flush failure: " + flushFailure));
   }
 
@@ -519,6 +649,7 @@ public final class LsmEngine implements Engine {
     } catch (IOException e) {
       failures.add(poison("fsync of " + log.describe() + " at close", e));
     }
+    compactor.stop(CLOSE_COMPACTION_WAIT_MILLIS);
     flusher.awaitStop(CLOSE_FLUSH_WAIT_MILLIS);
     try {
       manifest.close();
@@ -611,10 +742,25 @@ public final class LsmEngine implements Engine {
     }
 
     @Override
-    public ManifestSnapshot snapshotAfterFlush(
-        FrozenMemtable flushed, TableMeta table) {
+    public boolean commit(FrozenMemtable flushed, SharedTable table) throws IOException {
+      manifestLock.lock();
+      try {
+        ManifestSnapshot snapshot = snapshotAfterFlush(flushed, table.meta());
+        if (snapshot == null) return false;
+        manifest.commit(snapshot, fileNumbers::allocate);
+        crashPoints.reached("flush.afterManifestCommit");
+        install(flushed, table);
+        compactor.signal();
+        return true;
+      } finally {
+        manifestLock.unlock();
+      }
+    }
+
+    private ManifestSnapshot snapshotAfterFlush(FrozenMemtable flushed, TableMeta table) {
       lock.lock();
       try {
+        if (closed) return null;
         ReadView current = view.get();
         List<TableMeta> tables = new ArrayList<>();
         tables.add(table);
@@ -631,17 +777,16 @@ public final class LsmEngine implements Engine {
       }
     }
 
-    @Override
-    public boolean install(FrozenMemtable flushed, SharedTable table) {
+    private void install(FrozenMemtable flushed, SharedTable table) {
       lock.lock();
       try {
-        if (closed) return false;
+        if (closed) return; // the manifest names the table; the next open uses it
         publish(view.get().withFlushed(flushed, table));
         flushes.increment();
         lastFlushFailure = null;
         endStall();
         roomMade.signalAll();
-        return true;
+        flushLanded.signalAll();
       } finally {
         lock.unlock();
       }
@@ -659,6 +804,64 @@ public final class LsmEngine implements Engine {
       try {
         while (!closed && remaining > 0) remaining = frozenAdded.awaitNanos(remaining);
         return !closed;
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
+  /** The engine as the compaction thread sees it. */
+  private final class CompactionHost implements Compactor.Host {
+    @Override
+    public ReadView retainView() {
+      while (!closed) {
+        ReadView current = view.get();
+        if (current.tryRetain()) return current;
+      }
+      return null;
+    }
+
+    @Override
+    public boolean commit(Compaction compaction, List<SharedTable> outputs) throws IOException {
+      manifestLock.lock();
+      try {
+        ManifestSnapshot snapshot = snapshotAfterCompaction(compaction, outputs);
+        if (snapshot == null) return false;
+        manifest.commit(snapshot, fileNumbers::allocate);
+        crashPoints.reached("compaction.afterManifestCommit");
+        install(compaction, outputs);
+        crashPoints.reached("compaction.afterInstall");
+        return true;
+      } finally {
+        manifestLock.unlock();
+      }
+    }
+
+    private ManifestSnapshot snapshotAfterCompaction(
+        Compaction compaction, List<SharedTable> outputs) {
+      lock.lock();
+      try {
+        if (closed) return null;
+        ReadView current = view.get();
+        Levels next = current.levels().withReplaced(compaction.allInputs(), outputs);
+        List<TableMeta> tables = next.all().stream().map(SharedTable::meta).toList();
+        long logNumber = log.number();
+        for (FrozenMemtable f : current.frozen()) logNumber = Math.min(logNumber, f.logNumber());
+        return new ManifestSnapshot(fileNumbers.peek(), logNumber, clock.current(), tables);
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    // The inputs' files go once no view or scan pins them; a moved table's file stays.
+    private void install(Compaction compaction, List<SharedTable> outputs) {
+      lock.lock();
+      try {
+        if (closed) return; // the manifest holds the change; the next open deletes the inputs
+        publish(view.get().withCompacted(compaction.allInputs(), outputs));
+        if (!compaction.isTrivialMove()) compaction.allInputs().forEach(SharedTable::markObsolete);
+        endStall();
+        roomMade.signalAll();
       } finally {
         lock.unlock();
       }

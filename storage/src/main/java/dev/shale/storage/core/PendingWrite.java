@@ -12,7 +12,7 @@ final class PendingWrite {
   /** {@link #callerVersion} of a put or delete: the engine's clock picks the version. */
   static final long CLOCK_VERSION = -1;
 
-  final byte[] key;
+  final byte[] key; // null for a freeze request (see LsmEngine.compact)
   final byte[] value; // null for a tombstone
   final long callerVersion;
   final Condition turn;
@@ -29,6 +29,11 @@ final class PendingWrite {
     this.callerVersion = callerVersion;
     this.turn = turn;
     this.deadlineNanos = deadlineNanos;
+  }
+
+  /** A request to freeze the active memtable, not a write: it never joins a group. */
+  boolean isFreezeRequest() {
+    return key == null;
   }
 
   /** The bytes its record takes in the log, to size write groups. */

@@ -53,7 +53,7 @@ class WritePathTest {
       EngineTesting.await("several flushes", () -> engine.stats().flushes() >= 5);
       for (int i = 0; i < keys; i++) assertThat(engine.get(key(i)).value()).isEqualTo(value(i));
       EngineStats stats = engine.stats();
-      assertThat(stats.tables()).isGreaterThanOrEqualTo(5);
+      assertThat(stats.tables()).isPositive(); // compaction merges the flushed tables
       assertThat(stats.tableBytes()).isPositive();
     }
     try (Engine engine = Engine.open(dir, EngineTesting.smallOptions())) {

@@ -1,0 +1,164 @@
+package dev.shale.storage.core;
+
+import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Entry;
+import dev.shale.storage.io.FileNames;
+import dev.shale.storage.io.Fsync;
+import dev.shale.storage.merge.MergingIterator;
+import dev.shale.storage.table.TableMeta;
+import dev.shale.storage.table.TableWriter;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Writes a compaction's output tables: merges the inputs (one record per key, the winner by
+ * {@link Entry#newer}: overwritten versions are dropped here), drops the tombstones
+ * {@link TombstonePurge} allows, and cuts the stream into tables of about
+ * {@code tableTargetBytes}, closing a table only between two keys (every key is in exactly one
+ * record of the stream, so any boundary is a key boundary). Each table is fsynced, then the
+ * directory, before anything may name them.
+ *
+ * <p>On failure the outputs written so far are deleted: no manifest names them yet.
+ */
+final class CompactionRun {
+  /** The outputs (each with one reference for the caller) and what it took to make them. */
+  record Outputs(List<SharedTable> tables, long bytesWritten, long recordsWritten,
+      long tombstonesDropped) {}
+
+  private static final System.Logger LOG = System.getLogger(CompactionRun.class.getName());
+
+  private final Path directory;
+  private final EngineOptions options;
+  private final FileNumbers fileNumbers;
+  private final Hooks.CrashPoints crashPoints;
+
+  CompactionRun(Path directory, EngineOptions options, FileNumbers fileNumbers,
+      Hooks.CrashPoints crashPoints) {
+    this.directory = directory;
+    this.options = options;
+    this.fileNumbers = fileNumbers;
+    this.crashPoints = crashPoints;
+  }
+
+  /**
+   * Writes the outputs of {@code compaction}. {@code cancelled} is polled per record: once true
+   * (the engine is closing) the run stops with a CancellationException and deletes its outputs.
+   */
+  Outputs write(Compaction compaction, TombstonePurge purge, BooleanSupplier cancelled)
+      throws IOException {
+    List<Iterator<Entry>> sources = new ArrayList<>();
+    for (SharedTable t : compaction.allInputs()) sources.add(t.iterator());
+    Iterator<Entry> merged = MergingIterator.of(sources);
+    List<SharedTable> outputs = new ArrayList<>();
+    long bytes = 0;
+    long records = 0;
+    try {
+      Survivors survivors = new Survivors(merged, purge, cancelled);
+      while (survivors.hasNext()) {
+        SharedTable output = writeOne(survivors, compaction.outputLevel());
+        outputs.add(output);
+        bytes += output.sizeBytes();
+        records += output.meta().entryCount();
+        crashPoints.reached("compaction.afterOutputWritten");
+      }
+      // The outputs' directory entries must be durable before a manifest record names them.
+      Fsync.directory(directory);
+      crashPoints.reached("compaction.afterOutputsWritten");
+      return new Outputs(outputs, bytes, records, purge.droppedCount());
+    } catch (IOException | RuntimeException | Error e) {
+      for (SharedTable t : outputs) {
+        t.markObsolete();
+        t.release();
+      }
+      throw e;
+    }
+  }
+
+  private SharedTable writeOne(Survivors survivors, int level) throws IOException {
+    long number = fileNumbers.allocate();
+    Path file = directory.resolve(FileNames.table(number));
+    TableMeta meta = TableWriter.write(file, number, survivors.upTo(options.tableTargetBytes()),
+        options.blockSizeBytes(), options.bloomBitsPerKey());
+    try {
+      return SharedTable.open(file, meta.withLevel(level));
+    } catch (IOException | RuntimeException e) {
+      deleteQuietly(file);
+      throw e;
+    }
+  }
+
+  // docs/format.md, "Table": an entry's 17-byte header, key and value, and its u32 offset. Block
+  // trailers, index and filter come on top, so a table ends a few percent above its target.
+  private static long entryBytes(Entry e) {
+    return 17L + 4 + e.key().length + (e.isTombstone() ? 0 : e.value().length);
+  }
+
+  private static void deleteQuietly(Path file) {
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, "deleting unfinished compaction output " + file + " failed: " + e);
+    }
+  }
+
+  /**
+   * The merged stream minus dropped tombstones, handed out in runs of about a table's size: each
+   * {@link #upTo} is an iterator that ends once the records it returned reach the size, and the
+   * next one resumes where it stopped.
+   */
+  private static final class Survivors {
+    private final Iterator<Entry> merged;
+    private final TombstonePurge purge;
+    private final BooleanSupplier cancelled;
+    private Entry next;
+
+    Survivors(Iterator<Entry> merged, TombstonePurge purge, BooleanSupplier cancelled) {
+      this.merged = merged;
+      this.purge = purge;
+      this.cancelled = cancelled;
+    }
+
+    boolean hasNext() {
+      while (next == null && merged.hasNext()) {
+        if (cancelled.getAsBoolean()) throw new CancellationException("the engine is closing");
+        Entry e = merged.next();
+        if (!purge.drop(e)) next = e;
+      }
+      return next != null;
+    }
+
+    Entry take() {
+      if (!hasNext()) throw new NoSuchElementException();
+      Entry e = next;
+      next = null;
+      return e;
+    }
+
+    Iterator<Entry> upTo(long targetBytes) {
+      return new Iterator<>() {
+        private long bytes;
+
+        @Override
+        public boolean hasNext() {
+          return bytes < targetBytes && Survivors.this.hasNext();
+        }
+
+        @Override
+        public Entry next() {
+          if (!hasNext()) throw new NoSuchElementException();
+          Entry e = take();
+          bytes += entryBytes(e);
+          return e;
+        }
+      };
+    }
+  }
+}

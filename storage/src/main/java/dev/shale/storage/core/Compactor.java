@@ -1,0 +1,346 @@
+package dev.shale.storage.core;
+
+import dev.shale.storage.CorruptionException;
+import dev.shale.storage.EngineOptions;
+import dev.shale.storage.StorageException;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The compaction thread, apart from the flush thread so that a flush never waits behind a long
+ * compaction. Woken whenever the file set changes, it picks work by score
+ * ({@link CompactionPicker}) until no level is due, and runs
+ * {@link dev.shale.storage.Engine#compact}'s full
+ * compactions when asked. Each compaction writes its outputs from a retained read view (so its
+ * inputs stay mapped), then lets the engine commit ONE manifest snapshot replacing inputs by
+ * outputs and publish the new view; the inputs are deleted when the last view or scan pinning
+ * them lets go. Reads and writes never wait for it.
+ *
+ * <p>A failed compaction is logged and counted; the next attempt waits (100 ms doubling to 10 s)
+ * so a failing disk is not hammered. A table found corrupt is quarantined: no later compaction
+ * picks it or work that would read it, so one bad block never makes the thread loop.
+ */
+final class Compactor implements Runnable {
+  /** What the compaction thread needs from the engine. All methods are thread safe. */
+  interface Host {
+    /** The current view, retained for the caller; null once the engine is closed. */
+    ReadView retainView();
+
+    /**
+     * Under the engine's manifest lock: commits the snapshot with {@code compaction}'s inputs
+     * replaced by {@code outputs}, publishes the view, and marks rewritten inputs obsolete.
+     * False (nothing changed) if the engine closed.
+     */
+    boolean commit(Compaction compaction, List<SharedTable> outputs) throws IOException;
+  }
+
+  private static final System.Logger LOG = System.getLogger(Compactor.class.getName());
+
+  private final Host host;
+  private final EngineOptions options;
+  private final CompactionRun run;
+  private final CompactionPicker picker;
+  private final Thread thread;
+  private final FlushGate gate;
+  private final Set<Long> quarantined = ConcurrentHashMap.newKeySet();
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition wake = lock.newCondition();
+  private boolean changed = true; // guarded by lock: the file set may have work; pick again
+  private boolean stopping; // guarded by lock
+  private volatile boolean stopRequested; // stopping, readable without the lock
+  private final ArrayDeque<CompletableFuture<Void>> fullRequests = new ArrayDeque<>(); // guarded by lock
+
+  private final LongAdder compactions = new LongAdder();
+  private final LongAdder bytesRead = new LongAdder();
+  private final LongAdder bytesWritten = new LongAdder();
+  private final LongAdder failures = new LongAdder();
+  private volatile Exception lastFailure;
+
+  Compactor(Host host, EngineOptions options, CompactionRun run, FlushGate gate, String threadName) {
+    this.host = host;
+    this.gate = gate;
+    this.options = options;
+    this.run = run;
+    this.picker = new CompactionPicker(options);
+    this.thread = Thread.ofPlatform().daemon().name(threadName).unstarted(this);
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  /** The file set changed (a flush landed): look for work. */
+  void signal() {
+    lock.lock();
+    try {
+      changed = true;
+      wake.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Asks for a full compaction of every table now in the store; completes when it is done. */
+  CompletableFuture<Void> requestFull() {
+    CompletableFuture<Void> request = new CompletableFuture<>();
+    lock.lock();
+    try {
+      if (stopping) {
+        request.completeExceptionally(new StorageException("engine is closed"));
+      } else {
+        fullRequests.add(request);
+        wake.signalAll();
+      }
+    } finally {
+      lock.unlock();
+    }
+    return request;
+  }
+
+  /**
+   * Stops the thread: a compaction in progress finishes, or is abandoned after
+   * {@code timeoutMillis} (interrupted; its outputs are unreferenced files, deleted at the next
+   * open). Pending full-compaction requests fail.
+   */
+  void stop(long timeoutMillis) {
+    stopRequested = true;
+    gate.cancel();
+    lock.lock();
+    try {
+      stopping = true;
+      wake.signalAll();
+    } finally {
+      lock.unlock();
+    }
+    try {
+      thread.join(timeoutMillis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (thread.isAlive()) {
+      LOG.log(Level.WARNING, thread.getName() + " still compacting after " + timeoutMillis
+          + " ms at close; interrupting it (its outputs are deleted at next open)");
+      thread.interrupt();
+    }
+    failPendingRequests();
+  }
+
+  long compactions() {
+    return compactions.sum();
+  }
+
+  long bytesRead() {
+    return bytesRead.sum();
+  }
+
+  long bytesWritten() {
+    return bytesWritten.sum();
+  }
+
+  long failures() {
+    return failures.sum();
+  }
+
+  @Override
+  public void run() {
+    long retryMillis = Flusher.FIRST_RETRY_MILLIS;
+    try {
+      while (true) {
+        CompletableFuture<Void> full = awaitWork();
+        if (full == null && isStopping()) return;
+        if (!gate.enter()) {
+          if (full != null) full.completeExceptionally(new StorageException("engine is closed"));
+          return;
+        }
+        boolean ok;
+        try {
+          ok = full != null ? runFull(full) : runPicked();
+        } finally {
+          gate.exit();
+        }
+        if (ok) {
+          retryMillis = Flusher.FIRST_RETRY_MILLIS;
+        } else {
+          pause(retryMillis);
+          retryMillis = Math.min(retryMillis * 2, Flusher.MAX_RETRY_MILLIS);
+        }
+      }
+    } catch (InterruptedException e) {
+      // Interrupted only by stop(): nothing left to do.
+    } finally {
+      failPendingRequests();
+    }
+  }
+
+  // A full request, or null when there may be picked work (or the thread is stopping).
+  private CompletableFuture<Void> awaitWork() throws InterruptedException {
+    lock.lock();
+    try {
+      while (!stopping && !changed && fullRequests.isEmpty()) wake.await();
+      if (stopping) return null;
+      if (!fullRequests.isEmpty()) return fullRequests.poll();
+      changed = false;
+      return null;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private boolean isStopping() {
+    lock.lock();
+    try {
+      return stopping;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void pause(long millis) throws InterruptedException {
+    long remaining = TimeUnit.MILLISECONDS.toNanos(millis);
+    lock.lock();
+    try {
+      while (!stopping && remaining > 0) remaining = wake.awaitNanos(remaining);
+      changed = true; // retry whatever failed
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void failPendingRequests() {
+    List<CompletableFuture<Void>> pending;
+    lock.lock();
+    try {
+      pending = new ArrayList<>(fullRequests);
+      fullRequests.clear();
+    } finally {
+      lock.unlock();
+    }
+    for (CompletableFuture<Void> r : pending) {
+      r.completeExceptionally(new StorageException("engine closed before compact() finished"));
+    }
+  }
+
+  // One picked compaction; true unless it failed. After a success the thread picks again at once.
+  private boolean runPicked() {
+    ReadView pinned = host.retainView();
+    if (pinned == null) return true;
+    try {
+      Compaction compaction = picker.pick(pinned.levels(), quarantined);
+      if (compaction == null) return true;
+      boolean ok = runOne(compaction, pinned);
+      if (ok) signal();
+      return ok;
+    } finally {
+      pinned.release();
+    }
+  }
+
+  private boolean runFull(CompletableFuture<Void> request) {
+    ReadView pinned = host.retainView();
+    if (pinned == null) {
+      request.completeExceptionally(new StorageException("engine is closed"));
+      return true;
+    }
+    try {
+      List<String> corrupt = new ArrayList<>();
+      for (SharedTable t : pinned.tables()) {
+        if (quarantined.contains(t.fileNumber())) corrupt.add(t.path().toString());
+      }
+      if (!corrupt.isEmpty()) {
+        request.completeExceptionally(new CorruptionException(
+            pinned.tables().getFirst().path().getParent(),
+            "compact() cannot merge tables found corrupt: " + corrupt));
+        return true;
+      }
+      Compaction compaction = CompactionPicker.full(pinned.levels());
+      if (compaction == null || runOne(compaction, pinned)) {
+        request.complete(null);
+        signal();
+        return true;
+      }
+      request.completeExceptionally(new StorageException("compact() failed: " + lastFailure));
+      return false;
+    } finally {
+      pinned.release();
+    }
+  }
+
+  private boolean runOne(Compaction compaction, ReadView pinned) {
+    long startNanos = System.nanoTime();
+    try {
+      CompactionRun.Outputs outputs = compaction.isTrivialMove()
+          ? moved(compaction)
+          : run.write(compaction, new TombstonePurge(options.wallClockMillis().getAsLong(),
+              options.tombstoneGraceMillis(), pinned, compaction.allInputs()),
+              () -> stopRequested);
+      boolean committed = commit(compaction, outputs);
+      if (committed) record(compaction, outputs, startNanos);
+      return true;
+    } catch (CancellationException closing) {
+      LOG.log(Level.INFO, "compaction " + compaction.describe() + " abandoned: " + closing.getMessage());
+      return true;
+    } catch (IOException | RuntimeException e) {
+      fail(compaction, e);
+      return false;
+    }
+  }
+
+  private static CompactionRun.Outputs moved(Compaction compaction) {
+    SharedTable input = compaction.inputs().getFirst();
+    return new CompactionRun.Outputs(
+        List.of(input.atLevel(compaction.outputLevel())), 0, input.meta().entryCount(), 0);
+  }
+
+  // The view holds the outputs once published; this thread's own references go either way. A
+  // failed commit keeps the files: a manifest record naming them may have reached the disk, so
+  // only the next open, reading the manifest, may delete them.
+  private boolean commit(Compaction compaction, CompactionRun.Outputs outputs) throws IOException {
+    try {
+      return host.commit(compaction, outputs.tables());
+    } finally {
+      outputs.tables().forEach(SharedTable::release);
+    }
+  }
+
+  private void record(Compaction compaction, CompactionRun.Outputs outputs, long startNanos) {
+    compactions.increment();
+    long read = compaction.isTrivialMove() ? 0 : compaction.inputBytes();
+    bytesRead.add(read);
+    bytesWritten.add(outputs.bytesWritten());
+    List<Long> numbers = outputs.tables().stream().map(SharedTable::fileNumber).toList();
+    LOG.log(Level.INFO, "compacted " + compaction.describe()
+        + (compaction.isTrivialMove() ? " moved" : " into " + numbers) + ": read " + read
+        + " bytes, wrote " + outputs.bytesWritten() + " bytes, " + outputs.recordsWritten()
+        + " records, " + outputs.tombstonesDropped() + " tombstones dropped, "
+        + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos) + " ms");
+  }
+
+  private void fail(Compaction compaction, Exception e) {
+    failures.increment();
+    lastFailure = e;
+    if (e instanceof CorruptionException corrupt) {
+      for (SharedTable t : compaction.allInputs()) {
+        if (t.path().equals(corrupt.file())) {
+          quarantined.add(t.fileNumber());
+          LOG.log(Level.ERROR, "compaction " + compaction.describe() + " failed: " + e
+              + "; table " + t.path() + " is left out of every later compaction (reads of its"
+              + " damaged blocks fail, the rest of the store is served)");
+          return;
+        }
+      }
+    }
+    LOG.log(Level.WARNING, "compaction " + compaction.describe() + " failed: " + e);
+  }
+}
