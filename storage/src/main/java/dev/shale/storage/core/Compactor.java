@@ -304,11 +304,17 @@ final class Compactor implements Runnable {
   }
 
   // The view holds the outputs once published; this thread's own references go either way. A
-  // failed commit keeps the files: a manifest record naming them may have reached the disk, so
-  // only the next open, reading the manifest, may delete them.
+  // commit that threw keeps the files: a manifest record naming them may have reached the disk,
+  // so only the next open, reading the manifest, may delete them. A commit refused because the
+  // engine closed wrote nothing, so rewritten outputs go at once.
   private boolean commit(Compaction compaction, CompactionRun.Outputs outputs) throws IOException {
+    boolean committed = false;
     try {
-      return host.commit(compaction, outputs.tables());
+      committed = host.commit(compaction, outputs.tables());
+      if (!committed && !compaction.isTrivialMove()) {
+        outputs.tables().forEach(SharedTable::markObsolete);
+      }
+      return committed;
     } finally {
       outputs.tables().forEach(SharedTable::release);
     }

@@ -285,6 +285,11 @@ public final class LsmEngine implements Engine {
     return log.forceCount();
   }
 
+  /** The current view, retained: the caller releases it. */
+  ReadView retainViewForTest() {
+    return retainView();
+  }
+
   /** The tables a point read may consult now: every L0 table plus one per non-empty level. */
   int readAmplification() {
     Levels levels = view.get().levels();
