@@ -270,7 +270,10 @@ final class Compactor implements Runnable {
         signal();
         return true;
       }
-      request.completeExceptionally(new StorageException("compact() failed: " + lastFailure));
+      Exception failure = lastFailure;
+      // A corruption is passed on as itself, so the caller learns which file is bad.
+      request.completeExceptionally(failure instanceof CorruptionException bad ? bad
+          : new StorageException("compact() failed: " + failure, failure));
       return false;
     } finally {
       pinned.release();

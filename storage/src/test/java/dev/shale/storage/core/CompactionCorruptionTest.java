@@ -1,0 +1,124 @@
+package dev.shale.storage.core;
+
+import static dev.shale.storage.core.EngineTesting.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.shale.storage.CorruptionException;
+import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Entry;
+import dev.shale.storage.io.FileNames;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Flipped bytes in a table or the manifest: clear errors, never wrong bytes, no lost data. */
+class CompactionCorruptionTest {
+  private static final int KEYS = 3_000;
+
+  @TempDir Path dir;
+
+  @Test
+  void aCorruptBlockFailsItsReadsAndEveryCompactionTouchingItButNothingElse() throws IOException {
+    try (LsmEngine engine = LsmEngine.open(dir, options(), Hooks.none())) {
+      for (int i = 0; i < KEYS; i++) engine.put(key("a", i), value(i));
+      engine.compact();
+    }
+    Path damaged = EngineTesting.newest(dir, FileNames.Kind.TABLE);
+    flipByte(damaged, 100); // inside its first data block
+
+    try (LsmEngine engine = LsmEngine.open(dir, options(), Hooks.none())) {
+      List<Integer> unreadable = readAll(engine, damaged);
+      assertThat(unreadable).as("keys of the damaged block").isNotEmpty().hasSizeLessThan(KEYS / 10);
+
+      for (int i = 0; i < KEYS; i++) engine.put(key("b", i), value(i));
+      assertThatThrownBy(engine::compact).isInstanceOf(CorruptionException.class)
+          .hasMessageContaining(damaged.getFileName().toString());
+      // Quarantined now: a second call fails at once, naming it, instead of trying again.
+      assertThatThrownBy(engine::compact).isInstanceOf(CorruptionException.class)
+          .hasMessageContaining(damaged.getFileName().toString());
+      assertThat(engine.stats().compactionFailures()).isPositive();
+
+      // Background compaction goes on around the bad table.
+      long before = engine.stats().compactions();
+      for (int i = 0; i < KEYS; i++) engine.put(key("c", i), value(i));
+      EngineTesting.await("more compactions", () -> engine.stats().compactions() > before);
+      for (int i = 0; i < KEYS; i++) {
+        assertThat(engine.get(key("b", i)).value()).isEqualTo(value(i));
+        assertThat(engine.get(key("c", i)).value()).isEqualTo(value(i));
+      }
+      assertThat(readAll(engine, damaged)).isEqualTo(unreadable);
+    }
+    try (LsmEngine engine = LsmEngine.open(dir, options(), Hooks.none())) {
+      for (int i = 0; i < KEYS; i += 7) assertThat(engine.get(key("b", i)).value()).isEqualTo(value(i));
+    }
+  }
+
+  @Test
+  void aFlippedByteInTheManifestsLastRecordFailsOpenNamingWhatIsMissing() throws IOException {
+    try (LsmEngine engine = LsmEngine.open(dir, options(), Hooks.none())) {
+      for (int i = 0; i < KEYS; i++) engine.put(key("a", i), value(i));
+      engine.compact(); // the last record: the compaction's, replacing the flushed tables
+    }
+    List<String> before = EngineTesting.fileNames(dir);
+    Path manifest = EngineTesting.newest(dir, FileNames.Kind.MANIFEST);
+    flipByte(manifest, manifest.toFile().length() - 8);
+
+    // docs/format.md, "Manifest": the record fails its crc, so the one before it is the state;
+    // that one names tables the compaction deleted, so open fails naming one, and deletes nothing.
+    assertThatThrownBy(() -> LsmEngine.open(dir, options(), Hooks.none()))
+        .isInstanceOf(CorruptionException.class)
+        .hasMessageContaining(".sst")
+        .hasMessageContaining("missing");
+    assertThat(EngineTesting.fileNames(dir)).containsAll(
+        before.stream().filter(n -> !n.equals("LOCK")).toList());
+  }
+
+  // Reads every "a" key: a value it returns is the right one; the keys whose reads fail are
+  // returned, and each failure names the damaged file.
+  private static List<Integer> readAll(LsmEngine engine, Path damaged) {
+    List<Integer> unreadable = new ArrayList<>();
+    for (int i = 0; i < KEYS; i++) {
+      try {
+        Entry e = engine.get(key("a", i));
+        assertThat(e.value()).isEqualTo(value(i));
+      } catch (CorruptionException e) {
+        assertThat(e.file()).isEqualTo(damaged);
+        unreadable.add(i);
+      }
+    }
+    return unreadable;
+  }
+
+  private static void flipByte(Path file, long offset) throws IOException {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      ByteBuffer b = ByteBuffer.allocate(1);
+      channel.read(b, offset);
+      b.flip();
+      byte flipped = (byte) (b.get(0) ^ 0x5A);
+      channel.write(ByteBuffer.wrap(new byte[] {flipped}), offset);
+      channel.force(true);
+    }
+  }
+
+  private static EngineOptions options() {
+    return EngineTesting.smallOptions()
+        .withBlockSizeBytes(1024)
+        .withL0Triggers(2, 6, 10)
+        .withLevelSizes(128 << 10, 32 << 10);
+  }
+
+  private static byte[] key(String prefix, int i) {
+    return bytes(prefix + "-%05d".formatted(i));
+  }
+
+  private static byte[] value(int i) {
+    return bytes("value-" + i + "-" + "v".repeat(80));
+  }
+}
