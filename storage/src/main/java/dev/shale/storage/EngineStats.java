@@ -19,6 +19,8 @@ import java.util.List;
  * @param compactionBytesWritten bytes of tables compactions wrote since open
  * @param writeSlowdowns write groups delayed because level 0 reached its slowdown trigger
  * @param compactionFailures compactions that failed since open (each logged)
+ * @param flushBytesWritten bytes of tables flushes wrote since open (with
+ *     {@code compactionBytesWritten}: the engine's write amplification)
  */
 public record EngineStats(
     long memtableBytes,
@@ -34,7 +36,8 @@ public record EngineStats(
     long compactionBytesRead,
     long compactionBytesWritten,
     long writeSlowdowns,
-    long compactionFailures) {
+    long compactionFailures,
+    long flushBytesWritten) {
 
   public EngineStats {
     tablesPerLevel = List.copyOf(tablesPerLevel);

@@ -112,6 +112,7 @@ public final class LsmEngine implements Engine {
   private boolean stalled; // guarded by lock
   private String stallReason = ""; // guarded by lock
   private volatile boolean closed; // written under lock
+  private boolean viewReleased; // guarded by lock: set once close has let the view go
   private final CountDownLatch closeFinished = new CountDownLatch(1);
   private final AtomicReference<StorageException> poison = new AtomicReference<>();
   private final AtomicReference<ReadView> view; // replaced under lock
@@ -121,6 +122,7 @@ public final class LsmEngine implements Engine {
   private final LongAdder writeStalls = new LongAdder();
   private final LongAdder writeStallRejections = new LongAdder();
   private final LongAdder writeSlowdowns = new LongAdder();
+  private final LongAdder flushBytesWritten = new LongAdder();
 
   private LsmEngine(Path directory, EngineOptions options, Hooks hooks, HybridClock clock,
       DirectoryLock directoryLock, Recovery.Recovered recovered) {
@@ -254,7 +256,7 @@ public final class LsmEngine implements Engine {
         current.tables().size(), tableBytes, flushes.sum(), writeStalls.sum(),
         writeStallRejections.sum(), clock.current(), current.levels().tablesPerLevel(),
         compactor.compactions(), compactor.bytesRead(), compactor.bytesWritten(),
-        writeSlowdowns.sum(), compactor.failures());
+        writeSlowdowns.sum(), compactor.failures(), flushBytesWritten.sum());
   }
 
   /**
@@ -399,6 +401,7 @@ public final class LsmEngine implements Engine {
         if (!slowed && level0Count(current) >= options.l0SlowdownTrigger()) {
           slowed = true;
           interrupted |= slowDown(current);
+          checkWritable();
           continue;
         }
         boolean needsRoom = leader.isFreezeRequest()
@@ -636,6 +639,7 @@ public final class LsmEngine implements Engine {
       endStall();
       roomMade.signalAll();
       frozenAdded.signalAll();
+      flushLanded.signalAll();
       PendingWrite head = writers.peekFirst();
       if (head != null) head.turn.signal();
       // Each queued write fails in turn ("engine is closed"); a group being written completes.
@@ -661,7 +665,7 @@ public final class LsmEngine implements Engine {
     } catch (IOException e) {
       failures.add(e);
     }
-    view.get().release();
+    releaseView();
     try {
       directoryLock.close();
     } catch (IOException e) {
@@ -675,6 +679,17 @@ public final class LsmEngine implements Engine {
       throw failure;
     }
     LOG.log(Level.INFO, directory + " closed");
+  }
+
+  // A flush or compaction whose thread outlived its close deadline must not publish after this.
+  private void releaseView() {
+    lock.lock();
+    try {
+      viewReleased = true;
+      view.get().release();
+    } finally {
+      lock.unlock();
+    }
   }
 
   private void awaitCloseFinished() {
@@ -785,9 +800,10 @@ public final class LsmEngine implements Engine {
     private void install(FrozenMemtable flushed, SharedTable table) {
       lock.lock();
       try {
-        if (closed) return; // the manifest names the table; the next open uses it
+        if (viewReleased) return; // the manifest names the table; the next open uses it
         publish(view.get().withFlushed(flushed, table));
         flushes.increment();
+        flushBytesWritten.add(table.sizeBytes());
         lastFlushFailure = null;
         endStall();
         roomMade.signalAll();
@@ -862,7 +878,9 @@ public final class LsmEngine implements Engine {
     private void install(Compaction compaction, List<SharedTable> outputs) {
       lock.lock();
       try {
-        if (closed) return; // the manifest holds the change; the next open deletes the inputs
+        // Still published while close waits for this thread, so the inputs go now; after close
+        // let the view go, the next open deletes them.
+        if (viewReleased) return;
         publish(view.get().withCompacted(compaction.allInputs(), outputs));
         if (!compaction.isTrivialMove()) compaction.allInputs().forEach(SharedTable::markObsolete);
         endStall();
