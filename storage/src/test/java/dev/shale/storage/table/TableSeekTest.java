@@ -43,9 +43,14 @@ class TableSeekTest {
       TableWriter.write(file, t, records.values().iterator(), blockSizeBytes, 10);
       String context = "seed " + seed + ", table " + t + ", block " + blockSizeBytes + " B";
       try (Table table = Table.open(file, t)) {
-        for (byte[] from : seekPoints(records)) {
-          List<Entry> expected = List.copyOf(records.tailMap(from, true).values());
-          assertThat(toList(table.iterator(from)))
+        List<byte[]> points = seekPoints(records);
+        for (int p = 0; p < points.size(); p++) {
+          byte[] from = points.get(p);
+          // The first few records (across a block boundary where the seek lands near one's end);
+          // every 16th seek point, the whole rest of the table.
+          int limit = p % 16 == 0 ? Integer.MAX_VALUE : 6;
+          List<Entry> expected = records.tailMap(from, true).values().stream().limit(limit).toList();
+          assertThat(take(table.iterator(from), limit))
               .as("%s, from %s", context, Arrays.toString(from))
               .containsExactlyElementsOf(expected);
         }
@@ -142,6 +147,12 @@ class TableSeekTest {
       expected.add(e);
     }
     return expected;
+  }
+
+  private static List<Entry> take(Iterator<Entry> iterator, int limit) {
+    List<Entry> out = new ArrayList<>();
+    while (out.size() < limit && iterator.hasNext()) out.add(iterator.next());
+    return out;
   }
 
   private static int indexOf(List<Entry> entries, byte[] key) {
