@@ -101,7 +101,7 @@ final class Levels {
   List<SharedTable> overlapping(int level, byte[] smallest, byte[] largest) {
     List<SharedTable> found = new ArrayList<>();
     for (SharedTable t : levels.get(level)) {
-      if (t.overlaps(smallest, largest)) found.add(t);
+      if (t.overlapsClosed(smallest, largest)) found.add(t);
     }
     return found;
   }

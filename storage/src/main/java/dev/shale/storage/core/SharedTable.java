@@ -78,8 +78,8 @@ final class SharedTable {
     return Keys.compare(key, meta.smallestKey()) >= 0 && Keys.compare(key, meta.largestKey()) <= 0;
   }
 
-  /** True if the table's key range meets {@code [smallest, largest]}. */
-  boolean overlaps(byte[] smallest, byte[] largest) {
+  /** True if the table's key range meets {@code [smallest, largest]} (both inclusive). */
+  boolean overlapsClosed(byte[] smallest, byte[] largest) {
     return Keys.compare(meta.largestKey(), smallest) >= 0
         && Keys.compare(meta.smallestKey(), largest) <= 0;
   }
@@ -103,6 +103,25 @@ final class SharedTable {
    */
   void markObsolete() {
     file.obsolete = true;
+  }
+
+  /** The table's records in {@code [fromInclusive, toExclusive)}; see {@link Table#iterator(byte[], byte[])}. */
+  Iterator<Entry> iterator(byte[] fromInclusive, byte[] toExclusive) {
+    return file.table.iterator(fromInclusive, toExclusive);
+  }
+
+  /** Whether the table's key range meets {@code [fromInclusive, toExclusive)} (null: unbounded). */
+  boolean overlaps(byte[] fromInclusive, byte[] toExclusive) {
+    return (fromInclusive == null || Keys.compare(meta.largestKey(), fromInclusive) >= 0)
+        && (toExclusive == null || Keys.compare(meta.smallestKey(), toExclusive) < 0);
+  }
+
+  /**
+   * The references held now on the file: the views listing the table, plus the creator's until
+   * released (handles at other levels on the same file count too).
+   */
+  int references() {
+    return file.references.get();
   }
 
   void retain() {
