@@ -240,7 +240,9 @@ public final class LsmEngine implements Engine {
   /**
    * Freezes the active memtable and waits for every frozen memtable to be flushed, then has the
    * compaction thread merge every table into the last level, and waits for that. Writes go on
-   * meanwhile; what they add lands in level 0 as usual.
+   * meanwhile; what they add lands in level 0 as usual. Freezing waits for room like a write
+   * does, so an overloaded engine answers with a WriteStallException; a table found corrupt makes
+   * it throw a CorruptionException naming the file.
    */
   @Override
   public void compact() {

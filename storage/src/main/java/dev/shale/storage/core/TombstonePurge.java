@@ -31,7 +31,8 @@ final class TombstonePurge {
   private final long nowMillis;
   private final long graceMillis;
   private final List<Memtable> memtables = new ArrayList<>();
-  private final List<SharedTable> others = new ArrayList<>();
+  private final Levels levels;
+  private final Set<Long> inputNumbers = new HashSet<>();
   private long dropped;
 
   TombstonePurge(long nowMillis, long graceMillis, ReadView view, List<SharedTable> inputs) {
@@ -39,11 +40,8 @@ final class TombstonePurge {
     this.graceMillis = graceMillis;
     memtables.add(view.active());
     for (FrozenMemtable f : view.frozen()) memtables.add(f.memtable());
-    Set<Long> inputNumbers = new HashSet<>();
+    this.levels = view.levels();
     for (SharedTable t : inputs) inputNumbers.add(t.fileNumber());
-    for (SharedTable t : view.tables()) {
-      if (!inputNumbers.contains(t.fileNumber())) others.add(t);
-    }
   }
 
   /** True if {@code winner}, the surviving record of its key among the inputs, may go. */
@@ -69,15 +67,24 @@ final class TombstonePurge {
       Entry e = m.get(key);
       if (e != null && e.version() <= version) return true;
     }
-    for (SharedTable t : others) {
-      if (t.minVersion() > version || !t.covers(key)) continue;
-      try {
-        Entry e = t.get(key);
-        if (e != null && e.version() <= version) return true;
-      } catch (StorageException unreadable) {
-        return true; // a table we cannot read might hold anything: keep the tombstone
-      }
+    for (SharedTable t : levels.level(0)) {
+      if (mayHoldOlder(t, key, version)) return true;
+    }
+    for (int level = 1; level < Levels.COUNT; level++) {
+      SharedTable t = levels.find(level, key); // at most one table per level can hold the key
+      if (t != null && mayHoldOlder(t, key, version)) return true;
     }
     return false;
+  }
+
+  private boolean mayHoldOlder(SharedTable t, byte[] key, long version) {
+    if (inputNumbers.contains(t.fileNumber())) return false;
+    if (t.minVersion() > version || !t.covers(key)) return false;
+    try {
+      Entry e = t.get(key);
+      return e != null && e.version() <= version;
+    } catch (StorageException unreadable) {
+      return true; // a table we cannot read might hold anything: keep the tombstone
+    }
   }
 }
