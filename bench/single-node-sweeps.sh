@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 out=${1:?usage: single-node-sweeps.sh OUT_DIR}
 mkdir -p "$out"
 export WRK2=${WRK2:-wrk2}
+command -v "$WRK2" > /dev/null || { echo "single-node-sweeps: no wrk2 at '$WRK2': build giltene/wrk2 and set WRK2" >&2; exit 1; }
 port=18080
 data=$(mktemp -d)
 
@@ -29,7 +30,7 @@ stop_node() {
 sweep() { # label url script connections "rates" script-args...
   local label=$1 url=$2 script=$3 c=$4 rates=$5; shift 5
   echo "=== $label (connections $c) $(date -u +%H:%M:%S)"
-  OUT="$out/raw-$label" taskset -c 1 bench/wrk2-sweep.sh "$url" "$script" "$c" "$rates" 30 15 -- "$@"
+  OUT="$out/raw-$label" taskset -c 1 bench/wrk2-sweep.sh "$url" "$script" "$c" "$rates" 30 15 -- "$@" || exit 1
 }
 shale=http://127.0.0.1:$port
 
