@@ -146,7 +146,7 @@ public final class LsmEngine implements Engine {
     this.flusher = new Flusher(
         new FlushHost(), directory, options, fileNumbers, hooks, "shale-flush-" + name);
     this.compactor = new Compactor(new CompactionHost(), options,
-        new CompactionRun(directory, options, fileNumbers, crashPoints), hooks.flushGate(),
+        new CompactionRun(directory, options, fileNumbers, crashPoints), hooks.compactionGate(),
         "shale-compact-" + name);
     this.intervalSync = options.syncMode() == SyncMode.INTERVAL
         ? new IntervalSync(log, options.syncIntervalMillis(),
