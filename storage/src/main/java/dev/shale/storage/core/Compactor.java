@@ -254,18 +254,23 @@ final class Compactor implements Runnable {
       return true;
     }
     try {
-      List<String> corrupt = new ArrayList<>();
+      List<SharedTable> corrupt = new ArrayList<>();
       for (SharedTable t : pinned.tables()) {
-        if (quarantined.contains(t.fileNumber())) corrupt.add(t.path().toString());
+        if (quarantined.contains(t.fileNumber())) corrupt.add(t);
       }
       if (!corrupt.isEmpty()) {
-        request.completeExceptionally(new CorruptionException(
-            pinned.tables().getFirst().path().getParent(),
-            "compact() cannot merge tables found corrupt: " + corrupt));
+        request.completeExceptionally(new CorruptionException(corrupt.getFirst().path(),
+            "found corrupt by an earlier compaction; compact() cannot merge it (corrupt tables: "
+                + corrupt.stream().map(t -> t.path().getFileName().toString()).toList() + ")"));
         return true;
       }
       Compaction compaction = CompactionPicker.full(pinned.levels());
-      if (compaction == null || runOne(compaction, pinned)) {
+      boolean ok = compaction == null || runOne(compaction, pinned);
+      if (ok && stopRequested) {
+        request.completeExceptionally(new StorageException("engine closed before compact() finished"));
+        return true;
+      }
+      if (ok) {
         request.complete(null);
         signal();
         return true;
