@@ -101,7 +101,8 @@ class ScanModelTest {
       Entry stored = model.get(key);
       long version = stored == null || random.nextBoolean()
           ? (long) (random.nextDouble() * engine.stats().lastVersion())
-          : stored.version() + random.nextInt(3) - 1; // just older, a tie, or just newer
+          // Just older, a tie, or just newer; never below 0 (the first write may carry version 0).
+          : Math.max(0, stored.version() + random.nextInt(3) - 1);
       byte[] value = random.nextInt(4) == 0 ? null : value(random);
       engine.write(key, value, version);
       model.apply(new Entry(key, version, value));
