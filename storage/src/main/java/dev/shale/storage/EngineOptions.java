@@ -19,8 +19,8 @@ import java.util.function.LongSupplier;
  * @param wallClockMillis the wall clock behind record versions and tombstone expiry (tests inject
  *     their own)
  * @param l0CompactionTrigger level-0 tables that make level 0 due for compaction (score 1)
- * @param l0SlowdownTrigger level-0 tables from which every write group is delayed by a short
- *     sleep, growing with the count, so compaction catches up without a hard stop
+ * @param l0SlowdownTrigger level-0 tables from which every write group is delayed, at a write
+ *     rate that halves with each further table, so compaction catches up without a hard stop
  * @param l0StopTrigger level-0 tables plus frozen memtables at which a full memtable is not
  *     frozen: writers wait (bounded by {@code writeStallTimeoutMillis}) for compaction
  * @param levelBaseBytes the target size of level 1; each deeper level's target is 10 times the
@@ -63,12 +63,12 @@ public record EngineOptions(
   }
 
   /**
-   * 16 MiB memtables; L0 triggers 4 / 12 / 20; level 1 of 64 MiB, 8 MiB tables; tombstones kept
-   * a day. docs/design.md ("Compaction") says why.
+   * 16 MiB memtables; L0 triggers 4 / 20 / 36 (RocksDB's); level 1 of 64 MiB, 8 MiB tables;
+   * tombstones kept a day. docs/design.md ("Compaction") says why.
    */
   public static EngineOptions defaults() {
     return new EngineOptions(SyncMode.INTERVAL, 200, 16L << 20, 2, 2_000, 4096, 10,
-        System::currentTimeMillis, 4, 12, 20, 64L << 20, 8L << 20, 86_400_000L);
+        System::currentTimeMillis, 4, 20, 36, 64L << 20, 8L << 20, 86_400_000L);
   }
 
   public EngineOptions withSyncMode(SyncMode v) {

@@ -81,8 +81,10 @@ public final class LsmEngine implements Engine {
   static final long CLOSE_FLUSH_WAIT_MILLIS = 30_000;
   /** The longest close() waits for a compaction to notice it should stop. */
   static final long CLOSE_COMPACTION_WAIT_MILLIS = 30_000;
-  /** The longest sleep of a slowed-down write group, reached 6 tables past the slowdown trigger. */
-  static final long MAX_SLOWDOWN_MILLIS = 64;
+  /** The write rate allowed at the slowdown trigger; it halves with each L0 table above it. */
+  static final long SLOWDOWN_BASE_BYTES_PER_SECOND = 32L << 20;
+  /** The longest one write group sleeps, so a big group never waits near the stall timeout. */
+  static final long MAX_SLOWDOWN_MILLIS = 1_000;
 
   private static final System.Logger LOG = System.getLogger(LsmEngine.class.getName());
 
@@ -407,6 +409,7 @@ public final class LsmEngine implements Engine {
       checkWritable();
       makeRoomForWrite(leader);
       group = takeGroup();
+      slowDownIfBehind(group);
       appendAndApply(stampVersions(group));
       complete(group, null);
     } catch (RuntimeException e) {
@@ -417,16 +420,9 @@ public final class LsmEngine implements Engine {
   // A freeze request (compact()) freezes any non-empty memtable; a write only a full one.
   private void makeRoomForWrite(PendingWrite leader) {
     boolean interrupted = false;
-    boolean slowed = leader.isFreezeRequest();
     try {
       while (true) {
         ReadView current = view.get();
-        if (!slowed && level0Count(current) >= options.l0SlowdownTrigger()) {
-          slowed = true;
-          interrupted |= slowDown(current);
-          checkWritable();
-          continue;
-        }
         boolean needsRoom = leader.isFreezeRequest()
             ? !current.active().isEmpty() : activeIsFull(current);
         if (!needsRoom) return;
@@ -470,19 +466,35 @@ public final class LsmEngine implements Engine {
     return null;
   }
 
-  // RocksDB's delayed write rate, simplified: a leader past the slowdown trigger sleeps 1 ms,
-  // doubling per table above it up to MAX_SLOWDOWN_MILLIS, with the lock released (its group
-  // waits behind it). A compaction landing wakes it early. True if interrupted.
-  private boolean slowDown(ReadView current) {
-    int over = level0Count(current) - options.l0SlowdownTrigger();
-    long millis = Math.min(1L << Math.min(over, 20), MAX_SLOWDOWN_MILLIS);
+  // RocksDB's delayed write rate, simplified: from l0SlowdownTrigger L0 tables on, the leader
+  // sleeps as long as its group's bytes take at a rate that starts at
+  // SLOWDOWN_BASE_BYTES_PER_SECOND and halves per table above the trigger (at most
+  // MAX_SLOWDOWN_MILLIS per group), with the lock released; its group waits behind it. Writers
+  // thus converge on what compaction sustains, long before the stop trigger refuses them.
+  private void slowDownIfBehind(List<PendingWrite> group) {
+    int over = level0Count(view.get()) - options.l0SlowdownTrigger();
+    if (over < 0) return;
+    long bytes = 0;
+    for (PendingWrite p : group) bytes += p.logBytes();
+    long rate = Math.max(1, SLOWDOWN_BASE_BYTES_PER_SECOND >> Math.min(over, 40));
+    long nanos = Math.min(TimeUnit.MILLISECONDS.toNanos(MAX_SLOWDOWN_MILLIS),
+        (long) (bytes * 1e9 / rate));
     writeSlowdowns.increment();
+    long deadline = System.nanoTime() + nanos;
+    boolean interrupted = false;
     try {
-      roomMade.awaitNanos(TimeUnit.MILLISECONDS.toNanos(millis));
-      return false;
-    } catch (InterruptedException e) {
-      return true;
+      // Other signals on roomMade (a flush landing) do not cut the sleep short.
+      for (long left = nanos; left > 0 && !closed; left = deadline - System.nanoTime()) {
+        try {
+          roomMade.awaitNanos(left);
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    } finally {
+      if (interrupted) Thread.currentThread().interrupt();
     }
+    checkWritable();
   }
 
   // A segment full of overwrites of a few keys leaves the memtable small; bounding the segment
