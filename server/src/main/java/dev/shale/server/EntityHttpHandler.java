@@ -192,8 +192,11 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     if (!HttpMethod.GET.equals(head.method())) {
       return Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), STATUS_METHODS);
     }
-    return Responses.text(head.protocolVersion(), HttpResponseStatus.OK, "serving");
+    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, STATUS_BODY);
   }
+
+  // The pid lets tools on the same host attach to the node (the load generator's profiler).
+  private static final String STATUS_BODY = "{\"status\": \"serving\", \"pid\": " + ProcessHandle.current().pid() + "}";
 
   private ResponseQueue.Slot takeSlot(boolean keepAlive) {
     if (!keepAlive) closing = true;

@@ -43,6 +43,14 @@ final class Responses {
     return response;
   }
 
+  /** {@code json} (one object) as application/json. */
+  static FullHttpResponse json(HttpVersion version, HttpResponseStatus status, String json) {
+    byte[] body = (json + "\n").getBytes(StandardCharsets.UTF_8);
+    FullHttpResponse response = response(version, status, Unpooled.wrappedBuffer(body));
+    response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+    return response;
+  }
+
   /** A 4xx or 5xx with its reason; a 503 also says when to retry. */
   static FullHttpResponse error(HttpVersion version, HttpResponseStatus status, String reason) {
     FullHttpResponse response = text(version, status, reason);
