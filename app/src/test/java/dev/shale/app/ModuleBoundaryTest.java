@@ -39,6 +39,13 @@ class ModuleBoundaryTest {
     }
   }
 
+  @Test
+  void theLoadGeneratorIsAClientOnly() {
+    assertThat(importsMatching("load", Pattern.compile(
+        "^import\\s+(static\\s+)?+dev\\.shale\\.(storage|server)\\.", Pattern.MULTILINE)))
+        .as("imports of storage or server in load/src/main: it must talk to a node over HTTP only").isEmpty();
+  }
+
   /** "file: line" for every line of a module's main sources that matches {@code pattern}. */
   private static List<String> importsMatching(String module, Pattern pattern) {
     Path sources = ROOT.resolve(module).resolve("src/main/java");

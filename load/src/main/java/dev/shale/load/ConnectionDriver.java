@@ -145,12 +145,18 @@ final class ConnectionDriver extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /**
+   * Records an answer's latency when it arrived in the measured interval (the backlog of a stall
+   * during the warmup shows) or was due in it (a stall at the end shows); counts it toward the
+   * achieved rate when it arrived in the interval, as wrk2 does.
+   */
   private void record(long now, long due, int status) {
-    if (due >= windowStartNanos) {
+    boolean arrivedInWindow = now >= windowStartNanos && now < endNanos;
+    if (arrivedInWindow || due >= windowStartNanos) {
       recorder.recordLatency((now - due) / 1_000);
       recorder.recordStatus(status);
     }
-    if (now >= windowStartNanos && now < endNanos) recorder.countAnswer(now - windowStartNanos);
+    if (arrivedInWindow) recorder.countAnswer(now - windowStartNanos);
   }
 
   @Override

@@ -8,11 +8,12 @@ import org.HdrHistogram.Histogram;
 /**
  * What a run measured, over its measured interval only.
  *
- * @param latencyMicros latency of every answered request due in the interval, from its due time
- * @param answered requests due in the interval and answered, late ones included (what
- *     "Requests/sec" divides). Counting by due time rather than by arrival keeps a stall near
- *     the end of a short run from moving answers out of the count; a node that falls behind
- *     still shows, as requests due but never sent ({@code unsent}).
+ * @param latencyMicros latency, from its due time, of every answer that arrived in the interval
+ *     or was due in it: a stall at either edge of the interval shows
+ * @param answered answers that arrived during the interval (what "Requests/sec" divides, as in
+ *     wrk2)
+ * @param unsent requests due in the interval that were never sent: the run ended while the
+ *     connection was still behind its schedule
  * @param answersPerSecondByThread per event-loop thread, answers in each second of the interval
  * @param generatorCpuNanos CPU time this process used during the interval (all its threads)
  */

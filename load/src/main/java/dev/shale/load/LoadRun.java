@@ -108,7 +108,7 @@ public final class LoadRun {
       long[] thread = perThread.get(i % spec.threads());
       for (int s = 0; s < seconds; s++) thread[s] += r.answersPerSecond[s];
     }
-    return new LoadResult(spec, total.latencyMicros, total.latencyMicros.getTotalCount(), total.bytesRead, spec.duration(),
+    return new LoadResult(spec, total.latencyMicros, total.answeredInWindow, total.bytesRead, spec.duration(),
         total.statuses(), new LoadResult.SocketErrors(total.connectErrors, total.readErrors, total.writeErrors,
             total.timeouts), total.unsent, perThread, cpuNanos);
   }

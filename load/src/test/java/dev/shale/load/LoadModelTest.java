@@ -43,9 +43,8 @@ class LoadModelTest {
       assertThat(r.achievedRate()).isCloseTo(200, org.assertj.core.data.Percentage.withPercentage(2));
       assertThat(r.socketErrors().total()).isZero();
       assertThat(r.statuses()).isEqualTo(Map.of(200, r.latencyMicros().getTotalCount()));
-      // 3 s at 200/s, the warmup left out; a stall of the machine right at the end may leave a few
-      // requests due but unsent (counted as such, never recorded as fast).
-      assertThat(r.latencyMicros().getTotalCount() + r.unsent()).isBetween(599L, 601L);
+      // 3 s at 200/s, the warmup left out (give or take the answers crossing the interval's edges).
+      assertThat(r.latencyMicros().getTotalCount()).isBetween(590L, 610L);
     }
   }
 
