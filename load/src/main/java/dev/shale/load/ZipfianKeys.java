@@ -45,7 +45,13 @@ final class ZipfianKeys {
 
   /** The next key number in 0..n-1, hot ranks scattered by a bijective-enough hash. */
   long next(SplittableRandom random) {
-    return Math.floorMod(mix(nextRank(random)), n);
+    return keyOf(nextRank(random));
+  }
+
+  /** The key number a rank maps to; a few ranks may share one (the hash is not a bijection). */
+  long keyOf(long rank) {
+    // SplitMix64 of (rank + 1): the finaliser alone maps 0 to 0, which would keep rank 0 at k0.
+    return Math.floorMod(mix((rank + 1) * 0x9e3779b97f4a7c15L), n);
   }
 
   // Stafford's variant 13 of the MurmurHash3 finaliser.
