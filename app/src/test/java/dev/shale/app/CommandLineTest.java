@@ -165,7 +165,7 @@ class CommandLineTest {
     assertThat(run("server", "--cluster=http://127.0.0.1:8080,http://127.0.0.1:8080", "--trusted-network")).isEqualTo(2);
     assertThat(err.toString()).contains("twice");
     assertThat(run("server", "--cluster=http://127.0.0.1:8080,127.0.0.1:8081", "--trusted-network")).isEqualTo(2);
-    assertThat(err.toString()).contains("'127.0.0.1:8081' is not an http://host:port URL");
+    assertThat(err.toString()).contains("--cluster: '127.0.0.1:8081' is not");
   }
 
   @Test
