@@ -10,8 +10,8 @@ package dev.shale.cluster;
  *     waiting for a connection) to its whole answer; past it the client gets 504
  * @param maxConnectionsPerPeer keep-alive connections kept open to each peer at most; each
  *     carries one request at a time
- * @param maxPendingPerPeer forwarded requests that may wait for a connection to a peer;
- *     past it the client gets 503 at once
+ * @param maxPendingPerPeer forwarded requests that may wait for a connection to a peer (at
+ *     least 1); past it the client gets 503 at once
  */
 public record Cluster(
     Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxConnectionsPerPeer, int maxPendingPerPeer) {
@@ -19,7 +19,7 @@ public record Cluster(
   public Cluster {
     if (forwardTimeoutMillis <= 0) throw new IllegalArgumentException("forwardTimeoutMillis must be > 0: " + forwardTimeoutMillis);
     if (maxConnectionsPerPeer < 1) throw new IllegalArgumentException("maxConnectionsPerPeer must be >= 1: " + maxConnectionsPerPeer);
-    if (maxPendingPerPeer < 0) throw new IllegalArgumentException("maxPendingPerPeer must be >= 0: " + maxPendingPerPeer);
+    if (maxPendingPerPeer < 1) throw new IllegalArgumentException("maxPendingPerPeer must be >= 1: " + maxPendingPerPeer);
     if (!placement.topology().isSingle() && !auth.canSign()) {
       throw new IllegalArgumentException("a multi-node cluster needs a cluster secret or a trusted network");
     }
@@ -27,7 +27,7 @@ public record Cluster(
 
   /** A node alone: every key is local; internal requests are refused. */
   public static Cluster single(NodeAddress self) {
-    return new Cluster(new Placement(Topology.single(self)), InternalAuth.none(), 5_000, 1, 0);
+    return new Cluster(new Placement(Topology.single(self)), InternalAuth.none(), 5_000, 1, 1);
   }
 
   public Topology topology() {

@@ -29,6 +29,8 @@ import javax.crypto.spec.SecretKeySpec;
 public final class InternalAuth {
   /** The header that marks a request between nodes. */
   public static final String HEADER = "X-Shale-Internal";
+  /** The header of a request between nodes that names the sender's node list ({@link Topology#fingerprint}). */
+  public static final String CLUSTER_HEADER = "X-Shale-Cluster";
   /** How far a signed request's time may be from the receiver's clock, either way. */
   public static final long MAX_SKEW_MILLIS = 30_000;
 

@@ -18,6 +18,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 
@@ -48,6 +49,8 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
 
   private static final System.Logger LOG = System.getLogger(EntityHttpHandler.class.getName());
   private static final byte[] EMPTY_BODY = new byte[0];
+  private static final long LISTS_DIFFER_LOG_INTERVAL_NANOS = 10_000_000_000L;
+  private static final AtomicLong LAST_LISTS_DIFFER_LOG_NANOS = new AtomicLong();
 
   private final EntityService service;
   private final StoragePool pool; // null: storage calls run inline on the event loop
@@ -55,6 +58,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final ServerOptions options;
   private final Cluster cluster; // null for a node started without --cluster
   private final Forwarder forwarder; // null unless the cluster has other nodes
+  private final String fingerprint; // of the cluster's node list; null without a cluster
   private final ResponseQueue responses = new ResponseQueue();
   private final CallOrder calls = new CallOrder();
   private ChannelHandlerContext ctx;
@@ -72,6 +76,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     this.options = options;
     this.cluster = cluster;
     this.forwarder = forwarder;
+    this.fingerprint = cluster == null ? null : cluster.topology().fingerprint();
   }
 
   @Override
@@ -142,6 +147,8 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
         return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.FORBIDDEN,
             "internal request refused: " + refusal.get()));
       }
+      String theirs = head.headers().get(InternalAuth.CLUSTER_HEADER);
+      if (theirs != null && !theirs.equals(fingerprint)) return new Answer(listsDiffer(head, theirs));
     }
     return switch (target.path()) {
       case ENTITY_PATH -> entity(head, target, request.body(), internal != null);
@@ -205,6 +212,19 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
           calls.finished(forward.write());
           afterChange();
         });
+  }
+
+  /** A peer has another node list: serving would store keys where the others do not look. */
+  private FullHttpResponse listsDiffer(HttpRequest head, String theirs) {
+    String reason = "the sender's --cluster list (fingerprint " + theirs + ") differs from this node's "
+        + cluster.topology().nodes() + " (fingerprint " + fingerprint + "); start every node with the same list";
+    long now = System.nanoTime();
+    long last = LAST_LISTS_DIFFER_LOG_NANOS.get();
+    // Every forwarded request would say it again: one line per 10 s is enough to be seen.
+    if ((last == 0 || now - last > LISTS_DIFFER_LOG_INTERVAL_NANOS) && LAST_LISTS_DIFFER_LOG_NANOS.compareAndSet(last, now)) {
+      LOG.log(Level.ERROR, () -> "refusing requests from a peer: " + reason);
+    }
+    return Responses.error(head.protocolVersion(), HttpResponseStatus.INTERNAL_SERVER_ERROR, reason);
   }
 
   private static FullHttpResponse failedForward(HttpVersion version, Throwable cause) {

@@ -36,10 +36,12 @@ import java.util.concurrent.TimeUnit;
  */
 final class Forwarder {
   private final Cluster cluster;
+  private final String fingerprint;
   private final Map<NodeAddress, PeerClient> peers = new HashMap<>(); // fixed after construction
 
   Forwarder(Cluster cluster, EventLoopGroup ioGroup, Class<? extends Channel> channelType, int maxAnswerBytes) {
     this.cluster = cluster;
+    this.fingerprint = cluster.topology().fingerprint();
     Bootstrap bootstrap = new Bootstrap()
         .group(ioGroup)
         .channel(channelType)
@@ -79,6 +81,7 @@ final class Forwarder {
     headers.set(HttpHeaderNames.HOST, owner.id());
     headers.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
     headers.set(InternalAuth.HEADER, cluster.auth().sign(method.name(), target, System.currentTimeMillis()));
+    headers.set(InternalAuth.CLUSTER_HEADER, fingerprint);
     return request;
   }
 

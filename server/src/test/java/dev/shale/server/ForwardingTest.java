@@ -55,6 +55,22 @@ class ForwardingTest {
   }
 
   @Test
+  void nodesStartedWithDifferentListsRefuseToServeEachOther(@TempDir Path tmp) {
+    int portA = FreePort.find();
+    int portB = FreePort.find();
+    List<String> two = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + portB);
+    List<String> three = List.of(two.get(0), two.get(1), "http://127.0.0.1:" + FreePort.find());
+    try (Node a = Node.start(tmp.resolve("a"), portA, two, 2_000, 4, 16);
+        Node b = Node.start(tmp.resolve("b"), portB, three, 2_000, 4, 16)) {
+      String id = keyOwnedBy(a.cluster, portB);
+      HttpResponse<byte[]> response = a.server.put(a.server.entity(id), new byte[] {1});
+      assertThat(response.statusCode()).isEqualTo(500);
+      assertThat(TestServer.text(response)).contains("differs from this node's", "start every node with the same list");
+      assertThat(b.engine.get(id.getBytes(StandardCharsets.UTF_8))).as("nothing stored").isNull();
+    }
+  }
+
+  @Test
   void aPeerThatNeverAnswersCostsItsKeys504AndOthersNothing(@TempDir Path tmp) throws Exception {
     try (ServerSocket blackHole = new ServerSocket(0, 64, InetAddress.getLoopbackAddress())) {
       int portA = FreePort.find();
