@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -67,7 +68,8 @@ final class ClusterCommand implements Callable<Integer> {
   Path data;
 
   @Option(names = "--node-heap", paramLabel = "<size>", defaultValue = "256m",
-      description = "Java heap of each node (-Xmx). Default: ${DEFAULT-VALUE}.")
+      description = "Java heap of each node (-Xmx); the nodes also get this JVM's -XX: options "
+          + "(the launcher's collector, SHALE_JAVA_OPTS). Default: ${DEFAULT-VALUE}.")
   String nodeHeap;
 
   @Override
@@ -118,7 +120,9 @@ final class ClusterCommand implements Callable<Integer> {
   private Process startNode(int i, List<String> urls, Path secret) {
     List<String> command = new ArrayList<>(List.of(
         ProcessHandle.current().info().command().orElse("java"),
-        "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xmx" + nodeHeap,
+        "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"));
+    command.addAll(inheritedJvmOptions());
+    command.addAll(List.of("-Xmx" + nodeHeap,
         "-cp", System.getProperty("java.class.path"), Main.class.getName(), "server",
         "--host", host, "--port", Integer.toString(basePort + i), "--data", data.resolve("node-" + i).toString(),
         "--cluster", String.join(",", urls), "--cluster-secret-file", secret.toString()));
@@ -130,6 +134,17 @@ final class ClusterCommand implements Callable<Integer> {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start node-" + i + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The {@code -XX:} options this JVM was started with (the launcher's collector choice,
+   * {@code SHALE_JAVA_OPTS}): the nodes run as this JVM does. Other options, a debugger agent's
+   * port say, could not be shared by several processes.
+   */
+  private static List<String> inheritedJvmOptions() {
+    return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+        .filter(a -> a.startsWith("-XX:"))
+        .toList();
   }
 
   private Path log(int i) {
