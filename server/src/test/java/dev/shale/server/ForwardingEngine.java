@@ -3,6 +3,7 @@ package dev.shale.server;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineStats;
 import dev.shale.storage.Entry;
+import dev.shale.storage.EntryIterator;
 
 /** An engine that passes every call on; tests override a method to block or fail it. */
 class ForwardingEngine implements Engine {
@@ -30,6 +31,16 @@ class ForwardingEngine implements Engine {
   @Override
   public void write(byte[] key, byte[] value, long version) {
     delegate.write(key, value, version);
+  }
+
+  @Override
+  public EntryIterator scan(byte[] startInclusive, byte[] endExclusive, boolean includeTombstones) {
+    return delegate.scan(startInclusive, endExclusive, includeTombstones);
+  }
+
+  @Override
+  public void compact() {
+    delegate.compact();
   }
 
   @Override
