@@ -14,7 +14,7 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     usageHelpWidth = 100,
     description = {"Shale: a key-value store with an HTTP API on its own LSM-tree storage engine.", ""},
-    subcommands = {ServerCommand.class, HelpCommand.class},
+    subcommands = {ServerCommand.class, BenchCommand.class, HelpCommand.class},
     footer = {
       "",
       "Run 'shale <command> --help' for a command's options.",

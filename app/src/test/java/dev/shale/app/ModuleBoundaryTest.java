@@ -33,7 +33,7 @@ class ModuleBoundaryTest {
 
   @Test
   void otherModulesUseOnlyTheStorageApi() {
-    for (String module : List.of("server", "app")) {
+    for (String module : List.of("server", "bench", "app")) {
       assertThat(importsMatching(module, STORAGE_INTERNALS))
           .as("%s imports of storage internals", module).isEmpty();
     }
