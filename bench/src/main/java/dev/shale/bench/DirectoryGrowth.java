@@ -24,6 +24,7 @@ final class DirectoryGrowth implements AutoCloseable {
   private final Object lock = new Object();
   private final Map<Path, Long> sizes = new HashMap<>(); // guarded by lock
   private long grownBytes; // guarded by lock
+  private boolean stopped; // guarded by lock
 
   private DirectoryGrowth(Path directory) {
     this.directory = directory;
@@ -41,8 +42,12 @@ final class DirectoryGrowth implements AutoCloseable {
     return growth;
   }
 
-  /** Stops sampling, takes a last sample, and returns the bytes added since the start. */
+  /** Stops sampling, takes a last sample, and returns the bytes added since the start. Idempotent. */
   long stop() {
+    synchronized (lock) {
+      if (stopped) return grownBytes;
+      stopped = true;
+    }
     sampler.interrupt();
     try {
       sampler.join();
