@@ -15,6 +15,7 @@ duration=${5:-30} warmup=${6:-15}
 shift $(( $# < 6 ? $# : 6 ))
 [[ "${1:-}" == "--" ]] && shift
 wrk2=${WRK2:-wrk2}
+command -v "$wrk2" > /dev/null || { echo "wrk2-sweep: no wrk2 at '$wrk2': build giltene/wrk2 and set WRK2" >&2; exit 1; }
 out=${OUT:-./wrk2-sweep-out}
 mkdir -p "$out"
 threads=1

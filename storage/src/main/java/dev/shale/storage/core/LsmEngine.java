@@ -189,8 +189,19 @@ public final class LsmEngine implements Engine {
 
   @Override
   public EntryIterator scan(byte[] startInclusive, byte[] endExclusive, boolean includeTombstones) {
-    // Being built on the branch that adds merging iterators; see issue 4.
-    throw new UnsupportedOperationException("scan is not implemented yet");
+    if (startInclusive == null) {
+      throw new IllegalArgumentException("scan needs a start key (an empty array starts at the first key)");
+    }
+    checkOpen();
+    if (endExclusive != null && Keys.compare(endExclusive, startInclusive) <= 0) return ScanIterator.empty();
+    // The iterator takes over this reference and releases it when closed or exhausted.
+    ReadView current = retainView();
+    try {
+      return new ScanIterator(this, current, startInclusive, endExclusive, includeTombstones);
+    } catch (RuntimeException | Error e) {
+      current.release();
+      throw e;
+    }
   }
 
   @Override
@@ -231,6 +242,16 @@ public final class LsmEngine implements Engine {
 
   Path directory() {
     return directory;
+  }
+
+  /** Throws the "engine is closed" StorageException once close() has begun. */
+  void checkOpen() {
+    if (closed) throw closedException();
+  }
+
+  /** The view reads use now (tests inspect what it pins). */
+  ReadView currentView() {
+    return view.get();
   }
 
   /** fsyncs issued on the log since open (a test counts group commits with it). */

@@ -1,10 +1,12 @@
 package dev.shale.storage.core;
 
 import dev.shale.storage.Entry;
+import dev.shale.storage.Keys;
 import dev.shale.storage.table.Table;
 import dev.shale.storage.table.TableMeta;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Iterator;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -42,6 +44,22 @@ final class SharedTable {
 
   Entry get(byte[] key) {
     return table.get(key);
+  }
+
+  /** The table's records in {@code [fromInclusive, toExclusive)}; see {@link Table#iterator(byte[], byte[])}. */
+  Iterator<Entry> iterator(byte[] fromInclusive, byte[] toExclusive) {
+    return table.iterator(fromInclusive, toExclusive);
+  }
+
+  /** Whether the table's key range meets {@code [fromInclusive, toExclusive)} (null: unbounded). */
+  boolean overlaps(byte[] fromInclusive, byte[] toExclusive) {
+    return (fromInclusive == null || Keys.compare(meta.largestKey(), fromInclusive) >= 0)
+        && (toExclusive == null || Keys.compare(meta.smallestKey(), toExclusive) < 0);
+  }
+
+  /** The references held now: the views listing the table, plus the creator's until released. */
+  int references() {
+    return references.get();
   }
 
   void retain() {

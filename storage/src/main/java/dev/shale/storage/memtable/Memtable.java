@@ -4,6 +4,7 @@ import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
 import java.util.Collections;
 import java.util.Iterator;
+import java.util.NavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -95,6 +96,23 @@ public final class Memtable {
    */
   public Iterator<Entry> iterator() {
     return Collections.unmodifiableCollection(records.values()).iterator();
+  }
+
+  /**
+   * The records with {@code fromInclusive <= key < toExclusive} (a null bound: unbounded on that
+   * side) in key order, through a view of the map: nothing is copied, and the iterator is weakly
+   * consistent like {@link #iterator()}. Empty when {@code toExclusive <= fromInclusive}. Read only.
+   */
+  public Iterator<Entry> iterator(byte[] fromInclusive, byte[] toExclusive) {
+    return Collections.unmodifiableCollection(range(fromInclusive, toExclusive).values()).iterator();
+  }
+
+  private NavigableMap<byte[], Entry> range(byte[] fromInclusive, byte[] toExclusive) {
+    if (fromInclusive == null) return toExclusive == null ? records : records.headMap(toExclusive, false);
+    if (toExclusive == null) return records.tailMap(fromInclusive, true);
+    // subMap refuses inverted bounds; an inverted range is simply empty.
+    if (Keys.compare(toExclusive, fromInclusive) <= 0) return Collections.emptyNavigableMap();
+    return records.subMap(fromInclusive, true, toExclusive, false);
   }
 
   private void trackVersion(long version) {

@@ -126,8 +126,11 @@ final class BlockReader {
     return compare(block, previousKey, keyLength(previous), block, currentKey, keyLength(current)) < 0;
   }
 
-  /** Item {@code i}'s key compared with {@code key} as unsigned bytes, shorter first on a tie. */
-  private int compareKeyAt(int i, MemorySegment key) {
+  /**
+   * Item {@code i}'s key compared with {@code key} (a segment over a key array) as unsigned bytes,
+   * shorter first on a tie, in place: nothing is copied.
+   */
+  int compareKeyAt(int i, MemorySegment key) {
     long offset = itemOffset(i);
     return compare(block, offset + headerBytes, keyLength(offset), key, 0, key.byteSize());
   }

@@ -40,6 +40,16 @@ final class DataBlock {
     return decode(i, key);
   }
 
+  /** The index of the first entry whose key is {@code >= key}, or {@link #count} if none is. */
+  int seek(byte[] key) {
+    return reader.seek(key);
+  }
+
+  /** Entry {@code i}'s key compared with {@code key} (a segment over a key array), in place. */
+  int compareKeyAt(int i, MemorySegment key) {
+    return reader.compareKeyAt(i, key);
+  }
+
   /** Entry {@code i}, its key and value copied out of the file. */
   Entry entryAt(int i) {
     return decode(i, reader.keyAt(i));

@@ -74,7 +74,28 @@ public final class Table implements AutoCloseable {
 
   /** All records in key order, lazily, one block at a time. */
   public Iterator<Entry> iterator() {
-    return new TableIterator(this);
+    return new TableIterator(this, null, null);
+  }
+
+  /**
+   * The records with keys {@code >= fromInclusive} (null: from the first), in key order, lazily:
+   * the index finds the one block that can hold the first of them, a binary search finds it in
+   * the block, and the iteration reads on one block at a time. Nothing is read before the first
+   * {@code hasNext}.
+   *
+   * @throws CorruptionException (from hasNext/next, naming the file) if a block it reaches is bad
+   */
+  public Iterator<Entry> iterator(byte[] fromInclusive) {
+    return new TableIterator(this, fromInclusive, null);
+  }
+
+  /**
+   * As {@link #iterator(byte[])}, stopping before the first key {@code >= toExclusive} (null: at
+   * the end). The bound is compared with the keys where they lie in the file, so the record past
+   * the range is never decoded.
+   */
+  public Iterator<Entry> iterator(byte[] fromInclusive, byte[] toExclusive) {
+    return new TableIterator(this, fromInclusive, toExclusive);
   }
 
   public long fileNumber() {
@@ -129,6 +150,11 @@ public final class Table implements AutoCloseable {
   DataBlock readBlock(int block) {
     blockReads.increment();
     return DataBlock.open(file, blockHandle(block), path);
+  }
+
+  /** The first data block that can hold {@code key} (its last key is {@code >= key}), or {@link #blockCount}. */
+  int findBlock(byte[] key) {
+    return index.find(key);
   }
 
   /** Where data block {@code block} lies in the file. */

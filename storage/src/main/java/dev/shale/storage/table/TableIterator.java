@@ -2,37 +2,60 @@ package dev.shale.storage.table;
 
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
+import java.lang.foreign.MemorySegment;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 
 /**
- * The records of a table in key order, read one data block at a time: a block is checked against
- * its crc when the iteration reaches it. As it goes it checks what a crc cannot vouch for across
- * blocks: keys strictly increase, and the table holds exactly the footer's entry_count records.
- * Not thread safe (one iterator per thread); the table must stay open while it is used.
+ * The records of a table in key order from an optional start key to an optional end key, read one
+ * data block at a time: a block is checked against its crc when the iteration reaches it. As it
+ * goes it checks what a crc cannot vouch for across blocks: keys strictly increase, and a walk of
+ * the whole table meets exactly the footer's entry_count records. Not thread safe (one iterator
+ * per thread); the table must stay open while it is used.
  */
 final class TableIterator implements Iterator<Entry> {
+  /*
+   * Seek. The index holds each block's last key, so the first block whose last key is >= from is
+   * the only one where the range can start; a binary search inside it finds the first key >= from.
+   * Both happen on the first hasNext(), so building an iterator does no I/O.
+   *
+   * End. The end bound is compared with the next key where it lies in the mapped block, before
+   * that record is decoded: the record past the range costs a comparison, not a copy of its value.
+   *
+   * Memory: one DataBlock (a view of the mapping, a few objects) and the previous key.
+   */
+
   private final Table table;
+  private final boolean wholeTable; // started at the first record: the entry count can be checked
+  private final MemorySegment end; // null: to the last record
+  private byte[] seekKey; // null once sought (or when starting from the first record)
   private int nextBlock;
   private DataBlock block;
   private int nextInBlock;
   private byte[] previousKey;
   private long returned;
+  private boolean done;
 
-  TableIterator(Table table) {
+  TableIterator(Table table, byte[] fromInclusive, byte[] toExclusive) {
     this.table = table;
+    this.wholeTable = fromInclusive == null;
+    this.seekKey = fromInclusive;
+    this.end = toExclusive == null ? null : MemorySegment.ofArray(toExclusive);
   }
 
   @Override
   public boolean hasNext() {
+    if (done) return false;
+    if (seekKey != null) seek();
     while (block == null || nextInBlock == block.count()) {
       if (nextBlock == table.blockCount()) {
-        checkEntryCount();
-        return false;
+        if (wholeTable) checkEntryCount();
+        return finish();
       }
       block = table.readBlock(nextBlock++);
       nextInBlock = 0;
     }
+    if (end != null && block.compareKeyAt(nextInBlock, end) >= 0) return finish();
     return true;
   }
 
@@ -48,6 +71,23 @@ final class TableIterator implements Iterator<Entry> {
     previousKey = entry.key();
     returned++;
     return entry;
+  }
+
+  /** Positions the iteration at the first record whose key is {@code >= seekKey}. */
+  private void seek() {
+    int first = table.findBlock(seekKey);
+    nextBlock = first;
+    if (first < table.blockCount()) {
+      block = table.readBlock(nextBlock++);
+      nextInBlock = block.seek(seekKey);
+    }
+    seekKey = null;
+  }
+
+  private boolean finish() {
+    done = true;
+    block = null;
+    return false;
   }
 
   private void checkEntryCount() {

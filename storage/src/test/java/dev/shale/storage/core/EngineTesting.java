@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
+import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Keys;
 import dev.shale.storage.io.FileNames;
 import java.io.IOException;
@@ -14,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -87,6 +89,15 @@ final class EngineTesting {
         .orElseThrow(() -> new AssertionError("no " + kind + " file in " + directory));
   }
 
+  /** Everything {@code iterator} returns, after which it is closed. */
+  static List<Entry> drain(EntryIterator iterator) {
+    try (iterator) {
+      List<Entry> out = new ArrayList<>();
+      iterator.forEachRemaining(out::add);
+      return out;
+    }
+  }
+
   /** The model of a store: per key, the record Entry.newer picks. */
   static final class Model {
     private final NavigableMap<byte[], Entry> records = new TreeMap<>(Keys.ORDER);
@@ -101,6 +112,14 @@ final class EngineTesting {
 
     int size() {
       return records.size();
+    }
+
+    /** What a scan of {@code [start, end)} must return (end null: to the last key). */
+    List<Entry> scan(byte[] start, byte[] end, boolean includeTombstones) {
+      NavigableMap<byte[], Entry> range = end == null
+          ? records.tailMap(start, true)
+          : Keys.compare(end, start) <= 0 ? new TreeMap<>(Keys.ORDER) : records.subMap(start, true, end, false);
+      return range.values().stream().filter(e -> includeTombstones || !e.isTombstone()).toList();
     }
 
     /** Asserts that {@code engine} holds exactly this model's records (and no other key probed). */

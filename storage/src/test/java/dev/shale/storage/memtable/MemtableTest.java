@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.shale.storage.Entry;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -86,6 +87,25 @@ class MemtableTest {
     memtable.add(Entry.tombstone(key("a"), 90));
     assertThat(memtable.minVersion()).isEqualTo(20);
     assertThat(memtable.maxVersion()).isEqualTo(90);
+  }
+
+  @Test
+  void rangeIteratorsHonourInclusiveStartExclusiveEndAndOpenBounds() {
+    for (String k : List.of("a", "b", "bb", "c", "d")) memtable.add(value(k, 1, k));
+    assertThat(keys(memtable.iterator(key("b"), key("c")))).containsExactly("b", "bb");
+    assertThat(keys(memtable.iterator(key("ba"), key("d")))).containsExactly("bb", "c");
+    assertThat(keys(memtable.iterator(null, key("bb")))).containsExactly("a", "b");
+    assertThat(keys(memtable.iterator(key("c"), null))).containsExactly("c", "d");
+    assertThat(keys(memtable.iterator(null, null))).containsExactly("a", "b", "bb", "c", "d");
+    assertThat(keys(memtable.iterator(key("e"), null))).isEmpty();
+    assertThat(keys(memtable.iterator(key("c"), key("c")))).isEmpty();
+    assertThat(keys(memtable.iterator(key("d"), key("a")))).isEmpty();
+  }
+
+  private static List<String> keys(Iterator<Entry> iterator) {
+    List<String> keys = new ArrayList<>();
+    iterator.forEachRemaining(e -> keys.add(new String(e.key(), StandardCharsets.UTF_8)));
+    return keys;
   }
 
   static byte[] key(String s) {

@@ -1,0 +1,168 @@
+package dev.shale.storage.merge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.shale.storage.Entry;
+import dev.shale.storage.Keys;
+import dev.shale.testkit.TestSeed;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * MergingIterator against a TreeMap model that keeps, per key, the winner by Entry.newer. Replay a
+ * failure with {@code -Dshale.seed=<seed printed by the run>}.
+ */
+class MergingIteratorTest {
+  private static final int ROUNDS = 300;
+
+  @Test
+  void randomOverlappingSourcesMergeLikeTheModel() {
+    long seed = TestSeed.forTest("randomOverlappingSourcesMergeLikeTheModel");
+    Random random = new Random(seed);
+    for (int round = 0; round < ROUNDS; round++) {
+      int sourceCount = random.nextInt(8);
+      int keySpace = 1 + random.nextInt(200);
+      TreeMap<byte[], Entry> model = new TreeMap<>(Keys.ORDER);
+      List<List<Entry>> sources = new ArrayList<>();
+      for (int s = 0; s < sourceCount; s++) {
+        List<Entry> source = randomSource(random, keySpace);
+        for (Entry e : source) model.merge(e.key(), e, Entry::newer);
+        sources.add(source);
+      }
+      List<Entry> merged = drain(MergingIterator.of(iterators(sources)));
+      assertThat(merged)
+          .as("seed %d, round %d, %d sources", seed, round, sourceCount)
+          .containsExactlyElementsOf(model.values());
+    }
+  }
+
+  @Test
+  void tiesOnVersionAreResolvedByEntryNewerWhateverTheSourceOrder() {
+    Entry older = new Entry(key(1), 5, value("a"));
+    Entry valueTie = new Entry(key(1), 7, value("b"));
+    Entry greaterValueTie = new Entry(key(1), 7, value("c"));
+    Entry tombstoneTie = Entry.tombstone(key(1), 7);
+    List<List<Entry>> sources =
+        List.of(List.of(older), List.of(greaterValueTie), List.of(tombstoneTie), List.of(valueTie));
+    for (List<List<Entry>> order : permutations(sources)) {
+      assertThat(drain(MergingIterator.of(iterators(order)))).containsExactly(tombstoneTie);
+    }
+    List<List<Entry>> valuesOnly = List.of(List.of(valueTie), List.of(greaterValueTie), List.of(older));
+    for (List<List<Entry>> order : permutations(valuesOnly)) {
+      assertThat(drain(MergingIterator.of(iterators(order)))).containsExactly(greaterValueTie);
+    }
+  }
+
+  @Test
+  void noSourcesAndEmptySourcesGiveNothing() {
+    assertThat(MergingIterator.of(List.of()).hasNext()).isFalse();
+    Iterator<Entry> empties = MergingIterator.of(iterators(List.of(List.of(), List.of(), List.of())));
+    assertThat(empties.hasNext()).isFalse();
+    assertThatThrownBy(empties::next).isInstanceOf(NoSuchElementException.class);
+  }
+
+  @Test
+  void aSingleSourceComesOutUnchanged() {
+    List<Entry> source = List.of(new Entry(key(1), 3, value("x")), Entry.tombstone(key(2), 4));
+    assertThat(drain(MergingIterator.of(iterators(List.of(source))))).containsExactlyElementsOf(source);
+  }
+
+  @Test
+  void emptySourcesAmongOthersAreSkipped() {
+    List<Entry> a = List.of(new Entry(key(1), 3, value("x")), new Entry(key(4), 3, value("y")));
+    List<Entry> b = List.of(new Entry(key(2), 3, value("z")));
+    List<List<Entry>> sources = List.of(List.of(), a, List.of(), b, List.of());
+    assertThat(drain(MergingIterator.of(iterators(sources))))
+        .containsExactly(a.get(0), b.get(0), a.get(1));
+  }
+
+  @Test
+  void buildingTheMergeReadsNoSource() {
+    List<Iterator<Entry>> sources = List.of(new Refusing(), new Refusing());
+    Iterator<Entry> merge = MergingIterator.of(sources);
+    assertThat(merge).isNotNull();
+    assertThatThrownBy(merge::hasNext).isInstanceOf(AssertionError.class).hasMessage("read");
+  }
+
+  @Test
+  void aSourceOutOfOrderIsRefused() {
+    List<Entry> bad = List.of(new Entry(key(2), 1, value("a")), new Entry(key(1), 1, value("b")));
+    List<Entry> good = List.of(new Entry(key(0), 1, value("c")));
+    Iterator<Entry> merge = MergingIterator.of(iterators(List.of(good, bad)));
+    assertThat(merge.next()).isEqualTo(good.get(0));
+    assertThatThrownBy(merge::next)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("merge source 1");
+  }
+
+  /** Strictly increasing keys drawn from [0, keySpace), random versions, some tombstones. */
+  private static List<Entry> randomSource(Random random, int keySpace) {
+    List<Entry> source = new ArrayList<>();
+    double density = random.nextDouble();
+    for (int k = 0; k < keySpace; k++) {
+      if (random.nextDouble() >= density) continue;
+      long version = random.nextInt(6); // few versions: ties across sources are common
+      if (random.nextInt(4) == 0) source.add(Entry.tombstone(key(k), version));
+      else source.add(new Entry(key(k), version, value("v" + random.nextInt(3))));
+    }
+    return source;
+  }
+
+  private static List<Iterator<Entry>> iterators(List<List<Entry>> sources) {
+    List<Iterator<Entry>> iterators = new ArrayList<>();
+    for (List<Entry> source : sources) iterators.add(source.iterator());
+    return iterators;
+  }
+
+  private static List<Entry> drain(Iterator<Entry> iterator) {
+    List<Entry> out = new ArrayList<>();
+    while (iterator.hasNext()) out.add(iterator.next());
+    return out;
+  }
+
+  private static <T> List<List<T>> permutations(List<T> items) {
+    if (items.isEmpty()) return List.of(List.of());
+    List<List<T>> out = new ArrayList<>();
+    for (int i = 0; i < items.size(); i++) {
+      List<T> rest = new ArrayList<>(items);
+      T first = rest.remove(i);
+      for (List<T> tail : permutations(rest)) {
+        List<T> permutation = new ArrayList<>();
+        permutation.add(first);
+        permutation.addAll(tail);
+        out.add(permutation);
+      }
+    }
+    return out;
+  }
+
+  /** Keys whose byte order is their numeric order, with a variable length to exercise prefixes. */
+  private static byte[] key(int k) {
+    String text = String.format(k % 3 == 0 ? "k%04d" : "k%04d/suffix", k);
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static byte[] value(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** A source that fails the test if it is read at all. */
+  private static final class Refusing implements Iterator<Entry> {
+    @Override
+    public boolean hasNext() {
+      throw new AssertionError("read");
+    }
+
+    @Override
+    public Entry next() {
+      throw new AssertionError("read");
+    }
+  }
+}
