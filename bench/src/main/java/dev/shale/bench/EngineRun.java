@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
@@ -20,7 +21,8 @@ import java.util.stream.Stream;
  * first). A workload the engine does not support, or that fails, is reported and the run goes on.
  */
 final class EngineRun {
-  private final BenchEngine engine;
+  private final String engineName;
+  private final Function<Path, BenchStore> opener;
   private final EngineBenchConfig config;
   private final Workloads workloads;
   private final Path directory;
@@ -30,7 +32,14 @@ final class EngineRun {
   private boolean settingsPrinted;
 
   EngineRun(BenchEngine engine, EngineBenchConfig config, ValueSource values, Path directory, PrintWriter out) {
-    this.engine = engine;
+    this(engine.reportName(), engine::open, config, values, directory, out);
+  }
+
+  /** A run of the store {@code opener} opens, reported as {@code engineName} (tests pass their own). */
+  EngineRun(String engineName, Function<Path, BenchStore> opener, EngineBenchConfig config,
+      ValueSource values, Path directory, PrintWriter out) {
+    this.engineName = engineName;
+    this.opener = opener;
     this.config = config;
     this.workloads = new Workloads(config, values);
     this.directory = directory;
@@ -56,9 +65,9 @@ final class EngineRun {
       prepareStore(workload);
       return measure(workload);
     } catch (UnsupportedOperationException e) {
-      return WorkloadResult.notRun(engine.reportName(), workload, Status.UNSUPPORTED, String.valueOf(e.getMessage()));
+      return WorkloadResult.notRun(engineName, workload, Status.UNSUPPORTED, String.valueOf(e.getMessage()));
     } catch (RuntimeException e) {
-      return WorkloadResult.notRun(engine.reportName(), workload, Status.FAILED, e.toString());
+      return WorkloadResult.notRun(engineName, workload, Status.FAILED, e.toString());
     }
   }
 
@@ -71,12 +80,12 @@ final class EngineRun {
     }
     if (store == null) {
       createDirectory(directory);
-      store = engine.open(directory);
-      out.println("  " + engine.reportName() + ": opened " + directory);
+      store = opener.apply(directory);
+      out.println("  " + engineName + ": opened " + directory);
       printSettingsOnce();
     }
     if (!workload.freshStore() && !loaded) {
-      out.println("  " + engine.reportName() + ": loading " + config.keys()
+      out.println("  " + engineName + ": loading " + config.keys()
           + " keys with an untimed fillrandom before " + workload.cliName());
       workloads.fillRandom(store);
       loaded = true;
@@ -86,7 +95,7 @@ final class EngineRun {
   private void printSettingsOnce() {
     if (settingsPrinted) return;
     settingsPrinted = true;
-    out.println("  " + engine.reportName() + " settings:");
+    out.println("  " + engineName + " settings:");
     for (String line : store.settings()) out.println("    " + line);
   }
 
@@ -104,7 +113,7 @@ final class EngineRun {
     OptionalLong procAfter = ProcIo.writeBytes();
     long procBytes = procBefore.isPresent() && procAfter.isPresent()
         ? procAfter.getAsLong() - procBefore.getAsLong() : -1;
-    return new WorkloadResult(engine.reportName(), workload, Status.OK, "",
+    return new WorkloadResult(engineName, workload, Status.OK, "",
         measured.ops(), measured.seconds(),
         micros(measured, 50), micros(measured, 99), micros(measured, 99.9),
         measured.latencyNanos().getMaxValue() / 1000.0,
