@@ -13,19 +13,27 @@ out=${1:?usage: single-node-sweeps.sh OUT_DIR}
 mkdir -p "$out"
 export WRK2=${WRK2:-wrk2}
 command -v "$WRK2" > /dev/null || { echo "single-node-sweeps: no wrk2 at '$WRK2': build giltene/wrk2 and set WRK2" >&2; exit 1; }
-port=18080
+# A port nobody listens on now: a node that cannot bind must not leave the sweep measuring
+# whatever else answers on a fixed port.
+port=${PORT:-$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
 data=$(mktemp -d)
+node_pid=""
 
 start_node() { # label, server args...
   local label=$1; shift
   rm -rf "$data/node"
   taskset -c 0 ./shale server --port $port --data "$data/node" "$@" > "$out/node-$label.log" 2>&1 &
-  for _ in $(seq 1 150); do curl -sf -o /dev/null http://127.0.0.1:$port/v0/status && return 0; sleep 0.2; done
+  node_pid=$!
+  for _ in $(seq 1 150); do
+    kill -0 $node_pid 2> /dev/null || { echo "node $label exited; see $out/node-$label.log" >&2; exit 1; }
+    curl -sf -o /dev/null http://127.0.0.1:$port/v0/status && return 0
+    sleep 0.2
+  done
   echo "node $label did not start; see $out/node-$label.log" >&2; exit 1
 }
 stop_node() {
-  pkill -TERM -f "port $port --data $data" || true
-  for _ in $(seq 1 100); do pgrep -f "port $port --data $data" > /dev/null || return 0; sleep 0.1; done
+  kill -TERM $node_pid 2> /dev/null || true
+  for _ in $(seq 1 100); do kill -0 $node_pid 2> /dev/null || return 0; sleep 0.1; done
 }
 sweep() { # label url script connections "rates" script-args...
   local label=$1 url=$2 script=$3 c=$4 rates=$5; shift 5

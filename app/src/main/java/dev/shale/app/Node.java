@@ -1,5 +1,6 @@
 package dev.shale.app;
 
+import dev.shale.cluster.Cluster;
 import dev.shale.server.ServerOptions;
 import dev.shale.server.ShaleServer;
 import dev.shale.storage.Engine;
@@ -14,15 +15,22 @@ final class Node implements AutoCloseable {
   private final Path dataDir;
   private final Engine engine;
   private final ShaleServer server;
+  private final Cluster cluster; // null without --cluster
 
-  private Node(Path dataDir, Engine engine, ShaleServer server) {
+  private Node(Path dataDir, Engine engine, ShaleServer server, Cluster cluster) {
     this.dataDir = dataDir;
     this.engine = engine;
     this.server = server;
+    this.cluster = cluster;
   }
 
   /** Opens the store (replaying its log) and starts serving; the node serves once this returns. */
   static Node start(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions) {
+    return start(dataDir, engineOptions, serverOptions, null);
+  }
+
+  /** Like {@link #start(Path, EngineOptions, ServerOptions)}, as a node of {@code cluster} (null: none). */
+  static Node start(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, Cluster cluster) {
     Engine engine;
     try {
       engine = Engine.open(dataDir, engineOptions);
@@ -30,7 +38,7 @@ final class Node implements AutoCloseable {
       throw new StartupException("cannot open the store in " + dataDir + ": " + e.getMessage(), e);
     }
     try {
-      return new Node(dataDir, engine, ShaleServer.start(engine, serverOptions));
+      return new Node(dataDir, engine, ShaleServer.start(engine, serverOptions, cluster), cluster);
     } catch (RuntimeException e) {
       engine.close();
       throw new StartupException(e.getMessage(), e);
@@ -44,7 +52,12 @@ final class Node implements AutoCloseable {
   /** What the startup log line says about the node. */
   String describe() {
     return "http://" + hostForUrl(server.localAddress().getHostString()) + ":" + port()
-        + " (data " + dataDir.toAbsolutePath().normalize() + ", transport " + server.transport() + ")";
+        + " (data " + dataDir.toAbsolutePath().normalize() + ", transport " + server.transport() + clusterText() + ")";
+  }
+
+  private String clusterText() {
+    if (cluster == null || cluster.topology().isSingle()) return "";
+    return ", one of " + cluster.topology().size() + " nodes: " + cluster.topology().nodes();
   }
 
   /** Stops serving (answering what was received), then closes the engine, which fsyncs. */

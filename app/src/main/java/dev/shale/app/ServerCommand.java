@@ -1,9 +1,14 @@
 package dev.shale.app;
 
+import dev.shale.cluster.Cluster;
+import dev.shale.cluster.InternalAuth;
+import dev.shale.cluster.Placement;
+import dev.shale.cluster.Topology;
 import dev.shale.server.ServerOptions;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.SyncMode;
 import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -62,11 +67,47 @@ final class ServerCommand implements Callable<Integer> {
 
   @Option(names = "--cluster", paramLabel = "<url>", split = ",",
       description =
-          "The cluster's nodes as base URLs, comma-separated. Until clustering exists, "
-          + "only this node's own URL is accepted (http://<host>:<port>, e.g. "
-          + "http://127.0.0.1:8080); any other list is refused at startup. Default: none, a "
-          + "single node.")
+          "Every node of the cluster, this one included, as base URLs, comma-separated (e.g. "
+          + "http://10.0.0.1:8080,http://10.0.0.2:8080). Give every node the same list, in any "
+          + "order; this node is the URL with its --port and its --host (or, with --host "
+          + "0.0.0.0, any address of this machine). Keys are spread over the nodes and any "
+          + "node answers for any key. Default: none, a single node.")
   List<String> cluster;
+
+  @Option(names = "--cluster-secret", paramLabel = "<secret>",
+      description =
+          "The secret, shared by every node, that signs requests between nodes (at least 16 "
+          + "bytes). Prefer --cluster-secret-file: a command line is visible to other users.")
+  String clusterSecret;
+
+  @Option(names = "--cluster-secret-file", paramLabel = "<file>",
+      description =
+          "A file holding the cluster secret (trailing white space ignored); keep it mode 0600.")
+  Path clusterSecretFile;
+
+  @Option(names = "--trusted-network",
+      description =
+          "Run a multi-node cluster without a secret: any request marked as coming from a "
+          + "peer is believed. Only where no untrusted client can reach the nodes.")
+  boolean trustedNetwork;
+
+  @Option(names = "--forward-timeout", paramLabel = "<ms>", defaultValue = "2000",
+      description =
+          "Longest time a request forwarded to the node owning its key may take; past it the "
+          + "client gets 504 (or 503 if it could not even be sent). Default: ${DEFAULT-VALUE}.")
+  long forwardTimeoutMillis;
+
+  @Option(names = "--peer-connections", paramLabel = "<n>", defaultValue = "32",
+      description =
+          "Connections to each other node, each carrying one forwarded request at a time. "
+          + "Default: ${DEFAULT-VALUE}.")
+  int maxConnectionsPerPeer;
+
+  @Option(names = "--peer-queue", paramLabel = "<n>", defaultValue = "1024",
+      description =
+          "Forwarded requests that may wait for a connection to one node; past it their "
+          + "clients get 503 at once. Default: ${DEFAULT-VALUE}.")
+  int maxPendingPerPeer;
 
   @Option(names = "--sync", paramLabel = "interval|always", defaultValue = "interval",
       converter = SyncModeConverter.class,
@@ -153,10 +194,10 @@ final class ServerCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     ServerOptions serverOptions = serverOptions();
     EngineOptions engineOptions = engineOptions();
-    checkCluster();
+    Cluster cluster = cluster();
     ShutdownSignals signals = ShutdownSignals.install(shutdownLimitMillis());
     try {
-      Node node = Node.start(data, engineOptions, serverOptions);
+      Node node = Node.start(data, engineOptions, serverOptions, cluster);
       LOG.log(Level.INFO, "shale " + VersionProvider.version() + " serving " + node.describe());
       String why = "an interrupt";
       try {
@@ -206,10 +247,51 @@ final class ServerCommand implements Callable<Integer> {
     }
   }
 
-  void checkCluster() {
-    if (cluster == null) return;
-    String problem = ClusterCheck.problem(cluster, host, port);
-    if (problem != null) throw usage(problem);
+  /** The cluster this node is part of (null without --cluster), or a usage error saying why not. */
+  Cluster cluster() {
+    if (cluster == null) {
+      if (clusterSecret != null || clusterSecretFile != null || trustedNetwork) {
+        throw usage("--cluster-secret, --cluster-secret-file and --trusted-network need --cluster");
+      }
+      return null;
+    }
+    Topology topology;
+    try {
+      topology = Topology.fromUrls(cluster, host, port);
+    } catch (IllegalArgumentException e) {
+      throw usage(e.getMessage());
+    }
+    try {
+      return new Cluster(new Placement(topology), auth(topology), forwardTimeoutMillis,
+          maxConnectionsPerPeer, maxPendingPerPeer);
+    } catch (IllegalArgumentException e) {
+      throw usage(optionNames(e.getMessage()));
+    }
+  }
+
+  private InternalAuth auth(Topology topology) {
+    if (clusterSecret != null && clusterSecretFile != null) {
+      throw usage("give either --cluster-secret or --cluster-secret-file, not both");
+    }
+    byte[] secret = clusterSecretFile != null ? SecretFile.read(clusterSecretFile, this::usage)
+        : clusterSecret != null ? clusterSecret.getBytes(StandardCharsets.UTF_8) : null;
+    if (secret != null && trustedNetwork) {
+      throw usage("give either a cluster secret or --trusted-network, not both");
+    }
+    if (secret != null) {
+      try {
+        return InternalAuth.withSecret(secret);
+      } catch (IllegalArgumentException e) {
+        throw usage(e.getMessage());
+      }
+    }
+    if (trustedNetwork) return InternalAuth.trustedNetwork();
+    if (!topology.isSingle()) {
+      throw usage("a cluster of " + topology.size() + " nodes needs a secret to sign requests between nodes: "
+          + "give every node the same --cluster-secret-file (or --cluster-secret), or --trusted-network "
+          + "if no untrusted client can reach the nodes");
+    }
+    return InternalAuth.none();
   }
 
   private long shutdownLimitMillis() {
@@ -234,7 +316,10 @@ final class ServerCommand implements Callable<Integer> {
       Map.entry("requestTimeoutMillis", "--request-timeout"),
       Map.entry("shutdownTimeoutMillis", "--shutdown-timeout"),
       Map.entry("syncIntervalMillis", "--sync-interval"),
-      Map.entry("memtableSizeBytes", "--memtable-size"));
+      Map.entry("memtableSizeBytes", "--memtable-size"),
+      Map.entry("forwardTimeoutMillis", "--forward-timeout"),
+      Map.entry("maxConnectionsPerPeer", "--peer-connections"),
+      Map.entry("maxPendingPerPeer", "--peer-queue"));
   private static final Pattern WORD = Pattern.compile("\\b[a-zA-Z]+\\b");
 
   /** {@code message} with the options records' field names replaced by option names. */

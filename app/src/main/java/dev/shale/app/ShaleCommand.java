@@ -1,5 +1,8 @@
 package dev.shale.app;
 
+import dev.shale.load.KneeCommand;
+import dev.shale.load.LoadCommand;
+import dev.shale.load.ReportCommand;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
@@ -14,7 +17,8 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     usageHelpWidth = 100,
     description = {"Shale: a key-value store with an HTTP API on its own LSM-tree storage engine.", ""},
-    subcommands = {ServerCommand.class, BenchCommand.class, HelpCommand.class},
+    subcommands = {ServerCommand.class, ClusterCommand.class, LoadCommand.class, KneeCommand.class, ReportCommand.class,
+        BenchCommand.class, HelpCommand.class},
     footer = {
       "",
       "Run 'shale <command> --help' for a command's options.",

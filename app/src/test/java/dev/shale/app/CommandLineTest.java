@@ -9,6 +9,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
@@ -123,15 +124,60 @@ class CommandLineTest {
   }
 
   @Test
-  void clusterOfSeveralNodesIsAUsageError() {
+  void aClusterWithoutSecretNeedsTrustedNetwork() {
     assertThat(run("server", "--cluster=http://127.0.0.1:8080,http://127.0.0.1:8081")).isEqualTo(2);
-    assertThat(err.toString()).contains("multi-node clusters are not supported yet");
+    assertThat(err.toString()).contains("a cluster of 2 nodes needs a secret", "--cluster-secret-file", "--trusted-network");
+  }
+
+  @Test
+  void aClusterWithASecretOrOnATrustedNetworkIsAccepted() {
+    String nodes = "--cluster=http://127.0.0.1:8081,http://127.0.0.1:8080";
+    ServerCommand trusted = parse("--port=8080", nodes, "--trusted-network");
+    assertThat(trusted.cluster().topology().size()).isEqualTo(2);
+    ServerCommand secret = parse("--port=8081", nodes, "--cluster-secret=0123456789abcdef");
+    assertThat(secret.cluster().topology().self().port()).isEqualTo(8081);
+  }
+
+  @Test
+  void theSecretIsReadFromItsFile(@TempDir Path tmp) throws Exception {
+    Path file = tmp.resolve("secret");
+    SecretFile.write(file, "0123456789abcdef-from-a-file\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    assertThat(java.nio.file.Files.getPosixFilePermissions(file)).extracting(Object::toString)
+        .containsExactlyInAnyOrder("OWNER_READ", "OWNER_WRITE");
+    ServerCommand command = parse("--port=8080", "--cluster=http://127.0.0.1:8081,http://127.0.0.1:8080",
+        "--cluster-secret-file=" + file);
+    assertThat(command.cluster().auth().canSign()).isTrue();
+  }
+
+  @Test
+  void aShortSecretAMissingFileAndTwoSecretsAreUsageErrors(@TempDir Path tmp) {
+    String nodes = "--cluster=http://127.0.0.1:8080,http://127.0.0.1:8081";
+    assertThat(run("server", nodes, "--cluster-secret=short")).isEqualTo(2);
+    assertThat(err.toString()).contains("at least 16 bytes");
+    assertThat(run("server", nodes, "--cluster-secret-file=" + tmp.resolve("none"))).isEqualTo(2);
+    assertThat(err.toString()).contains("cannot read the cluster secret file");
+    assertThat(run("server", nodes, "--cluster-secret=0123456789abcdef", "--trusted-network")).isEqualTo(2);
+    assertThat(err.toString()).contains("not both");
+  }
+
+  @Test
+  void duplicateAndMalformedUrlsAreUsageErrors() {
+    assertThat(run("server", "--cluster=http://127.0.0.1:8080,http://127.0.0.1:8080", "--trusted-network")).isEqualTo(2);
+    assertThat(err.toString()).contains("twice");
+    assertThat(run("server", "--cluster=http://127.0.0.1:8080,127.0.0.1:8081", "--trusted-network")).isEqualTo(2);
+    assertThat(err.toString()).contains("--cluster: '127.0.0.1:8081' is not");
+  }
+
+  @Test
+  void aSecretWithoutClusterIsAUsageError() {
+    assertThat(run("server", "--trusted-network")).isEqualTo(2);
+    assertThat(err.toString()).contains("need --cluster");
   }
 
   @Test
   void clusterNamingThisNodeIsAccepted() {
     ServerCommand command = parse("--host=127.0.0.1", "--port=8123", "--cluster=http://127.0.0.1:8123");
-    command.checkCluster(); // does not throw
+    assertThat(command.cluster().topology().isSingle()).isTrue();
     assertThat(command.cluster).containsExactly("http://127.0.0.1:8123");
   }
 

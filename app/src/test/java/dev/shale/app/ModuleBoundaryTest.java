@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The modules' one-way dependencies, checked on the sources: storage knows nothing of HTTP or
- * the server, and the other modules reach storage only through its public API package
+ * the server, cluster knows nothing of Netty, and the other modules reach storage only through its public API package
  * {@code dev.shale.storage} (its subpackages are the engine's internals).
  */
 class ModuleBoundaryTest {
@@ -32,11 +32,29 @@ class ModuleBoundaryTest {
   }
 
   @Test
+  void clusterDependsOnTheJdkAndTheStorageApiOnly() {
+    // No Netty, nor anything else outside the JDK: placement and routing rules stay testable
+    // without a network stack, and the server is the only module that speaks HTTP.
+    assertThat(importsMatching("cluster", Pattern.compile(
+        "^import\\s+(static\\s+)?+(?!java\\.|javax\\.|dev\\.shale\\.storage|dev\\.shale\\.cluster)", Pattern.MULTILINE)))
+        .as("imports in cluster/src/main from outside the JDK, the storage API and cluster").isEmpty();
+    assertThat(importsMatching("cluster", Pattern.compile("^import\\s+(static\\s+)?io\\.netty", Pattern.MULTILINE)))
+        .as("Netty imports in cluster").isEmpty();
+  }
+
+  @Test
   void otherModulesUseOnlyTheStorageApi() {
-    for (String module : List.of("server", "bench", "app")) {
+    for (String module : List.of("cluster", "server", "bench", "app")) {
       assertThat(importsMatching(module, STORAGE_INTERNALS))
           .as("%s imports of storage internals", module).isEmpty();
     }
+  }
+
+  @Test
+  void theLoadGeneratorIsAClientOnly() {
+    assertThat(importsMatching("load", Pattern.compile(
+        "^import\\s+(static\\s+)?+dev\\.shale\\.(storage|cluster|server)\\.", Pattern.MULTILINE)))
+        .as("imports of storage, cluster or server in load/src/main: it must talk to a node over HTTP only").isEmpty();
   }
 
   /** "file: line" for every line of a module's main sources that matches {@code pattern}. */

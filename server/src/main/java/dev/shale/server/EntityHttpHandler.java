@@ -1,5 +1,9 @@
 package dev.shale.server;
 
+import dev.shale.cluster.Cluster;
+import dev.shale.cluster.InternalAuth;
+import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.Route;
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -13,6 +17,8 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 
@@ -23,7 +29,10 @@ import java.util.function.Supplier;
  * <p>Routes: {@code /v0/entity} (GET, PUT, DELETE) and {@code /v0/status} (GET). A storage
  * call runs on the {@link StoragePool} (or inline on the event loop when there is none), when
  * {@link CallOrder} lets it start; its result comes back to the event loop and takes its place
- * in the {@link ResponseQueue}.
+ * in the {@link ResponseQueue}. In a cluster, a request for a key another node owns is handed
+ * to the {@link Forwarder} instead (also in {@link CallOrder}'s turn), and the owner's answer
+ * takes the slot. A request marked internal ({@link InternalAuth#HEADER}) must carry a valid
+ * signature (else 403) and is always served locally.
  *
  * <p>Flow control: the handler stops reading the connection while it owes
  * {@code maxPipelinedRequests} answers or while the client is not reading what was written
@@ -39,11 +48,17 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   static final String STATUS_METHODS = "GET";
 
   private static final System.Logger LOG = System.getLogger(EntityHttpHandler.class.getName());
+  private static final byte[] EMPTY_BODY = new byte[0];
+  private static final long LISTS_DIFFER_LOG_INTERVAL_NANOS = 10_000_000_000L;
+  private static final AtomicLong LAST_LISTS_DIFFER_LOG_NANOS = new AtomicLong();
 
   private final EntityService service;
   private final StoragePool pool; // null: storage calls run inline on the event loop
   private final BodyBudget budget;
   private final ServerOptions options;
+  private final Cluster cluster; // null for a node started without --cluster
+  private final Forwarder forwarder; // null unless the cluster has other nodes
+  private final String fingerprint; // of the cluster's node list; null without a cluster
   private final ResponseQueue responses = new ResponseQueue();
   private final CallOrder calls = new CallOrder();
   private ChannelHandlerContext ctx;
@@ -52,11 +67,16 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   // An answer that closes the connection is queued: read no more.
   private boolean closing;
 
-  EntityHttpHandler(EntityService service, StoragePool pool, BodyBudget budget, ServerOptions options) {
+  EntityHttpHandler(
+      EntityService service, StoragePool pool, BodyBudget budget, ServerOptions options, Cluster cluster,
+      Forwarder forwarder) {
     this.service = service;
     this.pool = pool;
     this.budget = budget;
     this.options = options;
+    this.cluster = cluster;
+    this.forwarder = forwarder;
+    this.fingerprint = cluster == null ? null : cluster.topology().fingerprint();
   }
 
   @Override
@@ -87,6 +107,10 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   /** A call of the engine; {@code usesBody}: the body must live until the call returns. */
   private record Call(Supplier<EntityResult> work, boolean write, boolean usesBody) implements Action {}
 
+  /** A request for a key {@code owner} holds: sent there, its answer relayed. */
+  private record Forward(NodeAddress owner, HttpMethod method, String target, byte[] body, boolean write)
+      implements Action {}
+
   private void onRequest(InboundRequest.Received request) {
     HttpRequest head = request.head();
     HttpVersion version = head.protocolVersion();
@@ -94,26 +118,47 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     Action action = finishing
         ? new Answer(Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE, "the node is shutting down"))
         : route(request);
-    long bodyBytes = action instanceof Call call && call.usesBody() ? request.reservedBytes() : 0;
+    long bodyBytes = usesBody(action) ? request.reservedBytes() : 0;
     budget.release(request.reservedBytes() - bodyBytes); // a body no call uses is let go now
     switch (action) {
       case Answer answer -> responses.complete(slot, answer.response());
       case Call call -> calls.submit(call.write(), () -> start(call, version, bodyBytes, slot));
+      case Forward forward -> calls.submit(forward.write(), () -> start(forward, version, bodyBytes, slot));
     }
+  }
+
+  private static boolean usesBody(Action action) {
+    return switch (action) {
+      case Answer ignored -> false;
+      case Call call -> call.usesBody();
+      case Forward forward -> forward.body().length > 0;
+    };
   }
 
   private Action route(InboundRequest.Received request) {
     HttpRequest head = request.head();
     RequestTarget target = RequestTarget.parse(head.uri());
+    String internal = head.headers().get(InternalAuth.HEADER);
+    if (internal != null) {
+      Optional<String> refusal = cluster == null
+          ? Optional.of("this node is not part of a cluster")
+          : cluster.auth().refusal(head.method().name(), head.uri(), internal, System.currentTimeMillis());
+      if (refusal.isPresent()) {
+        return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.FORBIDDEN,
+            "internal request refused: " + refusal.get()));
+      }
+      String theirs = head.headers().get(InternalAuth.CLUSTER_HEADER);
+      if (theirs != null && !theirs.equals(fingerprint)) return new Answer(listsDiffer(head, theirs));
+    }
     return switch (target.path()) {
-      case ENTITY_PATH -> entity(head, target.query(), request.body());
+      case ENTITY_PATH -> entity(head, target, request.body(), internal != null);
       case STATUS_PATH -> new Answer(status(head));
       default -> new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST,
           "unknown path " + target.path() + "; the API is " + ENTITY_PATH + "?id=<id>"));
     };
   }
 
-  private Action entity(HttpRequest head, String query, byte[] body) {
+  private Action entity(HttpRequest head, RequestTarget target, byte[] body, boolean internal) {
     HttpMethod method = head.method();
     boolean get = HttpMethod.GET.equals(method);
     boolean put = HttpMethod.PUT.equals(method);
@@ -122,9 +167,14 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     }
     byte[] key;
     try {
-      key = EntityService.keyOf(query);
+      key = EntityService.keyOf(target.query());
     } catch (InvalidRequestException e) {
       return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, e.getMessage()));
+    }
+    if (forwarder != null && cluster.route(key, internal) instanceof Route.Forward(NodeAddress owner)) {
+      // The origin form: a request in absolute form names this node, not the owner.
+      String origin = target.query() == null ? target.path() : target.path() + "?" + target.query();
+      return new Forward(owner, method, origin, put ? body : EMPTY_BODY, !get);
     }
     if (get) return new Call(() -> service.get(key), false, false);
     if (put) return new Call(() -> service.put(key, body), true, true);
@@ -148,6 +198,39 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
           "the server is overloaded (" + pool.queued() + " storage calls queued); retry later"));
       calls.finished(call.write());
     }
+  }
+
+  /** Sends a request to its key's owner; the answer, or why there is none, fills the slot. */
+  private void start(Forward forward, HttpVersion version, long bodyBytes, ResponseQueue.Slot slot) {
+    forwarder.forward(ctx.executor(), forward.owner(), forward.method(), forward.target(), forward.body())
+        .addListener(f -> { // on this connection's event loop
+          budget.release(bodyBytes);
+          FullHttpResponse response = f.isSuccess()
+              ? Responses.relayed(version, (FullHttpResponse) f.getNow())
+              : failedForward(version, f.cause());
+          responses.complete(slot, response);
+          calls.finished(forward.write());
+          afterChange();
+        });
+  }
+
+  /** A peer has another node list: serving would store keys where the others do not look. */
+  private FullHttpResponse listsDiffer(HttpRequest head, String theirs) {
+    String reason = "the sender's --cluster list (fingerprint " + theirs + ") differs from this node's "
+        + cluster.topology().nodes() + " (fingerprint " + fingerprint + "); start every node with the same list";
+    long now = System.nanoTime();
+    long last = LAST_LISTS_DIFFER_LOG_NANOS.get();
+    // Every forwarded request would say it again: one line per 10 s is enough to be seen.
+    if ((last == 0 || now - last > LISTS_DIFFER_LOG_INTERVAL_NANOS) && LAST_LISTS_DIFFER_LOG_NANOS.compareAndSet(last, now)) {
+      LOG.log(Level.ERROR, () -> "refusing requests from a peer: " + reason);
+    }
+    return Responses.error(head.protocolVersion(), HttpResponseStatus.INTERNAL_SERVER_ERROR, reason);
+  }
+
+  private static FullHttpResponse failedForward(HttpVersion version, Throwable cause) {
+    if (cause instanceof ForwardFailure failure) return Responses.error(version, failure.status(), failure.getMessage());
+    LOG.log(Level.ERROR, () -> "forwarding failed unexpectedly: " + Reasons.oneLine(String.valueOf(cause)));
+    return Responses.error(version, HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error: " + cause);
   }
 
   private FullHttpResponse execute(Supplier<EntityResult> call, HttpVersion version, long reservedBytes) {
@@ -192,8 +275,11 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     if (!HttpMethod.GET.equals(head.method())) {
       return Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), STATUS_METHODS);
     }
-    return Responses.text(head.protocolVersion(), HttpResponseStatus.OK, "serving");
+    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, STATUS_BODY);
   }
+
+  // The pid lets tools on the same host attach to the node (the load generator's profiler).
+  private static final String STATUS_BODY = "{\"status\": \"serving\", \"pid\": " + ProcessHandle.current().pid() + "}";
 
   private ResponseQueue.Slot takeSlot(boolean keepAlive) {
     if (!keepAlive) closing = true;

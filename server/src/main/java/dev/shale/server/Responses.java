@@ -43,6 +43,14 @@ final class Responses {
     return response;
   }
 
+  /** {@code json} (one object) as application/json. */
+  static FullHttpResponse json(HttpVersion version, HttpResponseStatus status, String json) {
+    byte[] body = (json + "\n").getBytes(StandardCharsets.UTF_8);
+    FullHttpResponse response = response(version, status, Unpooled.wrappedBuffer(body));
+    response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+    return response;
+  }
+
   /** A 4xx or 5xx with its reason; a 503 also says when to retry. */
   static FullHttpResponse error(HttpVersion version, HttpResponseStatus status, String reason) {
     FullHttpResponse response = text(version, status, reason);
@@ -59,6 +67,24 @@ final class Responses {
     response.headers().set(HttpHeaderNames.ALLOW, allow);
     return response;
   }
+
+  /**
+   * The answer of a peer to a forwarded request, for the client: its status, body and the
+   * headers that describe them (Content-Type, Retry-After, Allow). Takes over {@code answer}'s
+   * body; connection headers are the client connection's own business.
+   */
+  static FullHttpResponse relayed(HttpVersion version, FullHttpResponse answer) {
+    FullHttpResponse response = response(version, answer.status(), answer.content());
+    HttpHeaders from = answer.headers();
+    for (CharSequence name : RELAYED_HEADERS) {
+      String value = from.get(name);
+      if (value != null) response.headers().set(name, value);
+    }
+    return response;
+  }
+
+  private static final CharSequence[] RELAYED_HEADERS = {
+      HttpHeaderNames.CONTENT_TYPE, HttpHeaderNames.RETRY_AFTER, HttpHeaderNames.ALLOW};
 
   private static FullHttpResponse response(HttpVersion version, HttpResponseStatus status, ByteBuf body) {
     FullHttpResponse response = new DefaultFullHttpResponse(version, status, body);

@@ -1,5 +1,6 @@
 package dev.shale.server;
 
+import dev.shale.cluster.Cluster;
 import dev.shale.storage.Engine;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -11,10 +12,12 @@ import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
@@ -44,6 +47,7 @@ public final class ShaleServer implements AutoCloseable {
   private final EventLoopGroup acceptGroup;
   private final EventLoopGroup ioGroup;
   private final StoragePool pool;
+  private final Forwarder forwarder; // null without peers
   private final ChannelGroup connections;
   private final AtomicBoolean draining;
   private final Channel listener;
@@ -52,11 +56,12 @@ public final class ShaleServer implements AutoCloseable {
 
   private ShaleServer(
       ServerOptions options, EventLoopGroup acceptGroup, EventLoopGroup ioGroup, StoragePool pool,
-      ChannelGroup connections, AtomicBoolean draining, Channel listener, String transport) {
+      Forwarder forwarder, ChannelGroup connections, AtomicBoolean draining, Channel listener, String transport) {
     this.options = options;
     this.acceptGroup = acceptGroup;
     this.ioGroup = ioGroup;
     this.pool = pool;
+    this.forwarder = forwarder;
     this.connections = connections;
     this.draining = draining;
     this.listener = listener;
@@ -69,6 +74,17 @@ public final class ShaleServer implements AutoCloseable {
    * @throws UncheckedIOException if it cannot listen on the host and port
    */
   public static ShaleServer start(Engine engine, ServerOptions options) {
+    return start(engine, options, null);
+  }
+
+  /**
+   * Starts a node of {@code cluster} on {@code engine}: requests for keys other nodes own are
+   * forwarded to them over the same event loops; it serves once this returns. A null cluster is
+   * a node started without one (it refuses internal requests).
+   *
+   * @throws UncheckedIOException if it cannot listen on the host and port
+   */
+  public static ShaleServer start(Engine engine, ServerOptions options, Cluster cluster) {
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     Class<? extends ServerChannel> channelType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
@@ -79,6 +95,8 @@ public final class ShaleServer implements AutoCloseable {
     ChannelGroup connections = new DefaultChannelGroup("shale-connections", GlobalEventExecutor.INSTANCE);
     AtomicBoolean draining = new AtomicBoolean();
     BodyBudget budget = new BodyBudget(options.inflightBodyBytes());
+    Forwarder forwarder = cluster == null || cluster.topology().isSingle() ? null
+        : new Forwarder(cluster, ioGroup, epoll ? EpollSocketChannel.class : NioSocketChannel.class, options.maxValueSizeBytes());
     ServerBootstrap bootstrap = new ServerBootstrap()
         .group(acceptGroup, ioGroup)
         .channel(channelType)
@@ -86,10 +104,10 @@ public final class ShaleServer implements AutoCloseable {
         .option(ChannelOption.SO_REUSEADDR, true)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(new ServerInitializer(
-            options, new EntityService(engine), pool, budget, connections, draining::get));
+            options, new EntityService(engine), pool, budget, connections, draining::get, cluster, forwarder));
     try {
       Channel listener = bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
-      return new ShaleServer(options, acceptGroup, ioGroup, pool, connections, draining, listener,
+      return new ShaleServer(options, acceptGroup, ioGroup, pool, forwarder, connections, draining, listener,
           epoll ? "epoll" : "nio");
     } catch (Exception e) {
       // syncUninterruptibly() rethrows the socket's checked exception unwrapped, hence Exception.
@@ -137,6 +155,8 @@ public final class ShaleServer implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) return;
     listener.close().syncUninterruptibly();
     drainConnections();
+    // After the drain: forwarded requests still in flight then belong to cut connections.
+    if (forwarder != null) forwarder.close(STOP_STEP_MILLIS);
     stopThreads(acceptGroup, ioGroup, pool);
   }
 

@@ -198,9 +198,11 @@ class EntityApiTest {
   }
 
   @Test
-  void statusIs200WhileServing() {
+  void statusIs200WhileServingAndNamesThePid() {
     HttpResponse<byte[]> response = node.get(node.uri("/v0/status"));
     assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValue("content-type")).hasValue("application/json");
+    assertThat(TestServer.text(response)).contains("\"pid\": " + ProcessHandle.current().pid());
     assertThat(node.method("DELETE", node.uri("/v0/status")).statusCode()).isEqualTo(405);
   }
 

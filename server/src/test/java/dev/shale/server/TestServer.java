@@ -58,6 +58,11 @@ final class TestServer implements AutoCloseable {
     }
   }
 
+  /** A client for a server already started on {@code engine}; closing it closes both. */
+  static TestServer wrap(Engine engine, ShaleServer server) {
+    return new TestServer(engine, server);
+  }
+
   int port() {
     return server.port();
   }

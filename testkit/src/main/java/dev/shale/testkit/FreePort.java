@@ -17,4 +17,14 @@ public final class FreePort {
       throw new UncheckedIOException("no free port on loopback", e);
     }
   }
+
+  /** Whether {@code port} on loopback can be listened on right now. */
+  public static boolean isFree(int port) {
+    try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+      socket.setReuseAddress(true);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
 }

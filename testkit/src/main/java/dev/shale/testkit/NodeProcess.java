@@ -40,6 +40,22 @@ public final class NodeProcess implements AutoCloseable {
    * (e.g. -Xmx256m), {@code serverArgs} after {@code server --port P --data D}.
    */
   public static NodeProcess start(int port, Path dataDir, List<String> jvmOptions, List<String> serverArgs) {
+    List<String> args = new ArrayList<>(List.of(
+        "server", "--host", "127.0.0.1", "--port", Integer.toString(port), "--data", dataDir.toString()));
+    args.addAll(serverArgs);
+    try {
+      Files.createDirectories(dataDir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create " + dataDir, e);
+    }
+    return startCommand(port, dataDir.getParent(), jvmOptions, args);
+  }
+
+  /**
+   * Runs {@code shale <args>} (any command), whose HTTP API is expected on {@code port} (what
+   * {@link #awaitReady} probes); its output goes to a log file in {@code logDir}.
+   */
+  public static NodeProcess startCommand(int port, Path logDir, List<String> jvmOptions, List<String> args) {
     String java = ProcessHandle.current().info().command().orElse("java");
     List<String> command = new ArrayList<>();
     command.add(java);
@@ -49,17 +65,10 @@ public final class NodeProcess implements AutoCloseable {
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add("dev.shale.app.Main");
-    command.add("server");
-    command.add("--host");
-    command.add("127.0.0.1");
-    command.add("--port");
-    command.add(Integer.toString(port));
-    command.add("--data");
-    command.add(dataDir.toString());
-    command.addAll(serverArgs);
+    command.addAll(args);
     try {
-      Files.createDirectories(dataDir);
-      Path log = Files.createTempFile(dataDir.getParent(), "node-" + port + "-", ".log");
+      Files.createDirectories(logDir);
+      Path log = Files.createTempFile(logDir, "node-" + port + "-", ".log");
       Process process = new ProcessBuilder(command)
           .redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
@@ -127,7 +136,8 @@ public final class NodeProcess implements AutoCloseable {
     awaitExit(Duration.ofSeconds(30));
   }
 
-  private int awaitExit(Duration timeout) {
+  /** Waits for the process to exit by itself and returns its status; fails past {@code timeout}. */
+  public int awaitExit(Duration timeout) {
     try {
       if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         throw new AssertionError("node " + pid() + " still running " + timeout.toMillis() + " ms later\n" + log());

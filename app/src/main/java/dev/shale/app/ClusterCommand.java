@@ -1,0 +1,202 @@
+package dev.shale.app;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.lang.System.Logger.Level;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code shale cluster}: a local cluster to try, as child processes of this one, each a
+ * {@code shale server} on this JVM's class path. Stops them all (SIGTERM, then waits) on
+ * SIGTERM or SIGINT.
+ */
+@Command(
+    name = "cluster",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    sortOptions = false,
+    usageHelpWidth = 100,
+    description = {
+      "Starts a local cluster of --nodes nodes on consecutive ports from --base-port, with their",
+      "data under --data (node-0, node-1, ...) and a freshly generated cluster secret in",
+      "--data/cluster.secret (mode 0600). Prints the nodes' URLs; any of them serves any key.",
+      "Ctrl-C (SIGINT) or SIGTERM stops every node gracefully.",
+      ""
+    })
+final class ClusterCommand implements Callable<Integer> {
+  private static final System.Logger LOG = System.getLogger("dev.shale.app.shale");
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+  private static final long STOP_TIMEOUT_MILLIS = 5_000 + ServerCommand.SHUTDOWN_SLACK_MILLIS + 1_000;
+  private static final int SECRET_BYTES = 32;
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--nodes", paramLabel = "<n>", defaultValue = "3",
+      description = "How many nodes (1 to 64). Default: ${DEFAULT-VALUE}.")
+  int nodes;
+
+  @Option(names = "--base-port", paramLabel = "<port>", defaultValue = "8080",
+      description = "Port of node-0; node-i listens on --base-port + i. Default: ${DEFAULT-VALUE}.")
+  int basePort;
+
+  @Option(names = "--host", paramLabel = "<host>", defaultValue = "127.0.0.1",
+      description = "Address every node listens on. Default: ${DEFAULT-VALUE}.")
+  String host;
+
+  @Option(names = "--data", paramLabel = "<dir>", defaultValue = "./cluster-data",
+      description = "Directory of the nodes' stores, logs and secret. Default: ${DEFAULT-VALUE}.")
+  Path data;
+
+  @Option(names = "--node-heap", paramLabel = "<size>", defaultValue = "256m",
+      description = "Java heap of each node (-Xmx); the nodes also get this JVM's -XX: options "
+          + "(the launcher's collector, SHALE_JAVA_OPTS). Default: ${DEFAULT-VALUE}.")
+  String nodeHeap;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    checkOptions();
+    Path secret = writeSecret();
+    List<String> urls = new ArrayList<>();
+    for (int i = 0; i < nodes; i++) urls.add("http://" + host + ":" + (basePort + i));
+    ShutdownSignals signals = ShutdownSignals.install(nodes * STOP_TIMEOUT_MILLIS);
+    List<Process> processes = new ArrayList<>();
+    try {
+      for (int i = 0; i < nodes; i++) processes.add(startNode(i, urls, secret));
+      awaitReady(processes, urls);
+      PrintWriter out = spec.commandLine().getOut();
+      out.println("shale cluster of " + nodes + " nodes serving (Ctrl-C stops it):");
+      for (int i = 0; i < nodes; i++) out.println("  " + urls.get(i) + "  (log " + log(i) + ")");
+      out.flush();
+      String why = signals.awaitStopRequest();
+      LOG.log(Level.INFO, "stopping the cluster on " + why);
+    } finally {
+      stopAll(processes);
+      signals.markStopped();
+    }
+    return 0;
+  }
+
+  private void checkOptions() {
+    if (nodes < 1 || nodes > 64) throw usage("--nodes must be in [1, 64]: " + nodes);
+    if (basePort < 1 || basePort + nodes - 1 > 65535) {
+      throw usage("--base-port " + basePort + " with " + nodes + " nodes leaves [1, 65535]");
+    }
+  }
+
+  private Path writeSecret() {
+    try {
+      Files.createDirectories(data);
+      Path file = data.resolve("cluster.secret");
+      Files.deleteIfExists(file);
+      byte[] random = new byte[SECRET_BYTES];
+      new SecureRandom().nextBytes(random);
+      SecretFile.write(file, HexFormat.of().formatHex(random).getBytes(StandardCharsets.US_ASCII));
+      return file;
+    } catch (IOException e) {
+      throw new StartupException("cannot write the cluster secret under " + data + ": " + e.getMessage(), e);
+    }
+  }
+
+  private Process startNode(int i, List<String> urls, Path secret) {
+    List<String> command = new ArrayList<>(List.of(
+        ProcessHandle.current().info().command().orElse("java"),
+        "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"));
+    command.addAll(inheritedJvmOptions());
+    command.addAll(List.of("-Xmx" + nodeHeap,
+        "-cp", System.getProperty("java.class.path"), Main.class.getName(), "server",
+        "--host", host, "--port", Integer.toString(basePort + i), "--data", data.resolve("node-" + i).toString(),
+        "--cluster", String.join(",", urls), "--cluster-secret-file", secret.toString()));
+    try {
+      return new ProcessBuilder(command)
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(log(i).toFile()))
+          .start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start node-" + i + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The {@code -XX:} options this JVM was started with (the launcher's collector choice,
+   * {@code SHALE_JAVA_OPTS}): the nodes run as this JVM does. Other options, a debugger agent's
+   * port say, could not be shared by several processes.
+   */
+  private static List<String> inheritedJvmOptions() {
+    return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+        .filter(a -> a.startsWith("-XX:"))
+        .toList();
+  }
+
+  private Path log(int i) {
+    return data.resolve("node-" + i + ".log");
+  }
+
+  /** Waits until every node answers /v0/status, or fails naming the node that did not. */
+  private void awaitReady(List<Process> processes, List<String> urls) throws InterruptedException {
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+    for (int i = 0; i < processes.size(); i++) {
+      while (!isReady(http, urls.get(i))) {
+        if (!processes.get(i).isAlive()) {
+          throw new StartupException("node-" + i + " exited with status " + processes.get(i).exitValue()
+              + "; see " + log(i), null);
+        }
+        if (System.nanoTime() - deadline > 0) {
+          throw new StartupException("node-" + i + " did not serve within " + READY_TIMEOUT.toSeconds() + " s; see " + log(i), null);
+        }
+        Thread.sleep(100); // polling a child process: there is nothing to wait on
+      }
+    }
+  }
+
+  private static boolean isReady(HttpClient http, String url) throws InterruptedException {
+    try {
+      HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/v0/status")).timeout(Duration.ofSeconds(1)).build();
+      return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** SIGTERM to every node at once, then waits for each; one that hangs is killed. */
+  private static void stopAll(List<Process> processes) {
+    for (Process p : processes) p.destroy();
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STOP_TIMEOUT_MILLIS);
+    for (Process p : processes) {
+      try {
+        long leftNanos = Math.max(0, deadline - System.nanoTime());
+        if (!p.waitFor(leftNanos, TimeUnit.NANOSECONDS)) {
+          LOG.log(Level.WARNING, "node pid " + p.pid() + " did not stop within " + STOP_TIMEOUT_MILLIS + " ms; killing it");
+          p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        }
+      } catch (InterruptedException e) {
+        p.destroyForcibly();
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private ParameterException usage(String message) {
+    return new ParameterException(spec.commandLine(), message);
+  }
+}

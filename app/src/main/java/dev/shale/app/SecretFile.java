@@ -1,0 +1,51 @@
+package dev.shale.app;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.function.Function;
+
+/** Reads and writes the cluster secret file: the secret's bytes, without trailing white space. */
+final class SecretFile {
+  private static final System.Logger LOG = System.getLogger("dev.shale.app.shale");
+  private static final Set<PosixFilePermission> OWNER_ONLY = EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
+
+  private SecretFile() {}
+
+  /** The secret in {@code file}; a file that cannot be read is {@code error}'s exception. */
+  static byte[] read(Path file, Function<String, ? extends RuntimeException> error) {
+    byte[] bytes;
+    try {
+      bytes = Files.readAllBytes(file);
+      warnIfShared(file);
+    } catch (IOException e) {
+      throw error.apply("cannot read the cluster secret file " + file + ": " + e);
+    }
+    int end = bytes.length;
+    while (end > 0 && Character.isWhitespace(bytes[end - 1])) end--;
+    return Arrays.copyOf(bytes, end);
+  }
+
+  /** Writes {@code secret} to a new file {@code file} that only its owner may read (0600). */
+  static void write(Path file, byte[] secret) throws IOException {
+    Files.createFile(file, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+    Files.write(file, secret);
+  }
+
+  private static void warnIfShared(Path file) throws IOException {
+    try {
+      Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(file);
+      if (!OWNER_ONLY.containsAll(permissions)) {
+        LOG.log(System.Logger.Level.WARNING, "the cluster secret file " + file + " is readable by others ("
+            + PosixFilePermissions.toString(permissions) + "); chmod 600 it");
+      }
+    } catch (UnsupportedOperationException e) {
+      // Not a POSIX file system: nothing to check.
+    }
+  }
+}

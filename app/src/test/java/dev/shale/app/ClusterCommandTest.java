@@ -1,0 +1,72 @@
+package dev.shale.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shale.testkit.Await;
+import dev.shale.testkit.EntityClient;
+import dev.shale.testkit.FreePort;
+import dev.shale.testkit.NodeProcess;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code shale cluster}: three nodes that serve, a private secret, and a clean stop on SIGTERM. */
+class ClusterCommandTest {
+
+  @Test
+  void startsServesAndStopsALocalCluster(@TempDir Path tmp) throws Exception {
+    int base = freeRunOfThree();
+    Path data = tmp.resolve("cluster");
+    try (NodeProcess launcher = NodeProcess.startCommand(base + 2, tmp, List.of("-Xmx64m"),
+        List.of("cluster", "--nodes", "3", "--base-port", Integer.toString(base), "--data", data.toString(),
+            "--node-heap", "128m"))) {
+      launcher.awaitReady(Duration.ofSeconds(120));
+      Await.until("the cluster to print its URLs", Duration.ofSeconds(60),
+          () -> launcher.log().contains("shale cluster of 3 nodes serving"));
+      assertThat(launcher.log()).contains("http://127.0.0.1:" + base, "http://127.0.0.1:" + (base + 1));
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(data.resolve("cluster.secret"))))
+          .isEqualTo("rw-------");
+
+      byte[] value = "through node 0".getBytes(StandardCharsets.UTF_8);
+      for (int i = 0; i < 20; i++) {
+        assertThat(new EntityClient("http://127.0.0.1:" + base).put("id" + i, value).status()).isEqualTo(201);
+      }
+      for (int i = 0; i < 20; i++) {
+        EntityClient.Reply reply = new EntityClient("http://127.0.0.1:" + (base + 1 + i % 2)).get("id" + i);
+        assertThat(reply.status()).isEqualTo(200);
+        assertThat(reply.body()).isEqualTo(value);
+      }
+
+      assertThat(launcher.terminate(Duration.ofSeconds(60))).as("exit status after SIGTERM").isZero();
+      for (int i = 0; i < 3; i++) {
+        EntityClient node = new EntityClient("http://127.0.0.1:" + (base + i));
+        assertThat(refuses(node)).as("node %d stopped with the launcher", i).isTrue();
+        assertThat(Files.readString(data.resolve("node-" + i + ".log"))).contains("shutdown complete");
+      }
+    }
+  }
+
+  private static boolean refuses(EntityClient node) {
+    try {
+      node.get("x");
+      return false;
+    } catch (IOException e) {
+      return true;
+    }
+  }
+
+  /** A port p with p, p+1 and p+2 free right now. */
+  private static int freeRunOfThree() {
+    for (int attempt = 0; attempt < 50; attempt++) {
+      int p = FreePort.find();
+      if (p + 2 <= 65535 && FreePort.isFree(p + 1) && FreePort.isFree(p + 2)) return p;
+    }
+    throw new AssertionError("no run of three free ports found");
+  }
+}

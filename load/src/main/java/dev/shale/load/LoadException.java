@@ -1,0 +1,12 @@
+package dev.shale.load;
+
+/** A run that could not be made (the node is unreachable, the attach failed...): a one-line reason. */
+public final class LoadException extends Exception {
+  public LoadException(String message) {
+    super(message);
+  }
+
+  public LoadException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

@@ -1,0 +1,185 @@
+package dev.shale.load;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code shale report}: the standard scenarios, each one's stable rate found by {@link
+ * KneeSearch}, the node profiled at that rate, the nginx ceiling beside them, all written into
+ * one Markdown report with its plots and flame graphs.
+ */
+@Command(
+    name = "report",
+    mixinStandardHelpOptions = true,
+    usageHelpWidth = 100,
+    description = {
+      "Runs the standard scenarios against a node (PUT 100 B and 1 KB, 1 and 64 connections; GET of",
+      "existing keys uniform and Zipfian, GET of absent keys, after filling --keys), finds each one's",
+      "stable rate, profiles the node there, measures nginx's fixed reply as the plain-HTTP ceiling",
+      "(bench/nginx/fixed-reply.conf; run from the repository's root), and writes report.md with plots.",
+      "Long: each rate tried runs its warmup and measured interval. --quick shortens them for a smoke run."
+    })
+public final class ReportCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(names = "--url", required = true, description = "The node, e.g. http://127.0.0.1:8080.")
+  String url;
+
+  @Option(names = "--out", required = true, description = "Directory of the report (e.g. docs/perf/report-2026-11-22).")
+  Path out;
+
+  @Option(names = "--quick", description = "Smoke run: 3 s measured, 1 s warmup, coarse search, small store.")
+  boolean quick;
+
+  @Option(names = "--keys", description = "Keys filled for the GET scenarios. Default: 1000000 (--quick: 20000).")
+  Long keys;
+
+  @Option(names = "--profile", defaultValue = "cpu,alloc,lock",
+      description = "Events profiled at each stable rate (empty: none). Default: ${DEFAULT-VALUE}.")
+  String profile;
+
+  @Option(names = "--no-nginx", description = "Skip the nginx ceiling.")
+  boolean noNginx;
+
+  @Option(names = "--threads", defaultValue = "1", description = "Generator event-loop threads. Default: ${DEFAULT-VALUE}.")
+  int threads;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter log = spec.commandLine().getOut();
+    List<ProfileEvent> events = profile.isBlank() ? List.of() : parseEvents();
+    Settings s = quick ? Settings.QUICK : Settings.FULL;
+    long keyCount = keys != null ? keys : s.keys;
+    Path flameDir = out.resolve("flame");
+    Files.createDirectories(out);
+    Environment env = Environment.here();
+    LoadSpec base = base(s, keyCount);
+
+    List<Outcome> outcomes = new ArrayList<>();
+    for (Scenario scenario : putScenarios()) outcomes.add(measure(scenario, base, s, events, flameDir, log));
+    log.printf(Locale.ROOT, "filling %d keys for the GET scenarios%n", keyCount);
+    Fill.run(base.withWorkload(Workload.PUT, 16, 100), log);
+    for (Scenario scenario : getScenarios()) outcomes.add(measure(scenario, base, s, events, flameDir, log));
+
+    List<Outcome> ceiling = noNginx ? List.of() : nginxCeiling(base, s, log);
+    ReportWriter.write(out, env, s.describe(), base, outcomes, ceiling, events, quick);
+    log.println("report: " + out.resolve("report.md"));
+    return 0;
+  }
+
+  private List<ProfileEvent> parseEvents() {
+    try {
+      return ProfileEvent.parseList(profile);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "--profile: " + e.getMessage());
+    }
+  }
+
+  private LoadSpec base(Settings s, long keyCount) {
+    try {
+      java.net.URI uri = java.net.URI.create(url);
+      if (!"http".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 0) {
+        throw new IllegalArgumentException("--url '" + url + "' must be http://host:port");
+      }
+      return new LoadSpec(uri, Workload.PUT, s.start, 1, threads, s.duration, s.warmup, 100, keyCount,
+          LoadSpec.KeyDistribution.UNIFORM, LoadSpec.KeyOrder.SEQUENTIAL, Duration.ofSeconds(10),
+          new java.util.SplittableRandom().nextLong());
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+  }
+
+  static List<Scenario> putScenarios() {
+    List<Scenario> list = new ArrayList<>();
+    for (int size : new int[] {100, 1024}) {
+      for (int c : new int[] {1, 64}) {
+        list.add(new Scenario("PUT " + size + " B, " + c + " conn", Workload.PUT, c, size, LoadSpec.KeyDistribution.UNIFORM));
+      }
+    }
+    return list;
+  }
+
+  static List<Scenario> getScenarios() {
+    return List.of(
+        new Scenario("GET uniform, 1 conn", Workload.GET, 1, 100, LoadSpec.KeyDistribution.UNIFORM),
+        new Scenario("GET uniform, 64 conn", Workload.GET, 64, 100, LoadSpec.KeyDistribution.UNIFORM),
+        new Scenario("GET Zipfian, 64 conn", Workload.GET, 64, 100, LoadSpec.KeyDistribution.ZIPF),
+        new Scenario("GET absent, 64 conn", Workload.GET_ABSENT, 64, 100, LoadSpec.KeyDistribution.UNIFORM));
+  }
+
+  /** A scenario's search and, at its stable rate, the profiles. */
+  record Outcome(Scenario scenario, KneeSearch.Knee knee, Map<String, Path> flameGraphs, List<String> notes) {
+    Histogram atStableRate() {
+      return knee.trials().stream().filter(t -> t.stable() && t.target() == knee.stableRate())
+          .map(t -> t.result().latencyMicros()).findFirst().orElse(null);
+    }
+  }
+
+  private Outcome measure(Scenario scenario, LoadSpec base, Settings s, List<ProfileEvent> events, Path flameDir,
+      PrintWriter log) throws Exception {
+    LoadSpec spec = new LoadSpec(base.url(), scenario.workload(), s.start, scenario.connections(),
+        Math.min(threads, scenario.connections()), s.duration, s.warmup, scenario.valueSizeBytes(), base.keys(),
+        scenario.distribution(), LoadSpec.KeyOrder.SEQUENTIAL, base.timeout(), base.seed());
+    log.printf(Locale.ROOT, "%n== %s: searching the stable rate%n%s%n", scenario.name(), KneeTable.HEADER);
+    KneeSearch.Knee knee = new KneeSearch(StableRate.DEFAULT, s.precision, s.bisections)
+        .search(rate -> LoadRun.run(spec.withRate(rate), MeasurementListener.NONE), s.start, s.max, log);
+    Map<String, Path> flames = new LinkedHashMap<>();
+    List<String> notes = new ArrayList<>();
+    if (knee.stableRate() > 0) {
+      for (ProfileEvent event : events) {
+        Path html = flameDir.resolve(scenario.id() + "-" + event.eventName() + ".html");
+        NodeProfiler profiler = new NodeProfiler(NodeStatus.pid(base.url()), event, html, log);
+        Files.createDirectories(flameDir);
+        LoadRun.run(spec.withRate(knee.stableRate()), profiler);
+        if (profiler.startedEvent() != null && profiler.failure() == null) flames.put(profiler.startedEvent(), html);
+        else notes.add(event.eventName() + " profile failed: " + (profiler.failure() == null ? "?" : profiler.failure().getMessage()));
+        if ("itimer".equals(profiler.startedEvent())) notes.add("perf events not allowed: the CPU profile used itimer");
+      }
+    }
+    return new Outcome(scenario, knee, flames, notes);
+  }
+
+  private List<Outcome> nginxCeiling(LoadSpec base, Settings s, PrintWriter log) throws Exception {
+    try (Nginx nginx = Nginx.startIfNeeded(log)) {
+      if (nginx == null) return List.of();
+      List<Outcome> outcomes = new ArrayList<>();
+      for (int c : new int[] {1, 64}) {
+        Scenario scenario = new Scenario("nginx fixed reply, " + c + " conn", Workload.GET_ABSENT, c, 0,
+            LoadSpec.KeyDistribution.UNIFORM);
+        LoadSpec spec = new LoadSpec(Nginx.URL, Workload.GET_ABSENT, s.start, c, Math.min(threads, c), s.duration,
+            s.warmup, 0, 1, LoadSpec.KeyDistribution.UNIFORM, LoadSpec.KeyOrder.SEQUENTIAL, base.timeout(), base.seed());
+        log.printf(Locale.ROOT, "%n== %s: searching the stable rate%n%s%n", scenario.name(), KneeTable.HEADER);
+        KneeSearch.Knee knee = new KneeSearch(StableRate.DEFAULT, s.precision, s.bisections)
+            .search(rate -> LoadRun.run(spec.withRate(rate), MeasurementListener.NONE), s.start, s.max, log);
+        outcomes.add(new Outcome(scenario, knee, Map.of(), List.of()));
+      }
+      return outcomes;
+    }
+  }
+
+  /** Durations and search bounds of a full or a quick report. */
+  record Settings(Duration duration, Duration warmup, double start, double max, double precision, int bisections, long keys) {
+    static final Settings FULL = new Settings(Duration.ofSeconds(30), Duration.ofSeconds(15), 1000, 1_000_000, 0.05, 5, 1_000_000);
+    static final Settings QUICK = new Settings(Duration.ofSeconds(3), Duration.ofSeconds(1), 1000, 1_000_000, 0.25, 2, 20_000);
+
+    String describe() {
+      return String.format(Locale.ROOT, "each rate: %d s warmup (not recorded), then %d s measured; ramp from %.0f req/s "
+          + "doubling, then bisection to within %.0f%% (at most %d steps)", warmup.toSeconds(), duration.toSeconds(),
+          start, precision * 100, bisections);
+    }
+  }
+}

@@ -1,0 +1,165 @@
+package dev.shale.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shale.testkit.Await;
+import dev.shale.testkit.FreePort;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The generator's model against real servers on loopback: latency from the intended send time,
+ * the achieved rate, a stalled server showing in the tail, wrk2's output lines.
+ */
+class LoadModelTest {
+  @TempDir Path dir;
+
+  static LoadSpec spec(int port, double rate, int connections, Duration duration, Duration warmup) {
+    return new LoadSpec(URI.create("http://127.0.0.1:" + port), Workload.GET, rate, connections, 1, duration, warmup,
+        100, 1000, LoadSpec.KeyDistribution.UNIFORM, LoadSpec.KeyOrder.SEQUENTIAL, Duration.ofSeconds(10), 42);
+  }
+
+  @Test
+  void aServerAnsweringIn2MillisecondsIsMeasuredAt2MillisecondsAndKeepsTheRate() throws Exception {
+    try (DelayServer server = DelayServer.start(2_000, 0)) {
+      LoadResult r = LoadRun.run(spec(server.port(), 200, 2, Duration.ofSeconds(3), Duration.ofSeconds(2)),
+          MeasurementListener.NONE);
+
+      // No answer comes before 2 ms, so p50 cannot be below it; above, the band is wide on purpose:
+      // on a shared 2-core machine a starved thread adds tens of milliseconds now and then.
+      assertThat(r.percentileMicros(50)).isBetween(1_990L, 25_000L);
+      assertThat(r.achievedRate()).isCloseTo(200, org.assertj.core.data.Percentage.withPercentage(2));
+      assertThat(r.socketErrors().total()).isZero();
+      assertThat(r.statuses()).isEqualTo(Map.of(200, r.latencyMicros().getTotalCount()));
+      // 3 s at 200/s, the warmup left out (give or take the answers crossing the interval's edges).
+      assertThat(r.latencyMicros().getTotalCount()).isBetween(590L, 610L);
+    }
+  }
+
+  @Test
+  void aServerPausedForOneSecondShowsThePauseInTheTail() throws Exception {
+    int port = FreePort.find();
+    Process server = startServerProcess(port);
+    try {
+      awaitListening(port, server);
+      LoadResult r = LoadRun.run(spec(port, 200, 2, Duration.ofSeconds(4), Duration.ofSeconds(1)), new MeasurementListener() {
+        @Override
+        public void measurementStarted() {
+          Thread.ofPlatform().daemon().start(() -> pauseFor(server, Duration.ofSeconds(1)));
+        }
+      });
+
+      // Requests due during the pause waited up to 1 s: about 200 of them queue behind it.
+      assertThat(r.latencyMicros().getMaxValue()).isGreaterThanOrEqualTo(950_000L);
+      assertThat(r.percentileMicros(99)).isGreaterThanOrEqualTo(900_000L);
+      // The ~100 requests due in the pause's first half all waited at least 500 ms; a closed
+      // loop would have sent (and recorded) only one per connection.
+      assertThat(r.latencyMicros().getCountBetweenValues(500_000L, Recorder.HIGHEST_MICROS)).isGreaterThanOrEqualTo(50L);
+      assertThat(r.socketErrors().total()).isZero();
+    } finally {
+      server.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void theOutputHasWrk2sLines() throws Exception {
+    try (DelayServer server = DelayServer.start(500, 0)) {
+      LoadResult r = LoadRun.run(spec(server.port(), 200, 2, Duration.ofSeconds(1), Duration.ZERO), MeasurementListener.NONE);
+      String text = Wrk2Format.format(r);
+
+      Pattern percentile = Pattern.compile("^ ?(\\d{2,3}\\.\\d{3})%\\s+(\\d+\\.\\d{2})(us|ms|s|m|h)\\s*$", Pattern.MULTILINE);
+      List<String> seen = new ArrayList<>();
+      Matcher m = percentile.matcher(text);
+      while (m.find()) seen.add(m.group(1));
+      assertThat(seen).containsExactly("50.000", "75.000", "90.000", "99.000", "99.900", "99.990", "99.999", "100.000");
+      assertThat(text).containsPattern("(?m)^Requests/sec:\\s+\\d+\\.\\d{2}$");
+      assertThat(text).contains("  Latency Distribution (HdrHistogram - Recorded Latency)", "  Detailed Percentile spectrum:",
+          "  Thread Stats   Avg      Stdev     Max   +/- Stdev", "#[Mean    =");
+      assertThat(JsonSummary.of(r)).contains("\"p99_9_us\": ", "\"status_counts\": {\"200\": ");
+    }
+  }
+
+  @Test
+  void wrkUnitsAreFormattedAsWrkPrintsThem() {
+    assertThat(Wrk2Format.units(1_100, Wrk2Format.TIME, 10)).isEqualTo("    1.10ms");
+    assertThat(Wrk2Format.units(750, Wrk2Format.TIME, 10)).isEqualTo("  750.00us");
+    assertThat(Wrk2Format.units(1_500_000, Wrk2Format.TIME, 10)).isEqualTo("    1.50s ");
+    assertThat(Wrk2Format.units(90_000_000, Wrk2Format.TIME, 10)).isEqualTo("    1.50m ");
+  }
+
+  @Test
+  void kneeOfAServerWithAKnownCapacityIsFoundInItsRegion() throws Exception {
+    double capacity = 1_000;
+    try (DelayServer server = DelayServer.start(0, capacity)) {
+      LoadSpec base = spec(server.port(), 1, 8, Duration.ofSeconds(2), Duration.ofMillis(500));
+      // p99 bound 500 ms, not 10 ms: on a shared 2-core machine a starved thread alone makes tails
+      // of 100-300 ms at any rate. Above the capacity the achieved rate falls short, whatever the tail.
+      StableRate loose = new StableRate(0.99, Duration.ofMillis(500));
+      KneeSearch.Knee knee = new KneeSearch(loose, 0.2, 3)
+          .search(rate -> LoadRun.run(base.withRate(rate), MeasurementListener.NONE), 125, 64_000,
+              new java.io.PrintWriter(System.out, true));
+
+      // Loose below (a stall of the shared machine can fail one trial), strict above: no rate past
+      // the capacity can be stable, the server cannot answer it.
+      assertThat(knee.stableRate()).isBetween(0.2 * capacity, 1.05 * capacity);
+      assertThat(knee.trials()).as("rates tried").anyMatch(t -> !t.stable());
+      Path plot = dir.resolve("knee.png");
+      Plots.latencyVsRate("knee", knee.trials(), Duration.ofMillis(10), plot);
+      assertThat(plot).isNotEmptyFile();
+    }
+  }
+
+  private static Process startServerProcess(int port) throws IOException {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    return new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), DelayServer.class.getName(),
+        Integer.toString(port), "1000")
+        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+  }
+
+  private static void awaitListening(int port, Process server) {
+    Await.until("test server on port " + port, Duration.ofSeconds(60), () -> {
+      assertThat(server.isAlive()).as("test server process").isTrue();
+      try (Socket s = new Socket()) {
+        s.connect(new InetSocketAddress("127.0.0.1", port), 1_000);
+        return true;
+      } catch (IOException e) {
+        return false;
+      }
+    });
+  }
+
+  /** SIGSTOP, one second, SIGCONT: the server is frozen, its connections stay open. */
+  private static void pauseFor(Process server, Duration pause) {
+    signal(server, "STOP");
+    try {
+      Thread.sleep(pause); // the length of the pause under test, not a wait for a condition
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      signal(server, "CONT");
+    }
+  }
+
+  private static void signal(Process process, String signal) {
+    try {
+      int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start().waitFor();
+      assertThat(exit).as("kill -%s", signal).isZero();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

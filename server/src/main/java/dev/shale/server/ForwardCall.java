@@ -1,0 +1,84 @@
+package dev.shale.server;
+
+import io.netty.channel.Channel;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
+
+/**
+ * One request on its way to a peer. Its promise completes exactly once, with the peer's answer
+ * or a {@link ForwardFailure}, whichever comes first: the answer, a failure to connect, the
+ * connection closing, or the timeout. The promise's listeners run on the event loop of the
+ * client's connection.
+ *
+ * <p>Thread safe: the promise arbitrates between the threads that may finish the call (the
+ * connection pool's, the peer connection's and the client connection's event loops).
+ */
+final class ForwardCall {
+  private final FullHttpRequest request;
+  private final Promise<FullHttpResponse> promise;
+  private final String peer;
+  // Set once the request is written; read by the timeout on another thread.
+  private volatile Channel channel;
+  private volatile ScheduledFuture<?> timeout;
+
+  ForwardCall(FullHttpRequest request, Promise<FullHttpResponse> promise, String peer) {
+    this.request = request;
+    this.promise = promise;
+    this.peer = peer;
+  }
+
+  Promise<FullHttpResponse> promise() {
+    return promise;
+  }
+
+  String peer() {
+    return peer;
+  }
+
+  boolean isDone() {
+    return promise.isDone();
+  }
+
+  void setTimeout(ScheduledFuture<?> timeout) {
+    this.timeout = timeout;
+  }
+
+  /** Takes the request to write on {@code channel}; null if the call is already over. */
+  FullHttpRequest takeRequest(Channel channel) {
+    this.channel = channel;
+    return isDone() ? null : request.retain();
+  }
+
+  /** Whether the request went out on a connection (then a timeout's outcome is unknown). */
+  boolean wasSent() {
+    return channel != null;
+  }
+
+  /** Completes with the peer's answer; false (and the answer released) if the call was already over. */
+  boolean succeed(FullHttpResponse response) {
+    if (promise.trySuccess(response)) {
+      finished();
+      return true;
+    }
+    ReferenceCountUtil.release(response);
+    return false;
+  }
+
+  /** Completes with a failure, if not already over; closes the connection it was sent on. */
+  void fail(ForwardFailure failure) {
+    if (!promise.tryFailure(failure)) return;
+    finished();
+    Channel sentOn = channel;
+    // A late answer on that connection would be taken for the next request's: drop the connection.
+    if (sentOn != null) sentOn.close();
+  }
+
+  private void finished() {
+    ScheduledFuture<?> t = timeout;
+    if (t != null) t.cancel(false);
+    ReferenceCountUtil.release(request);
+  }
+}

@@ -1,0 +1,93 @@
+package dev.shale.server;
+
+import dev.shale.cluster.Cluster;
+import dev.shale.cluster.InternalAuth;
+import dev.shale.cluster.NodeAddress;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Forwards entity requests to the node that owns their key, asynchronously: the request goes
+ * out on a pooled connection of the event loops, and the answer comes back as a future
+ * completed on the event loop of the client's connection. No thread waits for a peer.
+ *
+ * <p>Every forwarded request is marked internal ({@link InternalAuth#HEADER}), signed with the
+ * cluster secret, so the owner serves it locally. It ends within {@code forwardTimeoutMillis}:
+ * with the owner's answer, or a {@link ForwardFailure} (503 if it was not sent, 504 if it was).
+ *
+ * <p>Thread safe.
+ */
+final class Forwarder {
+  private final Cluster cluster;
+  private final String fingerprint;
+  private final Map<NodeAddress, PeerClient> peers = new HashMap<>(); // fixed after construction
+
+  Forwarder(Cluster cluster, EventLoopGroup ioGroup, Class<? extends Channel> channelType, int maxAnswerBytes) {
+    this.cluster = cluster;
+    this.fingerprint = cluster.topology().fingerprint();
+    Bootstrap bootstrap = new Bootstrap()
+        .group(ioGroup)
+        .channel(channelType)
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.SO_KEEPALIVE, true)
+        // A connection attempt never outlasts the request it is for.
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(cluster.forwardTimeoutMillis(), Integer.MAX_VALUE));
+    for (NodeAddress peer : cluster.topology().peers()) {
+      peers.put(peer, new PeerClient(peer, bootstrap, cluster.maxConnectionsPerPeer(), cluster.maxPendingPerPeer(), maxAnswerBytes));
+    }
+  }
+
+  /**
+   * Sends {@code method target} (origin form) with {@code body} to {@code owner}; the future
+   * completes on {@code loop} with the owner's answer (which the listener must release) or a
+   * {@link ForwardFailure}.
+   */
+  Future<FullHttpResponse> forward(EventExecutor loop, NodeAddress owner, HttpMethod method, String target, byte[] body) {
+    PeerClient peer = peers.get(owner);
+    Promise<FullHttpResponse> promise = loop.newPromise();
+    if (peer == null) {
+      return promise.setFailure(ForwardFailure.unavailable(owner + " is not a peer of this node"));
+    }
+    ForwardCall call = new ForwardCall(request(owner, method, target, body), promise, owner.toString());
+    long timeoutMillis = cluster.forwardTimeoutMillis();
+    call.setTimeout(loop.schedule(() -> call.fail(call.wasSent()
+        ? ForwardFailure.timedOut(owner + " did not answer within " + timeoutMillis + " ms")
+        : ForwardFailure.unavailable("no connection to " + owner + " within " + timeoutMillis + " ms")),
+        timeoutMillis, TimeUnit.MILLISECONDS));
+    peer.send(call);
+    return promise;
+  }
+
+  private FullHttpRequest request(NodeAddress owner, HttpMethod method, String target, byte[] body) {
+    FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, target, Unpooled.wrappedBuffer(body));
+    HttpHeaders headers = request.headers();
+    headers.set(HttpHeaderNames.HOST, owner.id());
+    headers.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+    headers.set(InternalAuth.HEADER, cluster.auth().sign(method.name(), target, System.currentTimeMillis()));
+    headers.set(InternalAuth.CLUSTER_HEADER, fingerprint);
+    return request;
+  }
+
+  /** Closes the connections to every peer. */
+  void close(long timeoutMillis) {
+    List<Future<Void>> closing = peers.values().stream().map(PeerClient::closeAsync).toList();
+    for (Future<Void> f : closing) f.awaitUninterruptibly(timeoutMillis);
+  }
+}
