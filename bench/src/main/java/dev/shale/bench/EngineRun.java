@@ -27,6 +27,9 @@ final class EngineRun {
   private final Workloads workloads;
   private final Path directory;
   private final PrintWriter out;
+  /** The most operations of the warm-up: a few seconds at most, even on a busy machine. */
+  static final long WARMUP_OPS = 100_000;
+
   private BenchStore store;
   private boolean loaded;
   private boolean settingsPrinted;
@@ -48,6 +51,7 @@ final class EngineRun {
 
   List<WorkloadResult> run() {
     List<WorkloadResult> results = new ArrayList<>();
+    warmUp();
     try {
       for (Workload workload : config.workloads()) {
         WorkloadResult result = runOne(workload);
@@ -58,6 +62,28 @@ final class EngineRun {
       closeStore();
     }
     return results;
+  }
+
+  /**
+   * Untimed puts and gets on a scratch store, deleted afterwards, so that the JIT has compiled
+   * this engine's paths (and the harness's) before anything is measured: otherwise the engine
+   * that runs first would pay for the warm-up in its first workload.
+   */
+  private void warmUp() {
+    long ops = Math.min(config.keys(), WARMUP_OPS);
+    Path scratch = directory.resolveSibling(directory.getFileName() + "-warmup");
+    out.println("  " + engineName + ": warming up (" + ops + " untimed puts and gets on a scratch store)");
+    try {
+      createDirectory(scratch);
+      try (BenchStore warm = opener.apply(scratch)) {
+        workloads.warmUp(warm, ops);
+      }
+    } catch (RuntimeException e) {
+      // A store that cannot even warm up fails again, and is reported, in the workloads.
+      out.println("  " + engineName + ": warm-up failed: " + e);
+    } finally {
+      deleteDirectory(scratch);
+    }
   }
 
   private WorkloadResult runOne(Workload workload) {

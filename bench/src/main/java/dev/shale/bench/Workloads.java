@@ -31,6 +31,12 @@ final class Workloads {
     return KeyFormat.KEY_BYTES + values.valueSizeBytes();
   }
 
+  /** {@code ops} puts of keys 0..ops-1 in order, then {@code ops} gets of them. */
+  void warmUp(BenchStore store, long ops) {
+    loop.run(ops, puts(store, (i, random) -> i));
+    loop.run(ops, gets(store, (i, random) -> KeyFormat.key(random.nextLong(ops))));
+  }
+
   Measured fillSequential(BenchStore store) {
     return loop.run(config.keys(), puts(store, (i, random) -> i));
   }
