@@ -18,7 +18,7 @@ import picocli.CommandLine.Spec;
     usageHelpWidth = 100,
     description = {"Shale: a key-value store with an HTTP API on its own LSM-tree storage engine.", ""},
     subcommands = {ServerCommand.class, ClusterCommand.class, LoadCommand.class, KneeCommand.class, ReportCommand.class,
-        HelpCommand.class},
+        BenchCommand.class, HelpCommand.class},
     footer = {
       "",
       "Run 'shale <command> --help' for a command's options.",

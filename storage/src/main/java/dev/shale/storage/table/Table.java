@@ -114,6 +114,15 @@ public final class Table implements AutoCloseable {
     return footer.entryCount();
   }
 
+  /**
+   * False if {@code key} is certainly not in this table, as its Bloom filter says; true when it
+   * may be (or the table has no filter). The first step of {@link #get}, exposed for the
+   * microbenchmarks of the filter probe.
+   */
+  public boolean mayContain(byte[] key) {
+    return filter == null || filter.mightContain(Murmur3.hash128(key, BloomFilter.SEED));
+  }
+
   public long minVersion() {
     return footer.minVersion();
   }

@@ -1,0 +1,124 @@
+package dev.shale.app;
+
+import dev.shale.bench.EngineBench;
+import dev.shale.bench.EngineBenchConfig;
+import dev.shale.bench.EngineChoice;
+import dev.shale.bench.Workload;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code shale bench engine}: Shale's engine next to RocksDB, in one run (db_bench style). */
+@Command(
+    name = "engine",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    sortOptions = false,
+    usageHelpWidth = 100,
+    description = {
+      "Runs the same workloads against Shale's storage engine and against RocksDB (rocksdbjni),",
+      "in this JVM, one engine after the other, each in a fresh directory under --dir, with the",
+      "same keys (16-byte zero-padded decimal), values (random, incompressible), threads and",
+      "durability (written to the OS on every write: survives kill -9, not a power loss).",
+      "Prints ops/s, p50/p99/p99.9 latency, write amplification and space per workload and",
+      "engine, and the ratio shale/rocksdb. Exit status 1 if a workload failed (unsupported",
+      "ones are reported and do not count), 2 for a usage error.",
+      ""
+    },
+    footer = {
+      "",
+      "Workloads (run in the order given; fillseq and fillrandom start from an empty store):",
+      "  fillseq       n puts in key order            fillrandom  n puts, every key once, random order",
+      "  overwrite     n puts of random keys          readrandom  gets of random existing keys",
+      "  readmissing   gets of absent keys            readcompacted  full compaction, then readrandom",
+      "  seekrandom    seek a random key, next 100    deleterandom   n deletes of random keys",
+      "  scanall       one full scan (after deleterandom: the scan skips the tombstones)",
+      "Sizes are bytes, optionally with k, m or g (KiB, MiB, GiB)."
+    })
+final class BenchEngineCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(names = "--engine", paramLabel = "shale|rocksdb|both", required = true,
+      description = "Which engines to measure.")
+  String engine;
+
+  @Option(names = "--keys", paramLabel = "<n>", required = true,
+      description = "Size of the key space: each fill writes n keys.")
+  long keys;
+
+  @Option(names = "--value-size", paramLabel = "<bytes>", required = true,
+      converter = ByteSizeConverter.class,
+      description = "Size of every value (at most 16m).")
+  long valueSizeBytes;
+
+  @Option(names = "--workloads", paramLabel = "<a,b,...>", split = ",",
+      description = "Workloads to run, in order. Default: all, in the order listed below.")
+  List<String> workloads;
+
+  @Option(names = "--json", paramLabel = "<file>",
+      description = "Also write the results to this file: a JSON array, one object per engine "
+          + "and workload (engine, workload, status, ops_per_sec, p50_us, p99_us, p999_us, ...).")
+  Path json;
+
+  @Option(names = "--dir", paramLabel = "<dir>", defaultValue = "./bench-data",
+      description = "Each run makes a fresh directory in here, and one per engine in that; "
+          + "deleted at the end unless --keep-data. Default: ${DEFAULT-VALUE}.")
+  Path dir;
+
+  @Option(names = "--threads", paramLabel = "<n>", defaultValue = "1",
+      description = "Threads issuing operations at once. Default: ${DEFAULT-VALUE}.")
+  int threads;
+
+  @Option(names = "--reads", paramLabel = "<n>",
+      description = "Operations of each read workload. Default: --keys.")
+  Long reads;
+
+  @Option(names = "--seeks", paramLabel = "<n>",
+      description = "Seeks of seekrandom (each reads 100 records). Default: --keys / 10.")
+  Long seeks;
+
+  @Option(names = "--seed", paramLabel = "<n>", defaultValue = "1",
+      description = "Seed of the random keys and values. Default: ${DEFAULT-VALUE}.")
+  long seed;
+
+  @Option(names = "--keep-data", description = "Leave the stores on disk after the run.")
+  boolean keepData;
+
+  @Override
+  public Integer call() throws IOException {
+    EngineBenchConfig config = config();
+    PrintWriter out = spec.commandLine().getOut();
+    return EngineBench.run(config, out) ? 0 : Main.FAILED;
+  }
+
+  /** The run's settings, or a usage error naming the bad option. */
+  EngineBenchConfig config() {
+    try {
+      if (valueSizeBytes > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(
+            "--value-size must be at most " + EngineBenchConfig.MAX_VALUE_SIZE_BYTES + " bytes: " + valueSizeBytes);
+      }
+      return new EngineBenchConfig(EngineChoice.named(engine), keys, (int) valueSizeBytes,
+          workloadList(), reads != null ? reads : EngineBenchConfig.defaultReads(keys),
+          seeks != null ? seeks : EngineBenchConfig.defaultSeeks(keys), threads, dir, json, seed,
+          keepData);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+  }
+
+  private List<Workload> workloadList() {
+    if (workloads == null) return Workload.ALL;
+    List<Workload> list = new ArrayList<>();
+    for (String name : workloads) list.add(Workload.named(name));
+    return list;
+  }
+}

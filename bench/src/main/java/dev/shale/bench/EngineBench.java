@@ -1,0 +1,77 @@
+package dev.shale.bench;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The engine benchmark, in the spirit of RocksDB's db_bench: the same workloads, key format,
+ * value size, durability and threads against Shale's engine and against RocksDB, one engine
+ * after the other in this JVM, each in a fresh directory on the same disk.
+ */
+public final class EngineBench {
+  private EngineBench() {}
+
+  /**
+   * Runs the benchmark, printing to {@code out}. Returns true when every workload ran or was
+   * reported unsupported, false when one failed (the report says which and why).
+   *
+   * @throws IOException if the run's directory or the JSON file cannot be written
+   */
+  public static boolean run(EngineBenchConfig config, PrintWriter out) throws IOException {
+    Files.createDirectories(config.directory());
+    Path runDirectory = Files.createTempDirectory(config.directory(), "run-");
+    printHeader(config, runDirectory, out);
+    ValueSource values = new ValueSource(config.valueSizeBytes(), config.seed());
+    List<WorkloadResult> results = new ArrayList<>();
+    try {
+      for (BenchEngine engine : config.engines().engines()) {
+        out.println();
+        out.println(engine.reportName() + ":");
+        Path directory = runDirectory.resolve(engine.reportName());
+        results.addAll(new EngineRun(engine, config, values, directory, out).run());
+        if (!config.keepData()) EngineRun.deleteDirectory(directory);
+      }
+    } finally {
+      if (!config.keepData()) EngineRun.deleteDirectory(runDirectory);
+    }
+    ResultTable.print(out, results);
+    printFooter(results, out);
+    if (config.jsonFile() != null) {
+      JsonReport.write(config.jsonFile(), config, results);
+      out.println("JSON report: " + config.jsonFile());
+    }
+    out.flush();
+    return results.stream().noneMatch(r -> r.status() == WorkloadResult.Status.FAILED);
+  }
+
+  private static void printHeader(EngineBenchConfig config, Path runDirectory, PrintWriter out) {
+    Runtime runtime = Runtime.getRuntime();
+    out.println("shale engine benchmark, " + Instant.now());
+    out.println("engines: " + config.engines().engines().stream().map(BenchEngine::reportName).collect(Collectors.joining(", "))
+        + "; keys: " + config.keys() + " of " + KeyFormat.KEY_BYTES + " bytes; values: "
+        + config.valueSizeBytes() + " random incompressible bytes; threads: " + config.threads()
+        + "; reads: " + config.reads() + "; seeks: " + config.seeks() + "; seed: " + config.seed());
+    out.println("workloads: " + config.workloads().stream().map(Workload::cliName).collect(Collectors.joining(",")));
+    out.println("data: " + runDirectory.toAbsolutePath() + (config.keepData() ? " (kept)" : " (deleted at the end)"));
+    out.println("JVM: " + System.getProperty("java.vm.name") + " " + Runtime.version() + ", max heap "
+        + Units.bytes(runtime.maxMemory()) + ", " + runtime.availableProcessors() + " CPUs");
+    out.println("durability: the same for both: every write reaches the OS before it is acknowledged"
+        + " (Shale SyncMode.INTERVAL, RocksDB sync=false with its WAL on): it survives a crash of"
+        + " the process (kill -9), not a power loss.");
+    out.println("latency: closed loop (each thread waits for its operation, as db_bench), per operation;"
+        + " w-amp: bytes written to disk (/proc/self/io write_bytes, else the files' growth) / key+value bytes written.");
+  }
+
+  private static void printFooter(List<WorkloadResult> results, PrintWriter out) {
+    long largest = results.stream().filter(WorkloadResult::ok).mapToLong(WorkloadResult::spaceBytes).max().orElse(0);
+    long heap = Runtime.getRuntime().maxMemory();
+    out.println();
+    out.printf("largest store: %s, %.1f times the max heap (%s)%n", Units.bytes(largest), (double) largest / heap, Units.bytes(heap));
+  }
+}

@@ -1,0 +1,71 @@
+package dev.shale.bench;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The settings of one benchmark run, checked when made: a bad value gives an
+ * IllegalArgumentException whose message names the command-line option.
+ *
+ * @param engines which engines to measure
+ * @param keys the size of the key space (and the number of operations of each fill)
+ * @param valueSizeBytes the size of every value written
+ * @param workloads the workloads, in run order (repeats allowed)
+ * @param reads operations of each read workload (readrandom, readmissing, readcompacted)
+ * @param seeks operations of seekrandom (each reads up to 100 records)
+ * @param threads threads issuing operations at once
+ * @param directory where each run makes its own directory (and in it one per engine)
+ * @param jsonFile where to write the JSON report, or null for none
+ * @param seed the seed of every random choice (keys, values), so runs can be repeated
+ * @param keepData whether to leave the stores on disk after the run
+ */
+public record EngineBenchConfig(
+    EngineChoice engines,
+    long keys,
+    int valueSizeBytes,
+    List<Workload> workloads,
+    long reads,
+    long seeks,
+    int threads,
+    Path directory,
+    Path jsonFile,
+    long seed,
+    boolean keepData) {
+
+  /** The largest value: the 16 MiB the HTTP API accepts. */
+  public static final int MAX_VALUE_SIZE_BYTES = 16 << 20;
+  /** Keys are 16 decimal digits, so the key space stops below 10^16. */
+  public static final long MAX_KEYS = KeyFormat.MAX_KEYS;
+  public static final int MAX_THREADS = 1024;
+
+  public EngineBenchConfig {
+    if (engines == null) throw new IllegalArgumentException("--engine is required");
+    if (keys < 1 || keys > MAX_KEYS) {
+      throw new IllegalArgumentException("--keys must be in [1, " + MAX_KEYS + "]: " + keys);
+    }
+    if (valueSizeBytes < 1 || valueSizeBytes > MAX_VALUE_SIZE_BYTES) {
+      throw new IllegalArgumentException(
+          "--value-size must be in [1, " + MAX_VALUE_SIZE_BYTES + "] bytes: " + valueSizeBytes);
+    }
+    if (workloads == null || workloads.isEmpty()) {
+      throw new IllegalArgumentException("--workloads must name at least one workload");
+    }
+    workloads = List.copyOf(workloads);
+    if (reads < 1) throw new IllegalArgumentException("--reads must be >= 1: " + reads);
+    if (seeks < 1) throw new IllegalArgumentException("--seeks must be >= 1: " + seeks);
+    if (threads < 1 || threads > MAX_THREADS) {
+      throw new IllegalArgumentException("--threads must be in [1, " + MAX_THREADS + "]: " + threads);
+    }
+    if (directory == null) throw new IllegalArgumentException("--dir is required");
+  }
+
+  /** The default number of reads: as many as keys, like db_bench. */
+  public static long defaultReads(long keys) {
+    return keys;
+  }
+
+  /** The default number of seeks: a tenth of the keys (each reads 100 records), at least 1. */
+  public static long defaultSeeks(long keys) {
+    return Math.max(1, keys / 10);
+  }
+}

@@ -1,0 +1,97 @@
+package dev.shale.bench;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The JSON report: an array with one object per engine and workload run. Every object has
+ * {@code engine}, {@code workload} and {@code status} ("ok", "unsupported" or "failed"); the
+ * measured fields ({@code ops_per_sec}, {@code p50_us}, {@code p99_us}, {@code p999_us}, ...) are
+ * numbers when the status is "ok" and null otherwise, and so is any figure that does not apply
+ * (e.g. {@code write_amp} of a read). Written by hand: a flat array of flat objects needs no
+ * library, only correct string escaping and finite numbers.
+ */
+final class JsonReport {
+  private JsonReport() {}
+
+  static void write(Path file, EngineBenchConfig config, List<WorkloadResult> results) throws IOException {
+    Path parent = file.toAbsolutePath().getParent();
+    if (parent != null) Files.createDirectories(parent);
+    try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+      out.write(toJson(config, results));
+    }
+  }
+
+  static String toJson(EngineBenchConfig config, List<WorkloadResult> results) {
+    StringBuilder json = new StringBuilder("[\n");
+    for (int i = 0; i < results.size(); i++) {
+      json.append("  ").append(object(config, results.get(i)));
+      json.append(i + 1 < results.size() ? ",\n" : "\n");
+    }
+    return json.append("]\n").toString();
+  }
+
+  private static String object(EngineBenchConfig config, WorkloadResult r) {
+    boolean ok = r.ok();
+    List<String> fields = new ArrayList<>();
+    fields.add(field("engine", string(r.engine())));
+    fields.add(field("workload", string(r.workload().cliName())));
+    fields.add(field("status", string(r.status().reportName())));
+    fields.add(field("message", r.message().isEmpty() ? "null" : string(r.message())));
+    fields.add(field("keys", Long.toString(config.keys())));
+    fields.add(field("value_size", Integer.toString(config.valueSizeBytes())));
+    fields.add(field("threads", Integer.toString(config.threads())));
+    fields.add(field("ops", ok ? Long.toString(r.ops()) : "null"));
+    fields.add(field("seconds", ok ? number(r.seconds()) : "null"));
+    fields.add(field("ops_per_sec", ok ? number(r.opsPerSecond()) : "null"));
+    fields.add(field("p50_us", ok ? number(r.p50Micros()) : "null"));
+    fields.add(field("p99_us", ok ? number(r.p99Micros()) : "null"));
+    fields.add(field("p999_us", ok ? number(r.p999Micros()) : "null"));
+    fields.add(field("max_us", ok ? number(r.maxMicros()) : "null"));
+    fields.add(field("found", ok && r.found() >= 0 ? Long.toString(r.found()) : "null"));
+    fields.add(field("logical_write_bytes", ok ? Long.toString(r.logicalWriteBytes()) : "null"));
+    fields.add(field("proc_write_bytes", ok && r.procWriteBytes() >= 0 ? Long.toString(r.procWriteBytes()) : "null"));
+    fields.add(field("dir_growth_bytes", ok ? Long.toString(r.directoryGrowthBytes()) : "null"));
+    fields.add(field("write_amp", ok ? number(r.writeAmplification()) : "null"));
+    fields.add(field("space_bytes", ok ? Long.toString(r.spaceBytes()) : "null"));
+    fields.add(field("compact_seconds", ok && r.compactSeconds() >= 0 ? number(r.compactSeconds()) : "null"));
+    fields.add(field("notes", ok ? string(r.notes()) : "null"));
+    return "{" + String.join(", ", fields) + "}";
+  }
+
+  private static String field(String name, String value) {
+    return string(name) + ": " + value;
+  }
+
+  /** A JSON number, or null for NaN and infinities (which JSON cannot hold). */
+  static String number(double value) {
+    if (!Double.isFinite(value)) return "null";
+    return String.format(Locale.ROOT, "%.3f", value);
+  }
+
+  /** A JSON string literal: quotes, backslashes and control characters escaped. */
+  static String string(String s) {
+    StringBuilder quoted = new StringBuilder(s.length() + 2).append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '"' -> quoted.append("\\\"");
+        case '\\' -> quoted.append("\\\\");
+        case '\n' -> quoted.append("\\n");
+        case '\r' -> quoted.append("\\r");
+        case '\t' -> quoted.append("\\t");
+        default -> {
+          if (c < 0x20) quoted.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+          else quoted.append(c);
+        }
+      }
+    }
+    return quoted.append('"').toString();
+  }
+}
