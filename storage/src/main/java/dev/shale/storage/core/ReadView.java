@@ -2,6 +2,8 @@ package dev.shale.storage.core;
 
 import dev.shale.storage.Entry;
 import dev.shale.storage.memtable.Memtable;
+import dev.shale.storage.table.Table;
+import dev.shale.storage.util.Murmur3.Hash128;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -83,10 +85,11 @@ final class ReadView {
   Entry get(byte[] key) {
     Entry best = consider(null, active, key);
     for (FrozenMemtable f : frozen) best = consider(best, f.memtable(), key);
-    for (SharedTable t : levels.level(0)) best = consider(best, t, key);
+    Hash128 keyHash = Table.filterHash(key); // the same for every table's filter: hashed once
+    for (SharedTable t : levels.level(0)) best = consider(best, t, key, keyHash);
     for (int level = 1; level < Levels.COUNT; level++) {
       SharedTable t = levels.find(level, key);
-      if (t != null) best = consider(best, t, key);
+      if (t != null) best = consider(best, t, key, keyHash);
     }
     return best;
   }
@@ -115,9 +118,9 @@ final class ReadView {
     return newer(best, memtable.get(key));
   }
 
-  private static Entry consider(Entry best, SharedTable table, byte[] key) {
+  private static Entry consider(Entry best, SharedTable table, byte[] key, Hash128 keyHash) {
     if (best != null && table.maxVersion() < best.version()) return best;
-    return newer(best, table.get(key));
+    return newer(best, table.get(key, keyHash));
   }
 
   private static Entry newer(Entry best, Entry found) {

@@ -4,6 +4,7 @@ import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
 import dev.shale.storage.table.Table;
 import dev.shale.storage.table.TableMeta;
+import dev.shale.storage.util.Murmur3.Hash128;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
@@ -84,8 +85,9 @@ final class SharedTable {
         && Keys.compare(meta.smallestKey(), largest) <= 0;
   }
 
-  Entry get(byte[] key) {
-    return file.table.get(key);
+  /** The record of {@code key}, or null; {@code keyHash} is {@link Table#filterHash} of it. */
+  Entry get(byte[] key, Hash128 keyHash) {
+    return file.table.get(key, keyHash);
   }
 
   /** All records in key order; the caller holds a reference while it iterates. */

@@ -4,6 +4,8 @@ import dev.shale.storage.Entry;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.Versions;
 import dev.shale.storage.memtable.Memtable;
+import dev.shale.storage.table.Table;
+import dev.shale.storage.util.Murmur3.Hash128;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -67,21 +69,22 @@ final class TombstonePurge {
       Entry e = m.get(key);
       if (e != null && e.version() <= version) return true;
     }
+    Hash128 keyHash = Table.filterHash(key); // the same for every table's filter: hashed once
     for (SharedTable t : levels.level(0)) {
-      if (mayHoldOlder(t, key, version)) return true;
+      if (mayHoldOlder(t, key, keyHash, version)) return true;
     }
     for (int level = 1; level < Levels.COUNT; level++) {
       SharedTable t = levels.find(level, key); // at most one table per level can hold the key
-      if (t != null && mayHoldOlder(t, key, version)) return true;
+      if (t != null && mayHoldOlder(t, key, keyHash, version)) return true;
     }
     return false;
   }
 
-  private boolean mayHoldOlder(SharedTable t, byte[] key, long version) {
+  private boolean mayHoldOlder(SharedTable t, byte[] key, Hash128 keyHash, long version) {
     if (inputNumbers.contains(t.fileNumber())) return false;
     if (t.minVersion() > version || !t.covers(key)) return false;
     try {
-      Entry e = t.get(key);
+      Entry e = t.get(key, keyHash);
       return e != null && e.version() <= version;
     } catch (StorageException unreadable) {
       return true; // a table we cannot read might hold anything: keep the tombstone

@@ -2,6 +2,7 @@ package dev.shale.storage.table;
 
 import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Entry;
+import dev.shale.storage.util.Murmur3.Hash128;
 import dev.shale.storage.util.Murmur3;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -66,7 +67,15 @@ public final class Table implements AutoCloseable {
    *     could hold the key fails its crc or does not parse
    */
   public Entry get(byte[] key) {
-    if (filter != null && !filter.mightContain(Murmur3.hash128(key, BloomFilter.SEED))) return null;
+    return get(key, filterHash(key));
+  }
+
+  /**
+   * {@link #get(byte[])} with the key's {@linkplain #filterHash filter hash} already computed: a
+   * read that consults many tables hashes its key once, not once per table.
+   */
+  public Entry get(byte[] key, Hash128 keyHash) {
+    if (!mayContain(keyHash)) return null;
     int block = index.find(key);
     if (block == index.blockCount()) return null;
     return readBlock(block).get(key);
@@ -120,7 +129,19 @@ public final class Table implements AutoCloseable {
    * microbenchmarks of the filter probe.
    */
   public boolean mayContain(byte[] key) {
-    return filter == null || filter.mightContain(Murmur3.hash128(key, BloomFilter.SEED));
+    return mayContain(filterHash(key));
+  }
+
+  private boolean mayContain(Hash128 keyHash) {
+    return filter == null || filter.mightContain(keyHash);
+  }
+
+  /**
+   * The hash every table's Bloom filter probes for {@code key} (one seed for all tables:
+   * docs/format.md, "Filter"), to compute once per key and pass to {@link #get(byte[], Hash128)}.
+   */
+  public static Hash128 filterHash(byte[] key) {
+    return Murmur3.hash128(key, BloomFilter.SEED);
   }
 
   public long minVersion() {
