@@ -32,7 +32,9 @@ import java.util.function.Supplier;
  * in the {@link ResponseQueue}. In a cluster, a request for a key another node owns is handed
  * to the {@link Forwarder} instead (also in {@link CallOrder}'s turn), and the owner's answer
  * takes the slot. A request marked internal ({@link InternalAuth#HEADER}) must carry a valid
- * signature (else 403) and is always served locally.
+ * signature (else 403) and is always served locally. Range scans ({@code /v0/entities} and the
+ * internal {@code /v0/internal/records}) go to {@link Scans}; their answers stream in their turn
+ * ({@link StreamingAnswer}), as a read in {@link CallOrder}, from their start to their last chunk.
  *
  * <p>Flow control: the handler stops reading the connection while it owes
  * {@code maxPipelinedRequests} answers or while the client is not reading what was written
@@ -59,6 +61,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final Cluster cluster; // null for a node started without --cluster
   private final Forwarder forwarder; // null unless the cluster has other nodes
   private final String fingerprint; // of the cluster's node list; null without a cluster
+  private final Scans scans;
   private final ResponseQueue responses = new ResponseQueue();
   private final CallOrder calls = new CallOrder();
   private ChannelHandlerContext ctx;
@@ -69,7 +72,8 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
 
   EntityHttpHandler(
       EntityService service, StoragePool pool, BodyBudget budget, ServerOptions options, Cluster cluster,
-      Forwarder forwarder) {
+      Forwarder forwarder, Scans scans) {
+    this.scans = scans;
     this.service = service;
     this.pool = pool;
     this.budget = budget;
@@ -107,6 +111,9 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   /** A call of the engine; {@code usesBody}: the body must live until the call returns. */
   private record Call(Supplier<EntityResult> work, boolean write, boolean usesBody) implements Action {}
 
+  /** A scan: its answer streams when its turn comes. */
+  private record Stream(StreamingAnswer answer) implements Action {}
+
   /** A request for a key {@code owner} holds: sent there, its answer relayed. */
   private record Forward(NodeAddress owner, HttpMethod method, String target, byte[] body, boolean write)
       implements Action {}
@@ -124,6 +131,10 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       case Answer answer -> responses.complete(slot, answer.response());
       case Call call -> calls.submit(call.write(), () -> start(call, version, bodyBytes, slot));
       case Forward forward -> calls.submit(forward.write(), () -> start(forward, version, bodyBytes, slot));
+      case Stream stream -> calls.submit(false, () -> responses.stream(slot, stream.answer(), () -> {
+        calls.finished(false);
+        afterChange();
+      }));
     }
   }
 
@@ -132,6 +143,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       case Answer ignored -> false;
       case Call call -> call.usesBody();
       case Forward forward -> forward.body().length > 0;
+      case Stream ignored -> false;
     };
   }
 
@@ -153,6 +165,10 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     return switch (target.path()) {
       case ENTITY_PATH -> entity(head, target, request.body(), internal != null);
       case STATUS_PATH -> new Answer(status(head));
+      case Scans.ENTITIES_PATH, Scans.RECORDS_PATH -> switch (scans.route(head, target, internal != null)) {
+        case Scans.Refused(FullHttpResponse response) -> new Answer(response);
+        case Scans.Streamed(StreamingAnswer answer) -> new Stream(answer);
+      };
       default -> new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST,
           "unknown path " + target.path() + "; the API is " + ENTITY_PATH + "?id=<id>"));
     };
@@ -311,6 +327,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    responses.writabilityChanged();
     updateReading();
     ctx.fireChannelWritabilityChanged();
   }

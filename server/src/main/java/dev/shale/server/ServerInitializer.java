@@ -21,8 +21,8 @@ import java.util.function.BooleanSupplier;
  *   http             HttpServerCodec: request line <= 8 KiB (414), headers <= 8 KiB (431)
  *   flow             FlowControlHandler: holds decoded requests while the handler does not read
  *   aggregator       RequestAggregator: body <= maxValueSizeBytes (413), within the body budget (503)
- *   entity           EntityHttpHandler: routes, runs storage calls or forwards, answers in order,
- *                    at most maxPipelinedRequests unanswered per connection
+ *   entity           EntityHttpHandler: routes, runs storage calls or forwards, streams scans,
+ *                    answers in order, at most maxPipelinedRequests unanswered per connection
  * </pre>
  */
 final class ServerInitializer extends ChannelInitializer<SocketChannel> {
@@ -44,10 +44,12 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   private final BooleanSupplier draining;
   private final Cluster cluster; // null without --cluster
   private final Forwarder forwarder; // null without peers
+  private final Scans scans;
 
   ServerInitializer(
       ServerOptions options, EntityService service, StoragePool pool, BodyBudget budget,
-      ChannelGroup connections, BooleanSupplier draining, Cluster cluster, Forwarder forwarder) {
+      ChannelGroup connections, BooleanSupplier draining, Cluster cluster, Forwarder forwarder, Scans scans) {
+    this.scans = scans;
     this.cluster = cluster;
     this.forwarder = forwarder;
     this.options = options;
@@ -67,7 +69,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     pipeline.addLast("http", new HttpServerCodec(decoderConfig()));
     pipeline.addLast("flow", new FlowControlHandler());
     pipeline.addLast("aggregator", new RequestAggregator(options.maxValueSizeBytes(), budget, requestTimeout));
-    pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, options, cluster, forwarder));
+    pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, options, cluster, forwarder, scans));
     // Added to the group before the check: either ShaleServer.close sees this connection in the
     // group, or this sees that the server drains. A connection accepted during shutdown closes.
     connections.add(channel);

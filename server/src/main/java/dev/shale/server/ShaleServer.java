@@ -47,6 +47,7 @@ public final class ShaleServer implements AutoCloseable {
   private final EventLoopGroup acceptGroup;
   private final EventLoopGroup ioGroup;
   private final StoragePool pool;
+  private final ScanThreads scanThreads;
   private final Forwarder forwarder; // null without peers
   private final ChannelGroup connections;
   private final AtomicBoolean draining;
@@ -56,11 +57,12 @@ public final class ShaleServer implements AutoCloseable {
 
   private ShaleServer(
       ServerOptions options, EventLoopGroup acceptGroup, EventLoopGroup ioGroup, StoragePool pool,
-      Forwarder forwarder, ChannelGroup connections, AtomicBoolean draining, Channel listener, String transport) {
+      ScanThreads scanThreads, Forwarder forwarder, ChannelGroup connections, AtomicBoolean draining, Channel listener, String transport) {
     this.options = options;
     this.acceptGroup = acceptGroup;
     this.ioGroup = ioGroup;
     this.pool = pool;
+    this.scanThreads = scanThreads;
     this.forwarder = forwarder;
     this.connections = connections;
     this.draining = draining;
@@ -92,6 +94,8 @@ public final class ShaleServer implements AutoCloseable {
     EventLoopGroup acceptGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("shale-accept"), io);
     EventLoopGroup ioGroup = new MultiThreadIoEventLoopGroup(ioThreads, new DefaultThreadFactory("shale-io"), io);
     StoragePool pool = options.workers() > 0 ? new StoragePool(options.workers(), options.queueSize()) : null;
+    ScanThreads scanThreads = new ScanThreads(ScanThreads.DEFAULT_THREADS, ScanThreads.DEFAULT_MAX_SCANS);
+    EntityService service = new EntityService(engine);
     ChannelGroup connections = new DefaultChannelGroup("shale-connections", GlobalEventExecutor.INSTANCE);
     AtomicBoolean draining = new AtomicBoolean();
     BodyBudget budget = new BodyBudget(options.inflightBodyBytes());
@@ -104,14 +108,15 @@ public final class ShaleServer implements AutoCloseable {
         .option(ChannelOption.SO_REUSEADDR, true)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(new ServerInitializer(
-            options, new EntityService(engine), pool, budget, connections, draining::get, cluster, forwarder));
+            options, service, pool, budget, connections, draining::get, cluster, forwarder,
+            new Scans(service, scanThreads, cluster)));
     try {
       Channel listener = bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
-      return new ShaleServer(options, acceptGroup, ioGroup, pool, forwarder, connections, draining, listener,
+      return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, forwarder, connections, draining, listener,
           epoll ? "epoll" : "nio");
     } catch (Exception e) {
       // syncUninterruptibly() rethrows the socket's checked exception unwrapped, hence Exception.
-      stopThreads(acceptGroup, ioGroup, pool);
+      stopThreads(acceptGroup, ioGroup, pool, scanThreads);
       throw cannotListen(options, e);
     }
   }
@@ -157,7 +162,7 @@ public final class ShaleServer implements AutoCloseable {
     drainConnections();
     // After the drain: forwarded requests still in flight then belong to cut connections.
     if (forwarder != null) forwarder.close(STOP_STEP_MILLIS);
-    stopThreads(acceptGroup, ioGroup, pool);
+    stopThreads(acceptGroup, ioGroup, pool, scanThreads);
   }
 
   private void drainConnections() {
@@ -173,10 +178,15 @@ public final class ShaleServer implements AutoCloseable {
     }
   }
 
-  private static void stopThreads(EventLoopGroup acceptGroup, EventLoopGroup ioGroup, StoragePool pool) {
+  private static void stopThreads(EventLoopGroup acceptGroup, EventLoopGroup ioGroup, StoragePool pool, ScanThreads scanThreads) {
     // Storage calls first: their answers go back through the event loops.
     if (pool != null && !pool.shutdown(STOP_STEP_MILLIS)) {
       LOG.log(System.Logger.Level.WARNING, "storage calls were still running after " + STOP_STEP_MILLIS + " ms");
+    }
+    // Scans' pulls too; the connections are closed by now, so every scan's iterator is released
+    // or being released (a refused close task closes inline), before the caller closes the engine.
+    if (!scanThreads.shutdown(STOP_STEP_MILLIS)) {
+      LOG.log(System.Logger.Level.WARNING, "scan pulls were still running after " + STOP_STEP_MILLIS + " ms");
     }
     acceptGroup.shutdownGracefully(0, STOP_STEP_MILLIS, TimeUnit.MILLISECONDS);
     ioGroup.shutdownGracefully(0, STOP_STEP_MILLIS, TimeUnit.MILLISECONDS);
