@@ -98,6 +98,10 @@ final class EngineBatches {
     } catch (RuntimeException e) {
       closeIterator();
       return new Batch(List.of(), true, e);
+    } catch (Error e) {
+      // Out of memory, say: the scan must still end (cut), or its client would wait forever.
+      closeIterator();
+      return new Batch(List.of(), true, new IllegalStateException("scan failed: " + e, e));
     }
   }
 

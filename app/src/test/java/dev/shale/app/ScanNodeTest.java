@@ -1,0 +1,141 @@
+package dev.shale.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shale.testkit.EntityClient;
+import dev.shale.testkit.FreePort;
+import dev.shale.testkit.NodeProcess;
+import dev.shale.testkit.TestSeed;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Scans against real node processes: a range four times the heap, and a cluster with a node down. */
+class ScanNodeTest {
+  private static final int VALUE_BYTES = 256 * 1024;
+  private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+  @Test
+  void aScanOfFourTimesTheHeapStreamsEveryEntryInOrder(@TempDir Path tmp) throws Exception {
+    long seed = TestSeed.forTest("ScanNodeTest.largerThanHeap");
+    int values = 1024; // of 256 KiB: 256 MiB through a 64 MiB heap
+    try (NodeProcess node = NodeProcess.start(FreePort.find(), tmp.resolve("data"), List.of("-Xmx64m"),
+        List.of("--memtable-size", "4m")).awaitReady(Duration.ofSeconds(60))) {
+      EntityClient client = new EntityClient(node.baseUrl());
+      ExecutorService pool = Executors.newFixedThreadPool(4);
+      try {
+        List<Future<?>> puts = new ArrayList<>();
+        for (int c = 0; c < 4; c++) {
+          int first = c;
+          puts.add(pool.submit(() -> {
+            for (int i = first; i < values; i += 4) {
+              try {
+                assertThat(client.put(id(i), value(seed, i)).status()).isEqualTo(201);
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            }
+            return null;
+          }));
+        }
+        for (Future<?> f : puts) f.get();
+      } finally {
+        pool.shutdownNow();
+      }
+      HttpResponse<InputStream> scan = HTTP.send(
+          HttpRequest.newBuilder(URI.create(node.baseUrl() + "/v0/entities?start=big")).timeout(Duration.ofSeconds(120)).build(),
+          HttpResponse.BodyHandlers.ofInputStream());
+      assertThat(scan.statusCode()).isEqualTo(200);
+      assertThat(scan.headers().firstValue("transfer-encoding")).hasValue("chunked");
+      // HttpClient joins the chunks; every entry here is "big%05d\n" and 256 KiB, so it splits back.
+      try (DataInputStream in = new DataInputStream(scan.body())) {
+        byte[] keyLine = new byte[id(0).length() + 1];
+        byte[] value = new byte[VALUE_BYTES];
+        for (int i = 0; i < values; i++) {
+          in.readFully(keyLine);
+          assertThat(new String(keyLine, StandardCharsets.UTF_8)).isEqualTo(id(i) + "\n");
+          in.readFully(value);
+          assertThat(Arrays.equals(value, value(seed, i))).as("value of %s", id(i)).isTrue();
+        }
+        assertThat(in.read()).as("nothing after the last entry").isEqualTo(-1);
+      }
+      assertThat(node.terminate(Duration.ofSeconds(20))).isZero();
+    }
+  }
+
+  @Test
+  void aClusterScanToleratesOneNodeDownAtTwoOfThreeAndRefusesAtThreeOfThree(@TempDir Path tmp) throws Exception {
+    try (TestCluster cluster = new TestCluster(tmp, 3, List.of()).startAll()) {
+      EntityClient client = cluster.client(0);
+      Map<String, String> model = new TreeMap<>();
+      for (int i = 0; i < 90; i++) {
+        String id = String.format("key-%03d", i);
+        assertThat(client.put(id, ("v" + i).getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(201);
+        model.put(id, "v" + i);
+      }
+      assertThat(client.delete("key-007").status()).isEqualTo(202);
+      model.remove("key-007");
+      List<String> all = new ArrayList<>();
+      model.forEach((k, v) -> all.add(k + "\n" + v));
+      for (int n = 0; n < 3; n++) {
+        assertThat(entries(cluster.urls().get(n), "start=key&scope=cluster")).as("via node %d", n).isEqualTo(all);
+      }
+
+      cluster.node(2).kill();
+      // Each key once and in order; every key of a live node is there. (The keys node 2 holds
+      // alone are missing until replication keeps copies elsewhere; with copies they are there.)
+      List<String> degraded = entries(cluster.urls().get(0), "start=key&scope=cluster");
+      assertThat(all).containsAll(degraded);
+      assertThat(degraded).isSorted().doesNotHaveDuplicates();
+      for (Map.Entry<String, String> e : model.entrySet()) {
+        if (cluster.ownerOf(e.getKey()) != 2) assertThat(degraded).contains(e.getKey() + "\n" + e.getValue());
+      }
+      HttpResponse<String> refused = get(cluster.urls().get(1), "start=key&scope=cluster&ack=3");
+      assertThat(refused.statusCode()).isEqualTo(504);
+      assertThat(refused.body()).contains(cluster.urls().get(2));
+    }
+  }
+
+  /** The entries of a 200 scan, split back from the joined chunks (keys here have no newline, values no "key-"). */
+  private static List<String> entries(String baseUrl, String query) throws Exception {
+    HttpResponse<String> response = get(baseUrl, query);
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    List<String> out = new ArrayList<>();
+    for (String piece : response.body().split("(?=key-)")) if (!piece.isEmpty()) out.add(piece);
+    return out;
+  }
+
+  private static HttpResponse<String> get(String baseUrl, String query) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create(baseUrl + "/v0/entities?" + query)).timeout(Duration.ofSeconds(60)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static String id(int i) {
+    return String.format("big%05d", i);
+  }
+
+  private static byte[] value(long seed, int i) {
+    byte[] value = new byte[VALUE_BYTES];
+    new SplittableRandom(seed * 31 + i).nextBytes(value);
+    return value;
+  }
+}
