@@ -21,6 +21,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import dev.shale.testkit.Await;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
@@ -29,7 +36,10 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Scans against real node processes: a range four times the heap, and a cluster with a node down. */
+/**
+ * Scans against real node processes: a range four times the heap, a client that disconnects
+ * mid-scan, and a cluster with a node down.
+ */
 class ScanNodeTest {
   private static final int VALUE_BYTES = 256 * 1024;
   private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -112,6 +122,73 @@ class ScanNodeTest {
       HttpResponse<String> refused = get(cluster.urls().get(1), "start=key&scope=cluster&ack=3");
       assertThat(refused.statusCode()).isEqualTo(504);
       assertThat(refused.body()).contains(cluster.urls().get(2));
+    }
+  }
+
+  @Test
+  void aClientThatDisconnectsMidScanLetsTheNodeUnmapAndDeleteTheTablesItPinned(@TempDir Path tmp) throws Exception {
+    long seed = TestSeed.forTest("ScanNodeTest.disconnect");
+    Path data = tmp.resolve("data");
+    try (NodeProcess node = NodeProcess.start(FreePort.find(), data, List.of("-Xmx128m"), List.of())
+        .awaitReady(Duration.ofSeconds(60))) {
+      EntityClient client = new EntityClient(node.baseUrl());
+      for (int i = 0; i < 64; i++) assertThat(client.put(id(i), value(seed, i)).status()).isEqualTo(201);
+      assertThat(compact(node).statusCode()).isEqualTo(200);
+      // Obsolete tables go once their last reader lets go: wait until only the live ones are mapped.
+      Await.until("only the live tables mapped", Duration.ofSeconds(30), () -> tablesMapped(node, data).equals(tablesOnDisk(data)));
+      Set<Path> first = tablesMapped(node, data);
+      assertThat(first).isNotEmpty();
+
+      try (Socket socket = new Socket()) {
+        socket.setReceiveBufferSize(16 * 1024);
+        socket.connect(new InetSocketAddress("127.0.0.1", node.port()));
+        socket.getOutputStream().write("GET /v0/entities?start=big HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        byte[] head = socket.getInputStream().readNBytes(64 * 1024); // the status line and a little of the body
+        assertThat(new String(head, 0, 15, StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 200 OK");
+        // Every key rewritten and compacted: the tables the scan reads are obsolete, yet mapped for it.
+        for (int i = 0; i < 64; i++) assertThat(client.put(id(i), value(seed + 1, i)).status()).isEqualTo(201);
+        assertThat(compact(node).statusCode()).isEqualTo(200);
+        assertThat(tablesMapped(node, data)).as("the scan pins its tables").containsAll(first);
+      } // the client goes away mid-scan
+      Await.until("the scan's tables to be unmapped and deleted", Duration.ofSeconds(30), () -> {
+        Set<Path> mapped = tablesMapped(node, data);
+        return first.stream().noneMatch(t -> mapped.contains(t) || Files.exists(t));
+      });
+      assertThat(node.terminate(Duration.ofSeconds(20))).isZero();
+    }
+  }
+
+  private static HttpResponse<String> compact(NodeProcess node) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create(node.baseUrl() + "/v0/admin/compact"))
+        .timeout(Duration.ofSeconds(120)).POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /**
+   * The table files of {@code data} the node has mapped. Tables are mapped whole and their file
+   * descriptors closed at once, so the mappings (/proc/pid/maps), not /proc/pid/fd, are what a
+   * node holds of them.
+   */
+  private static Set<Path> tablesMapped(NodeProcess node, Path data) {
+    try {
+      String prefix = data.toRealPath().toString();
+      Set<Path> tables = new TreeSet<>();
+      for (String line : Files.readAllLines(Path.of("/proc/" + node.pid() + "/maps"))) {
+        int at = line.indexOf(prefix);
+        if (at < 0 || !line.contains(".sst")) continue;
+        String path = line.substring(at);
+        tables.add(Path.of(path.endsWith(" (deleted)") ? path.substring(0, path.length() - 10) : path));
+      }
+      return tables;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static Set<Path> tablesOnDisk(Path data) {
+    try (var files = Files.list(data.toRealPath())) {
+      return files.filter(p -> p.toString().endsWith(".sst")).collect(Collectors.toCollection(TreeSet::new));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
