@@ -40,8 +40,10 @@ import java.util.function.Supplier;
  * <p>Consistency: every stream is opened before the first byte. If more than {@code from - ack}
  * nodes cannot be reached, some key could lack {@code ack} answers, so the scan answers 504
  * naming them. Otherwise every key's replicas include at least {@code ack} live streams; the
- * per-key count is checked anyway. A stream that fails once the 200 went out cuts the answer
- * (connection closed without the terminating chunk).
+ * per-key count is checked anyway. Why not only per key: a key that only unreachable nodes hold
+ * never shows up in the merge, so no per-key check could notice it missing. The 200 goes out with
+ * the first entry: a stream that fails before it gets a 504, after it cuts the answer (connection
+ * closed without the terminating chunk).
  *
  * <p>Confined to the client connection's event loop, which every stream of the scan shares: no
  * locks. Memory: each peer stream reads ahead at most {@link PeerNodeStream#READ_AHEAD_BYTES}
@@ -71,6 +73,7 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
   private boolean began; // holds a place in ScanThreads
   private int starving; // live streams with nothing buffered that have not ended
   private boolean pumping;
+  private boolean headWritten; // the 200 goes out with the first entry (or the end): failures before it get a status
 
   ClusterScanAnswer(
       Cluster cluster, Consistency consistency, Scans.ScanQuery query, HttpVersion version, ScanThreads threads,
@@ -154,7 +157,6 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
       return;
     }
     phase = Phase.STREAMING;
-    ctx.write(chunks.head(version, keepAlive), ctx.voidPromise());
     pump();
   }
 
@@ -230,6 +232,7 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
       }
     }
     if (phase == Phase.STREAMING && newest != null && !newest.isTombstone()) {
+      writeHead();
       chunks.write(ctx, List.of(newest), false);
     }
   }
@@ -253,16 +256,31 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
     return newest;
   }
 
+  private void writeHead() {
+    if (headWritten) return;
+    headWritten = true;
+    ctx.write(chunks.head(version, keepAlive), ctx.voidPromise());
+  }
+
   private void complete() {
     phase = Phase.OVER;
+    writeHead();
     var done = ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
     if (!keepAlive) done.addListener(ChannelFutureListener.CLOSE);
     finish();
   }
 
-  /** After the 200: the only honest way left to report a failure is to cut the body. */
+  /**
+   * A failure while streaming: before the first entry the status can still say it (504); after
+   * the 200, the only honest way left is to cut the body.
+   */
   private void cut(String reason) {
     if (phase == Phase.OVER) return;
+    if (!headWritten) {
+      LOG.log(Level.WARNING, () -> "cluster scan " + describe() + " failed before its first entry: " + reason);
+      answerWhole(Responses.error(version, HttpResponseStatus.GATEWAY_TIMEOUT, "the cluster scan failed: " + reason));
+      return;
+    }
     phase = Phase.OVER;
     LOG.log(Level.ERROR, () -> "cluster scan " + describe() + " cut: " + reason);
     ctx.close();

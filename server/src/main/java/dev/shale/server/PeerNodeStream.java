@@ -115,13 +115,21 @@ final class PeerNodeStream extends NodeStream {
     if (isEmpty()) armStallTimeout();
   }
 
+  /**
+   * While the merge waits for this stream, checks every {@code forwardTimeoutMillis} that bytes
+   * came in meanwhile (a frame of a large value may take several reads); fails the stream if none did.
+   */
   private void armStallTimeout() {
     if (timeout != null && !timeout.isDone()) return;
     long seen = progress;
     long timeoutMillis = cluster.forwardTimeoutMillis();
     timeout = loop.schedule(() -> {
-      if (isOpen() && !ended() && isEmpty() && progress == seen) {
+      if (!isOpen() || ended() || !isEmpty()) return; // not waited for any more
+      if (progress == seen) {
         fail(node() + " sent nothing for " + timeoutMillis + " ms mid-scan");
+      } else {
+        timeout = null; // this task, still running: not done yet
+        armStallTimeout();
       }
     }, timeoutMillis, TimeUnit.MILLISECONDS);
   }
