@@ -219,6 +219,49 @@ class ClusterScanTest {
     }
   }
 
+  @Test
+  void aClientThatStopsReadingHoldsThePeersBackAndItsDisconnectEndsTheirScans(@TempDir Path tmp) throws Exception {
+    List<ScanFlowTest.CountingEngine> counting = new ArrayList<>();
+    List<Integer> ports = List.of(FreePort.find(), FreePort.find());
+    try (Nodes nodes = Nodes.start(tmp, ports, 2, 5_000, e -> {
+      ScanFlowTest.CountingEngine c = new ScanFlowTest.CountingEngine(e);
+      counting.add(c);
+      return c;
+    })) {
+      byte[] value = new byte[64 * 1024];
+      long total = 0;
+      for (int i = 0; i < 1024; i++) { // 64 MiB on node 1
+        byte[] key = String.format("big%04d", i).getBytes(StandardCharsets.UTF_8);
+        nodes.get(1).engine.put(key, value);
+        total += key.length + 1 + value.length;
+      }
+      ScanFlowTest.CountingEngine peer = counting.get(1);
+      try (RawConnection c = nodes.get(0).server.connect()) {
+        c.socket().setReceiveBufferSize(16 * 1024);
+        c.send("GET /v0/entities?start=big&scope=cluster HTTP/1.1\r\nHost: x\r\n\r\n");
+        ScanFlowTest.ChunkReader reader = new ScanFlowTest.ChunkReader(c.input());
+        assertThat(reader.status()).isEqualTo(200);
+        assertThat(reader.next()).isNotNull();
+        // The client reads no more: wait until the peer's scan stops moving, then check how far it got.
+        // (Without backpressure it would pull all 64 MiB, which takes well under a second here.)
+        long[] last = {-1, System.nanoTime()}; // bytes, when they last changed
+        dev.shale.testkit.Await.until("the peer's scan to stop moving for 500 ms", TestServer.TIMEOUT, () -> {
+          long now = peer.pulledBytes.get();
+          if (now != last[0]) {
+            last[0] = now;
+            last[1] = System.nanoTime();
+          }
+          return System.nanoTime() - last[1] > 500_000_000L;
+        });
+        assertThat(peer.pulledBytes.get()).as("bytes the peer pulled while the client read none of %d", total)
+            .isLessThan(total / 2);
+        assertThat(peer.openIterators.get()).isEqualTo(1);
+      } // the client goes away
+      dev.shale.testkit.Await.until("the peer's and the coordinator's scans to be closed", TestServer.TIMEOUT,
+          () -> peer.openIterators.get() == 0 && counting.get(0).openIterators.get() == 0);
+    }
+  }
+
   private static void write(Node node, String id, long logical, String value) {
     node.engine.write(id.getBytes(StandardCharsets.UTF_8),
         value == null ? null : value.getBytes(StandardCharsets.UTF_8), Versions.of(NOW, (int) logical));
@@ -251,8 +294,13 @@ class ClusterScanTest {
       return start(tmp, ports, started, 5_000);
     }
 
-    /** Nodes on {@code ports}, of which the first {@code started} run here; {@code timeoutMillis}: the forward timeout. */
     static Nodes start(Path tmp, List<Integer> ports, int started, long timeoutMillis) {
+      return start(tmp, ports, started, timeoutMillis, java.util.function.UnaryOperator.identity());
+    }
+
+    /** Nodes on {@code ports}, of which the first {@code started} run here; {@code timeoutMillis}: the forward timeout. */
+    static Nodes start(
+        Path tmp, List<Integer> ports, int started, long timeoutMillis, java.util.function.UnaryOperator<Engine> wrap) {
       List<String> urls = ports.stream().map(p -> "http://127.0.0.1:" + p).toList();
       List<Node> nodes = new ArrayList<>();
       Nodes all = new Nodes(nodes, urls, new Placement(Topology.fromUrls(urls, "127.0.0.1", ports.getFirst())));
@@ -263,7 +311,7 @@ class ClusterScanTest {
           Engine engine = Engine.open(tmp.resolve("node-" + i), EngineOptions.defaults());
           try {
             ServerOptions options = TestServer.options().withPort(ports.get(i)).withShutdownTimeoutMillis(200);
-            nodes.add(new Node(engine, TestServer.wrap(engine, ShaleServer.start(engine, options, cluster))));
+            nodes.add(new Node(engine, TestServer.wrap(engine, ShaleServer.start(wrap.apply(engine), options, cluster))));
           } catch (RuntimeException e) {
             engine.close();
             throw e;

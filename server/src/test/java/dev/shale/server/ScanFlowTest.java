@@ -32,7 +32,7 @@ class ScanFlowTest {
   private static final int VALUE_BYTES = 64 * 1024;
 
   /** Counts what scans pull from the engine and which of their iterators are still open. */
-  private static final class CountingEngine extends ForwardingEngine {
+  static final class CountingEngine extends ForwardingEngine {
     final AtomicLong pulledBytes = new AtomicLong();
     final AtomicInteger openIterators = new AtomicInteger();
 
