@@ -1,0 +1,146 @@
+package dev.shale.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shale.testkit.Await;
+import dev.shale.testkit.EntityClient;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The guarantees of replication on one cluster of three node processes, shared by the tests
+ * (each leaves every node running): quorum reads see quorum writes while a node is down, missed
+ * writes are healed, read repair, hinted handoff.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ReplicationClusterTest {
+  private static final Duration HEALED = Duration.ofSeconds(60);
+
+  private TestCluster cluster;
+
+  @BeforeAll
+  void startCluster(@TempDir Path tmp) {
+    cluster = new TestCluster(tmp, 3, java.util.List.of("--replica-timeout", "2000")).startAll();
+  }
+
+  @AfterAll
+  void stopCluster() {
+    if (cluster != null) cluster.close();
+  }
+
+  @AfterEach
+  void everyNodeRunsAgain() {
+    for (int i = 0; i < cluster.size(); i++) if (!cluster.node(i).isAlive()) cluster.restart(i);
+  }
+
+  @Test
+  void aQuorumReadSeesAQuorumWriteWhileFewerThanAQuorumAreDown() throws Exception {
+    // 2/2, then one of the two replicas down: 1/2 sees the value, and the delete.
+    String value22 = cluster.idWithReplicas("q22v", 0, 1);
+    String deleted22 = cluster.idWithReplicas("q22d", 0, 1);
+    EntityClient twoOfTwo = cluster.client(2).consistency(2, 2);
+    assertThat(twoOfTwo.put(value22, bytes("v")).status()).isEqualTo(201);
+    assertThat(twoOfTwo.put(deleted22, bytes("v")).status()).isEqualTo(201);
+    assertThat(twoOfTwo.delete(deleted22).status()).isEqualTo(202);
+    // 2/3, written with all up, then deleted while node 1 is down.
+    assertThat(cluster.client(0).put("q23d", bytes("old")).status()).isEqualTo(201);
+
+    cluster.stop(1);
+    EntityClient oneOfTwo = cluster.client(2).consistency(1, 2);
+    assertThat(oneOfTwo.get(value22).text()).isEqualTo("v");
+    assertThat(oneOfTwo.get(deleted22).status()).isEqualTo(404);
+    assertThat(cluster.client(0).put("q23v", bytes("new")).status()).as("PUT 2/3 with node 1 down").isEqualTo(201);
+    assertThat(cluster.client(2).delete("q23d").status()).as("DELETE 2/3 with node 1 down").isEqualTo(202);
+
+    // Node 1 back and node 2 down: any two of three hold the newest of every write acknowledged by two.
+    cluster.restart(1);
+    cluster.stop(2);
+    EntityClient.Reply value = cluster.client(1).get("q23v");
+    assertThat(value.status()).isEqualTo(200);
+    assertThat(value.text()).isEqualTo("new");
+    assertThat(cluster.client(1).get("q23d").status()).as("the delete beats the older value on node 1").isEqualTo(404);
+  }
+
+  @Test
+  void aReplicaThatMissedWritesAnswersTheNewestWhenReadWithAckFrom() throws Exception {
+    EntityClient client = cluster.client(0);
+    assertThat(client.put("m-overwrite", bytes("old")).status()).isEqualTo(201);
+    assertThat(client.put("m-delete", bytes("old")).status()).isEqualTo(201);
+    assertThat(client.put("m-recreate", bytes("old")).status()).isEqualTo(201);
+    assertThat(client.delete("m-recreate").status()).isEqualTo(202);
+
+    cluster.stop(2);
+    assertThat(client.put("m-write", bytes("new")).status()).isEqualTo(201);
+    assertThat(client.put("m-overwrite", bytes("new")).status()).isEqualTo(201);
+    assertThat(client.delete("m-delete").status()).isEqualTo(202);
+    assertThat(client.put("m-recreate", bytes("new")).status()).isEqualTo(201);
+    cluster.restart(2);
+
+    EntityClient all = cluster.client(2).consistency(3, 3);
+    for (String id : new String[] {"m-write", "m-overwrite", "m-recreate"}) {
+      EntityClient.Reply reply = all.get(id);
+      assertThat(reply.status()).as("GET %s at 3/3", id).isEqualTo(200);
+      assertThat(reply.text()).as("GET %s at 3/3", id).isEqualTo("new");
+    }
+    assertThat(all.get("m-delete").status()).isEqualTo(404);
+    // And the replica itself catches up (hints, or the repair of the reads above).
+    for (String id : new String[] {"m-write", "m-overwrite", "m-recreate"}) {
+      Await.until("node 2 alone to hold the newest " + id, HEALED, () -> holds(2, id, "new"));
+    }
+    Await.until("node 2 alone to have deleted m-delete", HEALED, () -> alone(2, "m-delete").status() == 404);
+  }
+
+  @Test
+  void aReadOfDivergentReplicasRepairsTheStaleOne() throws Exception {
+    // Written to nodes 0 and 1 only (from = 2), so node 2 is stale without having missed a write
+    // of its own: no hint heals it, only the repair of a read with from = 3.
+    String overwritten = cluster.idWithReplicas("r-over", 0, 1, 2);
+    String absent = cluster.idWithReplicas("r-absent", 0, 1, 2);
+    String deleted = cluster.idWithReplicas("r-del", 0, 1, 2);
+    EntityClient threeOfThree = cluster.client(1).consistency(3, 3);
+    EntityClient twoOfTwo = cluster.client(1).consistency(2, 2);
+    assertThat(threeOfThree.put(overwritten, bytes("old")).status()).isEqualTo(201);
+    assertThat(twoOfTwo.put(overwritten, bytes("new")).status()).isEqualTo(201);
+    assertThat(twoOfTwo.put(absent, bytes("new")).status()).isEqualTo(201);
+    assertThat(threeOfThree.put(deleted, bytes("old")).status()).isEqualTo(201);
+    assertThat(twoOfTwo.delete(deleted).status()).isEqualTo(202);
+    assertThat(alone(2, overwritten).text()).as("node 2 is stale").isEqualTo("old");
+    assertThat(alone(2, absent).status()).isEqualTo(404);
+    assertThat(alone(2, deleted).text()).isEqualTo("old");
+    long repairsBefore = cluster.counter(1, "readRepairs");
+
+    assertThat(threeOfThree.get(overwritten).text()).isEqualTo("new");
+    assertThat(threeOfThree.get(absent).text()).isEqualTo("new");
+    assertThat(threeOfThree.get(deleted).status()).isEqualTo(404);
+
+    Await.until("node 2 alone to return the newest", HEALED,
+        () -> holds(2, overwritten, "new") && holds(2, absent, "new") && alone(2, deleted).status() == 404);
+    Await.until("three repairs counted", HEALED, () -> cluster.counter(1, "readRepairs") >= repairsBefore + 3);
+  }
+
+  private boolean holds(int node, String id, String value) {
+    EntityClient.Reply reply = alone(node, id);
+    return reply.status() == 200 && Arrays.equals(reply.body(), bytes(value));
+  }
+
+  private EntityClient.Reply alone(int node, String id) {
+    try {
+      return cluster.readAlone(node, id);
+    } catch (IOException e) {
+      return new EntityClient.Reply(-1, new byte[0]);
+    }
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}
