@@ -1,6 +1,7 @@
 package dev.shale.app;
 
 import dev.shale.cluster.Cluster;
+import dev.shale.cluster.HintLimits;
 import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.Placement;
 import dev.shale.cluster.Topology;
@@ -112,6 +113,26 @@ final class ServerCommand implements Callable<Integer> {
           + "once (that replica counts as failed). Default: ${DEFAULT-VALUE}.")
   int maxPendingPerPeer;
 
+  @Option(names = "--hint-max-size", paramLabel = "<size>", defaultValue = "1g",
+      converter = ByteSizeConverter.class,
+      description =
+          "Most bytes of hints (writes another replica missed, kept in <data>/hints until it is "
+          + "back) this node keeps; past it new hints are refused and only read repair heals "
+          + "those replicas. Default: ${DEFAULT-VALUE}.")
+  long hintMaxSizeBytes;
+
+  @Option(names = "--hint-max-age", paramLabel = "<ms>", defaultValue = "10800000",
+      description =
+          "Longest a hint is kept, from its write's time; older hints are dropped. Must be "
+          + "shorter than the tombstone grace period (a day). Default: ${DEFAULT-VALUE} (3 h).")
+  long hintMaxAgeMillis;
+
+  @Option(names = "--hint-rate", paramLabel = "<n>", defaultValue = "1000",
+      description =
+          "Most hints delivered per second, all replicas together (a value counts once per "
+          + "64 KiB), so replay does not crowd out live traffic. Default: ${DEFAULT-VALUE}.")
+  int hintDeliveriesPerSecond;
+
   @Option(names = "--sync", paramLabel = "interval|always", defaultValue = "interval",
       converter = SyncModeConverter.class,
       description =
@@ -198,9 +219,10 @@ final class ServerCommand implements Callable<Integer> {
     ServerOptions serverOptions = serverOptions();
     EngineOptions engineOptions = engineOptions();
     Cluster cluster = cluster();
+    HintLimits hintLimits = hintLimits();
     ShutdownSignals signals = ShutdownSignals.install(shutdownLimitMillis());
     try {
-      Node node = Node.start(data, engineOptions, serverOptions, cluster);
+      Node node = Node.start(data, engineOptions, serverOptions, cluster, hintLimits);
       LOG.log(Level.INFO, "shale " + VersionProvider.version() + " serving " + node.describe());
       String why = "an interrupt";
       try {
@@ -245,6 +267,15 @@ final class ServerCommand implements Callable<Integer> {
           .withSyncMode(sync)
           .withSyncIntervalMillis(syncIntervalMillis)
           .withMemtableSizeBytes(memtableSizeBytes);
+    } catch (IllegalArgumentException e) {
+      throw usage(optionNames(e.getMessage()));
+    }
+  }
+
+  /** The bounds of the hints this node keeps, or a usage error naming the bad option. */
+  HintLimits hintLimits() {
+    try {
+      return new HintLimits(hintMaxSizeBytes, hintMaxAgeMillis, hintDeliveriesPerSecond);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }
@@ -322,7 +353,10 @@ final class ServerCommand implements Callable<Integer> {
       Map.entry("memtableSizeBytes", "--memtable-size"),
       Map.entry("forwardTimeoutMillis", "--replica-timeout"),
       Map.entry("maxConnectionsPerPeer", "--peer-connections"),
-      Map.entry("maxPendingPerPeer", "--peer-queue"));
+      Map.entry("maxPendingPerPeer", "--peer-queue"),
+      Map.entry("maxBytes", "--hint-max-size"),
+      Map.entry("maxAgeMillis", "--hint-max-age"),
+      Map.entry("deliveriesPerSecond", "--hint-rate"));
   private static final Pattern WORD = Pattern.compile("\\b[a-zA-Z]+\\b");
 
   /** {@code message} with the options records' field names replaced by option names. */

@@ -127,6 +127,32 @@ class ReplicationClusterTest {
     Await.until("three repairs counted", HEALED, () -> cluster.counter(1, "readRepairs") >= repairsBefore + 3);
   }
 
+  @Test
+  void aWriteAReplicaMissedIsHandedOffOnceItIsBackAndNoLongerNeedsTheCoordinator() throws Exception {
+    cluster.stop(2);
+    long deliveredBefore = cluster.counter(0, "hintsDelivered");
+    assertThat(cluster.client(0).put("h-value", bytes("handed off")).status()).as("PUT 2/3 with node 2 down").isEqualTo(201);
+    assertThat(cluster.client(0).delete("h-deleted").status()).isEqualTo(202);
+    cluster.restart(2);
+    Await.until("node 0 to deliver its hints to node 2", HEALED,
+        () -> cluster.counter(0, "hintsDelivered") >= deliveredBefore + 2);
+    cluster.stop(0); // the coordinator goes down: node 2 holds the write by itself
+    assertThat(alone(2, "h-value").text()).isEqualTo("handed off");
+  }
+
+  @Test
+  void hintsSurviveARestartOfTheCoordinator() throws Exception {
+    cluster.stop(2);
+    long storedBefore = cluster.counter(0, "hintsStored");
+    assertThat(cluster.client(0).put("h-restart", bytes("kept on disk")).status()).isEqualTo(201);
+    Await.until("node 0 to keep the hint", HEALED, () -> cluster.counter(0, "hintsStored") >= storedBefore + 1);
+    cluster.stop(0);
+    cluster.restart(0);
+    cluster.restart(2);
+    Await.until("node 0, restarted, to deliver the hint", HEALED, () -> cluster.counter(0, "hintsDelivered") >= 1);
+    assertThat(alone(2, "h-restart").text()).isEqualTo("kept on disk");
+  }
+
   private boolean holds(int node, String id, String value) {
     EntityClient.Reply reply = alone(node, id);
     return reply.status() == 200 && Arrays.equals(reply.body(), bytes(value));

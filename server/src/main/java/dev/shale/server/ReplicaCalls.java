@@ -67,6 +67,18 @@ final class ReplicaCalls {
         answer -> writeAnswer(replica, answer), done);
   }
 
+  /**
+   * Runs {@code task} (a disk write, such as keeping a hint) off the event loop, on the storage
+   * pool; inline when there is none. False when the pool refused it (full).
+   */
+  boolean background(Runnable task) {
+    if (pool == null) {
+      task.run();
+      return true;
+    }
+    return pool.trySubmit(task);
+  }
+
   private void local(EventExecutor loop, Supplier<ReplicaReply> work, Consumer<ReplicaReply> done) {
     if (pool == null) {
       done.accept(work.get());

@@ -70,14 +70,22 @@ final class ReplicatedWrite {
     if (tally.allIn()) allIn.run();
   }
 
+  /** Keeps the write for {@code replica}, off the event loop: the hint store writes to disk. */
   private void hint(NodeAddress replica, String reason) {
-    boolean kept;
-    try {
-      kept = missed.missed(replica, key, value, version);
-    } catch (RuntimeException e) {
-      LOG.log(Level.ERROR, () -> "cannot keep a hint for " + replica.id() + " of id=" + Keys.toDisplay(key) + ": " + e);
-      kept = false;
-    }
+    boolean started = calls.background(() -> {
+      boolean kept;
+      try {
+        kept = missed.missed(replica, key, value, version);
+      } catch (RuntimeException e) {
+        LOG.log(Level.ERROR, () -> "cannot keep a hint for " + replica.id() + " of id=" + Keys.toDisplay(key) + ": " + e);
+        kept = false;
+      }
+      counted(kept, replica, reason);
+    });
+    if (!started) counted(false, replica, reason + "; the storage pool is full");
+  }
+
+  private void counted(boolean kept, NodeAddress replica, String reason) {
     if (kept) {
       stats.hintsStored.increment();
     } else {
