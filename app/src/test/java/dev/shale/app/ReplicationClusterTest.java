@@ -153,6 +153,65 @@ class ReplicationClusterTest {
     assertThat(alone(2, "h-restart").text()).isEqualTo("kept on disk");
   }
 
+  @Test
+  void underLoadEveryAcknowledgedWriteSurvivesAKill9AndRestartOfANode() throws Exception {
+    Writer writer = new Writer(cluster);
+    Thread thread = new Thread(writer, "steady-writer");
+    thread.start();
+    try {
+      Await.until("100 writes acknowledged", HEALED, () -> writer.acknowledged.size() >= 100);
+      cluster.node(1).kill(); // kill -9, mid-run
+      int beforeRestart = writer.acknowledged.size();
+      Await.until("100 more writes acknowledged with node 1 dead", HEALED, () -> writer.acknowledged.size() >= beforeRestart + 100);
+      cluster.restart(1);
+      int afterRestart = writer.acknowledged.size();
+      Await.until("100 more writes acknowledged after the restart", HEALED, () -> writer.acknowledged.size() >= afterRestart + 100);
+    } finally {
+      writer.stop = true;
+      thread.join();
+    }
+    assertThat(writer.failure).isNull();
+    for (int i : writer.acknowledged) {
+      EntityClient.Reply reply = cluster.client(i % 3).get("load-" + i);
+      assertThat(reply.status()).as("GET load-%d at 2/3", i).isEqualTo(200);
+      assertThat(reply.text()).isEqualTo("v" + i);
+    }
+  }
+
+  /** PUTs load-0, load-1, ... at a steady 200 per second, round robin over the nodes, with the default 2/3. */
+  private static final class Writer implements Runnable {
+    private static final long PERIOD_NANOS = 5_000_000;
+    final java.util.Queue<Integer> acknowledged = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final EntityClient[] clients;
+    volatile boolean stop;
+    volatile Throwable failure;
+
+    Writer(TestCluster cluster) {
+      clients = new EntityClient[cluster.size()];
+      for (int n = 0; n < clients.length; n++) clients[n] = cluster.client(n);
+    }
+
+    @Override
+    public void run() {
+      long next = System.nanoTime();
+      for (int i = 0; !stop; i++) {
+        try {
+          int status = clients[i % clients.length].put("load-" + i, bytes("v" + i)).status();
+          if (status == 201) acknowledged.add(i);
+          else if (status != 503 && status != 504) throw new AssertionError("PUT load-" + i + " answered " + status);
+        } catch (IOException e) {
+          // The node it was sent to is down: not acknowledged.
+        } catch (Throwable t) {
+          failure = t;
+          return;
+        }
+        // Paces the writer (a steady rate), not a wait for a condition.
+        next += PERIOD_NANOS;
+        java.util.concurrent.locks.LockSupport.parkNanos(next - System.nanoTime());
+      }
+    }
+  }
+
   private boolean holds(int node, String id, String value) {
     EntityClient.Reply reply = alone(node, id);
     return reply.status() == 200 && Arrays.equals(reply.body(), bytes(value));
