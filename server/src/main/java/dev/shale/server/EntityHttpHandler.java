@@ -264,7 +264,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
         + cluster.topology().nodes() + " (fingerprint " + fingerprint + "); start every node with the same list";
     long now = System.nanoTime();
     long last = LAST_LISTS_DIFFER_LOG_NANOS.get();
-    // Every forwarded request would say it again: one line per 10 s is enough to be seen.
+    // Every replica request would say it again: one line per 10 s is enough to be seen.
     if ((last == 0 || now - last > LISTS_DIFFER_LOG_INTERVAL_NANOS) && LAST_LISTS_DIFFER_LOG_NANOS.compareAndSet(last, now)) {
       LOG.log(Level.ERROR, () -> "refusing requests from a peer: " + reason);
     }
