@@ -5,7 +5,8 @@ package dev.shale.server;
  * an HTTP status.
  *
  * @param outcome what happened
- * @param value the stored bytes when {@code outcome} is {@link Outcome#FOUND}, else null
+ * @param value the stored bytes when {@code outcome} is {@link Outcome#FOUND}, the one-line
+ *     report (UTF-8) when it is {@link Outcome#DONE}, else null
  * @param reason a one-line explanation when the call did not succeed, else null
  * @param version the version of the record read, when a replica read asks for it: of the value
  *     ({@link Outcome#FOUND}) or of the tombstone ({@link Outcome#NOT_FOUND}); else
@@ -26,7 +27,9 @@ record EntityResult(Outcome outcome, byte[] value, String reason, long version) 
     /** The engine refused the write for now; nothing was written, retry later (503). */
     OVERLOADED,
     /** The engine failed (500). */
-    FAILED
+    FAILED,
+    /** An operator's request (such as a compaction) finished; {@link #value} says how (200). */
+    DONE
   }
 
   static final EntityResult STORED = new EntityResult(Outcome.STORED, null, null, NO_VERSION);
@@ -50,6 +53,10 @@ record EntityResult(Outcome outcome, byte[] value, String reason, long version) 
   /** A tombstone (a replica read found one). */
   boolean isTombstone() {
     return outcome == Outcome.NOT_FOUND && version != NO_VERSION;
+  }
+
+  static EntityResult done(String report) {
+    return new EntityResult(Outcome.DONE, report.getBytes(java.nio.charset.StandardCharsets.UTF_8), null, NO_VERSION);
   }
 
   static EntityResult overloaded(String reason) {
