@@ -48,12 +48,14 @@ public final class HintedHandoff implements AutoCloseable {
   static final long MAX_IN_FLIGHT_BYTES = 8L << 20;
   static final int BATCH_HINTS = 32;
   static final long BATCH_BYTES = 4L << 20;
+  /** A delivery not answered within this counts as failed; see HintLimits.checkTombstoneGrace. */
+  public static final long DELIVERY_TIMEOUT_MILLIS = 30_000;
   private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
   private static final long CLOSE_WAIT_MILLIS = 10_000;
 
   /** Back-off and timeout settings; tests shorten them. */
   record Timing(long initialBackoffMillis, long maxBackoffMillis, long deliveryTimeoutMillis) {
-    static final Timing DEFAULT = new Timing(1_000, 10_000, 30_000);
+    static final Timing DEFAULT = new Timing(1_000, 10_000, DELIVERY_TIMEOUT_MILLIS);
   }
 
   /** A delivery's end, handed from the sender's thread to the delivery thread. */

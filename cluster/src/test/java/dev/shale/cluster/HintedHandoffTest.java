@@ -344,4 +344,17 @@ class HintedHandoffTest {
     assertThat(replica.keySet()).isEqualTo(newest.keySet());
     newest.forEach((k, v) -> assertThat(replica.get(k).version()).as(k).isEqualTo(v));
   }
+
+  @Test
+  void aDeliveryWithoutAnAnswerTimesOutAndIsTriedAgain() {
+    openStore();
+    addHints(A, 1);
+    AtomicLong attempts = new AtomicLong();
+    start(hint -> attempts.incrementAndGet() == 1 ? new CompletableFuture<>() : CompletableFuture.completedFuture(true),
+        LIMITS, new HintedHandoff.Timing(50, 200, 100));
+
+    Await.until("delivered on the second attempt", DEADLINE, () -> store.pendingHints() == 0);
+    assertThat(handoff.failedAttempts()).isEqualTo(1);
+    assertThat(attempts.get()).isEqualTo(2);
+  }
 }
