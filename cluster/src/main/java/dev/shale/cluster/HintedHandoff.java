@@ -158,7 +158,6 @@ public final class HintedHandoff implements AutoCloseable {
     while (!closed) {
       long parkNanos;
       try {
-        applyOutcomes();
         sweepIfDue();
         parkNanos = sendWhatCan();
       } catch (RuntimeException e) {
@@ -174,6 +173,8 @@ public final class HintedHandoff implements AutoCloseable {
   private long sendWhatCan() {
     refreshTargets();
     while (!closed) {
+      // Outcomes first: a sender that fails at once backs its target off before the next send.
+      applyOutcomes();
       if (inFlight >= MAX_IN_FLIGHT || inFlightBytes >= MAX_IN_FLIGHT_BYTES) return IDLE_NANOS; // an outcome wakes us
       long now = System.nanoTime();
       long tokenWaitNanos = bucket.nanosUntilAvailable(now);
@@ -222,7 +223,7 @@ public final class HintedHandoff implements AutoCloseable {
     long sizeBytes = sizeBytes(hint);
     int generation = target.generation();
     bucket.take(deliveryUnits(hint), now);
-    target.sent(sizeBytes);
+    target.sent();
     inFlight++;
     inFlightBytes += sizeBytes;
     withTimeout(startDelivery(hint)).whenComplete((ok, error) -> {
@@ -254,7 +255,7 @@ public final class HintedHandoff implements AutoCloseable {
 
   private void applyOutcomes() {
     for (Outcome o = outcomes.poll(); o != null; o = outcomes.poll()) {
-      o.target().done(o.sizeBytes());
+      o.target().done();
       inFlight--;
       inFlightBytes -= o.sizeBytes();
       if (o.delivered()) recordDelivery(o);
