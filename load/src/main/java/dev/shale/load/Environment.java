@@ -14,6 +14,32 @@ record Environment(int nproc, String cpuModel, String kernel, String jvm, String
         System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"), readCommit(), Instant.now());
   }
 
+  /** The CPUs a process may run on (its affinity, as taskset sets it), e.g. "0" or "0-1"; "unknown" off Linux. */
+  static String cpusAllowed(String pid) {
+    try {
+      return Files.readAllLines(Path.of("/proc/" + pid + "/status")).stream()
+          .filter(l -> l.startsWith("Cpus_allowed_list:"))
+          .map(l -> l.substring(l.indexOf(':') + 1).trim())
+          .findFirst().orElse("unknown");
+    } catch (IOException e) {
+      return "unknown";
+    }
+  }
+
+  /** A process's command line, its arguments separated by spaces (a class path shortened), or "unknown". */
+  static String commandLine(long pid) {
+    try {
+      byte[] raw = Files.readAllBytes(Path.of("/proc/" + pid + "/cmdline"));
+      String[] args = new String(raw, java.nio.charset.StandardCharsets.UTF_8).split("\0");
+      for (int i = 1; i < args.length; i++) {
+        if (args[i - 1].equals("-cp") || args[i - 1].equals("-classpath")) args[i] = "<class path>";
+      }
+      return String.join(" ", args).trim();
+    } catch (IOException e) {
+      return "unknown";
+    }
+  }
+
   private static String readCpuModel() {
     try {
       return Files.readAllLines(Path.of("/proc/cpuinfo")).stream()

@@ -57,6 +57,11 @@ public record LoadSpec(
   }
 
   /** The same run of another workload. */
+  public LoadSpec withKeys(long newKeys) {
+    return new LoadSpec(url, workload, rate, connections, threads, duration, warmup, valueSizeBytes, newKeys,
+        distribution, keyOrder, timeout, seed);
+  }
+
   public LoadSpec withWorkload(Workload newWorkload, int newConnections, int newValueSizeBytes) {
     return new LoadSpec(url, newWorkload, rate, newConnections, threads, duration, warmup, newValueSizeBytes, keys,
         distribution, keyOrder, timeout, seed);

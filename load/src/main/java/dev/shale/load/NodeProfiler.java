@@ -1,15 +1,9 @@
 package dev.shale.load;
 
-import com.sun.tools.attach.AgentInitializationException;
-import com.sun.tools.attach.AgentLoadException;
-import com.sun.tools.attach.AttachNotSupportedException;
-import com.sun.tools.attach.VirtualMachine;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 
 /**
  * async-profiler (the library from Maven Central) attached to the node under test through the
@@ -18,10 +12,14 @@ import java.nio.file.StandardCopyOption;
  * (perf_event_paranoid, seccomp in containers), it falls back to {@code itimer} and says so.
  */
 public final class NodeProfiler implements MeasurementListener {
-  /** Where the jar keeps the linux-x64 library. */
-  static final String LIBRARY_RESOURCE = "/linux-x64/libasyncProfiler.so";
   static final String PARANOID = "/proc/sys/kernel/perf_event_paranoid";
 
+  /** One async-profiler command (its agent arguments, e.g. "start,event=cpu,file=...") to the node's JVM. */
+  interface Agent {
+    void command(String arguments) throws IOException, LoadException;
+  }
+
+  private final Agent agent;
   private final long pid;
   private final ProfileEvent event;
   private final Path html;
@@ -30,6 +28,11 @@ public final class NodeProfiler implements MeasurementListener {
   private Exception failure;
 
   public NodeProfiler(long pid, ProfileEvent event, Path html, PrintWriter log) {
+    this(new AttachedAgent(pid), pid, event, html, log);
+  }
+
+  NodeProfiler(Agent agent, long pid, ProfileEvent event, Path html, PrintWriter log) {
+    this.agent = agent;
     this.pid = pid;
     this.event = event;
     this.html = html;
@@ -65,7 +68,7 @@ public final class NodeProfiler implements MeasurementListener {
   public void measurementEnded() {
     if (startedEvent == null) return;
     try {
-      command("stop,file=" + html.toAbsolutePath());
+      agent.command("stop,file=" + html.toAbsolutePath());
       log.printf("  flame graph (%s): %s%n", startedEvent, html);
     } catch (IOException | LoadException e) {
       failure = e;
@@ -75,16 +78,16 @@ public final class NodeProfiler implements MeasurementListener {
 
   private String start() throws IOException, LoadException {
     if (event != ProfileEvent.CPU) {
-      command("start,event=" + event.eventName() + ",file=" + html.toAbsolutePath());
+      agent.command("start,event=" + event.eventName() + ",file=" + html.toAbsolutePath());
       return event.eventName();
     }
     try {
-      command("start,event=cpu,file=" + html.toAbsolutePath());
+      agent.command("start,event=cpu,file=" + html.toAbsolutePath());
       return "cpu";
     } catch (LoadException perfRefused) {
       log.printf("  perf events are not allowed here (%s = %s; %s): CPU profile uses itimer instead%n",
           PARANOID, paranoid(), perfRefused.getMessage());
-      command("start,event=itimer,file=" + html.toAbsolutePath());
+      agent.command("start,event=itimer,file=" + html.toAbsolutePath());
       return "itimer";
     }
   }
@@ -94,45 +97,6 @@ public final class NodeProfiler implements MeasurementListener {
       return Files.readString(Path.of(PARANOID)).trim();
     } catch (IOException e) {
       return "unreadable";
-    }
-  }
-
-  /** Sends one async-profiler command to the node's JVM. */
-  private void command(String arguments) throws IOException, LoadException {
-    Path library = Library.path();
-    VirtualMachine vm;
-    try {
-      vm = VirtualMachine.attach(Long.toString(pid));
-    } catch (AttachNotSupportedException e) {
-      throw new LoadException("cannot attach to pid " + pid + ": " + e.getMessage(), e);
-    }
-    try {
-      vm.loadAgentPath(library.toString(), arguments);
-    } catch (AgentInitializationException e) {
-      throw new LoadException("async-profiler refused '" + arguments + "' (code " + e.returnValue() + ")", e);
-    } catch (AgentLoadException e) {
-      throw new LoadException("cannot load async-profiler into pid " + pid + ": " + e.getMessage(), e);
-    } finally {
-      vm.detach();
-    }
-  }
-
-  /** libasyncProfiler.so copied once out of the jar into a temporary directory. */
-  private static final class Library {
-    private static Path path;
-
-    static synchronized Path path() throws IOException {
-      if (path != null) return path;
-      Path dir = Files.createTempDirectory("shale-async-profiler");
-      Path lib = dir.resolve("libasyncProfiler.so");
-      try (InputStream in = NodeProfiler.class.getResourceAsStream(LIBRARY_RESOURCE)) {
-        if (in == null) throw new IOException("the async-profiler jar has no " + LIBRARY_RESOURCE + " on the class path");
-        Files.copy(in, lib, StandardCopyOption.REPLACE_EXISTING);
-      }
-      lib.toFile().deleteOnExit();
-      dir.toFile().deleteOnExit();
-      path = lib;
-      return lib;
     }
   }
 }

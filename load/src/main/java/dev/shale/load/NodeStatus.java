@@ -9,24 +9,49 @@ import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Asks a node's {@code GET /v0/status} for its pid (the profiler attaches to it). */
+/**
+ * Talks to a node's operator endpoints like any client: {@code GET /v0/status} for its pid (the
+ * profiler attaches to it) and heap, {@code POST /v0/admin/compact} for a full compaction.
+ */
 public final class NodeStatus {
-  private static final Pattern PID = Pattern.compile("\"pid\"\\s*:\\s*(\\d+)");
-
   private NodeStatus() {}
 
   public static long pid(URI url) throws LoadException {
+    return field(url, "pid");
+  }
+
+  /** The node's maximum heap, to size a store as a multiple of it. */
+  public static long maxHeapBytes(URI url) throws LoadException {
+    return field(url, "maxHeapBytes");
+  }
+
+  /** Compacts the node's whole store, waiting up to {@code timeout}; returns the node's one-line report. */
+  public static String compact(URI url, Duration timeout) throws LoadException {
+    URI compact = url.resolve("/v0/admin/compact");
+    HttpResponse<String> response = send(HttpRequest.newBuilder(compact).timeout(timeout)
+        .POST(HttpRequest.BodyPublishers.noBody()).build());
+    if (response.statusCode() != 200) {
+      throw new LoadException(compact + " answered " + response.statusCode() + ": " + response.body().strip());
+    }
+    return response.body().strip();
+  }
+
+  private static long field(URI url, String name) throws LoadException {
     URI status = url.resolve("/v0/status");
+    HttpResponse<String> response = send(HttpRequest.newBuilder(status).timeout(Duration.ofSeconds(10)).build());
+    Matcher m = Pattern.compile("\"" + name + "\"\\s*:\\s*(\\d+)").matcher(response.body());
+    if (response.statusCode() != 200 || !m.find()) {
+      throw new LoadException(status + " answered " + response.statusCode() + " without \"" + name + "\""
+          + ("pid".equals(name) ? "; pass --pid" : ""));
+    }
+    return Long.parseLong(m.group(1));
+  }
+
+  private static HttpResponse<String> send(HttpRequest request) throws LoadException {
     try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
-      HttpResponse<String> response = client.send(HttpRequest.newBuilder(status).timeout(Duration.ofSeconds(10)).build(),
-          HttpResponse.BodyHandlers.ofString());
-      Matcher m = PID.matcher(response.body());
-      if (response.statusCode() != 200 || !m.find()) {
-        throw new LoadException(status + " answered " + response.statusCode() + " without a pid; pass --pid");
-      }
-      return Long.parseLong(m.group(1));
+      return client.send(request, HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
-      throw new LoadException("cannot ask " + status + " for the node's pid: " + e.getMessage(), e);
+      throw new LoadException("cannot reach " + request.uri() + ": " + e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new LoadException("interrupted", e);

@@ -55,6 +55,25 @@ public final class ReportCommand implements Callable<Integer> {
   @Option(names = "--no-nginx", description = "Skip the nginx ceiling.")
   boolean noNginx;
 
+  @Option(names = "--heap-factor", defaultValue = "10",
+      description = "The store of 'GET before and after compaction' holds this many times the node's heap "
+          + "(from /v0/status) in 1 KiB values; 0 skips those scenarios. Default: ${DEFAULT-VALUE} (--quick: 20000 keys at most).")
+  double heapFactor;
+
+  @Option(names = "--duration", converter = DurationConverter.class,
+      description = "Measured interval of each rate tried. Default: 30s (--quick: 3s).")
+  Duration duration;
+
+  @Option(names = "--warmup", converter = DurationConverter.class,
+      description = "Unrecorded warmup before each rate's measured interval. Default: 15s (--quick: 1s).")
+  Duration warmup;
+
+  @Option(names = "--start", description = "First rate tried, requests/s. Default: 1000.")
+  Double start;
+
+  @Option(names = "--max-steps", description = "Bisection steps at most. Default: 5 (--quick: 2).")
+  Integer maxSteps;
+
   @Option(names = "--threads", defaultValue = "1", description = "Generator event-loop threads. Default: ${DEFAULT-VALUE}.")
   int threads;
 
@@ -62,7 +81,7 @@ public final class ReportCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter log = spec.commandLine().getOut();
     List<ProfileEvent> events = profile.isBlank() ? List.of() : parseEvents();
-    Settings s = quick ? Settings.QUICK : Settings.FULL;
+    Settings s = settings();
     long keyCount = keys != null ? keys : s.keys;
     Path flameDir = out.resolve("flame");
     Files.createDirectories(out);
@@ -74,11 +93,24 @@ public final class ReportCommand implements Callable<Integer> {
     log.printf(Locale.ROOT, "filling %d keys for the GET scenarios%n", keyCount);
     Fill.run(base.withWorkload(Workload.PUT, 16, 100), log);
     for (Scenario scenario : getScenarios()) outcomes.add(measure(scenario, base, s, events, flameDir, log));
+    if (heapFactor > 0) outcomes.addAll(storeLargerThanHeap(base, s, events, flameDir, log));
 
     List<Outcome> ceiling = noNginx ? List.of() : nginxCeiling(base, s, log);
     ReportWriter.write(out, env, s.describe(), base, outcomes, ceiling, events, quick);
     log.println("report: " + out.resolve("report.md"));
     return 0;
+  }
+
+  /** The full or quick settings, with what the command line overrides. */
+  private Settings settings() {
+    Settings d = quick ? Settings.QUICK : Settings.FULL;
+    Settings s = new Settings(duration != null ? duration : d.duration(), warmup != null ? warmup : d.warmup(),
+        start != null ? start : d.start(), d.max(), d.precision(), maxSteps != null ? maxSteps : d.bisections(), d.keys());
+    if (s.duration().isZero() || s.duration().isNegative()) throw new ParameterException(spec.commandLine(), "--duration must be positive");
+    if (s.warmup().isNegative()) throw new ParameterException(spec.commandLine(), "--warmup must not be negative");
+    if (s.start() <= 0) throw new ParameterException(spec.commandLine(), "--start must be positive");
+    if (s.bisections() < 0) throw new ParameterException(spec.commandLine(), "--max-steps must not be negative");
+    return s;
   }
 
   private List<ProfileEvent> parseEvents() {
@@ -119,6 +151,40 @@ public final class ReportCommand implements Callable<Integer> {
         new Scenario("GET uniform, 64 conn", Workload.GET, 64, 100, LoadSpec.KeyDistribution.UNIFORM),
         new Scenario("GET Zipfian, 64 conn", Workload.GET, 64, 100, LoadSpec.KeyDistribution.ZIPF),
         new Scenario("GET absent, 64 conn", Workload.GET_ABSENT, 64, 100, LoadSpec.KeyDistribution.UNIFORM));
+  }
+
+  /** Values of the store larger than the heap: 1 KiB, so that its size comes from data, not keys. */
+  static final int LARGE_STORE_VALUE_BYTES = 1024;
+
+  /**
+   * GET on a store {@code heapFactor} times the node's heap, before and after a full compaction:
+   * the fill leaves tables over several levels and overwritten versions of the smaller fill's
+   * keys; the compaction leaves one sorted run with one version per key.
+   */
+  private List<Outcome> storeLargerThanHeap(LoadSpec base, Settings s, List<ProfileEvent> events, Path flameDir,
+      PrintWriter log) throws Exception {
+    long heapBytes = NodeStatus.maxHeapBytes(base.url());
+    long keyCount = (long) Math.ceil(heapFactor * heapBytes / LARGE_STORE_VALUE_BYTES);
+    if (quick) keyCount = Math.min(keyCount, Settings.QUICK.keys);
+    log.printf(Locale.ROOT, "filling %d keys of %d B (%.2f GiB, %.1fx the node's %d MiB heap)%n", keyCount,
+        LARGE_STORE_VALUE_BYTES, keyCount * (double) LARGE_STORE_VALUE_BYTES / (1L << 30),
+        keyCount * (double) LARGE_STORE_VALUE_BYTES / heapBytes, heapBytes >> 20);
+    LoadSpec large = base.withKeys(keyCount);
+    Fill.run(large.withWorkload(Workload.PUT, 16, LARGE_STORE_VALUE_BYTES), log);
+    double factor = keyCount * (double) LARGE_STORE_VALUE_BYTES / heapBytes;
+    String size = String.format(Locale.ROOT, factor >= 10 ? "%.0fx heap" : "%.1fx heap", factor);
+    Scenario before = new Scenario("GET " + size + ", before compaction, 64 conn", Workload.GET, 64,
+        LARGE_STORE_VALUE_BYTES, LoadSpec.KeyDistribution.UNIFORM);
+    Outcome beforeOutcome = measure(before, large, s, events, flameDir, log);
+    log.println("compacting the whole store (POST /v0/admin/compact)");
+    String compacted = NodeStatus.compact(base.url(), Duration.ofHours(1));
+    log.println(compacted);
+    Scenario after = new Scenario("GET " + size + ", after compaction, 64 conn", Workload.GET, 64,
+        LARGE_STORE_VALUE_BYTES, LoadSpec.KeyDistribution.UNIFORM);
+    Outcome afterOutcome = measure(after, large, s, events, flameDir, log);
+    List<String> notes = new ArrayList<>(afterOutcome.notes());
+    notes.add("the node's compaction: " + compacted);
+    return List.of(beforeOutcome, new Outcome(after, afterOutcome.knee(), afterOutcome.flameGraphs(), notes));
   }
 
   /** A scenario's search and, at its stable rate, the profiles. */

@@ -14,6 +14,17 @@ import org.HdrHistogram.Histogram;
 final class ReportWriter {
   private ReportWriter() {}
 
+  /** The node's URL and, when it runs on this host, its CPUs and command line (its JVM flags matter). */
+  private static String nodeDescription(LoadSpec base) {
+    try {
+      long pid = NodeStatus.pid(base.url());
+      return base.url() + ", pid " + pid + ", CPUs " + Environment.cpusAllowed(Long.toString(pid)) + ": `"
+          + Environment.commandLine(pid).replace("`", "'") + "`";
+    } catch (LoadException e) {
+      return base.url().toString();
+    }
+  }
+
   static void write(Path dir, Environment env, String method, LoadSpec base, List<ReportCommand.Outcome> outcomes,
       List<ReportCommand.Outcome> ceiling, List<ProfileEvent> events, boolean quick) throws IOException {
     StringBuilder md = new StringBuilder();
@@ -41,8 +52,9 @@ final class ReportWriter {
     row(md, "CPU", env.cpuModel());
     row(md, "kernel", env.kernel());
     row(md, "generator JVM", env.jvm());
-    row(md, "generator", "`shale load`, " + EventLoops.transport() + ", " + base.threads() + " event-loop thread(s); no CPU pinning");
-    row(md, "node", base.url().toString());
+    row(md, "generator", "`shale load`, " + EventLoops.transport() + ", " + base.threads() + " event-loop thread(s); CPUs "
+        + Environment.cpusAllowed("self"));
+    row(md, "node", nodeDescription(base));
     row(md, "method", method);
     row(md, "stable", "achieved >= 99% of target, p99 <= 10 ms, no socket errors or 5xx, over the whole measured interval");
     md.append('\n');
@@ -104,7 +116,7 @@ final class ReportWriter {
       md.append("Latency by percentile at each scenario's stable rate:\n\n![latency spectrum](spectrum.png)\n\n");
     }
     for (ReportCommand.Outcome o : concat(outcomes, ceiling)) {
-      String png = o.scenario().id() + (o.scenario().name().startsWith("nginx") ? "-nginx" : "") + "-knee.png";
+      String png = o.scenario().id() + "-knee.png";
       Plots.latencyVsRate(o.scenario().name() + ": latency vs rate", o.knee().trials(), StableRate.DEFAULT.p99Bound(),
           dir.resolve(png));
       md.append("### ").append(o.scenario().name()).append("\n\n![latency vs rate](").append(png).append(")\n\n");

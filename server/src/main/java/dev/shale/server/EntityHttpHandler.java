@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.lang.System.Logger.Level;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -26,7 +27,8 @@ import java.util.function.Supplier;
  * Translates the requests of one connection into calls of the {@link EntityService}, and their
  * results into responses, which it writes in request order.
  *
- * <p>Routes: {@code /v0/entity} (GET, PUT, DELETE) and {@code /v0/status} (GET). A storage
+ * <p>Routes: {@code /v0/entity} (GET, PUT, DELETE), {@code /v0/status} (GET) and
+ * {@code /v0/admin/compact} (POST). A storage
  * call runs on the {@link StoragePool} (or inline on the event loop when there is none), when
  * {@link CallOrder} lets it start; its result comes back to the event loop and takes its place
  * in the {@link ResponseQueue}. In a cluster, a request for a key another node owns is handed
@@ -44,8 +46,10 @@ import java.util.function.Supplier;
 final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   static final String ENTITY_PATH = "/v0/entity";
   static final String STATUS_PATH = "/v0/status";
+  static final String COMPACT_PATH = "/v0/admin/compact";
   static final String ENTITY_METHODS = "GET, PUT, DELETE";
   static final String STATUS_METHODS = "GET";
+  static final String COMPACT_METHODS = "POST";
 
   private static final System.Logger LOG = System.getLogger(EntityHttpHandler.class.getName());
   private static final byte[] EMPTY_BODY = new byte[0];
@@ -153,6 +157,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     return switch (target.path()) {
       case ENTITY_PATH -> entity(head, target, request.body(), internal != null);
       case STATUS_PATH -> new Answer(status(head));
+      case COMPACT_PATH -> compact(head);
       default -> new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST,
           "unknown path " + target.path() + "; the API is " + ENTITY_PATH + "?id=<id>"));
     };
@@ -266,20 +271,29 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       case FOUND -> Responses.value(version, result.value());
       case NOT_FOUND -> Responses.error(version, HttpResponseStatus.NOT_FOUND, "no value for this id");
       case DELETED -> Responses.empty(version, HttpResponseStatus.ACCEPTED);
+      case DONE -> Responses.text(version, HttpResponseStatus.OK, new String(result.value(), StandardCharsets.UTF_8));
       case OVERLOADED -> Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE, result.reason());
       case FAILED -> Responses.error(version, HttpResponseStatus.INTERNAL_SERVER_ERROR, result.reason());
     };
   }
 
-  private static FullHttpResponse status(HttpRequest head) {
+  private FullHttpResponse status(HttpRequest head) {
     if (!HttpMethod.GET.equals(head.method())) {
       return Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), STATUS_METHODS);
     }
-    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, STATUS_BODY);
+    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(service.stats()));
   }
 
-  // The pid lets tools on the same host attach to the node (the load generator's profiler).
-  private static final String STATUS_BODY = "{\"status\": \"serving\", \"pid\": " + ProcessHandle.current().pid() + "}";
+  /**
+   * An operator's full compaction: a storage call like any other (it takes a pool worker until
+   * done, which may be minutes), answered 200 with what it did.
+   */
+  private Action compact(HttpRequest head) {
+    if (!HttpMethod.POST.equals(head.method())) {
+      return new Answer(Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), COMPACT_METHODS));
+    }
+    return new Call(service::compact, false, false);
+  }
 
   private ResponseQueue.Slot takeSlot(boolean keepAlive) {
     if (!keepAlive) closing = true;

@@ -5,7 +5,8 @@ package dev.shale.server;
  * an HTTP status.
  *
  * @param outcome what happened
- * @param value the stored bytes when {@code outcome} is {@link Outcome#FOUND}, else null
+ * @param value the stored bytes when {@code outcome} is {@link Outcome#FOUND}, the one-line
+ *     report (UTF-8) when it is {@link Outcome#DONE}, else null
  * @param reason a one-line explanation when the call did not succeed, else null
  */
 record EntityResult(Outcome outcome, byte[] value, String reason) {
@@ -22,7 +23,9 @@ record EntityResult(Outcome outcome, byte[] value, String reason) {
     /** The engine refused the write for now; nothing was written, retry later (503). */
     OVERLOADED,
     /** The engine failed (500). */
-    FAILED
+    FAILED,
+    /** An operator's request (such as a compaction) finished; {@link #value} says how (200). */
+    DONE
   }
 
   static final EntityResult STORED = new EntityResult(Outcome.STORED, null, null);
@@ -31,6 +34,10 @@ record EntityResult(Outcome outcome, byte[] value, String reason) {
 
   static EntityResult found(byte[] value) {
     return new EntityResult(Outcome.FOUND, value, null);
+  }
+
+  static EntityResult done(String report) {
+    return new EntityResult(Outcome.DONE, report.getBytes(java.nio.charset.StandardCharsets.UTF_8), null);
   }
 
   static EntityResult overloaded(String reason) {

@@ -202,8 +202,37 @@ class EntityApiTest {
     HttpResponse<byte[]> response = node.get(node.uri("/v0/status"));
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.headers().firstValue("content-type")).hasValue("application/json");
-    assertThat(TestServer.text(response)).contains("\"pid\": " + ProcessHandle.current().pid());
+    assertThat(TestServer.text(response)).contains("\"pid\": " + ProcessHandle.current().pid())
+        .contains("\"maxHeapBytes\": " + Runtime.getRuntime().maxMemory());
     assertThat(node.method("DELETE", node.uri("/v0/status")).statusCode()).isEqualTo(405);
+  }
+
+  @Test
+  void compactionOnRequestKeepsTheNewestValuesAndDropsTheRest() {
+    for (int round = 0; round < 3; round++) {
+      for (int i = 0; i < 200; i++) {
+        assertThat(node.put(node.entity("k" + i), ("v" + round + "-" + i).getBytes(StandardCharsets.UTF_8)).statusCode()).isEqualTo(201);
+      }
+    }
+    for (int i = 0; i < 200; i += 2) assertThat(node.delete(node.entity("k" + i)).statusCode()).isEqualTo(202);
+
+    HttpResponse<byte[]> compacted = node.method("POST", node.uri("/v0/admin/compact"));
+
+    assertThat(compacted.statusCode()).isEqualTo(200);
+    assertThat(TestServer.text(compacted)).startsWith("compacted in ").contains("tables of");
+    for (int i = 0; i < 200; i++) {
+      HttpResponse<byte[]> got = node.get(node.entity("k" + i));
+      if (i % 2 == 0) {
+        assertThat(got.statusCode()).as("k%d", i).isEqualTo(404);
+      } else {
+        assertThat(got.statusCode()).as("k%d", i).isEqualTo(200);
+        assertThat(new String(got.body(), StandardCharsets.UTF_8)).isEqualTo("v2-" + i);
+      }
+    }
+    assertThat(TestServer.text(node.get(node.uri("/v0/status")))).contains("\"tables\": 1,");
+    HttpResponse<byte[]> wrongMethod = node.get(node.uri("/v0/admin/compact"));
+    assertThat(wrongMethod.statusCode()).isEqualTo(405);
+    assertThat(wrongMethod.headers().firstValue("allow")).hasValue("POST");
   }
 
   @Test
