@@ -23,7 +23,6 @@ final class DeliveryTarget {
   private boolean passEnded = true; // no pass yet: the first starts when the target has hints
   private long nextPassNanos;
   private int inFlight;
-  private long inFlightBytes;
   private int generation; // bumped by each back-off step, so one burst of failures steps once
   private long backoffMillis; // 0: healthy
   private long backoffUntilNanos;
@@ -101,18 +100,12 @@ final class DeliveryTarget {
     return generation;
   }
 
-  void sent(long sizeBytes) {
+  void sent() {
     inFlight++;
-    inFlightBytes += sizeBytes;
   }
 
-  void done(long sizeBytes) {
+  void done() {
     inFlight--;
-    inFlightBytes -= sizeBytes;
-  }
-
-  long inFlightBytes() {
-    return inFlightBytes;
   }
 
   /** A delivery succeeded: the target takes hints; ends any back-off. Returns whether there was one. */

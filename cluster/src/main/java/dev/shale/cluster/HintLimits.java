@@ -40,4 +40,23 @@ public record HintLimits(long maxBytes, long maxAgeMillis, int deliveriesPerSeco
     if (maxAgeMillis <= 0) throw new IllegalArgumentException("maxAgeMillis must be > 0: " + maxAgeMillis);
     if (deliveriesPerSecond < 1) throw new IllegalArgumentException("deliveriesPerSecond must be >= 1: " + deliveriesPerSecond);
   }
+
+  /**
+   * Checks that the data store's {@code tombstoneGraceMillis} outlives every hint: it must exceed
+   * {@link #maxAgeMillis} (no older hint is sent), plus the time a delivery may take to land
+   * ({@link HintedHandoff#DELIVERY_TIMEOUT_MILLIS}), plus the clock skew nodes tolerate ({@link
+   * InternalAuth#MAX_SKEW_MILLIS}: a node further off cannot send its hints at all). Otherwise a
+   * replica could purge a tombstone while an older write of its key still waits in a hint, and
+   * the hint would bring the deleted value back.
+   *
+   * @throws IllegalArgumentException naming the durations
+   */
+  public void checkTombstoneGrace(long tombstoneGraceMillis) {
+    long needed = maxAgeMillis + HintedHandoff.DELIVERY_TIMEOUT_MILLIS + InternalAuth.MAX_SKEW_MILLIS;
+    if (tombstoneGraceMillis <= needed) {
+      throw new IllegalArgumentException("the tombstone grace period (" + tombstoneGraceMillis + " ms) must be longer than the hint age limit ("
+          + maxAgeMillis + " ms) plus the delivery timeout (" + HintedHandoff.DELIVERY_TIMEOUT_MILLIS
+          + " ms) plus the tolerated clock skew (" + InternalAuth.MAX_SKEW_MILLIS + " ms)");
+    }
+  }
 }

@@ -10,8 +10,8 @@ import java.util.concurrent.CompletionStage;
  * with true once the replica stored the record (or already held a newer one), and with false or
  * exceptionally when it did not or the outcome is unknown; the hint is then kept and tried again
  * later, which is harmless because the replica keeps the newest version of a key whatever order
- * records arrive in. A stage that does not complete within {@link HintedHandoff}'s delivery
- * timeout counts as a failure. It may complete on any thread.
+ * records arrive in. A stage that does not complete within {@link
+ * HintedHandoff#DELIVERY_TIMEOUT_MILLIS} counts as a failure. It may complete on any thread.
  */
 @FunctionalInterface
 public interface HintSender {

@@ -48,12 +48,14 @@ public final class HintedHandoff implements AutoCloseable {
   static final long MAX_IN_FLIGHT_BYTES = 8L << 20;
   static final int BATCH_HINTS = 32;
   static final long BATCH_BYTES = 4L << 20;
+  /** A delivery not answered within this counts as failed; see HintLimits.checkTombstoneGrace. */
+  public static final long DELIVERY_TIMEOUT_MILLIS = 30_000;
   private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
   private static final long CLOSE_WAIT_MILLIS = 10_000;
 
   /** Back-off and timeout settings; tests shorten them. */
   record Timing(long initialBackoffMillis, long maxBackoffMillis, long deliveryTimeoutMillis) {
-    static final Timing DEFAULT = new Timing(1_000, 10_000, 30_000);
+    static final Timing DEFAULT = new Timing(1_000, 10_000, DELIVERY_TIMEOUT_MILLIS);
   }
 
   /** A delivery's end, handed from the sender's thread to the delivery thread. */
@@ -156,7 +158,6 @@ public final class HintedHandoff implements AutoCloseable {
     while (!closed) {
       long parkNanos;
       try {
-        applyOutcomes();
         sweepIfDue();
         parkNanos = sendWhatCan();
       } catch (RuntimeException e) {
@@ -172,6 +173,8 @@ public final class HintedHandoff implements AutoCloseable {
   private long sendWhatCan() {
     refreshTargets();
     while (!closed) {
+      // Outcomes first: a sender that fails at once backs its target off before the next send.
+      applyOutcomes();
       if (inFlight >= MAX_IN_FLIGHT || inFlightBytes >= MAX_IN_FLIGHT_BYTES) return IDLE_NANOS; // an outcome wakes us
       long now = System.nanoTime();
       long tokenWaitNanos = bucket.nanosUntilAvailable(now);
@@ -220,7 +223,7 @@ public final class HintedHandoff implements AutoCloseable {
     long sizeBytes = sizeBytes(hint);
     int generation = target.generation();
     bucket.take(deliveryUnits(hint), now);
-    target.sent(sizeBytes);
+    target.sent();
     inFlight++;
     inFlightBytes += sizeBytes;
     withTimeout(startDelivery(hint)).whenComplete((ok, error) -> {
@@ -252,7 +255,7 @@ public final class HintedHandoff implements AutoCloseable {
 
   private void applyOutcomes() {
     for (Outcome o = outcomes.poll(); o != null; o = outcomes.poll()) {
-      o.target().done(o.sizeBytes());
+      o.target().done();
       inFlight--;
       inFlightBytes -= o.sizeBytes();
       if (o.delivered()) recordDelivery(o);

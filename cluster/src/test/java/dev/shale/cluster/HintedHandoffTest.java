@@ -181,7 +181,7 @@ class HintedHandoffTest {
       double elapsedSeconds = (System.nanoTime() - started) / 1e9;
       assertThat((double) deliveredSoFar).isLessThanOrEqualTo(burst + perSecond * elapsedSeconds + 1);
       assertThat(elapsedSeconds).as("100 deliveries within the deadline").isLessThan(DEADLINE.toSeconds());
-      Thread.onSpinWait();
+      java.util.concurrent.locks.LockSupport.parkNanos(2_000_000); // sample every ~2 ms; the loop's deadline is above
     }
     assertThat(receivedBy(A)).as("both targets served").isPositive();
     assertThat(receivedBy(B)).isPositive();
@@ -214,7 +214,7 @@ class HintedHandoffTest {
     assertThat(perTarget.get(B).get()).isEqualTo(HintedHandoff.MAX_IN_FLIGHT_PER_TARGET);
     assertThat(received).doesNotHaveDuplicates();
 
-    for (int round = 0; round < 20 && store.pendingHints() > 0; round++) {
+    for (int round = 0; round < 200 && store.pendingHints() > 0; round++) {
       List<CompletableFuture<Boolean>> now = new ArrayList<>(pending);
       pending.removeAll(now);
       now.forEach(f -> f.complete(true));
@@ -343,5 +343,18 @@ class HintedHandoffTest {
     assertThat(store.pendingBytes()).isZero();
     assertThat(replica.keySet()).isEqualTo(newest.keySet());
     newest.forEach((k, v) -> assertThat(replica.get(k).version()).as(k).isEqualTo(v));
+  }
+
+  @Test
+  void aDeliveryWithoutAnAnswerTimesOutAndIsTriedAgain() {
+    openStore();
+    addHints(A, 1);
+    AtomicLong attempts = new AtomicLong();
+    start(hint -> attempts.incrementAndGet() == 1 ? new CompletableFuture<>() : CompletableFuture.completedFuture(true),
+        LIMITS, new HintedHandoff.Timing(50, 200, 100));
+
+    Await.until("delivered on the second attempt", DEADLINE, () -> store.pendingHints() == 0);
+    assertThat(handoff.failedAttempts()).isEqualTo(1);
+    assertThat(attempts.get()).isEqualTo(2);
   }
 }
