@@ -2,8 +2,10 @@ package dev.shale.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shale.testkit.Await;
 import dev.shale.testkit.EntityClient;
 import dev.shale.testkit.TestSeed;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -111,6 +113,14 @@ class ClusterTest {
       assertThat(all.text()).contains("3 of 3 replicas needed", cluster.urls().get(2));
 
       cluster.restart(2);
+      // Node 0 takes a peer that refused a connection as down for a second: wait that out.
+      Await.until("node 0 to reach node 2 again", Duration.ofSeconds(30), () -> {
+        try {
+          return client.consistency(3, 3).get("k1").status() == 200;
+        } catch (IOException e) {
+          return false;
+        }
+      });
       for (int i = 1; i < 30; i++) {
         EntityClient.Reply reply = client.consistency(3, 3).get("k" + i);
         assertThat(reply.status()).as("GET k%d at 3/3 after the node returned", i).isEqualTo(200);
