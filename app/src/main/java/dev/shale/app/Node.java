@@ -4,6 +4,7 @@ import dev.shale.cluster.Cluster;
 import dev.shale.cluster.HintLimits;
 import dev.shale.cluster.HintStore;
 import dev.shale.cluster.HintedHandoff;
+import dev.shale.cluster.NodeAddress;
 import dev.shale.server.MissedWrites;
 import dev.shale.server.ServerOptions;
 import dev.shale.server.ShaleServer;
@@ -64,12 +65,14 @@ final class Node implements AutoCloseable {
     ShaleServer server = null;
     try {
       if (replicated) hints = openHints(dataDir, hintLimits, engineOptions);
-      server = ShaleServer.start(engine, serverOptions, cluster, hints == null ? MissedWrites.NONE : hints::add);
+      Hints missed = hints == null ? null : new Hints(hints);
+      server = ShaleServer.start(engine, serverOptions, cluster, missed == null ? MissedWrites.NONE : missed);
       HintedHandoff handoff = null;
       if (hints != null) {
         ShaleServer sender = server;
         handoff = new HintedHandoff(hints,
             hint -> sender.deliverMissedWrite(hint.target(), hint.key(), hint.value(), hint.version()), hintLimits);
+        missed.handoff = handoff;
         handoff.start();
       }
       return new Node(dataDir, engine, server, cluster, handoff);
@@ -78,6 +81,31 @@ final class Node implements AutoCloseable {
       if (hints != null) hints.close();
       engine.close();
       throw e instanceof StartupException s ? s : new StartupException(e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The server's view of the hints: writes it could not place go to the store, and a replica
+   * seen answering cuts its delivery back-off short. The handoff is set once it exists (it
+   * needs the started server to send with).
+   */
+  private static final class Hints implements MissedWrites {
+    private final HintStore store;
+    volatile HintedHandoff handoff; // null until the handoff starts
+
+    Hints(HintStore store) {
+      this.store = store;
+    }
+
+    @Override
+    public boolean missed(NodeAddress target, byte[] key, byte[] value, long version) {
+      return store.add(target, key, value, version);
+    }
+
+    @Override
+    public void replicaAnswered(NodeAddress replica) {
+      HintedHandoff h = handoff;
+      if (h != null) h.onReplicaUp(replica);
     }
   }
 

@@ -6,8 +6,9 @@ import dev.shale.cluster.NodeAddress;
  * Where a coordinator puts a write that a replica of its {@code from} set could not take (not
  * delivered, timed out, or refused): the hint store, which delivers it once the replica is back.
  *
- * <p>Implementations are thread safe and do not block for long (a hint store appends to a
- * local file).
+ * <p>Implementations are thread safe. {@link #missed} may write to disk (the server calls it on
+ * a storage worker); {@link #replicaAnswered} is called on an event loop for every answer of a
+ * peer and must be cheap.
  */
 @FunctionalInterface
 public interface MissedWrites {
@@ -19,4 +20,7 @@ public interface MissedWrites {
    * it was refused (the store is full, say) and only read repair will heal the replica.
    */
   boolean missed(NodeAddress target, byte[] key, byte[] value, long version);
+
+  /** {@code replica} answered a request: hints for it may be worth delivering now. */
+  default void replicaAnswered(NodeAddress replica) {}
 }

@@ -31,12 +31,14 @@ final class ReplicaCalls {
   private final EntityService service;
   private final StoragePool pool; // null: storage calls run inline on the event loop
   private final InternalClient client; // null on a single node
+  private final MissedWrites hints; // told of every peer that answers
 
-  ReplicaCalls(NodeAddress self, EntityService service, StoragePool pool, InternalClient client) {
+  ReplicaCalls(NodeAddress self, EntityService service, StoragePool pool, InternalClient client, MissedWrites hints) {
     this.self = self;
     this.service = service;
     this.pool = pool;
     this.client = client;
+    this.hints = hints;
   }
 
   NodeAddress self() {
@@ -111,6 +113,7 @@ final class ReplicaCalls {
         return;
       }
       FullHttpResponse response = (FullHttpResponse) f.getNow();
+      hints.replicaAnswered(replica); // it is up: its hints need not wait for a back-off to end
       ReplicaReply reply;
       try {
         reply = parse.apply(response);

@@ -113,7 +113,7 @@ public final class ShaleServer implements AutoCloseable {
         : new InternalClient(cluster, ioGroup, epoll ? EpollSocketChannel.class : NioSocketChannel.class, options.maxValueSizeBytes());
     EntityService service = new EntityService(engine);
     ReplicationStats stats = new ReplicationStats();
-    ReplicaCalls replicaCalls = client == null ? null : new ReplicaCalls(cluster.topology().self(), service, pool, client);
+    ReplicaCalls replicaCalls = client == null ? null : new ReplicaCalls(cluster.topology().self(), service, pool, client, missed);
     Coordinator coordinator = client == null ? null
         : new Coordinator(cluster.placement(), replicaCalls, engine.clock(), missed, stats);
     ServerBootstrap bootstrap = new ServerBootstrap()
