@@ -71,6 +71,25 @@ class ReplicationTest {
   }
 
   @Test
+  void pipelinedCoordinatedRequestsAreAnsweredInOrderAndReadTheirWrites(@TempDir Path tmp) throws Exception {
+    int portA = FreePort.find();
+    int portB = FreePort.find();
+    List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + portB);
+    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 4, 16);
+        Node b = Node.start(tmp.resolve("b"), portB, urls, 2_000, 4, 16);
+        RawConnection connection = a.server.connect()) {
+      // Ids owned by either node: some requests are served by B's answer, some by A's.
+      String mine = keyOwnedBy(a.cluster, portA);
+      String theirs = keyOwnedBy(a.cluster, portB);
+      connection.send(ConnectionTest.put(theirs, "1") + ConnectionTest.get(theirs) + ConnectionTest.put(mine, "2")
+          + ConnectionTest.put(theirs, "3") + ConnectionTest.get(mine) + ConnectionTest.get(theirs)
+          + ConnectionTest.delete(theirs) + ConnectionTest.get(theirs));
+      assertThat(ConnectionTest.statusAndText(connection, 8)).containsExactly(
+          "201 ", "200 1", "201 ", "201 ", "200 2", "200 3", "202 ", "404 no value for this id\n");
+    }
+  }
+
+  @Test
   void badAckOrFromIs400WithTheReason(@TempDir Path tmp) {
     int portA = FreePort.find();
     List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + FreePort.find());
