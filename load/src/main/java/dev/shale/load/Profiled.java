@@ -3,14 +3,11 @@ package dev.shale.load;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 
 /**
- * A run with the node profiled. async-profiler writes one event per HTML flame graph, so with
- * several events the measured interval is repeated at the same rate, once per event, right after
- * the first (no warmup between them): the result returned is the first interval's, which the
- * first event profiled.
+ * A run with the node profiled: every event is recorded during the one measured interval (see
+ * {@link NodeProfiler}), so the result is that of the run the profiles show.
  */
 public final class Profiled {
   private Profiled() {}
@@ -21,18 +18,12 @@ public final class Profiled {
     if (events.isEmpty()) return LoadRun.run(spec, MeasurementListener.NONE);
     long nodePid = pid != null ? pid : NodeStatus.pid(spec.url());
     Files.createDirectories(dir);
-    LoadResult first = null;
-    for (ProfileEvent event : events) {
-      LoadSpec run = first == null ? spec : spec.withDurations(spec.duration(), Duration.ZERO);
-      NodeProfiler profiler = new NodeProfiler(nodePid, event, dir.resolve(fileName(spec, event)), out);
-      LoadResult result = LoadRun.run(run, profiler);
-      if (first == null) first = result;
-    }
-    return first;
+    return LoadRun.run(spec, new NodeProfiler(nodePid, events, dir.resolve(prefix(spec)), out));
   }
 
-  static String fileName(LoadSpec spec, ProfileEvent event) {
-    return String.format(java.util.Locale.ROOT, "%s-c%d-%db-%d-%s.html", spec.workload().cliName(), spec.connections(),
-        spec.valueSizeBytes(), Math.round(spec.rate()), event.eventName());
+  /** Where a run's flame graphs go: e.g. put-c64-100b-16000, then -cpu.html, -alloc.html. */
+  static String prefix(LoadSpec spec) {
+    return String.format(java.util.Locale.ROOT, "%s-c%d-%db-%d", spec.workload().cliName(), spec.connections(),
+        spec.valueSizeBytes(), Math.round(spec.rate()));
   }
 }

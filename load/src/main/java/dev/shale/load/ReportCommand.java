@@ -27,9 +27,10 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     usageHelpWidth = 100,
     description = {
-      "Runs the standard scenarios against a node (PUT 100 B and 1 KB, 1 and 64 connections; GET of",
-      "existing keys uniform and Zipfian, GET of absent keys, after filling --keys), finds each one's",
-      "stable rate, profiles the node there, measures nginx's fixed reply as the plain-HTTP ceiling",
+      "Runs the standard scenarios against a node (PUT 100 B and 1 KB, 1 and 64 connections; then, on",
+      "a store --heap-factor times the node's heap, GET of existing keys uniform and Zipfian, GET of",
+      "absent keys, and uniform GET again after a full compaction), finds each one's stable rate,",
+      "profiles the node there, measures nginx's fixed reply as the plain-HTTP ceiling",
       "(bench/nginx/fixed-reply.conf; run from the repository's root), and writes report.md with plots.",
       "Long: each rate tried runs its warmup and measured interval. --quick shortens them for a smoke run."
     })
@@ -45,7 +46,7 @@ public final class ReportCommand implements Callable<Integer> {
   @Option(names = "--quick", description = "Smoke run: 3 s measured, 1 s warmup, coarse search, small store.")
   boolean quick;
 
-  @Option(names = "--keys", description = "Keys filled for the GET scenarios. Default: 1000000 (--quick: 20000).")
+  @Option(names = "--keys", description = "Keys of 1 KiB filled for the GET scenarios, instead of --heap-factor's count.")
   Long keys;
 
   @Option(names = "--profile", defaultValue = "cpu,alloc,lock",
@@ -56,8 +57,8 @@ public final class ReportCommand implements Callable<Integer> {
   boolean noNginx;
 
   @Option(names = "--heap-factor", defaultValue = "10",
-      description = "The store of 'GET before and after compaction' holds this many times the node's heap "
-          + "(from /v0/status) in 1 KiB values; 0 skips those scenarios. Default: ${DEFAULT-VALUE} (--quick: 20000 keys at most).")
+      description = "The GET scenarios' store holds this many times the node's heap (from /v0/status) in 1 KiB "
+          + "values. Default: ${DEFAULT-VALUE} (--quick: 20000 keys at most).")
   double heapFactor;
 
   @Option(names = "--duration", converter = DurationConverter.class,
@@ -82,18 +83,14 @@ public final class ReportCommand implements Callable<Integer> {
     PrintWriter log = spec.commandLine().getOut();
     List<ProfileEvent> events = profile.isBlank() ? List.of() : parseEvents();
     Settings s = settings();
-    long keyCount = keys != null ? keys : s.keys;
     Path flameDir = out.resolve("flame");
     Files.createDirectories(out);
     Environment env = Environment.here();
-    LoadSpec base = base(s, keyCount);
+    LoadSpec base = base(s);
 
     List<Outcome> outcomes = new ArrayList<>();
     for (Scenario scenario : putScenarios()) outcomes.add(measure(scenario, base, s, events, flameDir, log));
-    log.printf(Locale.ROOT, "filling %d keys for the GET scenarios%n", keyCount);
-    Fill.run(base.withWorkload(Workload.PUT, 16, 100), log);
-    for (Scenario scenario : getScenarios()) outcomes.add(measure(scenario, base, s, events, flameDir, log));
-    if (heapFactor > 0) outcomes.addAll(storeLargerThanHeap(base, s, events, flameDir, log));
+    outcomes.addAll(getScenarios(base, s, events, flameDir, log));
 
     List<Outcome> ceiling = noNginx ? List.of() : nginxCeiling(base, s, log);
     ReportWriter.write(out, env, s.describe(), base, outcomes, ceiling, events, quick);
@@ -121,13 +118,13 @@ public final class ReportCommand implements Callable<Integer> {
     }
   }
 
-  private LoadSpec base(Settings s, long keyCount) {
+  private LoadSpec base(Settings s) {
     try {
       java.net.URI uri = java.net.URI.create(url);
       if (!"http".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 0) {
         throw new IllegalArgumentException("--url '" + url + "' must be http://host:port");
       }
-      return new LoadSpec(uri, Workload.PUT, s.start, 1, threads, s.duration, s.warmup, 100, keyCount,
+      return new LoadSpec(uri, Workload.PUT, s.start, 1, threads, s.duration, s.warmup, 100, s.keys,
           LoadSpec.KeyDistribution.UNIFORM, LoadSpec.KeyOrder.SEQUENTIAL, Duration.ofSeconds(10),
           new java.util.SplittableRandom().nextLong());
     } catch (IllegalArgumentException e) {
@@ -145,46 +142,50 @@ public final class ReportCommand implements Callable<Integer> {
     return list;
   }
 
-  static List<Scenario> getScenarios() {
-    return List.of(
-        new Scenario("GET uniform, 1 conn", Workload.GET, 1, 100, LoadSpec.KeyDistribution.UNIFORM),
-        new Scenario("GET uniform, 64 conn", Workload.GET, 64, 100, LoadSpec.KeyDistribution.UNIFORM),
-        new Scenario("GET Zipfian, 64 conn", Workload.GET, 64, 100, LoadSpec.KeyDistribution.ZIPF),
-        new Scenario("GET absent, 64 conn", Workload.GET_ABSENT, 64, 100, LoadSpec.KeyDistribution.UNIFORM));
-  }
-
-  /** Values of the store larger than the heap: 1 KiB, so that its size comes from data, not keys. */
-  static final int LARGE_STORE_VALUE_BYTES = 1024;
+  /** Values of the GET scenarios' store: 1 KiB, so that its size comes from data, not keys. */
+  static final int GET_STORE_VALUE_BYTES = 1024;
 
   /**
-   * GET on a store {@code heapFactor} times the node's heap, before and after a full compaction:
-   * the fill leaves tables over several levels and overwritten versions of the smaller fill's
-   * keys; the compaction leaves one sorted run with one version per key.
+   * The GET scenarios, on a store {@code heapFactor} times the node's heap (PERFORMANCE.md: a
+   * store larger than the heap, then after compaction): fill it, measure GET of existing keys
+   * (uniform on 1 and 64 connections, Zipfian) and of absent keys, compact the whole store, and
+   * measure uniform GET again. Before the compaction the fill has left tables over several levels
+   * and the PUT scenarios' overwritten versions; after it, one sorted run with one version per key.
    */
-  private List<Outcome> storeLargerThanHeap(LoadSpec base, Settings s, List<ProfileEvent> events, Path flameDir,
+  private List<Outcome> getScenarios(LoadSpec base, Settings s, List<ProfileEvent> events, Path flameDir,
       PrintWriter log) throws Exception {
     long heapBytes = NodeStatus.maxHeapBytes(base.url());
-    long keyCount = (long) Math.ceil(heapFactor * heapBytes / LARGE_STORE_VALUE_BYTES);
-    if (quick) keyCount = Math.min(keyCount, Settings.QUICK.keys);
-    log.printf(Locale.ROOT, "filling %d keys of %d B (%.2f GiB, %.1fx the node's %d MiB heap)%n", keyCount,
-        LARGE_STORE_VALUE_BYTES, keyCount * (double) LARGE_STORE_VALUE_BYTES / (1L << 30),
-        keyCount * (double) LARGE_STORE_VALUE_BYTES / heapBytes, heapBytes >> 20);
-    LoadSpec large = base.withKeys(keyCount);
-    Fill.run(large.withWorkload(Workload.PUT, 16, LARGE_STORE_VALUE_BYTES), log);
-    double factor = keyCount * (double) LARGE_STORE_VALUE_BYTES / heapBytes;
+    long keyCount = keys != null ? keys : (long) Math.ceil(heapFactor * heapBytes / GET_STORE_VALUE_BYTES);
+    if (quick && keys == null) keyCount = Math.min(keyCount, Settings.QUICK.keys);
+    double factor = keyCount * (double) GET_STORE_VALUE_BYTES / heapBytes;
+    log.printf(Locale.ROOT, "filling %d keys of %d B for the GET scenarios (%.2f GiB, %.1fx the node's %d MiB heap)%n",
+        keyCount, GET_STORE_VALUE_BYTES, keyCount * (double) GET_STORE_VALUE_BYTES / (1L << 30), factor, heapBytes >> 20);
+    LoadSpec store = base.withKeys(keyCount);
+    Fill.run(store.withWorkload(Workload.PUT, 16, GET_STORE_VALUE_BYTES), log);
+
     String size = String.format(Locale.ROOT, factor >= 10 ? "%.0fx heap" : "%.1fx heap", factor);
-    Scenario before = new Scenario("GET " + size + ", before compaction, 64 conn", Workload.GET, 64,
-        LARGE_STORE_VALUE_BYTES, LoadSpec.KeyDistribution.UNIFORM);
-    Outcome beforeOutcome = measure(before, large, s, events, flameDir, log);
+    List<Outcome> outcomes = new ArrayList<>();
+    for (Scenario scenario : getScenarios(size)) outcomes.add(measure(scenario, store, s, events, flameDir, log));
     log.println("compacting the whole store (POST /v0/admin/compact)");
     String compacted = NodeStatus.compact(base.url(), Duration.ofHours(1));
     log.println(compacted);
-    Scenario after = new Scenario("GET " + size + ", after compaction, 64 conn", Workload.GET, 64,
-        LARGE_STORE_VALUE_BYTES, LoadSpec.KeyDistribution.UNIFORM);
-    Outcome afterOutcome = measure(after, large, s, events, flameDir, log);
+    Scenario after = new Scenario("GET uniform, " + size + " compacted, 64 conn", Workload.GET, 64,
+        GET_STORE_VALUE_BYTES, LoadSpec.KeyDistribution.UNIFORM);
+    Outcome afterOutcome = measure(after, store, s, events, flameDir, log);
     List<String> notes = new ArrayList<>(afterOutcome.notes());
     notes.add("the node's compaction: " + compacted);
-    return List.of(beforeOutcome, new Outcome(after, afterOutcome.knee(), afterOutcome.flameGraphs(), notes));
+    outcomes.add(new Outcome(after, afterOutcome.knee(), afterOutcome.flameGraphs(), notes));
+    return outcomes;
+  }
+
+  /** The GET scenarios before compaction; {@code size} names the store, e.g. "10x heap". */
+  static List<Scenario> getScenarios(String size) {
+    return List.of(
+        new Scenario("GET uniform, " + size + ", 1 conn", Workload.GET, 1, GET_STORE_VALUE_BYTES, LoadSpec.KeyDistribution.UNIFORM),
+        new Scenario("GET uniform, " + size + ", 64 conn", Workload.GET, 64, GET_STORE_VALUE_BYTES, LoadSpec.KeyDistribution.UNIFORM),
+        new Scenario("GET Zipfian, " + size + ", 64 conn", Workload.GET, 64, GET_STORE_VALUE_BYTES, LoadSpec.KeyDistribution.ZIPF),
+        new Scenario("GET absent, " + size + ", 64 conn", Workload.GET_ABSENT, 64, GET_STORE_VALUE_BYTES,
+            LoadSpec.KeyDistribution.UNIFORM));
   }
 
   /** A scenario's search and, at its stable rate, the profiles. */
@@ -205,16 +206,13 @@ public final class ReportCommand implements Callable<Integer> {
         .search(rate -> LoadRun.run(spec.withRate(rate), MeasurementListener.NONE), s.start, s.max, log);
     Map<String, Path> flames = new LinkedHashMap<>();
     List<String> notes = new ArrayList<>();
-    if (knee.stableRate() > 0) {
-      for (ProfileEvent event : events) {
-        Path html = flameDir.resolve(scenario.id() + "-" + event.eventName() + ".html");
-        NodeProfiler profiler = new NodeProfiler(NodeStatus.pid(base.url()), event, html, log);
-        Files.createDirectories(flameDir);
-        LoadRun.run(spec.withRate(knee.stableRate()), profiler);
-        if (profiler.startedEvent() != null && profiler.failure() == null) flames.put(profiler.startedEvent(), html);
-        else notes.add(event.eventName() + " profile failed: " + (profiler.failure() == null ? "?" : profiler.failure().getMessage()));
-        if ("itimer".equals(profiler.startedEvent())) notes.add("perf events not allowed: the CPU profile used itimer");
-      }
+    if (knee.stableRate() > 0 && !events.isEmpty()) {
+      Files.createDirectories(flameDir);
+      NodeProfiler profiler = new NodeProfiler(NodeStatus.pid(base.url()), events, flameDir.resolve(scenario.id()), log);
+      LoadRun.run(spec.withRate(knee.stableRate()), profiler);
+      flames.putAll(profiler.flameGraphs());
+      if (profiler.failure() != null) notes.add("profiling failed: " + profiler.failure().getMessage());
+      if ("itimer".equals(profiler.cpuEvent())) notes.add("perf events not allowed: the CPU profile used itimer");
     }
     return new Outcome(scenario, knee, flames, notes);
   }
