@@ -44,16 +44,20 @@ final class Node implements AutoCloseable {
    * Like {@link #start(Path, EngineOptions, ServerOptions)}, as a node of {@code cluster} (null:
    * none), keeping the writes other replicas miss as hints within {@code hintLimits}.
    *
-   * @throws StartupException also when the tombstone grace period does not exceed the hints'
-   *     longest age: a delete purged before an older value's hint arrives would be undone by it
+   * @throws StartupException also when the tombstone grace period does not outlive every hint
+   *     ({@link HintLimits#checkTombstoneGrace}): a delete purged before an older value's hint
+   *     arrives would be undone by it
    */
   static Node start(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, Cluster cluster,
       HintLimits hintLimits) {
     boolean replicated = cluster != null && !cluster.topology().isSingle();
-    if (replicated && engineOptions.tombstoneGraceMillis() <= hintLimits.maxAgeMillis()) {
-      throw new StartupException("the tombstone grace period (" + engineOptions.tombstoneGraceMillis()
-          + " ms) must exceed the hints' longest age (--hint-max-age " + hintLimits.maxAgeMillis()
-          + " ms): a late hint of an older value would undo a delete whose tombstone is gone", null);
+    if (replicated) {
+      try {
+        hintLimits.checkTombstoneGrace(engineOptions.tombstoneGraceMillis());
+      } catch (IllegalArgumentException e) {
+        throw new StartupException(e.getMessage() + " (lower --hint-max-age): a late hint of an older value would undo a "
+            + "delete whose tombstone is gone", e);
+      }
     }
     Engine engine;
     try {

@@ -56,9 +56,11 @@ class NodeTest {
     assertThatThrownBy(() -> Node.start(dir.resolve("grace"), engine, ServerOptions.defaults().withPort(port), cluster,
         new HintLimits(1 << 20, 3_600_000, 10)))
         .isInstanceOf(StartupException.class)
-        .hasMessageContaining("tombstone grace period (3600000 ms) must exceed the hints' longest age");
-    // One ms more and it starts, with its hint store under the data directory.
-    try (Node node = Node.start(dir.resolve("grace"), engine.withTombstoneGraceMillis(3_600_001),
+        .hasMessageContaining("the tombstone grace period (3600000 ms) must be longer than the hint age limit (3600000 ms)")
+        .hasMessageContaining("--hint-max-age");
+    // Past the age, the delivery timeout and the clock skew, it starts, with its hint store under the data directory.
+    try (Node node = Node.start(dir.resolve("grace"), engine.withTombstoneGraceMillis(3_600_000
+        + dev.shale.cluster.HintedHandoff.DELIVERY_TIMEOUT_MILLIS + InternalAuth.MAX_SKEW_MILLIS + 1),
         ServerOptions.defaults().withPort(port), cluster, new HintLimits(1 << 20, 3_600_000, 10))) {
       assertThat(dir.resolve("grace").resolve(Node.HINTS_DIR)).isDirectory();
     }
