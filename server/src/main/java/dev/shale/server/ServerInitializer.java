@@ -21,7 +21,7 @@ import java.util.function.BooleanSupplier;
  *   http             HttpServerCodec: request line <= 8 KiB (414), headers <= 8 KiB (431)
  *   flow             FlowControlHandler: holds decoded requests while the handler does not read
  *   aggregator       RequestAggregator: body <= maxValueSizeBytes (413), within the body budget (503)
- *   entity           EntityHttpHandler: routes, runs storage calls or forwards, answers in order,
+ *   entity           EntityHttpHandler: routes, runs storage calls or coordinates, answers in order,
  *                    at most maxPipelinedRequests unanswered per connection
  * </pre>
  */
@@ -43,13 +43,16 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   private final ChannelGroup connections;
   private final BooleanSupplier draining;
   private final Cluster cluster; // null without --cluster
-  private final Forwarder forwarder; // null without peers
+  private final Coordinator coordinator; // null without peers
+  private final ReplicationStats stats;
 
   ServerInitializer(
       ServerOptions options, EntityService service, StoragePool pool, BodyBudget budget,
-      ChannelGroup connections, BooleanSupplier draining, Cluster cluster, Forwarder forwarder) {
+      ChannelGroup connections, BooleanSupplier draining, Cluster cluster, Coordinator coordinator,
+      ReplicationStats stats) {
     this.cluster = cluster;
-    this.forwarder = forwarder;
+    this.coordinator = coordinator;
+    this.stats = stats;
     this.options = options;
     this.service = service;
     this.pool = pool;
@@ -67,7 +70,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     pipeline.addLast("http", new HttpServerCodec(decoderConfig()));
     pipeline.addLast("flow", new FlowControlHandler());
     pipeline.addLast("aggregator", new RequestAggregator(options.maxValueSizeBytes(), budget, requestTimeout));
-    pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, options, cluster, forwarder));
+    pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, options, cluster, coordinator, stats));
     // Added to the group before the check: either ShaleServer.close sees this connection in the
     // group, or this sees that the server drains. A connection accepted during shutdown closes.
     connections.add(channel);
