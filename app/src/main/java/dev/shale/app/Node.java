@@ -1,6 +1,11 @@
 package dev.shale.app;
 
 import dev.shale.cluster.Cluster;
+import dev.shale.cluster.HintLimits;
+import dev.shale.cluster.HintStore;
+import dev.shale.cluster.HintedHandoff;
+import dev.shale.cluster.NodeAddress;
+import dev.shale.server.MissedWrites;
 import dev.shale.server.ServerOptions;
 import dev.shale.server.ShaleServer;
 import dev.shale.storage.Engine;
@@ -8,40 +13,112 @@ import dev.shale.storage.EngineOptions;
 import java.nio.file.Path;
 
 /**
- * One running Shale node: the engine on its data directory and the HTTP server on top. The only
- * place that makes real implementations and wires them together.
+ * One running Shale node: the engine on its data directory, the HTTP server on top, and in a
+ * multi-node cluster the hint store ({@code <data>/hints}) with its delivery. The only place that
+ * makes real implementations and wires them together.
  */
 final class Node implements AutoCloseable {
+  /** The hint store's directory under the data directory; the engine ignores names it does not know. */
+  static final String HINTS_DIR = "hints";
+
   private final Path dataDir;
   private final Engine engine;
   private final ShaleServer server;
   private final Cluster cluster; // null without --cluster
+  private final HintedHandoff handoff; // null unless the cluster has other nodes; owns the hint store
 
-  private Node(Path dataDir, Engine engine, ShaleServer server, Cluster cluster) {
+  private Node(Path dataDir, Engine engine, ShaleServer server, Cluster cluster, HintedHandoff handoff) {
     this.dataDir = dataDir;
     this.engine = engine;
     this.server = server;
     this.cluster = cluster;
+    this.handoff = handoff;
   }
 
   /** Opens the store (replaying its log) and starts serving; the node serves once this returns. */
   static Node start(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions) {
-    return start(dataDir, engineOptions, serverOptions, null);
+    return start(dataDir, engineOptions, serverOptions, null, HintLimits.DEFAULT);
   }
 
-  /** Like {@link #start(Path, EngineOptions, ServerOptions)}, as a node of {@code cluster} (null: none). */
-  static Node start(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, Cluster cluster) {
+  /**
+   * Like {@link #start(Path, EngineOptions, ServerOptions)}, as a node of {@code cluster} (null:
+   * none), keeping the writes other replicas miss as hints within {@code hintLimits}.
+   *
+   * @throws StartupException also when the tombstone grace period does not outlive every hint
+   *     ({@link HintLimits#checkTombstoneGrace}): a delete purged before an older value's hint
+   *     arrives would be undone by it
+   */
+  static Node start(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, Cluster cluster,
+      HintLimits hintLimits) {
+    boolean replicated = cluster != null && !cluster.topology().isSingle();
+    if (replicated) {
+      try {
+        hintLimits.checkTombstoneGrace(engineOptions.tombstoneGraceMillis());
+      } catch (IllegalArgumentException e) {
+        throw new StartupException(e.getMessage() + " (lower --hint-max-age): a late hint of an older value would undo a "
+            + "delete whose tombstone is gone", e);
+      }
+    }
     Engine engine;
     try {
       engine = Engine.open(dataDir, engineOptions);
     } catch (RuntimeException e) {
       throw new StartupException("cannot open the store in " + dataDir + ": " + e.getMessage(), e);
     }
+    HintStore hints = null;
+    ShaleServer server = null;
     try {
-      return new Node(dataDir, engine, ShaleServer.start(engine, serverOptions, cluster), cluster);
+      if (replicated) hints = openHints(dataDir, hintLimits, engineOptions);
+      Hints missed = hints == null ? null : new Hints(hints);
+      server = ShaleServer.start(engine, serverOptions, cluster, missed == null ? MissedWrites.NONE : missed);
+      HintedHandoff handoff = null;
+      if (hints != null) {
+        ShaleServer sender = server;
+        handoff = new HintedHandoff(hints,
+            hint -> sender.deliverMissedWrite(hint.target(), hint.key(), hint.value(), hint.version()), hintLimits);
+        missed.handoff = handoff;
+        handoff.start();
+      }
+      return new Node(dataDir, engine, server, cluster, handoff);
     } catch (RuntimeException e) {
+      if (server != null) server.close();
+      if (hints != null) hints.close();
       engine.close();
-      throw new StartupException(e.getMessage(), e);
+      throw e instanceof StartupException s ? s : new StartupException(e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The server's view of the hints: writes it could not place go to the store, and a replica
+   * seen answering cuts its delivery back-off short. The handoff is set once it exists (it
+   * needs the started server to send with).
+   */
+  private static final class Hints implements MissedWrites {
+    private final HintStore store;
+    volatile HintedHandoff handoff; // null until the handoff starts
+
+    Hints(HintStore store) {
+      this.store = store;
+    }
+
+    @Override
+    public boolean missed(NodeAddress target, byte[] key, byte[] value, long version) {
+      return store.add(target, key, value, version);
+    }
+
+    @Override
+    public void replicaAnswered(NodeAddress replica) {
+      HintedHandoff h = handoff;
+      if (h != null) h.onReplicaUp(replica);
+    }
+  }
+
+  private static HintStore openHints(Path dataDir, HintLimits limits, EngineOptions engineOptions) {
+    Path dir = dataDir.resolve(HINTS_DIR);
+    try {
+      return HintStore.open(dir, limits, engineOptions.syncMode());
+    } catch (RuntimeException e) {
+      throw new StartupException("cannot open the hint store in " + dir + ": " + e.getMessage(), e);
     }
   }
 
@@ -60,13 +137,20 @@ final class Node implements AutoCloseable {
     return ", one of " + cluster.topology().size() + " nodes: " + cluster.topology().nodes();
   }
 
-  /** Stops serving (answering what was received), then closes the engine, which fsyncs. */
+  /**
+   * Stops serving (answering what was received, which may still add hints), then stops hint
+   * delivery and closes the hint store, then the engine, which fsyncs.
+   */
   @Override
   public void close() {
     try {
       server.close();
     } finally {
-      engine.close();
+      try {
+        if (handoff != null) handoff.close();
+      } finally {
+        engine.close();
+      }
     }
   }
 

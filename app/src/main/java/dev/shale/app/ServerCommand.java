@@ -1,6 +1,7 @@
 package dev.shale.app;
 
 import dev.shale.cluster.Cluster;
+import dev.shale.cluster.HintLimits;
 import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.Placement;
 import dev.shale.cluster.Topology;
@@ -70,8 +71,9 @@ final class ServerCommand implements Callable<Integer> {
           "Every node of the cluster, this one included, as base URLs, comma-separated (e.g. "
           + "http://10.0.0.1:8080,http://10.0.0.2:8080). Give every node the same list, in any "
           + "order; this node is the URL with its --port and its --host (or, with --host "
-          + "0.0.0.0, any address of this machine). Keys are spread over the nodes and any "
-          + "node answers for any key. Default: none, a single node.")
+          + "0.0.0.0, any address of this machine). Each key is stored on the first 'from' nodes "
+          + "of its preference list and any node answers for any key; a request's ack and from "
+          + "default to a quorum of all nodes (2/3 of 3). Default: none, a single node.")
   List<String> cluster;
 
   @Option(names = "--cluster-secret", paramLabel = "<secret>",
@@ -91,23 +93,45 @@ final class ServerCommand implements Callable<Integer> {
           + "peer is believed. Only where no untrusted client can reach the nodes.")
   boolean trustedNetwork;
 
-  @Option(names = "--forward-timeout", paramLabel = "<ms>", defaultValue = "2000",
+  @Option(names = {"--replica-timeout", "--forward-timeout"}, paramLabel = "<ms>", defaultValue = "2000",
       description =
-          "Longest time a request forwarded to the node owning its key may take; past it the "
-          + "client gets 504 (or 503 if it could not even be sent). Default: ${DEFAULT-VALUE}.")
+          "Longest time a request to another replica may take, from waiting for a connection to "
+          + "its whole answer; past it that replica counts as failed (the client gets 504 when "
+          + "fewer than ack replicas answered, and a write becomes a hint). --forward-timeout is "
+          + "the old name. Default: ${DEFAULT-VALUE}.")
   long forwardTimeoutMillis;
 
   @Option(names = "--peer-connections", paramLabel = "<n>", defaultValue = "32",
       description =
-          "Connections to each other node, each carrying one forwarded request at a time. "
+          "Connections to each other node, each carrying one replica request at a time. "
           + "Default: ${DEFAULT-VALUE}.")
   int maxConnectionsPerPeer;
 
   @Option(names = "--peer-queue", paramLabel = "<n>", defaultValue = "1024",
       description =
-          "Forwarded requests that may wait for a connection to one node; past it their "
-          + "clients get 503 at once. Default: ${DEFAULT-VALUE}.")
+          "Replica requests that may wait for a connection to one node; past it they fail at "
+          + "once (that replica counts as failed). Default: ${DEFAULT-VALUE}.")
   int maxPendingPerPeer;
+
+  @Option(names = "--hint-max-size", paramLabel = "<size>", defaultValue = "1g",
+      converter = ByteSizeConverter.class,
+      description =
+          "Most bytes of hints (writes another replica missed, kept in <data>/hints until it is "
+          + "back) this node keeps; past it new hints are refused and only read repair heals "
+          + "those replicas. Default: ${DEFAULT-VALUE}.")
+  long hintMaxSizeBytes;
+
+  @Option(names = "--hint-max-age", paramLabel = "<ms>", defaultValue = "10800000",
+      description =
+          "Longest a hint is kept, from its write's time; older hints are dropped. Must be "
+          + "shorter than the tombstone grace period (a day). Default: ${DEFAULT-VALUE} (3 h).")
+  long hintMaxAgeMillis;
+
+  @Option(names = "--hint-rate", paramLabel = "<n>", defaultValue = "1000",
+      description =
+          "Most hints delivered per second, all replicas together (a value counts once per "
+          + "64 KiB), so replay does not crowd out live traffic. Default: ${DEFAULT-VALUE}.")
+  int hintDeliveriesPerSecond;
 
   @Option(names = "--sync", paramLabel = "interval|always", defaultValue = "interval",
       converter = SyncModeConverter.class,
@@ -195,9 +219,10 @@ final class ServerCommand implements Callable<Integer> {
     ServerOptions serverOptions = serverOptions();
     EngineOptions engineOptions = engineOptions();
     Cluster cluster = cluster();
+    HintLimits hintLimits = hintLimits();
     ShutdownSignals signals = ShutdownSignals.install(shutdownLimitMillis());
     try {
-      Node node = Node.start(data, engineOptions, serverOptions, cluster);
+      Node node = Node.start(data, engineOptions, serverOptions, cluster, hintLimits);
       LOG.log(Level.INFO, "shale " + VersionProvider.version() + " serving " + node.describe());
       String why = "an interrupt";
       try {
@@ -242,6 +267,15 @@ final class ServerCommand implements Callable<Integer> {
           .withSyncMode(sync)
           .withSyncIntervalMillis(syncIntervalMillis)
           .withMemtableSizeBytes(memtableSizeBytes);
+    } catch (IllegalArgumentException e) {
+      throw usage(optionNames(e.getMessage()));
+    }
+  }
+
+  /** The bounds of the hints this node keeps, or a usage error naming the bad option. */
+  HintLimits hintLimits() {
+    try {
+      return new HintLimits(hintMaxSizeBytes, hintMaxAgeMillis, hintDeliveriesPerSecond);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }
@@ -317,9 +351,12 @@ final class ServerCommand implements Callable<Integer> {
       Map.entry("shutdownTimeoutMillis", "--shutdown-timeout"),
       Map.entry("syncIntervalMillis", "--sync-interval"),
       Map.entry("memtableSizeBytes", "--memtable-size"),
-      Map.entry("forwardTimeoutMillis", "--forward-timeout"),
+      Map.entry("forwardTimeoutMillis", "--replica-timeout"),
       Map.entry("maxConnectionsPerPeer", "--peer-connections"),
-      Map.entry("maxPendingPerPeer", "--peer-queue"));
+      Map.entry("maxPendingPerPeer", "--peer-queue"),
+      Map.entry("maxBytes", "--hint-max-size"),
+      Map.entry("maxAgeMillis", "--hint-max-age"),
+      Map.entry("deliveriesPerSecond", "--hint-rate"));
   private static final Pattern WORD = Pattern.compile("\\b[a-zA-Z]+\\b");
 
   /** {@code message} with the options records' field names replaced by option names. */

@@ -20,52 +20,70 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Three node processes on loopback: any node serves any key, and each key lives on one node. */
+/**
+ * Three node processes on loopback: any node serves any key, each key lives on the first
+ * {@code from} nodes of its preference list and no others, and a node down costs nothing while
+ * {@code ack} replicas remain.
+ */
 class ClusterTest {
   private static final int KEYS = 300;
 
   @Test
-  void everyNodeServesEveryKeyAndEachKeyIsStoredOnce(@TempDir Path tmp) throws Exception {
+  void everyNodeServesEveryKeyAndEachKeyIsStoredOnItsFromNodesOnly(@TempDir Path tmp) throws Exception {
     Random random = new Random(TestSeed.forTest("ClusterTest.everyNode"));
     try (TestCluster cluster = new TestCluster(tmp, 3, List.of()).startAll()) {
       Map<String, byte[]> expected = new HashMap<>(); // null: deleted
+      Map<String, Integer> fromOf = new HashMap<>();
       for (int i = 0; i < KEYS; i++) {
         String id = "key-" + i;
+        int from = 1 + i % 3;
         byte[] value = new byte[random.nextInt(3000)];
         random.nextBytes(value);
-        assertThat(cluster.client(i % 3).put(id, value).status()).as("PUT %s via node %d", id, i % 3).isEqualTo(201);
+        // ack = from: every replica has stored it once the PUT is answered.
+        EntityClient client = cluster.client(i % 3).consistency(from, from);
+        assertThat(client.put(id, value).status()).as("PUT %s via node %d", id, i % 3).isEqualTo(201);
         expected.put(id, value);
+        fromOf.put(id, from);
       }
-      assertEveryNodeServes(cluster, expected);
+      assertEveryNodeServes(cluster, expected, fromOf);
 
-      for (int i = 0; i < KEYS; i += 3) {
+      for (int i = 0; i < KEYS; i += 4) {
         String id = "key-" + i;
-        assertThat(cluster.client((i / 3) % 3).delete(id).status()).as("DELETE %s", id).isEqualTo(202);
+        EntityClient client = cluster.client((i / 4) % 3).consistency(fromOf.get(id), fromOf.get(id));
+        assertThat(client.delete(id).status()).as("DELETE %s", id).isEqualTo(202);
         expected.put(id, null);
       }
-      assertEveryNodeServes(cluster, expected);
+      assertEveryNodeServes(cluster, expected, fromOf);
 
       cluster.stopAll();
-      // Each node alone over its own data: exactly the keys it owns, and only those.
+      // Each node alone over its own data: exactly the keys it is one of the first 'from' of.
       cluster.startEachAlone();
+      Map<String, Integer> copies = new HashMap<>();
       for (int n = 0; n < 3; n++) {
         EntityClient alone = cluster.client(n);
         for (Map.Entry<String, byte[]> e : expected.entrySet()) {
           EntityClient.Reply reply = alone.getOrFail(e.getKey());
-          boolean holds = cluster.ownerOf(e.getKey()) == n && e.getValue() != null;
+          boolean replica = cluster.replicasOf(e.getKey(), fromOf.get(e.getKey())).contains(n);
+          boolean holds = replica && e.getValue() != null;
           assertThat(reply.status()).as("node %d alone, GET %s", n, e.getKey()).isEqualTo(holds ? 200 : 404);
-          if (holds) assertThat(reply.body()).isEqualTo(e.getValue());
+          if (holds) {
+            assertThat(reply.body()).isEqualTo(e.getValue());
+            copies.merge(e.getKey(), 1, Integer::sum);
+          }
         }
+      }
+      for (Map.Entry<String, byte[]> e : expected.entrySet()) {
+        if (e.getValue() != null) assertThat(copies.get(e.getKey())).as("copies of %s", e.getKey()).isEqualTo(fromOf.get(e.getKey()));
       }
       cluster.stopAll();
     }
   }
 
-  private static void assertEveryNodeServes(TestCluster cluster, Map<String, byte[]> expected) {
+  /** Reads with the write's from (and ack = 1: every replica was written with ack = from). */
+  private static void assertEveryNodeServes(TestCluster cluster, Map<String, byte[]> expected, Map<String, Integer> fromOf) {
     for (int n = 0; n < cluster.size(); n++) {
-      EntityClient client = cluster.client(n);
       for (Map.Entry<String, byte[]> e : expected.entrySet()) {
-        EntityClient.Reply reply = client.getOrFail(e.getKey());
+        EntityClient.Reply reply = cluster.client(n).consistency(1, fromOf.get(e.getKey())).getOrFail(e.getKey());
         if (e.getValue() == null) {
           assertThat(reply.status()).as("GET deleted %s via node %d", e.getKey(), n).isEqualTo(404);
         } else {
@@ -77,37 +95,35 @@ class ClusterTest {
   }
 
   @Test
-  void aNodeDownCostsOnlyItsKeysAndTheyReturnWithIt(@TempDir Path tmp) throws Exception {
-    try (TestCluster cluster = new TestCluster(tmp, 3, List.of("--forward-timeout", "1000")).startAll()) {
+  void aNodeDownCostsNothingAtQuorumAndNamesItselfPastIt(@TempDir Path tmp) throws Exception {
+    try (TestCluster cluster = new TestCluster(tmp, 3, List.of("--replica-timeout", "1000")).startAll()) {
       EntityClient client = cluster.client(0);
-      for (int i = 0; i < 60; i++) assertThat(client.put("k" + i, bytes("v" + i)).status()).isEqualTo(201);
+      for (int i = 0; i < 30; i++) assertThat(client.put("k" + i, bytes("v" + i)).status()).isEqualTo(201);
 
       cluster.node(2).kill();
-      // A client whose own timeout is far past the forward timeout: a hung forward shows as an
-      // IOException here instead of a status.
-      for (int i = 0; i < 60; i++) {
-        String id = "k" + i;
-        int status = client.get(id).status();
-        if (cluster.ownerOf(id) == 2) {
-          assertThat(status).as("GET %s, owned by the node that is down", id).isIn(503, 504);
-        } else {
-          assertThat(status).as("GET %s, owned by a live node", id).isEqualTo(200);
-        }
+      for (int i = 0; i < 30; i++) {
+        EntityClient.Reply reply = client.get("k" + i);
+        assertThat(reply.status()).as("GET k%d at 2/3 with a node down", i).isEqualTo(200);
+        assertThat(reply.text()).isEqualTo("v" + i);
       }
-      assertThat(client.put(keyOwnedBy(cluster, 2), bytes("x")).status()).isIn(503, 504);
-      assertThat(client.put(keyOwnedBy(cluster, 1), bytes("x")).status()).isEqualTo(201);
+      assertThat(client.put("k0", bytes("x")).status()).isEqualTo(201);
+      EntityClient.Reply all = client.consistency(3, 3).get("k1");
+      assertThat(all.status()).isEqualTo(504);
+      // Decided by the first failure: 3/3 cannot be had once one replica failed.
+      assertThat(all.text()).contains("3 of 3 replicas needed", cluster.urls().get(2));
 
       cluster.restart(2);
-      Await.until("the keys of node 2 to be served again", Duration.ofSeconds(30), () -> {
+      // Node 0 takes a peer that refused a connection as down for a second: wait that out.
+      Await.until("node 0 to reach node 2 again", Duration.ofSeconds(30), () -> {
         try {
-          return client.get(keyOwnedBy(cluster, 2)).status() != 503;
+          return client.consistency(3, 3).get("k1").status() == 200;
         } catch (IOException e) {
           return false;
         }
       });
-      for (int i = 0; i < 60; i++) {
-        EntityClient.Reply reply = client.get("k" + i);
-        assertThat(reply.status()).as("GET k%d after the node returned", i).isEqualTo(200);
+      for (int i = 1; i < 30; i++) {
+        EntityClient.Reply reply = client.consistency(3, 3).get("k" + i);
+        assertThat(reply.status()).as("GET k%d at 3/3 after the node returned", i).isEqualTo(200);
         assertThat(reply.text()).isEqualTo("v" + i);
       }
     }
@@ -141,10 +157,6 @@ class ClusterTest {
         assertThat(node.log()).contains("needs a secret", "--trusted-network");
       }
     }
-  }
-
-  private static String keyOwnedBy(TestCluster cluster, int node) {
-    for (int i = 0; ; i++) if (cluster.ownerOf("owned-" + i) == node) return "owned-" + i;
   }
 
   private static HttpResponse<String> send(String url, String internalHeader) throws Exception {

@@ -3,6 +3,11 @@ package dev.shale.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.shale.cluster.Cluster;
+import dev.shale.cluster.HintLimits;
+import dev.shale.cluster.InternalAuth;
+import dev.shale.cluster.Placement;
+import dev.shale.cluster.Topology;
 import dev.shale.server.ServerOptions;
 import dev.shale.storage.EngineOptions;
 import java.net.URI;
@@ -10,6 +15,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,6 +43,26 @@ class NodeTest {
       assertThatThrownBy(() -> Node.start(dir.resolve("b"), EngineOptions.defaults(), ServerOptions.defaults().withPort(first.port())))
           .isInstanceOf(StartupException.class)
           .hasMessageContaining("cannot listen on 127.0.0.1:" + first.port());
+    }
+  }
+
+  @Test
+  void aTombstoneGraceNotPastTheHintsLongestAgeIsRefusedAtStart() {
+    int port = dev.shale.testkit.FreePort.find();
+    Cluster cluster = new Cluster(new Placement(Topology.fromUrls(
+        List.of("http://127.0.0.1:" + port, "http://127.0.0.1:" + dev.shale.testkit.FreePort.find()), "127.0.0.1", port)),
+        InternalAuth.trustedNetwork(), 1_000, 1, 1);
+    EngineOptions engine = EngineOptions.defaults().withTombstoneGraceMillis(3_600_000);
+    assertThatThrownBy(() -> Node.start(dir.resolve("grace"), engine, ServerOptions.defaults().withPort(port), cluster,
+        new HintLimits(1 << 20, 3_600_000, 10)))
+        .isInstanceOf(StartupException.class)
+        .hasMessageContaining("the tombstone grace period (3600000 ms) must be longer than the hint age limit (3600000 ms)")
+        .hasMessageContaining("--hint-max-age");
+    // Past the age, the delivery timeout and the clock skew, it starts, with its hint store under the data directory.
+    try (Node node = Node.start(dir.resolve("grace"), engine.withTombstoneGraceMillis(3_600_000
+        + dev.shale.cluster.HintedHandoff.DELIVERY_TIMEOUT_MILLIS + InternalAuth.MAX_SKEW_MILLIS + 1),
+        ServerOptions.defaults().withPort(port), cluster, new HintLimits(1 << 20, 3_600_000, 10))) {
+      assertThat(dir.resolve("grace").resolve(Node.HINTS_DIR)).isDirectory();
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.shale.app;
 
+import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Placement;
 import dev.shale.cluster.Topology;
@@ -8,11 +9,18 @@ import dev.shale.testkit.FreePort;
 import dev.shale.testkit.NodeProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A cluster of real node processes on loopback for tests: free ports, one data directory per
@@ -22,6 +30,9 @@ final class TestCluster implements AutoCloseable {
   static final Duration READY = Duration.ofSeconds(60);
   static final Duration STOP = Duration.ofSeconds(20);
   static final String SECRET = "test-cluster-secret-0123456789";
+
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private static final InternalAuth AUTH = InternalAuth.withSecret(SECRET.getBytes(StandardCharsets.UTF_8));
 
   private final Path dir;
   private final List<Integer> ports = new ArrayList<>();
@@ -71,6 +82,55 @@ final class TestCluster implements AutoCloseable {
   int ownerOf(String id) {
     NodeAddress owner = placement.owner(id.getBytes(StandardCharsets.UTF_8));
     return ports.indexOf(owner.port());
+  }
+
+  /** The indexes of the first {@code from} nodes of {@code id}'s preference list, most preferred first. */
+  List<Integer> replicasOf(String id, int from) {
+    return placement.preferenceList(id.getBytes(StandardCharsets.UTF_8), from).stream()
+        .map(n -> ports.indexOf(n.port())).toList();
+  }
+
+  /** An id whose preference list is {@code order} (node indexes, most preferred first). */
+  String idWithReplicas(String prefix, Integer... order) {
+    for (int i = 0; ; i++) {
+      String id = prefix + "-" + i;
+      if (replicasOf(id, order.length).equals(List.of(order))) return id;
+    }
+  }
+
+  /**
+   * What node {@code i} alone holds for {@code id}, read with a signed internal request (served
+   * from its own store, never coordinated): 200 with the value, or 404.
+   */
+  EntityClient.Reply readAlone(int i, String id) throws IOException {
+    String target = "/v0/entity?id=" + URLEncoder.encode(id, StandardCharsets.UTF_8);
+    HttpRequest request = HttpRequest.newBuilder(URI.create(urls().get(i) + target))
+        .header(InternalAuth.HEADER, AUTH.sign("GET", target, System.currentTimeMillis()))
+        .timeout(Duration.ofSeconds(30))
+        .GET().build();
+    try {
+      HttpResponse<byte[]> response = HTTP.send(request, HttpResponse.BodyHandlers.ofByteArray());
+      return new EntityClient.Reply(response.statusCode(), response.body());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e);
+    }
+  }
+
+  /** The counter {@code name} of node {@code i}'s {@code GET /v0/status}; -1 when it cannot be read. */
+  long counter(int i, String name) {
+    try {
+      HttpRequest request = HttpRequest.newBuilder(URI.create(urls().get(i) + "/v0/status"))
+          .timeout(Duration.ofSeconds(30)).GET().build();
+      String body = HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body();
+      Matcher m = Pattern.compile("\"" + name + "\": (\\d+)").matcher(body);
+      return m.find() ? Long.parseLong(m.group(1)) : -1;
+    } catch (IOException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
   }
 
   /** Stops node {@code i} with SIGTERM; asserts it exits 0. */

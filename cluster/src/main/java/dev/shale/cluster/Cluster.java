@@ -2,16 +2,17 @@ package dev.shale.cluster;
 
 /**
  * What a node knows about its cluster: where keys live, how internal requests are checked,
- * and the limits of forwarding.
+ * and the limits of the requests a coordinator sends to other replicas.
  *
  * @param placement the key placement over the cluster's nodes (its topology names this node)
  * @param auth how internal requests are signed and checked
- * @param forwardTimeoutMillis how long a forwarded request may take, from sending it (or
- *     waiting for a connection) to its whole answer; past it the client gets 504
+ * @param forwardTimeoutMillis how long a request to another replica may take, from waiting for
+ *     a connection to its whole answer ({@code --replica-timeout}); past it that replica counts
+ *     as failed
  * @param maxConnectionsPerPeer keep-alive connections kept open to each peer at most; each
  *     carries one request at a time
- * @param maxPendingPerPeer forwarded requests that may wait for a connection to a peer (at
- *     least 1); past it the client gets 503 at once
+ * @param maxPendingPerPeer replica requests that may wait for a connection to a peer (at
+ *     least 1); past it they fail at once
  */
 public record Cluster(
     Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxConnectionsPerPeer, int maxPendingPerPeer) {
@@ -32,16 +33,5 @@ public record Cluster(
 
   public Topology topology() {
     return placement.topology();
-  }
-
-  /**
-   * Where to serve a request for {@code key}: locally if this node owns it or if the request
-   * comes from a peer ({@code internal}: a peer forwards only to the owner, and forwarding again
-   * could loop while nodes disagree about the cluster), else at the owner.
-   */
-  public Route route(byte[] key, boolean internal) {
-    if (internal || topology().isSingle()) return Route.Local.INSTANCE;
-    NodeAddress owner = placement.owner(key);
-    return owner.equals(topology().self()) ? Route.Local.INSTANCE : new Route.Forward(owner);
   }
 }

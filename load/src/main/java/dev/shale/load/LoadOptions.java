@@ -11,7 +11,7 @@ import picocli.CommandLine.Spec;
 public final class LoadOptions {
   @Spec(Spec.Target.MIXEE) CommandSpec spec;
 
-  @Option(names = "--url", required = true, description = "The node, e.g. http://127.0.0.1:8080.")
+  @Option(names = "--url", required = true, description = "The node, e.g. http://127.0.0.1:8080. A query (http://127.0.0.1:8080/?ack=1&from=3) is added to every request.")
   String url;
 
   @Option(names = "--workload", defaultValue = "put",

@@ -27,6 +27,8 @@ final class RequestSource {
   private final ZipfianKeys zipf; // null unless the distribution is Zipfian
   private final byte[] value;
   private final String host;
+  // "&" + the --url's query (say ack=1&from=3), added to every request; "" without one.
+  private final String params;
   private long counter;
 
   RequestSource(LoadSpec spec, int index, ZipfianKeys zipf) {
@@ -37,6 +39,7 @@ final class RequestSource {
     this.value = new byte[spec.valueSizeBytes()];
     random.nextBytes(value);
     this.host = spec.url().getHost() + ":" + spec.url().getPort();
+    this.params = spec.url().getRawQuery() == null ? "" : "&" + spec.url().getRawQuery();
   }
 
   FullHttpRequest next() {
@@ -80,7 +83,7 @@ final class RequestSource {
 
   private FullHttpRequest request(HttpMethod method, String path, boolean withValue) {
     // The value's array is shared: each request wraps it (no copy), and nothing writes to it.
-    FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, path,
+    FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, path + params,
         withValue ? Unpooled.wrappedBuffer(value) : Unpooled.EMPTY_BUFFER);
     request.headers().set(HttpHeaderNames.HOST, host);
     request.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, withValue ? value.length : 0);

@@ -2,8 +2,9 @@ package dev.shale.server;
 
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.InternalAuth;
-import dev.shale.cluster.NodeAddress;
-import dev.shale.cluster.Route;
+import dev.shale.cluster.Consistency;
+import dev.shale.cluster.ReplicaProtocol;
+import dev.shale.storage.Entry;
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -21,6 +22,7 @@ import java.lang.System.Logger.Level;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -31,12 +33,15 @@ import java.util.function.Supplier;
  * {@code /v0/admin/compact} (POST). A storage
  * call runs on the {@link StoragePool} (or inline on the event loop when there is none), when
  * {@link CallOrder} lets it start; its result comes back to the event loop and takes its place
- * in the {@link ResponseQueue}. In a cluster, a request for a key another node owns is handed
- * to the {@link Forwarder} instead (also in {@link CallOrder}'s turn), and the owner's answer
- * takes the slot. A request marked internal ({@link InternalAuth#HEADER}) must carry a valid
- * signature (else 403) and is always served locally. Range scans ({@code /v0/entities} and the
- * internal {@code /v0/internal/records}) go to {@link Scans}; their answers stream in their turn
- * ({@link StreamingAnswer}), as a read in {@link CallOrder}, from their start to their last chunk.
+ * in the {@link ResponseQueue}. In a cluster, a client's request whose replicas (the first
+ * {@code from} of the key's preference list) are not this node alone is handed to the
+ * {@link Coordinator} instead (also in {@link CallOrder}'s turn), and its outcome takes the slot
+ * once {@code ack} replicas answered. A request marked internal ({@link InternalAuth#HEADER})
+ * must carry a valid signature (else 403) and is a replica's part of the replica protocol
+ * ({@link ReplicaProtocol}): always served locally.
+ * Range scans ({@code /v0/entities} and the internal {@code /v0/internal/records}) go to
+ * {@link Scans}; their answers stream in their turn ({@link StreamingAnswer}), as a read in
+ * {@link CallOrder}, from their start to their last chunk.
  *
  * <p>Flow control: the handler stops reading the connection while it owes
  * {@code maxPipelinedRequests} answers or while the client is not reading what was written
@@ -54,7 +59,6 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   static final String COMPACT_METHODS = "POST";
 
   private static final System.Logger LOG = System.getLogger(EntityHttpHandler.class.getName());
-  private static final byte[] EMPTY_BODY = new byte[0];
   private static final long LISTS_DIFFER_LOG_INTERVAL_NANOS = 10_000_000_000L;
   private static final AtomicLong LAST_LISTS_DIFFER_LOG_NANOS = new AtomicLong();
 
@@ -63,7 +67,9 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final BodyBudget budget;
   private final ServerOptions options;
   private final Cluster cluster; // null for a node started without --cluster
-  private final Forwarder forwarder; // null unless the cluster has other nodes
+  private final Coordinator coordinator; // null unless the cluster has other nodes
+  private final ReplicationStats stats;
+  private final int nodes; // in the cluster; 1 without one
   private final String fingerprint; // of the cluster's node list; null without a cluster
   private final Scans scans;
   private final ResponseQueue responses = new ResponseQueue();
@@ -76,14 +82,16 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
 
   EntityHttpHandler(
       EntityService service, StoragePool pool, BodyBudget budget, ServerOptions options, Cluster cluster,
-      Forwarder forwarder, Scans scans) {
+      Coordinator coordinator, ReplicationStats stats, Scans scans) {
     this.scans = scans;
     this.service = service;
     this.pool = pool;
     this.budget = budget;
     this.options = options;
     this.cluster = cluster;
-    this.forwarder = forwarder;
+    this.coordinator = coordinator;
+    this.stats = stats;
+    this.nodes = cluster == null ? 1 : cluster.topology().size();
     this.fingerprint = cluster == null ? null : cluster.topology().fingerprint();
   }
 
@@ -118,9 +126,8 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   /** A scan: its answer streams when its turn comes. */
   private record Stream(StreamingAnswer answer) implements Action {}
 
-  /** A request for a key {@code owner} holds: sent there, its answer relayed. */
-  private record Forward(NodeAddress owner, HttpMethod method, String target, byte[] body, boolean write)
-      implements Action {}
+  /** A client's request coordinated over its key's replicas; {@code value} null: a read or a delete. */
+  private record Coordinate(byte[] key, byte[] value, boolean write, Consistency consistency) implements Action {}
 
   private void onRequest(InboundRequest.Received request) {
     HttpRequest head = request.head();
@@ -134,7 +141,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     switch (action) {
       case Answer answer -> responses.complete(slot, answer.response());
       case Call call -> calls.submit(call.write(), () -> start(call, version, bodyBytes, slot));
-      case Forward forward -> calls.submit(forward.write(), () -> start(forward, version, bodyBytes, slot));
+      case Coordinate coordinate -> calls.submit(coordinate.write(), () -> start(coordinate, version, bodyBytes, slot));
       case Stream stream -> calls.submit(false, () -> responses.stream(slot, stream.answer(), () -> {
         calls.finished(false);
         afterChange();
@@ -146,7 +153,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     return switch (action) {
       case Answer ignored -> false;
       case Call call -> call.usesBody();
-      case Forward forward -> forward.body().length > 0;
+      case Coordinate coordinate -> coordinate.value() != null;
       case Stream ignored -> false;
     };
   }
@@ -192,14 +199,38 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     } catch (InvalidRequestException e) {
       return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, e.getMessage()));
     }
-    if (forwarder != null && cluster.route(key, internal) instanceof Route.Forward(NodeAddress owner)) {
-      // The origin form: a request in absolute form names this node, not the owner.
-      String origin = target.query() == null ? target.path() : target.path() + "?" + target.query();
-      return new Forward(owner, method, origin, put ? body : EMPTY_BODY, !get);
+    if (internal) return replicaCall(head, key, body);
+    Consistency consistency;
+    try {
+      consistency = Consistency.parse(
+          QueryParams.value(target.query(), "ack"), QueryParams.value(target.query(), "from"), nodes);
+    } catch (InvalidRequestException | IllegalArgumentException e) {
+      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, e.getMessage()));
+    }
+    if (coordinator != null && !coordinator.isLocalOnly(key, consistency)) {
+      return new Coordinate(key, put ? body : null, !get, consistency);
     }
     if (get) return new Call(() -> service.get(key), false, false);
     if (put) return new Call(() -> service.put(key, body), true, true);
     return new Call(() -> service.delete(key), true, false);
+  }
+
+  /**
+   * A peer's request in the replica protocol: a read answered with the record's version, or a
+   * write of a record with the coordinator's version ({@link ReplicaProtocol#VERSION_HEADER}).
+   */
+  private Action replicaCall(HttpRequest head, byte[] key, byte[] body) {
+    HttpMethod method = head.method();
+    if (HttpMethod.GET.equals(method)) return new Call(() -> service.read(key), false, false);
+    long version;
+    try {
+      version = ReplicaProtocol.parseVersion(head.headers().get(ReplicaProtocol.VERSION_HEADER));
+    } catch (IllegalArgumentException e) {
+      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST,
+          "an internal write needs its version: " + e.getMessage()));
+    }
+    boolean put = HttpMethod.PUT.equals(method);
+    return new Call(() -> service.write(key, put ? body : null, version), true, put);
   }
 
   /**
@@ -221,18 +252,32 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** Sends a request to its key's owner; the answer, or why there is none, fills the slot. */
-  private void start(Forward forward, HttpVersion version, long bodyBytes, ResponseQueue.Slot slot) {
-    forwarder.forward(ctx.executor(), forward.owner(), forward.method(), forward.target(), forward.body())
-        .addListener(f -> { // on this connection's event loop
-          budget.release(bodyBytes);
-          FullHttpResponse response = f.isSuccess()
-              ? Responses.relayed(version, (FullHttpResponse) f.getNow())
-              : failedForward(version, f.cause());
-          responses.complete(slot, response);
-          calls.finished(forward.write());
-          afterChange();
-        });
+  /**
+   * Sends a request to its key's replicas; the outcome fills the slot once it is decided. The
+   * body's budget is released once every replica is done with it (or failed), which may be later.
+   */
+  private void start(Coordinate coordinate, HttpVersion version, long bodyBytes, ResponseQueue.Slot slot) {
+    Consumer<Coordinator.Outcome> done = outcome -> { // on this connection's event loop
+      responses.complete(slot, coordinated(coordinate, version, outcome));
+      calls.finished(coordinate.write());
+      afterChange();
+    };
+    if (coordinate.write()) {
+      coordinator.write(ctx.executor(), coordinate.key(), coordinate.value(), coordinate.consistency(), done,
+          () -> budget.release(bodyBytes));
+    } else {
+      coordinator.read(ctx.executor(), coordinate.key(), coordinate.consistency(), done);
+    }
+  }
+
+  private static FullHttpResponse coordinated(Coordinate coordinate, HttpVersion version, Coordinator.Outcome outcome) {
+    if (!outcome.succeeded()) return Responses.error(version, HttpResponseStatus.GATEWAY_TIMEOUT, outcome.shortfall());
+    if (coordinate.write()) {
+      return Responses.empty(version, coordinate.value() == null ? HttpResponseStatus.ACCEPTED : HttpResponseStatus.CREATED);
+    }
+    Entry newest = outcome.newest();
+    if (newest == null || newest.isTombstone()) return notFound(version, newest == null ? EntityResult.NO_VERSION : newest.version());
+    return withVersion(Responses.value(version, newest.value()), newest.version());
   }
 
   /** A peer has another node list: serving would store keys where the others do not look. */
@@ -241,17 +286,11 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
         + cluster.topology().nodes() + " (fingerprint " + fingerprint + "); start every node with the same list";
     long now = System.nanoTime();
     long last = LAST_LISTS_DIFFER_LOG_NANOS.get();
-    // Every forwarded request would say it again: one line per 10 s is enough to be seen.
+    // Every replica request would say it again: one line per 10 s is enough to be seen.
     if ((last == 0 || now - last > LISTS_DIFFER_LOG_INTERVAL_NANOS) && LAST_LISTS_DIFFER_LOG_NANOS.compareAndSet(last, now)) {
       LOG.log(Level.ERROR, () -> "refusing requests from a peer: " + reason);
     }
     return Responses.error(head.protocolVersion(), HttpResponseStatus.INTERNAL_SERVER_ERROR, reason);
-  }
-
-  private static FullHttpResponse failedForward(HttpVersion version, Throwable cause) {
-    if (cause instanceof ForwardFailure failure) return Responses.error(version, failure.status(), failure.getMessage());
-    LOG.log(Level.ERROR, () -> "forwarding failed unexpectedly: " + Reasons.oneLine(String.valueOf(cause)));
-    return Responses.error(version, HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error: " + cause);
   }
 
   private FullHttpResponse execute(Supplier<EntityResult> call, HttpVersion version, long reservedBytes) {
@@ -284,8 +323,8 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private static FullHttpResponse toResponse(EntityResult result, HttpVersion version) {
     return switch (result.outcome()) {
       case STORED -> Responses.empty(version, HttpResponseStatus.CREATED);
-      case FOUND -> Responses.value(version, result.value());
-      case NOT_FOUND -> Responses.error(version, HttpResponseStatus.NOT_FOUND, "no value for this id");
+      case FOUND -> withVersion(Responses.value(version, result.value()), result.version());
+      case NOT_FOUND -> notFound(version, result.version());
       case DELETED -> Responses.empty(version, HttpResponseStatus.ACCEPTED);
       case DONE -> Responses.text(version, HttpResponseStatus.OK, new String(result.value(), StandardCharsets.UTF_8));
       case OVERLOADED -> Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE, result.reason());
@@ -293,11 +332,27 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     };
   }
 
+  /** 404; with {@code version} (not {@link EntityResult#NO_VERSION}) it says a tombstone of that version. */
+  private static FullHttpResponse notFound(HttpVersion version, long recordVersion) {
+    FullHttpResponse response = Responses.error(version, HttpResponseStatus.NOT_FOUND, "no value for this id");
+    if (recordVersion != EntityResult.NO_VERSION) {
+      withVersion(response, recordVersion).headers().set(ReplicaProtocol.TOMBSTONE_HEADER, ReplicaProtocol.TOMBSTONE);
+    }
+    return response;
+  }
+
+  private static FullHttpResponse withVersion(FullHttpResponse response, long recordVersion) {
+    if (recordVersion != EntityResult.NO_VERSION) {
+      response.headers().set(ReplicaProtocol.VERSION_HEADER, Long.toString(recordVersion));
+    }
+    return response;
+  }
+
   private FullHttpResponse status(HttpRequest head) {
     if (!HttpMethod.GET.equals(head.method())) {
       return Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), STATUS_METHODS);
     }
-    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(service.stats()));
+    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(service.stats(), stats));
   }
 
   /**

@@ -8,8 +8,12 @@ package dev.shale.server;
  * @param value the stored bytes when {@code outcome} is {@link Outcome#FOUND}, the one-line
  *     report (UTF-8) when it is {@link Outcome#DONE}, else null
  * @param reason a one-line explanation when the call did not succeed, else null
+ * @param version the version of the record read, when a replica read asks for it: of the value
+ *     ({@link Outcome#FOUND}) or of the tombstone ({@link Outcome#NOT_FOUND}); else
+ *     {@link #NO_VERSION}, also for a key the store has no record of
  */
-record EntityResult(Outcome outcome, byte[] value, String reason) {
+record EntityResult(Outcome outcome, byte[] value, String reason, long version) {
+  static final long NO_VERSION = -1;
 
   enum Outcome {
     /** The value is stored (201). */
@@ -28,23 +32,38 @@ record EntityResult(Outcome outcome, byte[] value, String reason) {
     DONE
   }
 
-  static final EntityResult STORED = new EntityResult(Outcome.STORED, null, null);
-  static final EntityResult NOT_FOUND = new EntityResult(Outcome.NOT_FOUND, null, null);
-  static final EntityResult DELETED = new EntityResult(Outcome.DELETED, null, null);
+  static final EntityResult STORED = new EntityResult(Outcome.STORED, null, null, NO_VERSION);
+  static final EntityResult NOT_FOUND = new EntityResult(Outcome.NOT_FOUND, null, null, NO_VERSION);
+  static final EntityResult DELETED = new EntityResult(Outcome.DELETED, null, null, NO_VERSION);
 
   static EntityResult found(byte[] value) {
-    return new EntityResult(Outcome.FOUND, value, null);
+    return new EntityResult(Outcome.FOUND, value, null, NO_VERSION);
+  }
+
+  /** A value with its version (a replica read). */
+  static EntityResult found(byte[] value, long version) {
+    return new EntityResult(Outcome.FOUND, value, null, version);
+  }
+
+  /** A tombstone with its version (a replica read). */
+  static EntityResult tombstone(long version) {
+    return new EntityResult(Outcome.NOT_FOUND, null, null, version);
+  }
+
+  /** A tombstone (a replica read found one). */
+  boolean isTombstone() {
+    return outcome == Outcome.NOT_FOUND && version != NO_VERSION;
   }
 
   static EntityResult done(String report) {
-    return new EntityResult(Outcome.DONE, report.getBytes(java.nio.charset.StandardCharsets.UTF_8), null);
+    return new EntityResult(Outcome.DONE, report.getBytes(java.nio.charset.StandardCharsets.UTF_8), null, NO_VERSION);
   }
 
   static EntityResult overloaded(String reason) {
-    return new EntityResult(Outcome.OVERLOADED, null, reason);
+    return new EntityResult(Outcome.OVERLOADED, null, reason, NO_VERSION);
   }
 
   static EntityResult failed(String reason) {
-    return new EntityResult(Outcome.FAILED, null, reason);
+    return new EntityResult(Outcome.FAILED, null, reason, NO_VERSION);
   }
 }

@@ -52,6 +52,28 @@ final class EntityService {
     });
   }
 
+  /** The newest record of {@code key} with its version: a value, a tombstone, or nothing. */
+  EntityResult read(byte[] key) {
+    return call("read", key, () -> {
+      Entry entry = engine.get(key);
+      if (entry == null) return EntityResult.NOT_FOUND;
+      if (entry.isTombstone()) return EntityResult.tombstone(entry.version());
+      return EntityResult.found(entry.value(), entry.version());
+    });
+  }
+
+  /**
+   * Stores a record with a coordinator's {@code version}: {@code value}, or a tombstone when it is
+   * null; the engine keeps the array as is. Answers {@link EntityResult.Outcome#STORED} or
+   * {@link EntityResult.Outcome#DELETED}.
+   */
+  EntityResult write(byte[] key, byte[] value, long version) {
+    return call(value == null ? "replica delete" : "replica put", key, () -> {
+      engine.write(key, value, version);
+      return value == null ? EntityResult.DELETED : EntityResult.STORED;
+    });
+  }
+
   /** Stores {@code value}; the engine keeps the array as is, so no one may change it after. */
   EntityResult put(byte[] key, byte[] value) {
     return call("put", key, () -> {

@@ -1,30 +1,22 @@
 package dev.shale.server;
 
-import io.netty.handler.codec.http.HttpResponseStatus;
-
 /**
- * Why a forwarded request got no answer from the key's owner, and what the client is told:
- * {@code 503} when the request was not delivered (the owner refused the connection, is marked
- * down, or too many requests already wait for it), so it is safe to retry; {@code 504} when it
- * was sent but no answer came in time, so a write's outcome is unknown.
+ * Why a request to a peer (a replica) got no answer: {@link #unavailable} when it was not
+ * delivered (the peer refused the connection, is marked down, or too many requests already wait
+ * for it), {@link #timedOut} when it was sent but no answer came in time, so a write's outcome
+ * is unknown. The coordinator counts either as a failed replica and quotes the message, which
+ * says which of the two it was.
  */
 final class ForwardFailure extends Exception {
-  private final HttpResponseStatus status;
-
-  private ForwardFailure(HttpResponseStatus status, String reason) {
+  private ForwardFailure(String reason) {
     super(reason, null, false, false); // an expected outcome: no stack trace
-    this.status = status;
   }
 
   static ForwardFailure unavailable(String reason) {
-    return new ForwardFailure(HttpResponseStatus.SERVICE_UNAVAILABLE, reason);
+    return new ForwardFailure(reason);
   }
 
   static ForwardFailure timedOut(String reason) {
-    return new ForwardFailure(HttpResponseStatus.GATEWAY_TIMEOUT, reason);
-  }
-
-  HttpResponseStatus status() {
-    return status;
+    return new ForwardFailure(reason);
   }
 }

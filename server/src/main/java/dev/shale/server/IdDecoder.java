@@ -47,12 +47,6 @@ final class IdDecoder {
     return key;
   }
 
-  /** Parameter {@code name} of {@code rawQuery} decoded to text (one char per byte), or null if absent. */
-  static String decodeText(String rawQuery, String name) throws InvalidRequestException {
-    byte[] value = find(rawQuery == null ? "" : rawQuery, name);
-    return value == null ? null : new String(value, StandardCharsets.ISO_8859_1);
-  }
-
   private static byte[] find(String query, String name) throws InvalidRequestException {
     byte[] value = null;
     int start = 0;
@@ -76,25 +70,6 @@ final class IdDecoder {
     }
     return false;
   }
-
-  /**
-   * {@code key} as a query parameter value that {@link #percentDecode} turns back into the same
-   * bytes: unreserved characters (RFC 3986) as they are, every other byte as {@code %XX}.
-   */
-  static String percentEncode(byte[] key) {
-    StringBuilder out = new StringBuilder(key.length * 3);
-    for (byte b : key) {
-      int c = b & 0xFF;
-      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~') {
-        out.append((char) c);
-      } else {
-        out.append('%').append(HEX[c >> 4]).append(HEX[c & 0xF]);
-      }
-    }
-    return out.toString();
-  }
-
-  private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
   /** The bytes that {@code query[start, end)} stands for in form encoding. */
   static byte[] percentDecode(String query, int start, int end) throws InvalidRequestException {

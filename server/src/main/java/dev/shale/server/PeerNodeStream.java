@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * A peer's records in a cluster scan: the internal scan ({@link Scans#RECORDS_PATH}) over a
  * connection of its own, opened for this scan on the client connection's event loop and closed
- * when the scan ends or is cut (never the forwarding pool's: a scan holds its connection for
+ * when the scan ends or is cut (never the replica requests' pool: a scan holds its connection for
  * as long as the client reads).
  *
  * <p>Read on demand: the connection's autoRead is off, and it reads (one socket read at a time)
@@ -39,7 +39,7 @@ import java.util.concurrent.TimeUnit;
  * client slows the peers down through TCP, and each stream holds at most the read-ahead plus
  * one frame.
  *
- * <p>Timeouts ({@code forwardTimeoutMillis}): to connect and get the answer's status line; and,
+ * <p>Timeouts ({@code forwardTimeoutMillis}, --replica-timeout): to connect and get the answer's status line; and,
  * while the merge waits for this stream, for the next bytes.
  */
 final class PeerNodeStream extends NodeStream {

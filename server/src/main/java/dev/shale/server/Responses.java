@@ -68,24 +68,6 @@ final class Responses {
     return response;
   }
 
-  /**
-   * The answer of a peer to a forwarded request, for the client: its status, body and the
-   * headers that describe them (Content-Type, Retry-After, Allow). Takes over {@code answer}'s
-   * body; connection headers are the client connection's own business.
-   */
-  static FullHttpResponse relayed(HttpVersion version, FullHttpResponse answer) {
-    FullHttpResponse response = response(version, answer.status(), answer.content());
-    HttpHeaders from = answer.headers();
-    for (CharSequence name : RELAYED_HEADERS) {
-      String value = from.get(name);
-      if (value != null) response.headers().set(name, value);
-    }
-    return response;
-  }
-
-  private static final CharSequence[] RELAYED_HEADERS = {
-      HttpHeaderNames.CONTENT_TYPE, HttpHeaderNames.RETRY_AFTER, HttpHeaderNames.ALLOW};
-
   private static FullHttpResponse response(HttpVersion version, HttpResponseStatus status, ByteBuf body) {
     FullHttpResponse response = new DefaultFullHttpResponse(version, status, body);
     HttpHeaders headers = response.headers();

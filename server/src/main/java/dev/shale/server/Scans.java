@@ -99,13 +99,13 @@ final class Scans {
       byte[] start = IdDecoder.decodeOptional(rawQuery, "start", EntityService.MAX_ID_BYTES);
       if (start == null) throw new InvalidRequestException("missing start parameter: use ?start=<id>[&end=<id>]");
       byte[] end = IdDecoder.decodeOptional(rawQuery, "end", EntityService.MAX_ID_BYTES);
-      String scope = IdDecoder.decodeText(rawQuery, "scope");
+      String scope = QueryParams.value(rawQuery, "scope");
       if (scope != null && !scope.equals("local") && !scope.equals("cluster")) {
         throw new InvalidRequestException("scope must be 'local' or 'cluster', not '" + scope + "'");
       }
       boolean cluster = "cluster".equals(scope);
-      String ack = IdDecoder.decodeText(rawQuery, "ack");
-      String from = IdDecoder.decodeText(rawQuery, "from");
+      String ack = QueryParams.value(rawQuery, "ack");
+      String from = QueryParams.value(rawQuery, "from");
       if (!cluster && (ack != null || from != null)) {
         throw new InvalidRequestException("ack and from apply to scope=cluster only");
       }
@@ -114,8 +114,8 @@ final class Scans {
 
     /** The origin-form target of the internal scan of this range. */
     String recordsTarget() {
-      return RECORDS_PATH + "?start=" + IdDecoder.percentEncode(start)
-          + (end == null ? "" : "&end=" + IdDecoder.percentEncode(end));
+      return RECORDS_PATH + "?start=" + QueryParams.encode(start)
+          + (end == null ? "" : "&end=" + QueryParams.encode(end));
     }
 
     /** Whether {@code key} is in {@code [start, end)}. */

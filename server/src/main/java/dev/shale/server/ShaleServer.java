@@ -1,6 +1,7 @@
 package dev.shale.server;
 
 import dev.shale.cluster.Cluster;
+import dev.shale.cluster.NodeAddress;
 import dev.shale.storage.Engine;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -24,6 +25,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -48,7 +51,9 @@ public final class ShaleServer implements AutoCloseable {
   private final EventLoopGroup ioGroup;
   private final StoragePool pool;
   private final ScanThreads scanThreads;
-  private final Forwarder forwarder; // null without peers
+  private final InternalClient client; // null without peers
+  private final ReplicationStats stats;
+  private final ReplicaCalls replicaCalls; // null without peers
   private final ChannelGroup connections;
   private final AtomicBoolean draining;
   private final Channel listener;
@@ -57,13 +62,16 @@ public final class ShaleServer implements AutoCloseable {
 
   private ShaleServer(
       ServerOptions options, EventLoopGroup acceptGroup, EventLoopGroup ioGroup, StoragePool pool,
-      ScanThreads scanThreads, Forwarder forwarder, ChannelGroup connections, AtomicBoolean draining, Channel listener, String transport) {
+      ScanThreads scanThreads, InternalClient client, ReplicationStats stats, ReplicaCalls replicaCalls, ChannelGroup connections, AtomicBoolean draining, Channel listener,
+      String transport) {
     this.options = options;
     this.acceptGroup = acceptGroup;
     this.ioGroup = ioGroup;
     this.pool = pool;
     this.scanThreads = scanThreads;
-    this.forwarder = forwarder;
+    this.client = client;
+    this.stats = stats;
+    this.replicaCalls = replicaCalls;
     this.connections = connections;
     this.draining = draining;
     this.listener = listener;
@@ -79,14 +87,20 @@ public final class ShaleServer implements AutoCloseable {
     return start(engine, options, null);
   }
 
+  /** {@link #start(Engine, ServerOptions, Cluster, MissedWrites)} without hints. */
+  public static ShaleServer start(Engine engine, ServerOptions options, Cluster cluster) {
+    return start(engine, options, cluster, MissedWrites.NONE);
+  }
+
   /**
-   * Starts a node of {@code cluster} on {@code engine}: requests for keys other nodes own are
-   * forwarded to them over the same event loops; it serves once this returns. A null cluster is
-   * a node started without one (it refuses internal requests).
+   * Starts a node of {@code cluster} on {@code engine}: a client's request is coordinated over
+   * its key's replicas, reached over the same event loops, and writes a replica missed go to
+   * {@code missed}; it serves once this returns. A null cluster is a node started without one
+   * (it refuses internal requests).
    *
    * @throws UncheckedIOException if it cannot listen on the host and port
    */
-  public static ShaleServer start(Engine engine, ServerOptions options, Cluster cluster) {
+  public static ShaleServer start(Engine engine, ServerOptions options, Cluster cluster, MissedWrites missed) {
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     Class<? extends ServerChannel> channelType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
@@ -95,12 +109,16 @@ public final class ShaleServer implements AutoCloseable {
     EventLoopGroup ioGroup = new MultiThreadIoEventLoopGroup(ioThreads, new DefaultThreadFactory("shale-io"), io);
     StoragePool pool = options.workers() > 0 ? new StoragePool(options.workers(), options.queueSize()) : null;
     ScanThreads scanThreads = new ScanThreads(ScanThreads.DEFAULT_THREADS, ScanThreads.DEFAULT_MAX_SCANS);
-    EntityService service = new EntityService(engine);
     ChannelGroup connections = new DefaultChannelGroup("shale-connections", GlobalEventExecutor.INSTANCE);
     AtomicBoolean draining = new AtomicBoolean();
     BodyBudget budget = new BodyBudget(options.inflightBodyBytes());
-    Forwarder forwarder = cluster == null || cluster.topology().isSingle() ? null
-        : new Forwarder(cluster, ioGroup, epoll ? EpollSocketChannel.class : NioSocketChannel.class, options.maxValueSizeBytes());
+    InternalClient client = cluster == null || cluster.topology().isSingle() ? null
+        : new InternalClient(cluster, ioGroup, epoll ? EpollSocketChannel.class : NioSocketChannel.class, options.maxValueSizeBytes());
+    EntityService service = new EntityService(engine);
+    ReplicationStats stats = new ReplicationStats();
+    ReplicaCalls replicaCalls = client == null ? null : new ReplicaCalls(cluster.topology().self(), service, pool, client, missed);
+    Coordinator coordinator = client == null ? null
+        : new Coordinator(cluster.placement(), replicaCalls, engine.clock(), missed, stats);
     ServerBootstrap bootstrap = new ServerBootstrap()
         .group(acceptGroup, ioGroup)
         .channel(channelType)
@@ -108,11 +126,11 @@ public final class ShaleServer implements AutoCloseable {
         .option(ChannelOption.SO_REUSEADDR, true)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(new ServerInitializer(
-            options, service, pool, budget, connections, draining::get, cluster, forwarder,
+            options, service, pool, budget, connections, draining::get, cluster, coordinator, stats,
             new Scans(service, scanThreads, cluster)));
     try {
       Channel listener = bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
-      return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, forwarder, connections, draining, listener,
+      return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, client, stats, replicaCalls, connections, draining, listener,
           epoll ? "epoll" : "nio");
     } catch (Exception e) {
       // syncUninterruptibly() rethrows the socket's checked exception unwrapped, hence Exception.
@@ -128,6 +146,25 @@ public final class ShaleServer implements AutoCloseable {
       case IOException io -> new UncheckedIOException(what + io.getMessage(), io);
       default -> new IllegalStateException(what + e, e);
     };
+  }
+
+  /**
+   * Writes a record that {@code target} missed (a hint) with the replica protocol: {@code value}
+   * (null: a tombstone) with its original {@code version}. Completes with true once the replica
+   * stored it, false when it did not (down, timed out, refused): try again later. Never blocks.
+   */
+  public CompletionStage<Boolean> deliverMissedWrite(NodeAddress target, byte[] key, byte[] value, long version) {
+    CompletableFuture<Boolean> stored = new CompletableFuture<>();
+    if (replicaCalls == null || closed.get()) {
+      stored.complete(false);
+      return stored;
+    }
+    replicaCalls.write(ioGroup.next(), target, key, value, version, reply -> {
+      boolean ok = reply instanceof ReplicaReply.Stored;
+      if (ok) stats.hintsDelivered.increment();
+      stored.complete(ok);
+    });
+    return stored;
   }
 
   /** The address the server listens on (with the real port when the options said 0). */
@@ -160,8 +197,9 @@ public final class ShaleServer implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) return;
     listener.close().syncUninterruptibly();
     drainConnections();
-    // After the drain: forwarded requests still in flight then belong to cut connections.
-    if (forwarder != null) forwarder.close(STOP_STEP_MILLIS);
+    // After the drain: replica requests still in flight then belong to cut connections (or
+    // are read repairs and hint deliveries, which a later read or delivery redoes).
+    if (client != null) client.close(STOP_STEP_MILLIS);
     stopThreads(acceptGroup, ioGroup, pool, scanThreads);
   }
 

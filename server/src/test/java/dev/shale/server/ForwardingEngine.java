@@ -4,6 +4,7 @@ import dev.shale.storage.Engine;
 import dev.shale.storage.EngineStats;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
+import dev.shale.storage.HybridClock;
 
 /** An engine that passes every call on; tests override a method to block or fail it. */
 class ForwardingEngine implements Engine {
@@ -41,6 +42,11 @@ class ForwardingEngine implements Engine {
   @Override
   public void compact() {
     delegate.compact();
+  }
+
+  @Override
+  public HybridClock clock() {
+    return delegate.clock();
   }
 
   @Override

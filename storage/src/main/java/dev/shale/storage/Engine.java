@@ -56,6 +56,15 @@ public interface Engine extends AutoCloseable {
   void write(byte[] key, byte[] value, long version);
 
   /**
+   * The engine's hybrid logical clock: ahead of every version the engine has stored (recovery
+   * observes the versions it replays, so also after a restart with a wall clock that went back)
+   * and of every version written with {@link #write}. A replication coordinator stamps its writes
+   * with {@code clock().next()} and {@linkplain HybridClock#observe observes} the versions other
+   * nodes send, so one node has one clock.
+   */
+  HybridClock clock();
+
+  /**
    * The records with {@code startInclusive <= key < endExclusive} ({@code endExclusive} null: to
    * the last key), in key order, the winning record of each key only. Tombstones are returned only
    * when {@code includeTombstones} (a cluster-wide scan needs them to hide older values held by

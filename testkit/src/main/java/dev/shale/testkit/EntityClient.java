@@ -25,13 +25,24 @@ public final class EntityClient {
 
   private final HttpClient http;
   private final String baseUrl;
+  private final String params; // appended to every request's query: "" or "&ack=A&from=F"
 
   public EntityClient(String baseUrl) {
-    this.baseUrl = baseUrl;
-    this.http = HttpClient.newBuilder()
+    this(baseUrl, HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(Duration.ofSeconds(2))
-        .build();
+        .build(), "");
+  }
+
+  private EntityClient(String baseUrl, HttpClient http, String params) {
+    this.baseUrl = baseUrl;
+    this.http = http;
+    this.params = params;
+  }
+
+  /** A client of the same node whose requests ask for {@code ack} answers of {@code from} replicas. */
+  public EntityClient consistency(int ack, int from) {
+    return new EntityClient(baseUrl, http, "&ack=" + ack + "&from=" + from);
   }
 
   public Reply put(String id, byte[] value) throws IOException {
@@ -56,7 +67,7 @@ public final class EntityClient {
   }
 
   private HttpRequest.Builder request(String id) {
-    String url = baseUrl + "/v0/entity?id=" + URLEncoder.encode(id, StandardCharsets.UTF_8);
+    String url = baseUrl + "/v0/entity?id=" + URLEncoder.encode(id, StandardCharsets.UTF_8) + params;
     return HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30));
   }
 

@@ -262,6 +262,11 @@ public final class LsmEngine implements Engine {
   }
 
   @Override
+  public HybridClock clock() {
+    return clock;
+  }
+
+  @Override
   public EngineStats stats() {
     if (closed) throw closedException();
     ReadView current = view.get();

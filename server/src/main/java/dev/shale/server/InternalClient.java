@@ -3,6 +3,7 @@ package dev.shale.server;
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.ReplicaProtocol;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -24,22 +25,24 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Forwards entity requests to the node that owns their key, asynchronously: the request goes
- * out on a pooled connection of the event loops, and the answer comes back as a future
- * completed on the event loop of the client's connection. No thread waits for a peer.
+ * Sends internal requests to peers (the replica protocol, {@link ReplicaProtocol}),
+ * asynchronously: the request goes out on a pooled connection of the event loops, and the answer
+ * comes back as a future completed on a given event loop (the client connection's). No thread
+ * waits for a peer.
  *
- * <p>Every forwarded request is marked internal ({@link InternalAuth#HEADER}), signed with the
- * cluster secret, so the owner serves it locally. It ends within {@code forwardTimeoutMillis}:
- * with the owner's answer, or a {@link ForwardFailure} (503 if it was not sent, 504 if it was).
+ * <p>Every request is marked internal ({@link InternalAuth#HEADER}), signed with the cluster
+ * secret, so the peer serves it from its own store. It ends within {@code forwardTimeoutMillis}
+ * (the replica timeout): with the peer's answer, or a {@link ForwardFailure} (503 if it was not
+ * sent, 504 if it was).
  *
  * <p>Thread safe.
  */
-final class Forwarder {
+final class InternalClient {
   private final Cluster cluster;
   private final String fingerprint;
   private final Map<NodeAddress, PeerClient> peers = new HashMap<>(); // fixed after construction
 
-  Forwarder(Cluster cluster, EventLoopGroup ioGroup, Class<? extends Channel> channelType, int maxAnswerBytes) {
+  InternalClient(Cluster cluster, EventLoopGroup ioGroup, Class<? extends Channel> channelType, int maxAnswerBytes) {
     this.cluster = cluster;
     this.fingerprint = cluster.topology().fingerprint();
     Bootstrap bootstrap = new Bootstrap()
@@ -54,18 +57,23 @@ final class Forwarder {
     }
   }
 
+  /** No version header: see {@link #send}. */
+  static final long NO_VERSION = -1;
+
   /**
-   * Sends {@code method target} (origin form) with {@code body} to {@code owner}; the future
-   * completes on {@code loop} with the owner's answer (which the listener must release) or a
-   * {@link ForwardFailure}.
+   * Sends {@code method target} (origin form) with {@code body} and, unless it is
+   * {@link #NO_VERSION}, {@code version} in {@link ReplicaProtocol#VERSION_HEADER} to
+   * {@code owner}; the future completes on {@code loop} with the peer's answer (which the
+   * listener must release) or a {@link ForwardFailure}.
    */
-  Future<FullHttpResponse> forward(EventExecutor loop, NodeAddress owner, HttpMethod method, String target, byte[] body) {
+  Future<FullHttpResponse> send(
+      EventExecutor loop, NodeAddress owner, HttpMethod method, String target, byte[] body, long version) {
     PeerClient peer = peers.get(owner);
     Promise<FullHttpResponse> promise = loop.newPromise();
     if (peer == null) {
       return promise.setFailure(ForwardFailure.unavailable(owner + " is not a peer of this node"));
     }
-    ForwardCall call = new ForwardCall(request(owner, method, target, body), promise, owner.toString());
+    ForwardCall call = new ForwardCall(request(owner, method, target, body, version), promise, owner.toString());
     long timeoutMillis = cluster.forwardTimeoutMillis();
     call.setTimeout(loop.schedule(() -> call.fail(call.wasSent()
         ? ForwardFailure.timedOut(owner + " did not answer within " + timeoutMillis + " ms")
@@ -75,13 +83,14 @@ final class Forwarder {
     return promise;
   }
 
-  private FullHttpRequest request(NodeAddress owner, HttpMethod method, String target, byte[] body) {
+  private FullHttpRequest request(NodeAddress owner, HttpMethod method, String target, byte[] body, long version) {
     FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, target, Unpooled.wrappedBuffer(body));
     HttpHeaders headers = request.headers();
     headers.set(HttpHeaderNames.HOST, owner.id());
     headers.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
     headers.set(InternalAuth.HEADER, cluster.auth().sign(method.name(), target, System.currentTimeMillis()));
     headers.set(InternalAuth.CLUSTER_HEADER, fingerprint);
+    if (version != NO_VERSION) headers.set(ReplicaProtocol.VERSION_HEADER, Long.toString(version));
     return request;
   }
 

@@ -1,0 +1,74 @@
+package dev.shale.server;
+
+import dev.shale.cluster.Consistency;
+import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.Placement;
+import dev.shale.storage.HybridClock;
+import io.netty.util.concurrent.EventExecutor;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Coordinates a client's request over the replicas of its key: the first {@code from} nodes of
+ * the key's preference list, reached in parallel through {@link ReplicaCalls}. A request is
+ * decided as soon as {@code ack} replicas answered or it is known they cannot ({@link Tally});
+ * the replicas still out finish in the background: their answers feed read repair, their
+ * failures become hints.
+ *
+ * <p>Versions: one hybrid logical clock per node, the engine's. A write is stamped here with
+ * {@code clock.next()}, and every version a replica returns is observed, so a write this node
+ * coordinates after it has seen a version is newer than it, whatever the wall clocks say.
+ *
+ * <p>Thread safe: the state of each request lives in its {@link ReplicatedRead} or
+ * {@link ReplicatedWrite}, confined to the event loop given.
+ */
+final class Coordinator {
+  private final Placement placement;
+  private final ReplicaCalls calls;
+  private final HybridClock clock;
+  private final MissedWrites missed;
+  private final ReplicationStats stats;
+
+  Coordinator(Placement placement, ReplicaCalls calls, HybridClock clock, MissedWrites missed, ReplicationStats stats) {
+    this.placement = placement;
+    this.calls = calls;
+    this.clock = clock;
+    this.missed = missed;
+    this.stats = stats;
+  }
+
+  /** Whether {@code key}'s replicas for {@code consistency} are this node alone (then the engine serves it directly). */
+  boolean isLocalOnly(byte[] key, Consistency consistency) {
+    return consistency.from() == 1 && placement.owner(key).equals(calls.self());
+  }
+
+  /** Reads {@code key} from its replicas; {@code done} runs once, on {@code loop}. */
+  void read(EventExecutor loop, byte[] key, Consistency consistency, Consumer<Outcome> done) {
+    List<NodeAddress> replicas = placement.preferenceList(key, consistency.from());
+    new ReplicatedRead(calls, loop, key, replicas, new Tally(consistency), clock, stats, done).start();
+  }
+
+  /**
+   * Writes {@code value} (null: a tombstone) to {@code key}'s replicas with a fresh version;
+   * {@code done} runs once, on {@code loop}, when the request is decided, and {@code allIn} once
+   * every replica answered or failed (the value is no longer needed then).
+   */
+  void write(EventExecutor loop, byte[] key, byte[] value, Consistency consistency, Consumer<Outcome> done, Runnable allIn) {
+    List<NodeAddress> replicas = placement.preferenceList(key, consistency.from());
+    long version = clock.next();
+    new ReplicatedWrite(calls, loop, key, value, version, replicas, new Tally(consistency), missed, stats, done, allIn)
+        .start();
+  }
+
+  /**
+   * How a coordinated request ended.
+   *
+   * @param shortfall null when {@code ack} replicas answered; else what was asked and got (504)
+   * @param newest of a read that succeeded: the newest record among the answers, null if none had one
+   */
+  record Outcome(String shortfall, dev.shale.storage.Entry newest) {
+    boolean succeeded() {
+      return shortfall == null;
+    }
+  }
+}

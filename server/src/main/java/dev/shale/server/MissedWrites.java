@@ -1,0 +1,26 @@
+package dev.shale.server;
+
+import dev.shale.cluster.NodeAddress;
+
+/**
+ * Where a coordinator puts a write that a replica of its {@code from} set could not take (not
+ * delivered, timed out, or refused): the hint store, which delivers it once the replica is back.
+ *
+ * <p>Implementations are thread safe. {@link #missed} may write to disk (the server calls it on
+ * a storage worker); {@link #replicaAnswered} is called on an event loop for every answer of a
+ * peer and must be cheap.
+ */
+@FunctionalInterface
+public interface MissedWrites {
+  /** Nowhere: a missed write is healed only by read repair. */
+  MissedWrites NONE = (target, key, value, version) -> false;
+
+  /**
+   * Keeps {@code value} (null: a tombstone) with {@code version} for {@code target}; false when
+   * it was refused (the store is full, say) and only read repair will heal the replica.
+   */
+  boolean missed(NodeAddress target, byte[] key, byte[] value, long version);
+
+  /** {@code replica} answered a request: hints for it may be worth delivering now. */
+  default void replicaAnswered(NodeAddress replica) {}
+}

@@ -1,0 +1,18 @@
+package dev.shale.server;
+
+import dev.shale.storage.Entry;
+
+/** What one replica answered a coordinator, or why it did not. */
+sealed interface ReplicaReply {
+
+  /** The replica stored the write. */
+  record Stored() implements ReplicaReply {
+    static final Stored INSTANCE = new Stored();
+  }
+
+  /** The replica's newest record of the key: a value, a tombstone, or null when it has none. */
+  record Read(Entry entry) implements ReplicaReply {}
+
+  /** No answer, or one that says the replica failed; {@code reason} names the replica. */
+  record Failed(String reason) implements ReplicaReply {}
+}

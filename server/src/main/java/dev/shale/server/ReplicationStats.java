@@ -1,0 +1,28 @@
+package dev.shale.server;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Counters of the replication machinery, shown by {@code GET /v0/status}: how often replicas were
+ * found to disagree and were repaired, and what became of the writes they missed.
+ *
+ * <p>Thread safe.
+ */
+final class ReplicationStats {
+  /** Writes of the newest record to a stale replica after a read, that the replica stored. */
+  final LongAdder readRepairs = new LongAdder();
+  /** Writes a replica missed, kept as hints for it. */
+  final LongAdder hintsStored = new LongAdder();
+  /** Writes a replica missed that the hint store refused (full, or too old): only repair heals those. */
+  final LongAdder hintsRefused = new LongAdder();
+  /** Hints the replica they were for has stored since this node started. */
+  final LongAdder hintsDelivered = new LongAdder();
+
+  /** The counters as the members of a JSON object, without braces. */
+  String jsonMembers() {
+    return "\"readRepairs\": " + readRepairs.sum()
+        + ", \"hintsStored\": " + hintsStored.sum()
+        + ", \"hintsRefused\": " + hintsRefused.sum()
+        + ", \"hintsDelivered\": " + hintsDelivered.sum();
+  }
+}

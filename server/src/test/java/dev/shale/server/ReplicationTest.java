@@ -1,0 +1,348 @@
+package dev.shale.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shale.cluster.Cluster;
+import dev.shale.cluster.InternalAuth;
+import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.Placement;
+import dev.shale.cluster.ReplicaProtocol;
+import dev.shale.cluster.Topology;
+import dev.shale.storage.Engine;
+import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Entry;
+import dev.shale.storage.Versions;
+import dev.shale.testkit.Await;
+import dev.shale.testkit.FreePort;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Coordination and the replica protocol in one JVM: real servers on loopback, a peer that
+ * accepts connections and never answers (a "black hole"), and a peer port where nothing listens.
+ */
+class ReplicationTest {
+  private static final byte[] SECRET = "replication-test-secret".getBytes(StandardCharsets.UTF_8);
+
+  @Test
+  void aWriteGoesToFromReplicasWithOneVersionAndAnyNodeReadsIt(@TempDir Path tmp) {
+    int portA = FreePort.find();
+    int portB = FreePort.find();
+    List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + portB);
+    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 4, 16);
+        Node b = Node.start(tmp.resolve("b"), portB, urls, 2_000, 4, 16)) {
+      byte[] value = new byte[1 << 20];
+      new java.util.Random(7).nextBytes(value);
+      assertThat(a.server.put(a.server.entity("k"), value).statusCode()).isEqualTo(201);
+      Entry onA = a.engine.get(bytes("k"));
+      Entry onB = b.engine.get(bytes("k"));
+      assertThat(onA).as("on A").isNotNull().isEqualTo(onB);
+
+      HttpResponse<byte[]> viaB = b.server.get(b.server.entity("k"));
+      assertThat(viaB.statusCode()).isEqualTo(200);
+      assertThat(viaB.body()).isEqualTo(value);
+      assertThat(viaB.headers().firstValue(ReplicaProtocol.VERSION_HEADER)).hasValue(Long.toString(onA.version()));
+
+      assertThat(b.server.delete(b.server.entity("k")).statusCode()).isEqualTo(202);
+      assertThat(a.engine.get(bytes("k")).isTombstone()).isTrue();
+      assertThat(b.engine.get(bytes("k")).isTombstone()).isTrue();
+      HttpResponse<byte[]> gone = a.server.get(a.server.entity("k"));
+      assertThat(gone.statusCode()).isEqualTo(404);
+      assertThat(TestServer.text(gone)).contains("no value for this id");
+
+      // from=1: the first node of the preference list only.
+      String id = keyOwnedBy(a.cluster, portB);
+      assertThat(a.server.put(a.server.uri("/v0/entity?id=" + id + "&ack=1&from=1"), new byte[] {1}).statusCode()).isEqualTo(201);
+      assertThat(b.engine.get(bytes(id))).isNotNull();
+      assertThat(a.engine.get(bytes(id))).as("not on the node after the first").isNull();
+    }
+  }
+
+  @Test
+  void pipelinedCoordinatedRequestsAreAnsweredInOrderAndReadTheirWrites(@TempDir Path tmp) throws Exception {
+    int portA = FreePort.find();
+    int portB = FreePort.find();
+    List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + portB);
+    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 4, 16);
+        Node b = Node.start(tmp.resolve("b"), portB, urls, 2_000, 4, 16);
+        RawConnection connection = a.server.connect()) {
+      // Ids owned by either node: some requests are served by B's answer, some by A's.
+      String mine = keyOwnedBy(a.cluster, portA);
+      String theirs = keyOwnedBy(a.cluster, portB);
+      connection.send(ConnectionTest.put(theirs, "1") + ConnectionTest.get(theirs) + ConnectionTest.put(mine, "2")
+          + ConnectionTest.put(theirs, "3") + ConnectionTest.get(mine) + ConnectionTest.get(theirs)
+          + ConnectionTest.delete(theirs) + ConnectionTest.get(theirs));
+      assertThat(ConnectionTest.statusAndText(connection, 8)).containsExactly(
+          "201 ", "200 1", "201 ", "201 ", "200 2", "200 3", "202 ", "404 no value for this id\n");
+    }
+  }
+
+  @Test
+  void badAckOrFromIs400WithTheReason(@TempDir Path tmp) {
+    int portA = FreePort.find();
+    List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + FreePort.find());
+    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 4, 16)) {
+      assertBadRequest(a.server, "ack=0", "ack must be a positive integer");
+      assertBadRequest(a.server, "ack=x", "ack must be a positive integer");
+      assertBadRequest(a.server, "from=-1", "from must be a positive integer");
+      assertBadRequest(a.server, "ack=2&from=1", "must not exceed from");
+      assertBadRequest(a.server, "from=3", "exceeds the cluster's 2 node(s)");
+      assertBadRequest(a.server, "ack=1&ack=1", "given more than once");
+    }
+    try (TestServer single = TestServer.start(tmp.resolve("single"))) {
+      assertBadRequest(single, "from=2", "exceeds the cluster's 1 node(s)");
+      assertThat(single.put(single.uri("/v0/entity?id=k&ack=1&from=1"), new byte[] {1}).statusCode()).isEqualTo(201);
+    }
+  }
+
+  @Test
+  void fewerThanAckAnswersIs504NamingWhatWasAskedAndGot(@TempDir Path tmp) throws Exception {
+    try (ServerSocket blackHole = new ServerSocket(0, 64, InetAddress.getLoopbackAddress())) {
+      int portA = FreePort.find();
+      int nobody = FreePort.find();
+      List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + blackHole.getLocalPort(),
+          "http://127.0.0.1:" + nobody);
+      try (Node a = Node.start(tmp.resolve("a"), portA, urls, 500, 4, 16)) {
+        HttpResponse<byte[]> put = a.server.put(a.server.uri("/v0/entity?id=k&ack=2&from=3"), new byte[] {1});
+        assertThat(put.statusCode()).isEqualTo(504);
+        assertThat(TestServer.text(put)).contains("2 of 3 replicas needed, 1 answered",
+            "127.0.0.1:" + blackHole.getLocalPort() + " did not answer within 500 ms", "cannot connect to http://127.0.0.1:" + nobody);
+        HttpResponse<byte[]> get = a.server.get(a.server.uri("/v0/entity?id=k&ack=3&from=3"));
+        assertThat(get.statusCode()).isEqualTo(504);
+        assertThat(TestServer.text(get)).contains("3 of 3 replicas needed");
+      }
+    }
+  }
+
+  @Test
+  void theCoordinatorAnswersOnceAckReplicasDidWithoutWaitingForTheSlowest(@TempDir Path tmp) throws Exception {
+    try (ServerSocket blackHole = new ServerSocket(0, 64, InetAddress.getLoopbackAddress())) {
+      int portA = FreePort.find();
+      List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + blackHole.getLocalPort());
+      // The black hole would hold a request for far longer than the test client waits (30 s).
+      try (Node a = Node.start(tmp.resolve("a"), portA, urls, 600_000, 4, 16)) {
+        assertThat(a.server.put(a.server.uri("/v0/entity?id=k&ack=1&from=2"), bytes("v")).statusCode()).isEqualTo(201);
+        HttpResponse<byte[]> got = a.server.get(a.server.uri("/v0/entity?id=k&ack=1&from=2"));
+        assertThat(got.statusCode()).isEqualTo(200);
+        assertThat(got.body()).isEqualTo(bytes("v"));
+      }
+    }
+  }
+
+  @Test
+  void pastTheConnectionsAndTheQueueOfAPeerItsRepliesFailAtOnce(@TempDir Path tmp) throws Exception {
+    try (ServerSocket blackHole = new ServerSocket(0, 64, InetAddress.getLoopbackAddress())) {
+      int portA = FreePort.find();
+      List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + blackHole.getLocalPort());
+      // One connection, one waiting request: of five at once, three are refused.
+      try (Node a = Node.start(tmp.resolve("a"), portA, urls, 3_000, 1, 1)) {
+        List<CompletableFuture<HttpResponse<byte[]>>> calls = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+          calls.add(a.server.client.sendAsync(
+              HttpRequest.newBuilder(a.server.entity("k" + i)).timeout(TestServer.TIMEOUT).GET().build(),
+              HttpResponse.BodyHandlers.ofByteArray()));
+        }
+        List<String> answers = new ArrayList<>();
+        for (var call : calls) answers.add(call.get().statusCode() + " " + TestServer.text(call.get()).trim());
+        // 2/2 is decided by the first failure, whether or not the local replica answered before.
+        assertThat(answers).allMatch(s -> s.startsWith("504 2 of 2 replicas needed, "));
+        assertThat(answers.stream().filter(s -> s.contains("too many requests are waiting")))
+            .as("answers %s", answers).hasSize(3);
+      }
+    }
+  }
+
+  @Test
+  void aPeerThatRefusesConnectionsFailsItsPartAndGetsHints(@TempDir Path tmp) {
+    int portA = FreePort.find();
+    int nobody = FreePort.find();
+    List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + nobody);
+    List<String> hints = new CopyOnWriteArrayList<>();
+    MissedWrites recorder = (target, key, value, version) ->
+        hints.add(target.port() + " " + new String(key, StandardCharsets.UTF_8) + " " + (value == null ? "tombstone" : value.length));
+    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 4, 16, recorder, EngineOptions.defaults())) {
+      HttpResponse<byte[]> first = a.server.get(a.server.entity("k"));
+      assertThat(first.statusCode()).isEqualTo(504);
+      assertThat(TestServer.text(first)).contains("cannot connect to http://127.0.0.1:" + nobody);
+      assertThat(a.server.put(a.server.uri("/v0/entity?id=k&ack=1"), new byte[3]).statusCode()).isEqualTo(201);
+      assertThat(a.server.delete(a.server.uri("/v0/entity?id=k&ack=1")).statusCode()).isEqualTo(202);
+      Await.until("both hints", Duration.ofSeconds(30), () -> hints.size() == 2);
+      assertThat(hints).containsExactly(nobody + " k 3", nobody + " k tombstone");
+      assertThat(TestServer.text(a.server.get(a.server.uri("/v0/status")))).contains("\"hintsStored\": 2");
+    }
+  }
+
+  @Test
+  void theReplicaProtocolCarriesVersionsAndTombstones(@TempDir Path tmp) throws Exception {
+    try (ServerSocket blackHole = new ServerSocket(0, 64, InetAddress.getLoopbackAddress())) {
+      int portA = FreePort.find();
+      List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + blackHole.getLocalPort());
+      try (Node a = Node.start(tmp.resolve("a"), portA, urls, 10_000, 4, 16)) {
+        String target = "/v0/entity?id=k";
+        HttpResponse<byte[]> nothing = internal(a, "GET", target, null, null);
+        assertThat(nothing.statusCode()).as("served here, not sent to the black hole").isEqualTo(404);
+        assertThat(nothing.headers().firstValue(ReplicaProtocol.VERSION_HEADER)).isEmpty();
+
+        assertThat(internal(a, "PUT", target, bytes("v"), null).statusCode()).as("a write without a version").isEqualTo(400);
+        long version = Versions.of(1_000, 3);
+        assertThat(internal(a, "PUT", target, bytes("v"), Long.toString(version)).statusCode()).isEqualTo(201);
+        HttpResponse<byte[]> value = internal(a, "GET", target, null, null);
+        assertThat(value.statusCode()).isEqualTo(200);
+        assertThat(value.body()).isEqualTo(bytes("v"));
+        assertThat(value.headers().firstValue(ReplicaProtocol.VERSION_HEADER)).hasValue(Long.toString(version));
+
+        // An older record loses; the replica keeps the newer one.
+        assertThat(internal(a, "DELETE", target, null, Long.toString(version - 1)).statusCode()).isEqualTo(202);
+        assertThat(internal(a, "GET", target, null, null).statusCode()).isEqualTo(200);
+        assertThat(internal(a, "DELETE", target, null, Long.toString(version + 1)).statusCode()).isEqualTo(202);
+        HttpResponse<byte[]> tombstone = internal(a, "GET", target, null, null);
+        assertThat(tombstone.statusCode()).isEqualTo(404);
+        assertThat(tombstone.headers().firstValue(ReplicaProtocol.VERSION_HEADER)).hasValue(Long.toString(version + 1));
+        assertThat(tombstone.headers().firstValue(ReplicaProtocol.TOMBSTONE_HEADER)).hasValue(ReplicaProtocol.TOMBSTONE);
+        assertThat(a.engine.clock().current()).as("the clock observed the versions written").isGreaterThan(version);
+
+        String stale = InternalAuth.withSecret(SECRET).sign("GET", target, System.currentTimeMillis() - 120_000);
+        HttpResponse<byte[]> refused = a.server.send(HttpRequest.newBuilder(a.server.uri(target))
+            .header(InternalAuth.HEADER, stale).timeout(TestServer.TIMEOUT).GET().build());
+        assertThat(refused.statusCode()).isEqualTo(403);
+        assertThat(TestServer.text(refused)).contains("stale");
+      }
+    }
+  }
+
+  @Test
+  void nodesStartedWithDifferentListsRefuseToServeEachOther(@TempDir Path tmp) {
+    int portA = FreePort.find();
+    int portB = FreePort.find();
+    List<String> two = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + portB);
+    List<String> three = List.of(two.get(0), two.get(1), "http://127.0.0.1:" + FreePort.find());
+    try (Node a = Node.start(tmp.resolve("a"), portA, two, 2_000, 4, 16);
+        Node b = Node.start(tmp.resolve("b"), portB, three, 2_000, 4, 16)) {
+      HttpResponse<byte[]> response = a.server.put(a.server.entity("k"), new byte[] {1});
+      assertThat(response.statusCode()).isEqualTo(504);
+      assertThat(TestServer.text(response)).contains("2 of 2 replicas needed", "answered 500", "differs from this node's");
+      assertThat(b.engine.get(bytes("k"))).as("nothing stored").isNull();
+    }
+  }
+
+  @Test
+  void aReadOfDivergentReplicasAnswersTheNewestAndRepairsTheStaleOne(@TempDir Path tmp) {
+    int portA = FreePort.find();
+    int portB = FreePort.find();
+    List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + portB);
+    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 4, 16);
+        Node b = Node.start(tmp.resolve("b"), portB, urls, 2_000, 4, 16)) {
+      long old = a.engine.clock().next();
+      long newer = a.engine.clock().next();
+      a.engine.write(bytes("value"), bytes("old"), old);
+      b.engine.write(bytes("value"), bytes("new"), newer);
+      b.engine.write(bytes("missing"), bytes("only on b"), newer);
+      a.engine.write(bytes("deleted"), bytes("old"), old);
+      b.engine.write(bytes("deleted"), null, newer);
+
+      HttpResponse<byte[]> value = a.server.get(a.server.entity("value"));
+      assertThat(value.statusCode()).isEqualTo(200);
+      assertThat(value.body()).isEqualTo(bytes("new"));
+      assertThat(a.server.get(a.server.entity("missing")).body()).isEqualTo(bytes("only on b"));
+      assertThat(a.server.get(a.server.entity("deleted")).statusCode()).isEqualTo(404);
+
+      Await.until("A repaired", Duration.ofSeconds(30), () ->
+          new Entry(bytes("value"), newer, bytes("new")).equals(a.engine.get(bytes("value")))
+              && new Entry(bytes("missing"), newer, bytes("only on b")).equals(a.engine.get(bytes("missing")))
+              && Entry.tombstone(bytes("deleted"), newer).equals(a.engine.get(bytes("deleted"))));
+      Await.until("three repairs counted", Duration.ofSeconds(30),
+          () -> TestServer.text(a.server.get(a.server.uri("/v0/status"))).contains("\"readRepairs\": 3"));
+    }
+  }
+
+  @Test
+  void aNodeWhoseWallClockLagsCannotMakeALaterWriteLose(@TempDir Path tmp) {
+    int portA = FreePort.find();
+    int portB = FreePort.find();
+    List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + portB);
+    EngineOptions lagging = EngineOptions.defaults().withWallClockMillis(() -> System.currentTimeMillis() - 3_600_000);
+    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 4, 16, MissedWrites.NONE, lagging);
+        Node b = Node.start(tmp.resolve("b"), portB, urls, 2_000, 4, 16)) {
+      assertThat(b.server.put(b.server.entity("k"), bytes("first")).statusCode()).isEqualTo(201);
+      assertThat(a.server.put(a.server.entity("k"), bytes("second")).statusCode()).isEqualTo(201);
+      assertThat(b.server.get(b.server.entity("k")).body()).isEqualTo(bytes("second"));
+      // A read observes versions too: a write after it is newer than what it saw.
+      b.engine.write(bytes("r"), bytes("from b"), b.engine.clock().next());
+      assertThat(a.server.get(a.server.uri("/v0/entity?id=r&ack=2")).body()).isEqualTo(bytes("from b"));
+      assertThat(a.server.put(a.server.uri("/v0/entity?id=r&ack=2"), bytes("from a")).statusCode()).isEqualTo(201);
+      assertThat(b.server.get(b.server.entity("r")).body()).isEqualTo(bytes("from a"));
+    }
+  }
+
+  @Test
+  void aNodeWithoutClusterRefusesInternalRequests(@TempDir Path tmp) {
+    try (TestServer server = TestServer.start(tmp)) {
+      HttpResponse<byte[]> response = server.send(HttpRequest.newBuilder(server.entity("a"))
+          .header(InternalAuth.HEADER, "trusted").timeout(TestServer.TIMEOUT).GET().build());
+      assertThat(response.statusCode()).isEqualTo(403);
+      assertThat(TestServer.text(response)).contains("not part of a cluster");
+    }
+  }
+
+  private static void assertBadRequest(TestServer server, String params, String reason) {
+    HttpResponse<byte[]> response = server.get(server.uri("/v0/entity?id=k&" + params));
+    assertThat(response.statusCode()).as(params).isEqualTo(400);
+    assertThat(TestServer.text(response)).as(params).contains(reason);
+  }
+
+  private static HttpResponse<byte[]> internal(Node node, String method, String target, byte[] body, String version) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(node.server.uri(target))
+        .header(InternalAuth.HEADER, InternalAuth.withSecret(SECRET).sign(method, target, System.currentTimeMillis()))
+        .timeout(TestServer.TIMEOUT)
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+    if (version != null) request.header(ReplicaProtocol.VERSION_HEADER, version);
+    return node.server.send(request.build());
+  }
+
+  private static String keyOwnedBy(Cluster cluster, int port) {
+    for (int i = 0; ; i++) {
+      if (cluster.placement().owner(bytes("id" + i)).port() == port) return "id" + i;
+    }
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** A cluster node in this JVM: an engine, a server, its cluster, and a client ({@link TestServer}). */
+  private record Node(Engine engine, TestServer server, Cluster cluster) implements AutoCloseable {
+    static Node start(Path dir, int port, List<String> urls, long timeoutMillis, int connections, int pending) {
+      return start(dir, port, urls, timeoutMillis, connections, pending, MissedWrites.NONE, EngineOptions.defaults());
+    }
+
+    static Node start(Path dir, int port, List<String> urls, long timeoutMillis, int connections, int pending,
+        MissedWrites missed, EngineOptions engineOptions) {
+      Cluster cluster = new Cluster(new Placement(Topology.fromUrls(urls, "127.0.0.1", port)),
+          InternalAuth.withSecret(SECRET), timeoutMillis, connections, pending);
+      Engine engine = Engine.open(dir, engineOptions);
+      try {
+        return new Node(engine, TestServer.wrap(engine, ShaleServer.start(engine, TestServer.options().withPort(port), cluster, missed)), cluster);
+      } catch (RuntimeException e) {
+        engine.close();
+        throw e;
+      }
+    }
+
+    @Override
+    public void close() {
+      server.close(); // closes the engine too
+    }
+  }
+}
