@@ -87,7 +87,7 @@ public final class LoadCommand implements Callable<Integer> {
 
   static void warnAboutRange(LoadResult result, PrintWriter out) {
     if (result.spec().workload() == Workload.RANGE && result.statuses().containsKey(400)) {
-      out.println("NOTE: the node answered 400 to GET /v0/entities: it has no range endpoint yet (it arrives in a later issue).");
+      out.println("NOTE: the node answered 400 to GET /v0/entities: a node older than range scans (issue 7) has no such endpoint.");
     }
   }
 }

@@ -11,7 +11,7 @@ public enum Workload {
   /** Half PUT of new keys, half GET of keys known to exist, chosen at random per request. */
   MIXED("mixed"),
   DELETE("delete"),
-  /** {@code GET /v0/entities?start=..&end=..}: the range endpoint of a later issue. */
+  /** {@code GET /v0/entities?start=k<n>&end=k<n+RANGE_SPAN>}: a range scan (issue 7). */
   RANGE("range");
 
   private final String cliName;

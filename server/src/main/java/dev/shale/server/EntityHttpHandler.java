@@ -39,6 +39,9 @@ import java.util.function.Supplier;
  * once {@code ack} replicas answered. A request marked internal ({@link InternalAuth#HEADER})
  * must carry a valid signature (else 403) and is a replica's part of the replica protocol
  * ({@link ReplicaProtocol}): always served locally.
+ * Range scans ({@code /v0/entities} and the internal {@code /v0/internal/records}) go to
+ * {@link Scans}; their answers stream in their turn ({@link StreamingAnswer}), as a read in
+ * {@link CallOrder}, from their start to their last chunk.
  *
  * <p>Flow control: the handler stops reading the connection while it owes
  * {@code maxPipelinedRequests} answers or while the client is not reading what was written
@@ -68,6 +71,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final ReplicationStats stats;
   private final int nodes; // in the cluster; 1 without one
   private final String fingerprint; // of the cluster's node list; null without a cluster
+  private final Scans scans;
   private final ResponseQueue responses = new ResponseQueue();
   private final CallOrder calls = new CallOrder();
   private ChannelHandlerContext ctx;
@@ -78,7 +82,8 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
 
   EntityHttpHandler(
       EntityService service, StoragePool pool, BodyBudget budget, ServerOptions options, Cluster cluster,
-      Coordinator coordinator, ReplicationStats stats) {
+      Coordinator coordinator, ReplicationStats stats, Scans scans) {
+    this.scans = scans;
     this.service = service;
     this.pool = pool;
     this.budget = budget;
@@ -118,6 +123,9 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   /** A call of the engine; {@code usesBody}: the body must live until the call returns. */
   private record Call(Supplier<EntityResult> work, boolean write, boolean usesBody) implements Action {}
 
+  /** A scan: its answer streams when its turn comes. */
+  private record Stream(StreamingAnswer answer) implements Action {}
+
   /** A client's request coordinated over its key's replicas; {@code value} null: a read or a delete. */
   private record Coordinate(byte[] key, byte[] value, boolean write, Consistency consistency) implements Action {}
 
@@ -134,6 +142,10 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       case Answer answer -> responses.complete(slot, answer.response());
       case Call call -> calls.submit(call.write(), () -> start(call, version, bodyBytes, slot));
       case Coordinate coordinate -> calls.submit(coordinate.write(), () -> start(coordinate, version, bodyBytes, slot));
+      case Stream stream -> calls.submit(false, () -> responses.stream(slot, stream.answer(), () -> {
+        calls.finished(false);
+        afterChange();
+      }));
     }
   }
 
@@ -142,6 +154,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       case Answer ignored -> false;
       case Call call -> call.usesBody();
       case Coordinate coordinate -> coordinate.value() != null;
+      case Stream ignored -> false;
     };
   }
 
@@ -163,6 +176,10 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     return switch (target.path()) {
       case ENTITY_PATH -> entity(head, target, request.body(), internal != null);
       case STATUS_PATH -> new Answer(status(head));
+      case Scans.ENTITIES_PATH, Scans.RECORDS_PATH -> switch (scans.route(head, target, internal != null)) {
+        case Scans.Refused(FullHttpResponse response) -> new Answer(response);
+        case Scans.Streamed(StreamingAnswer answer) -> new Stream(answer);
+      };
       case COMPACT_PATH -> compact(head);
       default -> new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST,
           "unknown path " + target.path() + "; the API is " + ENTITY_PATH + "?id=<id>"));
@@ -379,6 +396,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    responses.writabilityChanged();
     updateReading();
     ctx.fireChannelWritabilityChanged();
   }

@@ -4,6 +4,7 @@ import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineStats;
 import dev.shale.storage.Entry;
+import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Keys;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.WriteStallException;
@@ -86,6 +87,15 @@ final class EntityService {
       engine.delete(key);
       return EntityResult.DELETED;
     });
+  }
+
+  /**
+   * The records of {@code [start, end)} ({@code end} null: to the last key) in key order, with
+   * tombstones when {@code includeTombstones}; the caller closes the iterator. Failures are
+   * thrown (as {@link StorageException}), to be handled by whoever streams the records.
+   */
+  EntryIterator scan(byte[] start, byte[] end, boolean includeTombstones) {
+    return engine.scan(start, end, includeTombstones);
   }
 
   /**

@@ -5,7 +5,8 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Finds the {@code id} parameter in a raw query string and decodes it into the key bytes.
+ * Finds the {@code id} parameter (or another named parameter holding an id, such as a scan's
+ * {@code start} and {@code end}) in a raw query string and decodes it into the key bytes.
  *
  * <p>The raw query is the text after {@code ?} exactly as it came off the wire, one char per
  * byte (Netty's request decoder maps each byte to the char of the same value, as ISO-8859-1
@@ -21,41 +22,51 @@ final class IdDecoder {
 
   /** The key named by {@code rawQuery} (null when the URI has none), or why there is none. */
   static byte[] decodeId(String rawQuery, int maxIdBytes) throws InvalidRequestException {
+    byte[] key = decodeOptional(rawQuery, NAME, maxIdBytes);
+    if (key == null) throw new InvalidRequestException("missing id parameter: use ?id=<id>");
+    return key;
+  }
+
+  /**
+   * The key that parameter {@code name} of {@code rawQuery} holds, checked as an id is (not
+   * empty, at most {@code maxIdBytes}, UTF-8), or null when the query has no such parameter.
+   */
+  static byte[] decodeOptional(String rawQuery, String name, int maxIdBytes) throws InvalidRequestException {
     // The query is at most a request line long (ServerInitializer), so decoding all of it is
     // cheap, and the reason can say how long the id really is.
-    byte[] key = findId(rawQuery == null ? "" : rawQuery);
-    if (key == null) throw new InvalidRequestException("missing id parameter: use ?id=<id>");
-    if (key.length == 0) throw new InvalidRequestException("empty id: the id must be at least one byte");
+    byte[] key = find(rawQuery == null ? "" : rawQuery, name);
+    if (key == null) return null;
+    if (key.length == 0) throw new InvalidRequestException("empty " + name + ": the " + name + " must be at least one byte");
     if (key.length > maxIdBytes) {
       throw new InvalidRequestException(
-          "id is " + key.length + " bytes of UTF-8; the limit is " + maxIdBytes);
+          name + " is " + key.length + " bytes of UTF-8; the limit is " + maxIdBytes);
     }
     if (!isWellFormedUtf8(key)) {
-      throw new InvalidRequestException("id is not valid UTF-8 once percent-decoded");
+      throw new InvalidRequestException(name + " is not valid UTF-8 once percent-decoded");
     }
     return key;
   }
 
-  private static byte[] findId(String query) throws InvalidRequestException {
-    byte[] key = null;
+  private static byte[] find(String query, String name) throws InvalidRequestException {
+    byte[] value = null;
     int start = 0;
     while (start < query.length()) {
       int end = indexOf(query, '&', start, query.length());
       int equals = indexOf(query, '=', start, end);
-      if (isIdName(query, start, equals)) {
-        if (key != null) throw new InvalidRequestException("id is given more than once");
-        key = percentDecode(query, Math.min(equals + 1, end), end);
+      if (isName(query, start, equals, name)) {
+        if (value != null) throw new InvalidRequestException(name + " is given more than once");
+        value = percentDecode(query, Math.min(equals + 1, end), end);
       }
       start = end + 1;
     }
-    return key;
+    return value;
   }
 
-  private static boolean isIdName(String query, int start, int end) throws InvalidRequestException {
-    if (end - start == NAME.length() && query.startsWith(NAME, start)) return true;
+  private static boolean isName(String query, int start, int end, String name) throws InvalidRequestException {
+    if (end - start == name.length() && query.startsWith(name, start)) return true;
     // An encoded name ("%69d") is rare; decode it only when it could be one.
-    if (end - start <= 3 * NAME.length() && hasEscapes(query, start, end)) {
-      return NAME.equals(new String(percentDecode(query, start, end), StandardCharsets.ISO_8859_1));
+    if (end - start <= 3 * name.length() && hasEscapes(query, start, end)) {
+      return name.equals(new String(percentDecode(query, start, end), StandardCharsets.ISO_8859_1));
     }
     return false;
   }

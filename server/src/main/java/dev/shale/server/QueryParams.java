@@ -42,17 +42,25 @@ final class QueryParams {
    * back to exactly {@code key}.
    */
   static String entityTarget(byte[] key) {
-    StringBuilder target = new StringBuilder(EntityHttpHandler.ENTITY_PATH.length() + 4 + key.length * 3);
-    target.append(EntityHttpHandler.ENTITY_PATH).append("?id=");
+    return EntityHttpHandler.ENTITY_PATH + "?id=" + encode(key);
+  }
+
+  /**
+   * {@code key} percent-encoded for a query: every byte but the unreserved ones (RFC 3986:
+   * letters, digits, {@code -._~}) as {@code %XX}, which {@link IdDecoder} decodes back to
+   * exactly {@code key}.
+   */
+  static String encode(byte[] key) {
+    StringBuilder out = new StringBuilder(key.length * 3);
     for (byte b : key) {
       int c = b & 0xff;
       if (isUnreserved(c)) {
-        target.append((char) c);
+        out.append((char) c);
       } else {
-        target.append('%').append(HEX[c >>> 4]).append(HEX[c & 0xf]);
+        out.append('%').append(HEX[c >>> 4]).append(HEX[c & 0xf]);
       }
     }
-    return target.toString();
+    return out.toString();
   }
 
   private static boolean isUnreserved(int c) {

@@ -18,6 +18,11 @@ import java.util.ArrayDeque;
  * request takes a {@link Slot} here when it arrives, its answer is put in the slot when ready,
  * and {@link #writeReady} writes answers from the front for as long as the front one is ready.
  *
+ * <p>A {@link StreamingAnswer} (a scan) takes a slot too. When it reaches the front it is
+ * started and writes its own body, as fast as the client reads; the slots behind it wait, ready
+ * or not, until it reports its end. So a scan between point requests is answered in its place,
+ * and the requests after it are answered after its last chunk.
+ *
  * <p>Confined to the channel's event loop.
  */
 final class ResponseQueue {
@@ -29,6 +34,9 @@ final class ResponseQueue {
     private final boolean keepAlive;
     private final boolean interim;
     private FullHttpResponse response;
+    private StreamingAnswer stream;
+    private Runnable afterStream; // run on the event loop once the stream has ended
+    private boolean streamStarted;
 
     private Slot(boolean keepAlive, boolean interim) {
       this.keepAlive = keepAlive;
@@ -41,6 +49,8 @@ final class ResponseQueue {
   private int owed;
   // A closing answer was written, or the channel is gone: nothing more is written.
   private boolean finished;
+  // writeReady is on the stack: a stream that ends inside start() must not re-enter it.
+  private boolean writing;
 
   /** Takes the next place for a request's answer; the connection closes after it unless {@code keepAlive}. */
   Slot add(boolean keepAlive) {
@@ -64,16 +74,54 @@ final class ResponseQueue {
     slot.response = response;
   }
 
+  /**
+   * Gives {@code slot} a streamed answer; {@code afterEnd} runs on the event loop once it has
+   * been written whole (or cut), after the queue has moved past it.
+   */
+  void stream(Slot slot, StreamingAnswer answer, Runnable afterEnd) {
+    if (finished) {
+      answer.discard();
+      return;
+    }
+    slot.stream = answer;
+    slot.afterStream = afterEnd;
+  }
+
+  /** Tells the streaming answer in progress, if any, that the channel's writability changed. */
+  void writabilityChanged() {
+    Slot front = slots.peekFirst();
+    if (!finished && front != null && front.streamStarted) front.stream.writabilityChanged();
+  }
+
   /** Requests received whose answers are not written yet. */
   int owed() {
     return owed;
   }
 
-  /** Writes the ready answers at the front, in order, and flushes them. */
+  /** Writes the ready answers at the front, in order, and flushes them; starts a stream that reaches the front. */
   void writeReady(ChannelHandlerContext ctx) {
+    if (writing) return;
+    writing = true;
+    try {
+      writeFront(ctx);
+    } finally {
+      writing = false;
+    }
+  }
+
+  private void writeFront(ChannelHandlerContext ctx) {
     boolean wrote = false;
     while (!finished && !slots.isEmpty() && isReady(slots.peekFirst())) {
-      Slot slot = slots.pollFirst();
+      Slot slot = slots.peekFirst();
+      if (slot.stream != null) {
+        if (slot.streamStarted) break; // its end moves the queue on
+        slot.streamStarted = true;
+        if (wrote) ctx.flush();
+        wrote = false;
+        slot.stream.start(ctx, slot.keepAlive, () -> streamEnded(ctx, slot));
+        continue; // it may have ended at once (a refusal)
+      }
+      slots.pollFirst();
       if (slot.interim) {
         writeInterim(ctx);
       } else {
@@ -85,16 +133,29 @@ final class ResponseQueue {
     if (wrote) ctx.flush();
   }
 
+  private void streamEnded(ChannelHandlerContext ctx, Slot slot) {
+    if (finished || slots.peekFirst() != slot) return; // discarded meanwhile
+    slots.pollFirst();
+    owed--;
+    // A stream that does not keep the connection alive closed it after its last byte.
+    if (!slot.keepAlive) discard();
+    slot.afterStream.run();
+    writeReady(ctx);
+  }
+
   /** The channel is gone: drops every answer not written. */
   void discard() {
     finished = true;
-    for (Slot slot : slots) ReferenceCountUtil.release(slot.response);
+    for (Slot slot : slots) {
+      ReferenceCountUtil.release(slot.response);
+      if (slot.stream != null) slot.stream.discard();
+    }
     slots.clear();
     owed = 0;
   }
 
   private static boolean isReady(Slot slot) {
-    return slot.interim || slot.response != null;
+    return slot.interim || slot.response != null || slot.stream != null;
   }
 
   private void write(ChannelHandlerContext ctx, Slot slot) {

@@ -21,8 +21,8 @@ import java.util.function.BooleanSupplier;
  *   http             HttpServerCodec: request line <= 8 KiB (414), headers <= 8 KiB (431)
  *   flow             FlowControlHandler: holds decoded requests while the handler does not read
  *   aggregator       RequestAggregator: body <= maxValueSizeBytes (413), within the body budget (503)
- *   entity           EntityHttpHandler: routes, runs storage calls or coordinates, answers in order,
- *                    at most maxPipelinedRequests unanswered per connection
+ *   entity           EntityHttpHandler: routes, runs storage calls or coordinates, streams scans,
+ *                    answers in order, at most maxPipelinedRequests unanswered per connection
  * </pre>
  */
 final class ServerInitializer extends ChannelInitializer<SocketChannel> {
@@ -45,11 +45,13 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   private final Cluster cluster; // null without --cluster
   private final Coordinator coordinator; // null without peers
   private final ReplicationStats stats;
+  private final Scans scans;
 
   ServerInitializer(
       ServerOptions options, EntityService service, StoragePool pool, BodyBudget budget,
       ChannelGroup connections, BooleanSupplier draining, Cluster cluster, Coordinator coordinator,
-      ReplicationStats stats) {
+      ReplicationStats stats, Scans scans) {
+    this.scans = scans;
     this.cluster = cluster;
     this.coordinator = coordinator;
     this.stats = stats;
@@ -70,7 +72,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     pipeline.addLast("http", new HttpServerCodec(decoderConfig()));
     pipeline.addLast("flow", new FlowControlHandler());
     pipeline.addLast("aggregator", new RequestAggregator(options.maxValueSizeBytes(), budget, requestTimeout));
-    pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, options, cluster, coordinator, stats));
+    pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, options, cluster, coordinator, stats, scans));
     // Added to the group before the check: either ShaleServer.close sees this connection in the
     // group, or this sees that the server drains. A connection accepted during shutdown closes.
     connections.add(channel);

@@ -50,6 +50,7 @@ public final class ShaleServer implements AutoCloseable {
   private final EventLoopGroup acceptGroup;
   private final EventLoopGroup ioGroup;
   private final StoragePool pool;
+  private final ScanThreads scanThreads;
   private final InternalClient client; // null without peers
   private final ReplicationStats stats;
   private final ReplicaCalls replicaCalls; // null without peers
@@ -61,12 +62,13 @@ public final class ShaleServer implements AutoCloseable {
 
   private ShaleServer(
       ServerOptions options, EventLoopGroup acceptGroup, EventLoopGroup ioGroup, StoragePool pool,
-      InternalClient client, ReplicationStats stats, ReplicaCalls replicaCalls, ChannelGroup connections, AtomicBoolean draining, Channel listener,
+      ScanThreads scanThreads, InternalClient client, ReplicationStats stats, ReplicaCalls replicaCalls, ChannelGroup connections, AtomicBoolean draining, Channel listener,
       String transport) {
     this.options = options;
     this.acceptGroup = acceptGroup;
     this.ioGroup = ioGroup;
     this.pool = pool;
+    this.scanThreads = scanThreads;
     this.client = client;
     this.stats = stats;
     this.replicaCalls = replicaCalls;
@@ -106,6 +108,7 @@ public final class ShaleServer implements AutoCloseable {
     EventLoopGroup acceptGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("shale-accept"), io);
     EventLoopGroup ioGroup = new MultiThreadIoEventLoopGroup(ioThreads, new DefaultThreadFactory("shale-io"), io);
     StoragePool pool = options.workers() > 0 ? new StoragePool(options.workers(), options.queueSize()) : null;
+    ScanThreads scanThreads = new ScanThreads(ScanThreads.DEFAULT_THREADS, ScanThreads.DEFAULT_MAX_SCANS);
     ChannelGroup connections = new DefaultChannelGroup("shale-connections", GlobalEventExecutor.INSTANCE);
     AtomicBoolean draining = new AtomicBoolean();
     BodyBudget budget = new BodyBudget(options.inflightBodyBytes());
@@ -123,14 +126,15 @@ public final class ShaleServer implements AutoCloseable {
         .option(ChannelOption.SO_REUSEADDR, true)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(new ServerInitializer(
-            options, service, pool, budget, connections, draining::get, cluster, coordinator, stats));
+            options, service, pool, budget, connections, draining::get, cluster, coordinator, stats,
+            new Scans(service, scanThreads, cluster)));
     try {
       Channel listener = bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
-      return new ShaleServer(options, acceptGroup, ioGroup, pool, client, stats, replicaCalls, connections, draining, listener,
+      return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, client, stats, replicaCalls, connections, draining, listener,
           epoll ? "epoll" : "nio");
     } catch (Exception e) {
       // syncUninterruptibly() rethrows the socket's checked exception unwrapped, hence Exception.
-      stopThreads(acceptGroup, ioGroup, pool);
+      stopThreads(acceptGroup, ioGroup, pool, scanThreads);
       throw cannotListen(options, e);
     }
   }
@@ -196,7 +200,7 @@ public final class ShaleServer implements AutoCloseable {
     // After the drain: replica requests still in flight then belong to cut connections (or
     // are read repairs and hint deliveries, which a later read or delivery redoes).
     if (client != null) client.close(STOP_STEP_MILLIS);
-    stopThreads(acceptGroup, ioGroup, pool);
+    stopThreads(acceptGroup, ioGroup, pool, scanThreads);
   }
 
   private void drainConnections() {
@@ -212,10 +216,15 @@ public final class ShaleServer implements AutoCloseable {
     }
   }
 
-  private static void stopThreads(EventLoopGroup acceptGroup, EventLoopGroup ioGroup, StoragePool pool) {
+  private static void stopThreads(EventLoopGroup acceptGroup, EventLoopGroup ioGroup, StoragePool pool, ScanThreads scanThreads) {
     // Storage calls first: their answers go back through the event loops.
     if (pool != null && !pool.shutdown(STOP_STEP_MILLIS)) {
       LOG.log(System.Logger.Level.WARNING, "storage calls were still running after " + STOP_STEP_MILLIS + " ms");
+    }
+    // Scans' pulls too; the connections are closed by now, so every scan's iterator is released
+    // or being released (a refused close task closes inline), before the caller closes the engine.
+    if (!scanThreads.shutdown(STOP_STEP_MILLIS)) {
+      LOG.log(System.Logger.Level.WARNING, "scan pulls were still running after " + STOP_STEP_MILLIS + " ms");
     }
     acceptGroup.shutdownGracefully(0, STOP_STEP_MILLIS, TimeUnit.MILLISECONDS);
     ioGroup.shutdownGracefully(0, STOP_STEP_MILLIS, TimeUnit.MILLISECONDS);

@@ -190,7 +190,7 @@ class EntityApiTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"/", "/v0", "/v0/entity/", "/v1/entity?id=k", "/v0/entities?id=k", "/nope"})
+  @ValueSource(strings = {"/", "/v0", "/v0/entity/", "/v1/entity?id=k", "/v0/entitie?id=k", "/v0/entities/x", "/nope"})
   void unknownPathIs400WithAReason(String target) {
     HttpResponse<byte[]> response = node.get(node.uri(target));
     assertThat(response.statusCode()).isEqualTo(400);

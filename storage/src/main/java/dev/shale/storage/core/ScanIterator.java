@@ -28,7 +28,9 @@ final class ScanIterator implements EntryIterator {
    * a million cheap steps through blocks read once each, never a new seek per tombstone.
    *
    * Memory. The merge holds one record per source; each table source one block (a view of the
-   * mapping); memtable sources a skip-list position. So a scan costs O(sources), not O(range).
+   * mapping); memtable sources a skip-list position. A level below 0 is one source that reads its
+   * tables in turn (LevelIterator), so the sources are the memtables, the level-0 tables and one
+   * per deeper level: a scan costs O(sources), not O(range) nor O(tables).
    */
 
   private final LsmEngine engine;
@@ -112,13 +114,23 @@ final class ScanIterator implements EntryIterator {
     }
   }
 
-  /** One source per memtable and per table that can hold keys of the range. */
+  /**
+   * One source per memtable and per level-0 table that can hold keys of the range, and one per
+   * deeper level with such tables (its tables in key order, read in turn).
+   */
   private static List<Iterator<Entry>> sources(ReadView view, byte[] start, byte[] end) {
-    List<Iterator<Entry>> sources = new ArrayList<>(1 + view.frozen().size() + view.tables().size());
+    List<Iterator<Entry>> sources = new ArrayList<>();
     sources.add(view.active().iterator(start, end));
     for (FrozenMemtable f : view.frozen()) sources.add(f.memtable().iterator(start, end));
-    for (SharedTable t : view.tables()) {
+    for (SharedTable t : view.levels().level(0)) {
       if (t.overlaps(start, end)) sources.add(t.iterator(start, end));
+    }
+    for (int level = 1; level < Levels.COUNT; level++) {
+      List<SharedTable> inRange = new ArrayList<>();
+      for (SharedTable t : view.levels().level(level)) {
+        if (t.overlaps(start, end)) inRange.add(t);
+      }
+      if (!inRange.isEmpty()) sources.add(new LevelIterator(inRange, start, end));
     }
     return sources;
   }

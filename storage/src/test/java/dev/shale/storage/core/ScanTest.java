@@ -152,6 +152,35 @@ class ScanTest {
         .hasMessageContaining("closed");
   }
 
+  @Test
+  void aDeepLevelOfManyTablesIsReadTableAfterTableWithinTheRange() {
+    EngineOptions manyTables = EngineTesting.smallOptions().withLevelSizes(64 * 1024, 4096);
+    java.util.TreeMap<String, String> model = new java.util.TreeMap<>();
+    try (LsmEngine engine = LsmEngine.open(dir, manyTables, Hooks.none())) {
+      for (int i = 0; i < 3000; i++) {
+        String key = String.format("k%05d", (i * 7919) % 3000);
+        engine.put(bytes(key), bytes("value-" + key + "-".repeat(60)));
+        model.put(key, "value-" + key + "-".repeat(60));
+      }
+      for (int i = 0; i < 3000; i += 5) {
+        engine.delete(bytes(String.format("k%05d", i)));
+        model.remove(String.format("k%05d", i));
+      }
+      engine.compact();
+      assertThat(engine.stats().tables()).as("the store spans many tables").isGreaterThan(20);
+      for (String[] range : new String[][] {{"", null}, {"k00100", "k00101"}, {"k00999", "k02001"}, {"k02990", null}, {"k01500", "k01500"}}) {
+        byte[] start = bytes(range[0]);
+        byte[] end = range[1] == null ? null : bytes(range[1]);
+        var expected = range[1] == null ? model.tailMap(range[0], true) : model.subMap(range[0], true, range[1], false);
+        if (range[1] != null && range[0].compareTo(range[1]) >= 0) expected = new java.util.TreeMap<>();
+        List<Entry> scanned = drain(engine.scan(start, end, false));
+        assertThat(scanned.stream().map(e -> new String(e.key())).toList()).as("[%s, %s)", range[0], range[1])
+            .isEqualTo(List.copyOf(expected.keySet()));
+        for (Entry e : scanned) assertThat(new String(e.value())).isEqualTo(model.get(new String(e.key())));
+      }
+    }
+  }
+
   /** Waits until {@code tables} tables exist and no frozen memtable waits: the view stays put. */
   private static void awaitFlushed(LsmEngine engine, int tables) {
     await(tables + " tables and no flush pending",

@@ -1,0 +1,92 @@
+package dev.shale.server;
+
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The threads that pull scans' records from the engine, off the event loops (a table read may
+ * fault pages in from disk), apart from the {@link StoragePool} so that long scans never hold
+ * the workers point requests need, and so that scans run also when point calls run inline.
+ *
+ * <p>Bounded both ways: at most {@code maxScans} scans at once server-wide (a scan past it gets
+ * 503 before its first byte), and each scan has at most one pull task queued or running at a time
+ * ({@link EngineBatches}), so the queue never holds more than {@code maxScans} tasks although
+ * its type is unbounded.
+ *
+ * <p>Thread safe.
+ */
+final class ScanThreads implements Executor {
+  /** Threads pulling records; a pull is short (one batch), so a few serve many scans. */
+  static final int DEFAULT_THREADS = 4;
+  /** Scans streaming at once, server-wide. */
+  static final int DEFAULT_MAX_SCANS = 256;
+
+  private final ThreadPoolExecutor executor;
+  private final int maxScans;
+  private final AtomicInteger running = new AtomicInteger();
+
+  ScanThreads(int threads, int maxScans) {
+    this.maxScans = maxScans;
+    this.executor = new ThreadPoolExecutor(
+        threads, threads, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), threads(),
+        new ThreadPoolExecutor.AbortPolicy());
+  }
+
+  /** Takes a place for one scan; false (and nothing taken) when {@code maxScans} are running. */
+  boolean tryBegin() {
+    while (true) {
+      int now = running.get();
+      if (now >= maxScans) return false;
+      if (running.compareAndSet(now, now + 1)) return true;
+    }
+  }
+
+  /** Gives back the place {@link #tryBegin} took. */
+  void end() {
+    running.decrementAndGet();
+  }
+
+  int maxScans() {
+    return maxScans;
+  }
+
+  /** Runs {@code task} on a scan thread; throws RejectedExecutionException once shut down. */
+  @Override
+  public void execute(Runnable task) {
+    executor.execute(task);
+  }
+
+  /** Refuses new tasks and waits up to {@code timeoutMillis} for the queued ones; true if they all ended. */
+  boolean shutdown(long timeoutMillis) {
+    executor.shutdown();
+    try {
+      return executor.awaitTermination(timeoutMillis, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private static ThreadFactory threads() {
+    AtomicInteger count = new AtomicInteger();
+    return task -> {
+      Thread thread = new Thread(task, "shale-scan-" + count.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+
+  static boolean tryExecute(Executor executor, Runnable task) {
+    try {
+      executor.execute(task);
+      return true;
+    } catch (RejectedExecutionException e) {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,46 @@
+package dev.shale.storage.core;
+
+import dev.shale.storage.Entry;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+
+/**
+ * The records of one level below 0 in {@code [start, end)}: its tables hold disjoint key ranges
+ * and are sorted by key, so reading them one after the other yields increasing keys. A table is
+ * opened (sought to the range) only once the one before it is exhausted.
+ *
+ * <p>Why one source per level rather than per table: the merge holds one decoded record per
+ * source, values included. A level of 256 tables of 1 MiB values would otherwise pin 256 MiB of
+ * decoded values in a scan; this way a scan holds one record per level (and per level-0 table
+ * and memtable), whatever the size of the store (LevelDB's concatenating iterator).
+ *
+ * <p>Not thread safe; the caller's view keeps the tables mapped while it iterates.
+ */
+final class LevelIterator implements Iterator<Entry> {
+  private final List<SharedTable> tables; // of one level >= 1, by key, each overlapping the range
+  private final byte[] start;
+  private final byte[] end;
+  private int nextTable;
+  private Iterator<Entry> current;
+
+  LevelIterator(List<SharedTable> tables, byte[] start, byte[] end) {
+    this.tables = tables;
+    this.start = start;
+    this.end = end;
+  }
+
+  @Override
+  public boolean hasNext() {
+    while ((current == null || !current.hasNext()) && nextTable < tables.size()) {
+      current = tables.get(nextTable++).iterator(start, end);
+    }
+    return current != null && current.hasNext();
+  }
+
+  @Override
+  public Entry next() {
+    if (!hasNext()) throw new NoSuchElementException();
+    return current.next();
+  }
+}
