@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 /** What a report says about where it ran: cores, CPU, kernel, JVM, commit, date. */
 record Environment(int nproc, String cpuModel, String kernel, String jvm, String commit, Instant date) {
   static Environment here() {
-    return new Environment(Runtime.getRuntime().availableProcessors(), readCpuModel(), read("/proc/sys/kernel/osrelease"),
+    return new Environment(machineProcessors(), readCpuModel(), read("/proc/sys/kernel/osrelease"),
         System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"), readCommit(), Instant.now());
   }
 
@@ -37,6 +37,16 @@ record Environment(int nproc, String cpuModel, String kernel, String jvm, String
       return String.join(" ", args).trim();
     } catch (IOException e) {
       return "unknown";
+    }
+  }
+
+  /** The machine's processors, not this process's share (the generator often runs under taskset). */
+  private static int machineProcessors() {
+    try {
+      long count = Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("processor")).count();
+      return count > 0 ? (int) count : Runtime.getRuntime().availableProcessors();
+    } catch (IOException e) {
+      return Runtime.getRuntime().availableProcessors();
     }
   }
 
