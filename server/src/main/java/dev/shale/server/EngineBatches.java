@@ -55,7 +55,7 @@ final class EngineBatches {
     if (closed) return;
     if (inFlight) throw new IllegalStateException("a batch is already being pulled");
     inFlight = true;
-    if (!ScanThreads.tryExecute(threads, () -> pull(onBatch))) {
+    if (!FixedThreads.tryExecute(threads, () -> pull(onBatch))) {
       inFlight = false;
       onBatch.accept(new Batch(List.of(), true, new IllegalStateException("the server is shutting down")));
     }
@@ -79,7 +79,7 @@ final class EngineBatches {
       }
       onBatch.accept(batch);
     };
-    if (!ScanThreads.tryExecute(loop, handOver)) closeIterator(); // the event loop is gone, and the connection with it
+    if (!FixedThreads.tryExecute(loop, handOver)) closeIterator(); // the event loop is gone, and the connection with it
   }
 
   private Batch next() {
@@ -106,7 +106,7 @@ final class EngineBatches {
   }
 
   private void closeSoon() {
-    if (!ScanThreads.tryExecute(threads, this::closeIterator)) closeIterator(); // shut down: no pull can run
+    if (!FixedThreads.tryExecute(threads, this::closeIterator)) closeIterator(); // shut down: no pull can run
   }
 
   private void closeIterator() {

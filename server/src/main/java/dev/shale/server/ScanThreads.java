@@ -2,10 +2,7 @@ package dev.shale.server;
 
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -32,9 +29,7 @@ final class ScanThreads implements Executor {
 
   ScanThreads(int threads, int maxScans) {
     this.maxScans = maxScans;
-    this.executor = new ThreadPoolExecutor(
-        threads, threads, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), threads(),
-        new ThreadPoolExecutor.AbortPolicy());
+    this.executor = FixedThreads.start(threads, new LinkedBlockingQueue<>(), "shale-scan");
   }
 
   /** Takes a place for one scan; false (and nothing taken) when {@code maxScans} are running. */
@@ -63,30 +58,6 @@ final class ScanThreads implements Executor {
 
   /** Refuses new tasks and waits up to {@code timeoutMillis} for the queued ones; true if they all ended. */
   boolean shutdown(long timeoutMillis) {
-    executor.shutdown();
-    try {
-      return executor.awaitTermination(timeoutMillis, TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
-  }
-
-  private static ThreadFactory threads() {
-    AtomicInteger count = new AtomicInteger();
-    return task -> {
-      Thread thread = new Thread(task, "shale-scan-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    };
-  }
-
-  static boolean tryExecute(Executor executor, Runnable task) {
-    try {
-      executor.execute(task);
-      return true;
-    } catch (RejectedExecutionException e) {
-      return false;
-    }
+    return FixedThreads.shutdown(executor, timeoutMillis);
   }
 }

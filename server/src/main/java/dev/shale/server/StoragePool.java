@@ -2,12 +2,8 @@ package dev.shale.server;
 
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The threads that run storage calls, so that a call that waits on the disk (a read that
@@ -24,20 +20,14 @@ final class StoragePool {
   StoragePool(int workers, int queueSize) {
     BlockingQueue<Runnable> queue =
         queueSize == 0 ? new SynchronousQueue<>() : new ArrayBlockingQueue<>(queueSize);
-    executor = new ThreadPoolExecutor(
-        workers, workers, 0, TimeUnit.MILLISECONDS, queue, threads(), new ThreadPoolExecutor.AbortPolicy());
+    executor = FixedThreads.start(workers, queue, "shale-storage");
     // With a hand-off queue a call is accepted only by an idle worker: start them all now.
     executor.prestartAllCoreThreads();
   }
 
   /** Runs {@code task} on a worker, or returns false at once if every worker and queue place is taken. */
   boolean trySubmit(Runnable task) {
-    try {
-      executor.execute(task);
-      return true;
-    } catch (RejectedExecutionException e) {
-      return false;
-    }
+    return FixedThreads.tryExecute(executor, task);
   }
 
   /** Calls waiting for a worker. */
@@ -47,21 +37,6 @@ final class StoragePool {
 
   /** Refuses new calls and waits up to {@code timeoutMillis} for the accepted ones; true if they all ended. */
   boolean shutdown(long timeoutMillis) {
-    executor.shutdown();
-    try {
-      return executor.awaitTermination(timeoutMillis, TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
-  }
-
-  private static ThreadFactory threads() {
-    AtomicInteger count = new AtomicInteger();
-    return task -> {
-      Thread thread = new Thread(task, "shale-storage-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    };
+    return FixedThreads.shutdown(executor, timeoutMillis);
   }
 }

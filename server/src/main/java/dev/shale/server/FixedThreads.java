@@ -1,0 +1,54 @@
+package dev.shale.server;
+
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The fixed pools of daemon threads the server runs work on ({@link StoragePool},
+ * {@link ScanThreads}): made and stopped the same way, named so that a thread dump says whose
+ * they are.
+ */
+final class FixedThreads {
+  private FixedThreads() {}
+
+  /** {@code threads} daemon threads named {@code <prefix>-1..n} over {@code queue}; a task past the queue is rejected. */
+  static ThreadPoolExecutor start(int threads, BlockingQueue<Runnable> queue, String prefix) {
+    return new ThreadPoolExecutor(
+        threads, threads, 0, TimeUnit.MILLISECONDS, queue, daemons(prefix), new ThreadPoolExecutor.AbortPolicy());
+  }
+
+  /** Runs {@code task} on {@code executor}, or returns false at once if it rejects it (full, or shut down). */
+  static boolean tryExecute(Executor executor, Runnable task) {
+    try {
+      executor.execute(task);
+      return true;
+    } catch (RejectedExecutionException e) {
+      return false;
+    }
+  }
+
+  /** Refuses new tasks and waits up to {@code timeoutMillis} for the accepted ones; true if they all ended. */
+  static boolean shutdown(ThreadPoolExecutor executor, long timeoutMillis) {
+    executor.shutdown();
+    try {
+      return executor.awaitTermination(timeoutMillis, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private static ThreadFactory daemons(String prefix) {
+    AtomicInteger count = new AtomicInteger();
+    return task -> {
+      Thread thread = new Thread(task, prefix + "-" + count.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+}
