@@ -47,7 +47,13 @@ final class IdDecoder {
     return key;
   }
 
-  private static byte[] find(String query, String name) throws InvalidRequestException {
+  /**
+   * The percent-decoded bytes of parameter {@code name} in {@code query} (its name may be encoded
+   * too), or null when absent.
+   *
+   * @throws InvalidRequestException when it is given twice or is malformed
+   */
+  static byte[] find(String query, String name) throws InvalidRequestException {
     byte[] value = null;
     int start = 0;
     while (start < query.length()) {

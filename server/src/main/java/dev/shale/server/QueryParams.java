@@ -13,27 +13,14 @@ final class QueryParams {
 
   /**
    * The percent-decoded value of parameter {@code name} in {@code rawQuery} (null: no query),
-   * or null when absent.
+   * or null when absent; parameters decode as the id does ({@link IdDecoder#find}).
    *
    * @throws InvalidRequestException when it is given twice or is malformed
    */
   static String value(String rawQuery, String name) throws InvalidRequestException {
     if (rawQuery == null) return null;
-    String found = null;
-    int start = 0;
-    while (start < rawQuery.length()) {
-      int amp = rawQuery.indexOf('&', start);
-      int end = amp < 0 ? rawQuery.length() : amp;
-      int equals = rawQuery.indexOf('=', start);
-      int nameEnd = equals < 0 || equals > end ? end : equals;
-      if (nameEnd - start == name.length() && rawQuery.startsWith(name, start)) {
-        if (found != null) throw new InvalidRequestException(name + " is given more than once");
-        byte[] bytes = IdDecoder.percentDecode(rawQuery, Math.min(nameEnd + 1, end), end);
-        found = new String(bytes, StandardCharsets.ISO_8859_1);
-      }
-      start = end + 1;
-    }
-    return found;
+    byte[] bytes = IdDecoder.find(rawQuery, name);
+    return bytes == null ? null : new String(bytes, StandardCharsets.ISO_8859_1);
   }
 
   /**
