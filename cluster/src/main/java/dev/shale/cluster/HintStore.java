@@ -122,7 +122,7 @@ public final class HintStore implements AutoCloseable {
     if (version < 0) throw new IllegalArgumentException("a hint's version must be >= 0: " + version);
     if (isExpired(version, wallClockMillis.getAsLong())) {
       refusedTooOld.increment();
-      refusals.warn(directory + ": refused a hint for " + target.id() + " of key " + Keys.toDisplay(key)
+      refusals.log(directory + ": refused a hint for " + target.id() + " of key " + Keys.toDisplay(key)
           + ": the write is older than the hint age limit of " + limits.maxAgeMillis() + " ms");
       return false;
     }
@@ -344,7 +344,7 @@ public final class HintStore implements AutoCloseable {
 
   private void refuse(LongAdder counter, NodeAddress target, Entry fresh, String why) {
     counter.increment();
-    refusals.warn(directory + ": refused a hint for " + target.id() + " at version " + fresh.version() + ": " + why);
+    refusals.log(directory + ": refused a hint for " + target.id() + " at version " + fresh.version() + ": " + why);
   }
 
   /** Counts the hints on disk at open: the bounds hold across restarts. */

@@ -166,7 +166,7 @@ public final class HintedHandoff implements AutoCloseable {
         sweepIfDue();
         parkNanos = sendWhatCan();
       } catch (RuntimeException e) {
-        failures.warn("hint delivery: " + e + "; trying again in a second");
+        failures.log("hint delivery: " + e + "; trying again in a second");
         parkNanos = IDLE_NANOS;
       }
       if (!wakeRequested && !closed) LockSupport.parkNanos(this, parkNanos);
@@ -275,21 +275,21 @@ public final class HintedHandoff implements AutoCloseable {
       store.remove(o.hint()); // false: a newer hint of the key came meanwhile, and stays
     } catch (RuntimeException e) {
       // The hint stays and is delivered again later: harmless, the replica keeps the newest version.
-      failures.warn("hints for " + o.target().address.id() + ": could not remove delivered " + o.hint() + ": " + e);
+      failures.log("hints for " + o.target().address.id() + ": could not remove delivered " + o.hint() + ": " + e);
     }
   }
 
   private void recordFailure(Outcome o) {
     failedAttempts.increment();
     long backoffMillis = o.target().failed(o.generation(), System.nanoTime(), timing.initialBackoffMillis(), timing.maxBackoffMillis());
-    failures.warn("hints for " + o.target().address.id() + ": delivery of " + o.hint() + " failed (" + o.failure()
+    failures.log("hints for " + o.target().address.id() + ": delivery of " + o.hint() + " failed (" + o.failure()
         + "); backing off " + backoffMillis + " ms, " + store.pendingHints(o.target().address) + " hints pending");
   }
 
   private void dropExpired(Hint hint) {
     if (!store.remove(hint)) return;
     droppedTooOld.increment();
-    drops.warn("hints for " + hint.target().id() + ": dropped " + hint + ", older than the hint age limit of "
+    drops.log("hints for " + hint.target().id() + ": dropped " + hint + ", older than the hint age limit of "
         + limits.maxAgeMillis() + " ms (written at " + Versions.physicalMillis(hint.version()) + " ms)");
   }
 

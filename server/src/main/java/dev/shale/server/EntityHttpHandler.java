@@ -4,6 +4,7 @@ import dev.shale.cluster.Cluster;
 import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.Consistency;
 import dev.shale.cluster.ReplicaProtocol;
+import dev.shale.cluster.ThrottledLog;
 import dev.shale.storage.Entry;
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelHandlerContext;
@@ -20,7 +21,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.lang.System.Logger.Level;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -59,8 +59,8 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   static final String COMPACT_METHODS = "POST";
 
   private static final System.Logger LOG = System.getLogger(EntityHttpHandler.class.getName());
-  private static final long LISTS_DIFFER_LOG_INTERVAL_NANOS = 10_000_000_000L;
-  private static final AtomicLong LAST_LISTS_DIFFER_LOG_NANOS = new AtomicLong();
+  // Every replica request would say it again: one line per 10 s is enough to be seen.
+  private static final ThrottledLog LISTS_DIFFER_LOG = new ThrottledLog(LOG, Level.ERROR, 10_000);
 
   private final EntityService service;
   private final StoragePool pool; // null: storage calls run inline on the event loop
@@ -284,12 +284,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private FullHttpResponse listsDiffer(HttpRequest head, String theirs) {
     String reason = "the sender's --cluster list (fingerprint " + theirs + ") differs from this node's "
         + cluster.topology().nodes() + " (fingerprint " + fingerprint + "); start every node with the same list";
-    long now = System.nanoTime();
-    long last = LAST_LISTS_DIFFER_LOG_NANOS.get();
-    // Every replica request would say it again: one line per 10 s is enough to be seen.
-    if ((last == 0 || now - last > LISTS_DIFFER_LOG_INTERVAL_NANOS) && LAST_LISTS_DIFFER_LOG_NANOS.compareAndSet(last, now)) {
-      LOG.log(Level.ERROR, () -> "refusing requests from a peer: " + reason);
-    }
+    LISTS_DIFFER_LOG.log("refusing requests from a peer: " + reason);
     return Responses.error(head.protocolVersion(), HttpResponseStatus.INTERNAL_SERVER_ERROR, reason);
   }
 
