@@ -78,6 +78,24 @@ class FailureTest {
     node = TestServer.start(dir, TestServer.options(), e -> failing(e, failure));
   }
 
+  @Test
+  void failedCompactionIs500WithTheReasonAndTheNodeKeepsServing() {
+    node = TestServer.start(dir, TestServer.options(), e -> new ForwardingEngine(e) {
+      @Override
+      public void compact() {
+        throw new StorageException("compaction of 000009.sst failed: No space left on device");
+      }
+    });
+    assertThat(node.put(node.entity("k"), new byte[] {7}).statusCode()).isEqualTo(201);
+
+    HttpResponse<byte[]> response = node.method("POST", node.uri("/v0/admin/compact"));
+
+    assertThat(response.statusCode()).isEqualTo(500);
+    assertThat(TestServer.text(response))
+        .isEqualTo("storage failure: compaction of 000009.sst failed: No space left on device\n");
+    assertThat(node.get(node.entity("k")).body()).containsExactly(7);
+  }
+
   /** An engine whose get, put and delete throw what {@code failure} makes. */
   private static Engine failing(Engine engine, Supplier<Throwable> failure) {
     return new ForwardingEngine(engine) {
