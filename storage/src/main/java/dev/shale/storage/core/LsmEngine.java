@@ -142,7 +142,7 @@ public final class LsmEngine implements Engine {
     this.stallTimeoutNanos = Math.min(
         TimeUnit.MILLISECONDS.toNanos(options.writeStallTimeoutMillis()), Long.MAX_VALUE / 4);
     this.view = new AtomicReference<>(
-        new ReadView(new Memtable(), List.of(), Levels.of(recovered.tables())));
+        new ReadView(new Memtable(options.memtableSizeBytes()), List.of(), Levels.of(recovered.tables())));
     recovered.tables().forEach(SharedTable::release); // the view holds them now
     String name = String.valueOf(directory.getFileName());
     this.flusher = new Flusher(
@@ -527,7 +527,7 @@ public final class LsmEngine implements Engine {
       closeQuietly(next);
       throw poison("fsync of " + FileNames.log(frozenLogNumber) + " before switching segments", e);
     }
-    publish(current.withFrozenActive(frozenLogNumber, new Memtable()));
+    publish(current.withFrozenActive(frozenLogNumber, new Memtable(options.memtableSizeBytes())));
     frozenAdded.signalAll();
   }
 

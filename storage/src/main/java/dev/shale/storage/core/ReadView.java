@@ -83,9 +83,10 @@ final class ReadView {
    * the key.
    */
   Entry get(byte[] key) {
-    Entry best = consider(null, active, key);
-    for (FrozenMemtable f : frozen) best = consider(best, f.memtable(), key);
-    Hash128 keyHash = Table.filterHash(key); // the same for every table's filter: hashed once
+    // One hash serves every memtable's key filter and every table's Bloom filter.
+    Hash128 keyHash = Table.filterHash(key);
+    Entry best = consider(null, active, key, keyHash);
+    for (FrozenMemtable f : frozen) best = consider(best, f.memtable(), key, keyHash);
     for (SharedTable t : levels.level(0)) best = consider(best, t, key, keyHash);
     for (int level = 1; level < Levels.COUNT; level++) {
       SharedTable t = levels.find(level, key);
@@ -112,10 +113,10 @@ final class ReadView {
     }
   }
 
-  private static Entry consider(Entry best, Memtable memtable, byte[] key) {
+  private static Entry consider(Entry best, Memtable memtable, byte[] key, Hash128 keyHash) {
     // maxVersion is raised before a record enters the memtable, so this skip is never wrong.
     if (best != null && memtable.maxVersion() < best.version()) return best;
-    return newer(best, memtable.get(key));
+    return newer(best, memtable.get(key, keyHash));
   }
 
   private static Entry consider(Entry best, SharedTable table, byte[] key, Hash128 keyHash) {

@@ -147,7 +147,7 @@ final class Recovery {
   // Segments are replayed oldest first into one memtable, flushed whenever it fills.
   private void replayLogs(DirectoryListing listing, long logNumber, FileNumbers numbers)
       throws IOException {
-    Memtable memtable = new Memtable();
+    Memtable memtable = new Memtable(options.memtableSizeBytes());
     for (long number : listing.logs().tailSet(logNumber)) {
       Path file = directory.resolve(FileNames.log(number));
       long records = 0;
@@ -158,7 +158,7 @@ final class Recovery {
           records++;
           if (memtable.sizeBytes() >= options.memtableSizeBytes()) {
             flush(memtable, numbers);
-            memtable = new Memtable();
+            memtable = new Memtable(options.memtableSizeBytes());
           }
         }
         logTornTail(file, reader.tornTail());

@@ -64,12 +64,12 @@ final class TombstonePurge {
 
   // A record of equal version counts too: the tombstone beats it only while both exist.
   private boolean olderMayExistOutside(byte[] key, long version) {
+    Hash128 keyHash = Table.filterHash(key); // the same for every memtable and table filter: hashed once
     for (Memtable m : memtables) {
       if (m.minVersion() > version) continue;
-      Entry e = m.get(key);
+      Entry e = m.get(key, keyHash);
       if (e != null && e.version() <= version) return true;
     }
-    Hash128 keyHash = Table.filterHash(key); // the same for every table's filter: hashed once
     for (SharedTable t : levels.level(0)) {
       if (mayHoldOlder(t, key, keyHash, version)) return true;
     }

@@ -2,6 +2,8 @@ package dev.shale.storage.memtable;
 
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
+import dev.shale.storage.table.Table;
+import dev.shale.storage.util.Murmur3.Hash128;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.NavigableMap;
@@ -24,7 +26,13 @@ public final class Memtable {
    * its own compare-and-set loop (putIfAbsent, then replace(key, old, new)), so that each
    * successful step knows the record it displaced. Counters are atomics updated after the map
    * step that justifies them; a reader racing a writer may see them a moment behind the map.
+   *
+   * Point reads of absent keys. A MemtableFilter holds every key ever added (set before the map
+   * step), so get() of a key the memtable never held usually answers without searching the map.
    */
+
+  /** The memtable size a {@link #Memtable()} sizes its filter for: the engine's default. */
+  static final long DEFAULT_SIZE_BYTES = 16L << 20;
 
   /** A rough heap cost of one record beyond its key and value bytes (skip-list node, Entry). */
   static final int RECORD_OVERHEAD_BYTES = 64;
@@ -37,7 +45,20 @@ public final class Memtable {
   private final AtomicLong minVersion = new AtomicLong(Long.MAX_VALUE);
   private final AtomicLong maxVersion = new AtomicLong(Long.MIN_VALUE);
 
-  public Memtable() {}
+  private final MemtableFilter filter;
+
+  /** A memtable whose key filter is sized for {@value #DEFAULT_SIZE_BYTES} bytes of records. */
+  public Memtable() {
+    this(DEFAULT_SIZE_BYTES);
+  }
+
+  /**
+   * A memtable whose key filter is sized for {@code expectedSizeBytes} of records (the engine's
+   * memtableSizeBytes): more records only raise the filter's false positives.
+   */
+  public Memtable(long expectedSizeBytes) {
+    this.filter = new MemtableFilter(expectedSizeBytes);
+  }
 
   /**
    * Keeps, per key, the record {@link Entry#newer} picks (docs/format.md, "Conventions"). A record
@@ -45,6 +66,7 @@ public final class Memtable {
    */
   public void add(Entry entry) {
     trackVersion(entry.version());
+    filter.add(Table.filterHash(entry.key())); // before the map: see "Memory model" in MemtableFilter
     while (true) {
       Entry held = records.putIfAbsent(entry.key(), entry);
       if (held == null) {
@@ -64,6 +86,15 @@ public final class Memtable {
 
   /** The record of key (a value or a tombstone), or null. Lock free. */
   public Entry get(byte[] key) {
+    return get(key, Table.filterHash(key));
+  }
+
+  /**
+   * {@link #get(byte[])} with {@code keyHash} = {@link Table#filterHash}(key) already computed: a
+   * read hashes its key once for every memtable and table it consults.
+   */
+  public Entry get(byte[] key, Hash128 keyHash) {
+    if (!filter.mayContain(keyHash)) return null;
     return records.get(key);
   }
 
