@@ -1,5 +1,6 @@
 package dev.shale.storage.core;
 
+import dev.shale.storage.Keys;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -30,11 +31,26 @@ record Compaction(int level, int outputLevel, List<SharedTable> inputs,
   }
 
   /**
-   * One table meeting nothing at the next level moves down by a manifest change alone, as in
-   * LevelDB: no bytes rewritten. A full compaction always rewrites, since it promises to purge.
+   * Inputs meeting nothing at the output level, and not each other, move down by a manifest
+   * change alone, as in LevelDB (one table) and RocksDB (several level-0 tables): no bytes
+   * rewritten. Several disjoint inputs happen when level 0 is filled in key order (fillseq, a
+   * bulk load): rewriting them would add a whole copy of the data to the write amplification
+   * for nothing. The output level's invariant (ranges sorted and disjoint) holds since neither
+   * the inputs nor the tables there meet. A full compaction always rewrites, since it promises
+   * to purge.
    */
   boolean isTrivialMove() {
-    return !full && inputs.size() == 1 && overlapping.isEmpty();
+    return !full && overlapping.isEmpty() && pairwiseDisjoint(inputs);
+  }
+
+  private static boolean pairwiseDisjoint(List<SharedTable> tables) {
+    if (tables.size() == 1) return true;
+    List<SharedTable> byKey = new ArrayList<>(tables);
+    byKey.sort((a, b) -> Keys.compare(a.smallestKey(), b.smallestKey()));
+    for (int i = 1; i < byKey.size(); i++) {
+      if (Keys.compare(byKey.get(i - 1).largestKey(), byKey.get(i).smallestKey()) >= 0) return false;
+    }
+    return true;
   }
 
   long inputBytes() {

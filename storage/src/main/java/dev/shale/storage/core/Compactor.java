@@ -306,9 +306,13 @@ final class Compactor implements Runnable {
   }
 
   private static CompactionRun.Outputs moved(Compaction compaction) {
-    SharedTable input = compaction.inputs().getFirst();
-    return new CompactionRun.Outputs(
-        List.of(input.atLevel(compaction.outputLevel())), 0, input.meta().entryCount(), 0);
+    List<SharedTable> outputs = new ArrayList<>();
+    long records = 0;
+    for (SharedTable input : compaction.inputs()) {
+      outputs.add(input.atLevel(compaction.outputLevel()));
+      records += input.meta().entryCount();
+    }
+    return new CompactionRun.Outputs(outputs, 0, records, 0);
   }
 
   // The view holds the outputs once published; this thread's own references go either way. A
