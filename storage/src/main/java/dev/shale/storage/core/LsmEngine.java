@@ -111,6 +111,7 @@ public final class LsmEngine implements Engine {
   private final Condition frozenAdded = lock.newCondition();
   private final Condition queueDrained = lock.newCondition();
   private final ArrayDeque<PendingWrite> writers = new ArrayDeque<>(); // guarded by lock
+  private static final int MAX_GROUP_PREALLOCATION = 64;
   private boolean stalled; // guarded by lock
   private String stallReason = ""; // guarded by lock
   private volatile boolean closed; // written under lock
@@ -336,7 +337,7 @@ public final class LsmEngine implements Engine {
   // then waits until every memtable frozen so far is in a table.
   private void flushMemtables() {
     PendingWrite request = new PendingWrite(
-        null, null, PendingWrite.CLOCK_VERSION, lock.newCondition(), System.nanoTime() + stallTimeoutNanos);
+        null, null, PendingWrite.CLOCK_VERSION, System.nanoTime() + stallTimeoutNanos);
     lock.lock();
     try {
       checkWritable();
@@ -367,7 +368,7 @@ public final class LsmEngine implements Engine {
 
   private long submit(byte[] key, byte[] value, long callerVersion) {
     PendingWrite w = new PendingWrite(
-        key, value, callerVersion, lock.newCondition(), System.nanoTime() + stallTimeoutNanos);
+        key, value, callerVersion, System.nanoTime() + stallTimeoutNanos);
     lock.lock();
     try {
       checkWritable();
@@ -395,9 +396,9 @@ public final class LsmEngine implements Engine {
               writers.remove(w);
               throw stallRejection(w);
             }
-            w.turn.awaitNanos(remaining);
+            w.turn(lock).awaitNanos(remaining);
           } else {
-            w.turn.await();
+            w.turn(lock).await();
           }
         } catch (InterruptedException e) {
           interrupted = true; // a write in the queue finishes either way; the flag is kept
@@ -532,7 +533,8 @@ public final class LsmEngine implements Engine {
   }
 
   private List<PendingWrite> takeGroup() {
-    List<PendingWrite> group = new ArrayList<>();
+    // Sized for the queue (a lone writer's group is one): a default list is garbage on every write.
+    List<PendingWrite> group = new ArrayList<>(Math.min(writers.size(), MAX_GROUP_PREALLOCATION));
     long bytes = 0;
     for (PendingWrite p : writers) {
       if (p.isFreezeRequest()) break; // it leads on its own, in its turn
@@ -595,10 +597,10 @@ public final class LsmEngine implements Engine {
       if (failure != null) {
         p.failure = p == leader ? failure : new StorageException(failure.getMessage(), failure);
       }
-      if (p != leader) p.turn.signal();
+      if (p != leader) p.wake();
     }
     PendingWrite next = writers.peekFirst();
-    if (next != null) next.turn.signal();
+    if (next != null) next.wake();
     else queueDrained.signalAll();
   }
 
@@ -628,7 +630,7 @@ public final class LsmEngine implements Engine {
     stalled = true;
     stallLog.started(reason);
     // Queued writers switch to waiting with their own deadlines.
-    for (PendingWrite p : writers) p.turn.signal();
+    for (PendingWrite p : writers) p.wake();
   }
 
   private void endStall() {
@@ -681,7 +683,7 @@ public final class LsmEngine implements Engine {
       frozenAdded.signalAll();
       flushLanded.signalAll();
       PendingWrite head = writers.peekFirst();
-      if (head != null) head.turn.signal();
+      if (head != null) head.wake();
       // Each queued write fails in turn ("engine is closed"); a group being written completes.
       while (!writers.isEmpty()) queueDrained.awaitUninterruptibly();
       return true;

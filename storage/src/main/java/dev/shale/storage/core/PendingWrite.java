@@ -3,6 +3,7 @@ package dev.shale.storage.core;
 import dev.shale.storage.Entry;
 import dev.shale.storage.wal.LogWriter;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
 
 /**
  * A write waiting in the engine's writer queue. All fields but the finals are guarded by the
@@ -15,20 +16,33 @@ final class PendingWrite {
   final byte[] key; // null for a freeze request (see LsmEngine.compact)
   final byte[] value; // null for a tombstone
   final long callerVersion;
-  final Condition turn;
   final long deadlineNanos;
+  // Made the first time this writer waits: a lone writer heads the queue at once and never does,
+  // so most writes allocate none. Only waiting writers can miss a signal, so wake() may skip a
+  // writer without one: it re-checks its state under the lock before it ever waits.
+  private Condition turn;
   Entry entry; // set when a leader takes it into a group
   boolean taken;
   boolean done;
   boolean stallCounted;
   RuntimeException failure;
 
-  PendingWrite(byte[] key, byte[] value, long callerVersion, Condition turn, long deadlineNanos) {
+  PendingWrite(byte[] key, byte[] value, long callerVersion, long deadlineNanos) {
     this.key = key;
     this.value = value;
     this.callerVersion = callerVersion;
-    this.turn = turn;
     this.deadlineNanos = deadlineNanos;
+  }
+
+  /** The condition this writer waits on, made from {@code lock} (the engine's, held) on first use. */
+  Condition turn(Lock lock) {
+    if (turn == null) turn = lock.newCondition();
+    return turn;
+  }
+
+  /** Wakes this writer if it waits (the engine's lock held). */
+  void wake() {
+    if (turn != null) turn.signal();
   }
 
   /** A request to freeze the active memtable, not a write: it never joins a group. */

@@ -76,7 +76,7 @@ public final class RecordWriter implements AutoCloseable {
    */
   public void append(List<? extends Payload> payloads) throws IOException {
     try {
-      for (Payload payload : payloads) appendFrame(payload);
+      for (int i = 0; i < payloads.size(); i++) appendFrame(payloads.get(i)); // no iterator per group
       sink.drain();
     } catch (UncheckedIOException e) {
       throw e.getCause();
