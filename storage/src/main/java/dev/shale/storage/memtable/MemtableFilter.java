@@ -12,64 +12,56 @@ import java.lang.invoke.VarHandle;
 final class MemtableFilter {
   /*
    * Why. A get of a key the memtable lacks walks the skip list from top to bottom: some 20 levels,
-   * each a node and its key array, cache misses all. The profile of readmissing after fillrandom
-   * (docs/perf/engine.md, "Where Shale is behind") put 62% of the read's CPU there.
+   * each a node and its key array, cache misses all. The profile of readmissing after fillrandom,
+   * overwrite and readrandom (docs/perf/engine.md, "Where Shale is behind, and why") put 72% of
+   * the read's CPU there.
    *
-   * Shape. Blocked: the key's h1 picks one 512-bit block (one 64-byte cache line), and PROBES
-   * 9-bit slices of h2 pick bits inside it, so a probe costs one cache miss. The block costs a
-   * little accuracy against a plain filter; at one bit per memtable byte (a record counts at least
-   * Memtable.RECORD_OVERHEAD_BYTES, so 8+ bits per key, 20+ for 100-byte values) it stays around
-   * 1% or better, and a false positive costs only the search the filter would have spared.
+   * Shape. Register-blocked: the key's h1 picks one 64-bit word and PROBES 6-bit slices of h2 pick
+   * bits inside it, so an add is one atomic or and a probe one load, on the write path's budget.
+   * A one-word block costs accuracy against a plain filter; at one bit per 8 memtable bytes (a
+   * record counts at least Memtable.RECORD_OVERHEAD_BYTES, so 8+ bits per key, 22 for 100-byte values)
+   * false positives stay in the low percents at worst, and one costs only the search the filter
+   * would have spared.
    *
    * Memory model. add() sets the bits with a volatile or before the record enters the skip list;
-   * mayContain() reads them with volatile loads. So a reader that finds a bit clear read it before
-   * the adder set it, hence before the record was in the map: the read is ordered before that
-   * write, as it would have been without the filter. A filter never forgets a key.
+   * mayContain() reads them with a volatile load. So a reader that finds a bit clear read it
+   * before the adder set it, hence before the record was in the map: the read is ordered before
+   * that write, as it would have been without the filter. A filter never forgets a key.
    */
 
-  private static final int BLOCK_LONGS = 8; // 512 bits: one cache line
   private static final int PROBES = 6;
-  private static final int MIN_BLOCKS = 1;
-  private static final int MAX_BLOCKS = 1 << 16; // 4 MiB of filter at most
+  // 256 KiB of filter for a 16 MiB memtable; a record counts at least 64 bytes: 8+ bits per key.
+  private static final int BYTES_PER_BIT = 8;
+  private static final int MIN_WORDS = 1;
+  private static final int MAX_WORDS = 1 << 19; // 4 MiB of filter at most
   private static final VarHandle WORDS = MethodHandles.arrayElementVarHandle(long[].class);
 
   private final long[] words;
-  private final int blocks;
 
-  /** A filter of one bit per byte of a memtable of {@code memtableSizeBytes}. */
+  /** A filter of one bit per {@value #BYTES_PER_BIT} bytes of a memtable of {@code memtableSizeBytes}. */
   MemtableFilter(long memtableSizeBytes) {
-    long wanted = memtableSizeBytes / (BLOCK_LONGS * Long.SIZE);
-    this.blocks = (int) Math.clamp(wanted, MIN_BLOCKS, MAX_BLOCKS);
-    this.words = new long[blocks * BLOCK_LONGS];
+    long bits = memtableSizeBytes / BYTES_PER_BIT;
+    this.words = new long[(int) Math.clamp(bits / Long.SIZE, MIN_WORDS, MAX_WORDS)];
   }
 
   void add(Hash128 hash) {
-    int base = blockBase(hash);
-    long h2 = hash.h2();
-    for (int i = 0; i < PROBES; i++) {
-      int bit = (int) (h2 >>> (9 * i)) & 511;
-      WORDS.getAndBitwiseOr(words, base + (bit >>> 6), 1L << bit);
-    }
+    WORDS.getAndBitwiseOr(words, wordIndex(hash), mask(hash));
   }
 
   /** False if no key with this hash was ever added; true if one may have been. */
   boolean mayContain(Hash128 hash) {
-    int base = blockBase(hash);
+    long mask = mask(hash);
+    return ((long) WORDS.getVolatile(words, wordIndex(hash)) & mask) == mask;
+  }
+
+  private int wordIndex(Hash128 hash) {
+    return (int) Long.remainderUnsigned(hash.h1(), words.length);
+  }
+
+  private static long mask(Hash128 hash) {
+    long mask = 0;
     long h2 = hash.h2();
-    for (int i = 0; i < PROBES; i++) {
-      int bit = (int) (h2 >>> (9 * i)) & 511;
-      long word = (long) WORDS.getVolatile(words, base + (bit >>> 6));
-      if ((word & (1L << bit)) == 0) return false;
-    }
-    return true;
-  }
-
-  /** Heap bytes of the bit array. */
-  long sizeBytes() {
-    return (long) words.length * Long.BYTES;
-  }
-
-  private int blockBase(Hash128 hash) {
-    return (int) Long.remainderUnsigned(hash.h1(), blocks) * BLOCK_LONGS;
+    for (int i = 0; i < PROBES; i++) mask |= 1L << (h2 >>> (6 * i)); // shifts use the low 6 bits
+    return mask;
   }
 }

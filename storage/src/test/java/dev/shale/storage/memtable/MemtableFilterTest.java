@@ -47,6 +47,21 @@ class MemtableFilterTest {
   }
 
   @Test
+  void atTheFewestBitsPerKeyAMemtableCanHaveMostAbsentKeysAreStillRuledOut() {
+    // Records of empty keys and values count 64 bytes: 8 bits of filter per key, the fewest.
+    long memtableBytes = 64 * 1024;
+    MemtableFilter filter = new MemtableFilter(memtableBytes);
+    int keys = (int) (memtableBytes / Memtable.RECORD_OVERHEAD_BYTES);
+    for (int i = 0; i < keys; i++) filter.add(Table.filterHash(key("present", i)));
+    int falsePositives = 0;
+    int probes = 100_000;
+    for (int i = 0; i < probes; i++) {
+      if (filter.mayContain(Table.filterHash(key("absent", i)))) falsePositives++;
+    }
+    assertThat(falsePositives).as("false positives of %d absent keys", probes).isLessThan(probes / 10);
+  }
+
+  @Test
   void aMemtableFindsEveryKeyItHoldsAndNoneItDoesNot() {
     Memtable memtable = new Memtable(64 * 1024); // a small filter for many keys: false positives
     for (int i = 0; i < 20_000; i += 2) memtable.add(new Entry(key("k", i), i + 1, new byte[] {1}));
