@@ -17,9 +17,14 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
-    Logging.configure();
     PrintWriter out = new PrintWriter(System.out, true);
     PrintWriter err = new PrintWriter(System.err, true);
+    try {
+      Logging.configure();
+    } catch (IllegalArgumentException e) {
+      err.println("shale: " + e.getMessage());
+      System.exit(USAGE);
+    }
     System.exit(run(args, out, err));
   }
 

@@ -103,14 +103,14 @@ final class ServerCommand implements Callable<Integer> {
 
   @Option(names = "--peer-connections", paramLabel = "<n>", defaultValue = "32",
       description =
-          "Connections to each other node, each carrying one replica request at a time. "
-          + "Default: ${DEFAULT-VALUE}.")
+          "Connections to each other node, each carrying one replica request at a time, "
+          + "shared evenly by the event loops (rounded up). Default: ${DEFAULT-VALUE}.")
   int maxConnectionsPerPeer;
 
   @Option(names = "--peer-queue", paramLabel = "<n>", defaultValue = "1024",
       description =
-          "Replica requests that may wait for a connection to one node; past it they fail at "
-          + "once (that replica counts as failed). Default: ${DEFAULT-VALUE}.")
+          "Replica requests that may wait for a connection to one node, shared the same way; "
+          + "past it they fail at once (that replica counts as failed). Default: ${DEFAULT-VALUE}.")
   int maxPendingPerPeer;
 
   @Option(names = "--hint-max-size", paramLabel = "<size>", defaultValue = "1g",

@@ -31,7 +31,8 @@ import java.util.function.Supplier;
  *
  * <p>Routes: {@code /v0/entity} (GET, PUT, DELETE), {@code /v0/status} (GET) and
  * {@code /v0/admin/compact} (POST). A storage
- * call runs on the {@link StoragePool} (or inline on the event loop when there is none), when
+ * call runs on the {@link StoragePool} (or inline on the event loop when there is none, or when it
+ * is a write the engine can do without waiting, {@link dev.shale.storage.Engine#tryWrite}), when
  * {@link CallOrder} lets it start; its result comes back to the event loop and takes its place
  * in the {@link ResponseQueue}. In a cluster, a client's request whose replicas (the first
  * {@code from} of the key's preference list) are not this node alone is handed to the
@@ -120,8 +121,21 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
 
   private record Answer(FullHttpResponse response) implements Action {}
 
-  /** A call of the engine; {@code usesBody}: the body must live until the call returns. */
-  private record Call(Supplier<EntityResult> work, boolean write, boolean usesBody) implements Action {}
+  /**
+   * A call of the engine; {@code usesBody}: the body must live until the call returns.
+   * {@code atOnce}, for writes: the call done on the event loop if the engine can do it without
+   * waiting, answering null (nothing done) if it cannot; then {@code work} runs on the pool.
+   */
+  private record Call(Supplier<EntityResult> work, Supplier<EntityResult> atOnce, boolean write, boolean usesBody)
+      implements Action {
+    static Call read(Supplier<EntityResult> work) {
+      return new Call(work, null, false, false);
+    }
+
+    static Call write(Supplier<EntityResult> work, Supplier<EntityResult> atOnce, boolean usesBody) {
+      return new Call(work, atOnce, true, usesBody);
+    }
+  }
 
   /** A scan: its answer streams when its turn comes. */
   private record Stream(StreamingAnswer answer) implements Action {}
@@ -210,9 +224,9 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     if (coordinator != null && !coordinator.isLocalOnly(key, consistency)) {
       return new Coordinate(key, put ? body : null, !get, consistency);
     }
-    if (get) return new Call(() -> service.get(key), false, false);
-    if (put) return new Call(() -> service.put(key, body), true, true);
-    return new Call(() -> service.delete(key), true, false);
+    if (get) return Call.read(() -> service.get(key));
+    if (put) return Call.write(() -> service.put(key, body), () -> service.tryStore(key, body), true);
+    return Call.write(() -> service.delete(key), () -> service.tryStore(key, null), false);
   }
 
   /**
@@ -221,7 +235,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
    */
   private Action replicaCall(HttpRequest head, byte[] key, byte[] body) {
     HttpMethod method = head.method();
-    if (HttpMethod.GET.equals(method)) return new Call(() -> service.read(key), false, false);
+    if (HttpMethod.GET.equals(method)) return Call.read(() -> service.read(key));
     long version;
     try {
       version = ReplicaProtocol.parseVersion(head.headers().get(ReplicaProtocol.VERSION_HEADER));
@@ -229,17 +243,27 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST,
           "an internal write needs its version: " + e.getMessage()));
     }
-    boolean put = HttpMethod.PUT.equals(method);
-    return new Call(() -> service.write(key, put ? body : null, version), true, put);
+    byte[] value = HttpMethod.PUT.equals(method) ? body : null;
+    return Call.write(() -> service.write(key, value, version), () -> service.tryWrite(key, value, version), value != null);
   }
 
   /**
-   * Runs a storage call on the pool (or inline) and queues its answer; the body's budget
-   * ({@code bodyBytes}) is released once the call has returned.
+   * Runs a storage call on the pool (inline when there is none, or when it is a write the engine
+   * does at once) and queues its answer; the body's budget ({@code bodyBytes}) is released once
+   * the call has returned.
    */
   private void start(Call call, HttpVersion version, long bodyBytes, ResponseQueue.Slot slot) {
     if (pool == null) {
       responses.complete(slot, execute(call.work(), version, bodyBytes));
+      calls.finished(call.write());
+      return;
+    }
+    // A write the engine can do without waiting costs less here than the two thread hand-offs
+    // of the pool (docs/perf/replication.md).
+    FullHttpResponse atOnce = call.atOnce() == null ? null : execute(call.atOnce(), version, 0);
+    if (atOnce != null) {
+      budget.release(bodyBytes);
+      responses.complete(slot, atOnce);
       calls.finished(call.write());
       return;
     }
@@ -288,9 +312,11 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     return Responses.error(head.protocolVersion(), HttpResponseStatus.INTERNAL_SERVER_ERROR, reason);
   }
 
+  // The call's answer, or null if the call answered null (an attempt the engine declined).
   private FullHttpResponse execute(Supplier<EntityResult> call, HttpVersion version, long reservedBytes) {
     try {
-      return toResponse(call.get(), version);
+      EntityResult result = call.get();
+      return result == null ? null : toResponse(result, version);
     } catch (Throwable t) {
       // EntityService turns every failure into a result; this is a bug or an Error (say, out
       // of memory). The client still gets its answer.
@@ -358,7 +384,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     if (!HttpMethod.POST.equals(head.method())) {
       return new Answer(Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), COMPACT_METHODS));
     }
-    return new Call(service::compact, false, false);
+    return Call.read(service::compact); // not a write: it changes no record
   }
 
   private ResponseQueue.Slot takeSlot(boolean keepAlive) {

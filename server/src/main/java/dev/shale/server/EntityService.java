@@ -74,6 +74,34 @@ final class EntityService {
     });
   }
 
+  /**
+   * {@link #write}, done at once if the engine can do it without waiting ({@link Engine#tryWrite});
+   * null, with nothing written, if it cannot.
+   */
+  EntityResult tryWrite(byte[] key, byte[] value, long version) {
+    return attempt(value == null ? "replica delete" : "replica put", key, value, version);
+  }
+
+  /**
+   * {@link #put}, or {@link #delete} when {@code value} is null, done at once if the engine can do
+   * it without waiting; null, with nothing written, if it cannot.
+   */
+  EntityResult tryStore(byte[] key, byte[] value) {
+    return attempt(value == null ? "delete" : "put", key, value, NEXT_VERSION);
+  }
+
+  /** {@link #attempt}'s version for "the engine clock's next", as put and delete take. */
+  private static final long NEXT_VERSION = -1;
+
+  private EntityResult attempt(String operation, byte[] key, byte[] value, long version) {
+    return call(operation, key, () -> {
+      // A version taken here and not used (the engine declined) is a gap in the clock: harmless.
+      long v = version == NEXT_VERSION ? engine.clock().next() : version;
+      if (!engine.tryWrite(key, value, v)) return null;
+      return value == null ? EntityResult.DELETED : EntityResult.STORED;
+    });
+  }
+
   /** Stores {@code value}; the engine keeps the array as is, so no one may change it after. */
   EntityResult put(byte[] key, byte[] value) {
     return call("put", key, () -> {

@@ -64,7 +64,8 @@ final class InternalClient {
    * Sends {@code method target} (origin form) with {@code body} and, unless it is
    * {@link #NO_VERSION}, {@code version} in {@link ReplicaProtocol#VERSION_HEADER} to
    * {@code owner}; the future completes on {@code loop} with the peer's answer (which the
-   * listener must release) or a {@link ForwardFailure}.
+   * listener must release) or a {@link ForwardFailure}. {@code loop} is one of the group's event
+   * loops, usually the caller's own: the request goes out on that loop's connections.
    */
   Future<FullHttpResponse> send(
       EventExecutor loop, NodeAddress owner, HttpMethod method, String target, byte[] body, long version) {
@@ -79,7 +80,7 @@ final class InternalClient {
         ? ForwardFailure.timedOut(owner + " did not answer within " + timeoutMillis + " ms")
         : ForwardFailure.unavailable("no connection to " + owner + " within " + timeoutMillis + " ms")),
         timeoutMillis, TimeUnit.MILLISECONDS));
-    peer.send(call);
+    peer.send(loop, call);
     return promise;
   }
 
@@ -96,7 +97,7 @@ final class InternalClient {
 
   /** Closes the connections to every peer. */
   void close(long timeoutMillis) {
-    List<Future<Void>> closing = peers.values().stream().map(PeerClient::closeAsync).toList();
+    List<Future<Void>> closing = peers.values().stream().flatMap(peer -> peer.closeAsync().stream()).toList();
     for (Future<Void> f : closing) f.awaitUninterruptibly(timeoutMillis);
   }
 }

@@ -18,7 +18,8 @@ import java.util.function.Supplier;
 /**
  * Reads and writes one key on one replica, this node or a peer, and hands the {@link ReplicaReply}
  * to a callback on a given event loop. This node's replica is its engine, called on the
- * {@link StoragePool} (inline when there is none); a peer gets the internal replica protocol
+ * {@link StoragePool} (inline when there is none, or for a write the engine can do without
+ * waiting); a peer gets the internal replica protocol
  * ({@link ReplicaProtocol}) through the {@link InternalClient}. No thread waits for a peer.
  *
  * <p>Thread safe.
@@ -61,7 +62,11 @@ final class ReplicaCalls {
    */
   void write(EventExecutor loop, NodeAddress replica, byte[] key, byte[] value, long version, Consumer<ReplicaReply> done) {
     if (replica.equals(self)) {
-      local(loop, () -> writeReply(service.write(key, value, version)), done);
+      // A write the engine can do without waiting costs less here than the pool's two hand-offs.
+      // (Only on loop itself: done must run there.)
+      EntityResult atOnce = pool == null || !loop.inEventLoop() ? null : service.tryWrite(key, value, version);
+      if (atOnce != null) done.accept(writeReply(atOnce));
+      else local(loop, () -> writeReply(service.write(key, value, version)), done);
       return;
     }
     HttpMethod method = value == null ? HttpMethod.DELETE : HttpMethod.PUT;

@@ -88,6 +88,7 @@ final class ReplicatedWrite {
   private void counted(boolean kept, NodeAddress replica, String reason) {
     if (kept) {
       stats.hintsStored.increment();
+      LOG.log(Level.DEBUG, () -> "kept a hint for " + replica.id() + " (" + reason + ")");
     } else {
       stats.hintsRefused.increment();
       LOG.log(Level.DEBUG, () -> "no hint kept for " + replica.id() + " (" + reason + ")");

@@ -96,7 +96,7 @@ class FailureTest {
     assertThat(node.get(node.entity("k")).body()).containsExactly(7);
   }
 
-  /** An engine whose get, put and delete throw what {@code failure} makes. */
+  /** An engine whose get, put, delete and tryWrite throw what {@code failure} makes. */
   private static Engine failing(Engine engine, Supplier<Throwable> failure) {
     return new ForwardingEngine(engine) {
       @Override
@@ -111,6 +111,11 @@ class FailureTest {
 
       @Override
       public long delete(byte[] key) {
+        throw sneaky(failure.get());
+      }
+
+      @Override
+      public boolean tryWrite(byte[] key, byte[] value, long version) {
         throw sneaky(failure.get());
       }
     };

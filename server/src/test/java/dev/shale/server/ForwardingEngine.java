@@ -35,6 +35,11 @@ class ForwardingEngine implements Engine {
   }
 
   @Override
+  public boolean tryWrite(byte[] key, byte[] value, long version) {
+    return delegate.tryWrite(key, value, version);
+  }
+
+  @Override
   public EntryIterator scan(byte[] startInclusive, byte[] endExclusive, boolean includeTombstones) {
     return delegate.scan(startInclusive, endExclusive, includeTombstones);
   }

@@ -56,6 +56,23 @@ public interface Engine extends AutoCloseable {
   void write(byte[] key, byte[] value, long version);
 
   /**
+   * {@link #write}, but only if the engine can do it at once, without waiting for anything: no
+   * other write in progress (it would have to queue behind it), no write slowdown or stall, no
+   * memtable to switch (that creates a log segment), and no fsync (in {@link SyncMode#ALWAYS}
+   * it always declines). Returns false, having written nothing, when it would have waited; the
+   * caller then calls {@link #write} from a thread that may block. Whether it declines is a
+   * matter of timing: callers must be ready for either answer.
+   *
+   * <p>For a server that runs cheap writes on its event loops, where a blocked thread would hold
+   * up every connection it serves, and hands the others to a pool. Such a write still costs one
+   * write() of the log to the page cache, which the kernel may slow when it is short of clean
+   * pages.
+   */
+  default boolean tryWrite(byte[] key, byte[] value, long version) {
+    return false;
+  }
+
+  /**
    * The engine's hybrid logical clock: ahead of every version the engine has stored (recovery
    * observes the versions it replays, so also after a restart with a wall clock that went back)
    * and of every version written with {@link #write}. A replication coordinator stamps its writes

@@ -224,6 +224,32 @@ public final class LsmEngine implements Engine {
   }
 
   @Override
+  public boolean tryWrite(byte[] key, byte[] value, long version) {
+    requireKey(key);
+    if (value != null) requireValue(value);
+    if (version < 0) throw new IllegalArgumentException("version must be >= 0: " + version);
+    if (options.syncMode() != SyncMode.INTERVAL || !lock.tryLock()) return false;
+    try {
+      checkWritable();
+      // Each condition under which the blocking path could wait, checked under the lock that a
+      // queued writer, a stall, a freeze or a flush landing (which adds an L0 table) all take:
+      // none can appear before this write's group is taken below.
+      ReadView current = view.get();
+      if (!writers.isEmpty() || stalled || activeIsFull(current)
+          || level0Count(current) >= options.l0SlowdownTrigger()) {
+        return false;
+      }
+      PendingWrite w = new PendingWrite(key, value, version, System.nanoTime() + stallTimeoutNanos);
+      writers.addLast(w);
+      leadGroup(w); // a group of one: nobody else is queued
+      if (w.failure != null) throw w.failure;
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
   public EntryIterator scan(byte[] startInclusive, byte[] endExclusive, boolean includeTombstones) {
     if (startInclusive == null) {
       throw new IllegalArgumentException("scan needs a start key (an empty array starts at the first key)");

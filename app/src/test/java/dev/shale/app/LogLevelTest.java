@@ -1,0 +1,42 @@
+package dev.shale.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shale.testkit.FreePort;
+import dev.shale.testkit.NodeProcess;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The log level comes from {@code -Dshale.log.level}: INFO by default, FINE adds debug lines, a typo is a usage error. */
+class LogLevelTest {
+
+  @Test
+  void debugLinesAppearOnlyWhenAsked(@TempDir Path tmp) {
+    String quiet = startAndStop(tmp.resolve("quiet"), List.of("-Xmx64m"));
+    String debug = startAndStop(tmp.resolve("debug"), List.of("-Xmx64m", "-D" + Logging.LEVEL_PROPERTY + "=fine"));
+
+    assertThat(quiet).contains(" INFO ").doesNotContain(" DEBUG ");
+    assertThat(debug).contains(" INFO ", " DEBUG ");
+  }
+
+  @Test
+  void anUnknownLevelIsAUsageError(@TempDir Path tmp) {
+    int port = FreePort.find();
+    try (NodeProcess node = NodeProcess.start(port, tmp.resolve("data"),
+        List.of("-Xmx64m", "-D" + Logging.LEVEL_PROPERTY + "=LOUD"), List.of())) {
+      assertThat(node.awaitExit(Duration.ofSeconds(60))).isEqualTo(Main.USAGE);
+      assertThat(node.log()).contains("shale: shale.log.level must be a log level", "LOUD");
+    }
+  }
+
+  private static String startAndStop(Path dataDir, List<String> jvmOptions) {
+    try (NodeProcess node = NodeProcess.start(FreePort.find(), dataDir, jvmOptions, List.of())) {
+      node.awaitReady(Duration.ofSeconds(60));
+      assertThat(node.terminate(Duration.ofSeconds(60))).isZero();
+      return node.log();
+    }
+  }
+}

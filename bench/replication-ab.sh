@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Side by side: the same fixed-rate loads against a local 3-node cluster built from two (or more)
+# checkouts of Shale, interleaved (A, B, A, B, ...), each repetition on a fresh cluster. Per run it
+# records the load generator's latencies and the CPU time the three node processes used per
+# request (utime + stime from /proc, summed over the nodes), then prints the median of each
+# figure per checkout, workload and rate. CPU per request is the steadier figure on a shared
+# machine; latency tails need the medians.
+#
+#   bench/replication-ab.sh OUT_DIR LABEL=CHECKOUT [LABEL=CHECKOUT ...]
+#
+# Each CHECKOUT is a Shale working tree; it is built first (./shale --version) if it is not.
+# Environment: PUT_RATES ("1500 3000"), GET_RATES ("3000 6000"; empty: no GETs), QUERY ("": the defaults, 2/3;
+# e.g. "?ack=1&from=3"), REPEATS (3), DURATION (30s), WARMUP (10s), CONNECTIONS (64), KEYS
+# (100000: GETs read k0..KEYS-1, filled first), NODE_HEAP (1g), NODE_ARGS (extra server flags),
+# NODE_ARGS_<label> (a label's own flags instead, e.g. NODE_ARGS_inline="--workers 0", so one
+# checkout can run under two labels).
+# Every run's load output goes to OUT_DIR/<label>-<n>-<workload>-<rate>.json; the table to
+# OUT_DIR/summary.txt. Run it on a quiet machine.
+set -uo pipefail
+out=${1:?usage: replication-ab.sh OUT_DIR LABEL=CHECKOUT [LABEL=CHECKOUT ...]}
+shift
+(($# >= 1)) || { echo "usage: replication-ab.sh OUT_DIR LABEL=CHECKOUT [LABEL=CHECKOUT ...]" >&2; exit 2; }
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+put_rates=${PUT_RATES-1500 3000} get_rates=${GET_RATES-3000 6000} query=${QUERY:-}
+repeats=${REPEATS:-3} duration=${DURATION:-30s} warmup=${WARMUP:-10s} connections=${CONNECTIONS:-64}
+keys=${KEYS:-100000} heap=${NODE_HEAP:-1g} node_args=${NODE_ARGS:-}
+here=$(cd "$(dirname "$0")/.." && pwd)
+data=$(mktemp -d)
+pids=()
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# Stops the nodes this script started, by PID: SIGTERM, then SIGKILL if one hangs.
+stop_nodes() {
+  local p
+  for p in "${pids[@]}"; do kill -TERM "$p" 2> /dev/null || true; done
+  for p in "${pids[@]}"; do
+    for _ in $(seq 1 100); do kill -0 "$p" 2> /dev/null || break; sleep 0.1; done
+    kill -KILL "$p" 2> /dev/null || true
+  done
+  pids=()
+}
+cleanup() { stop_nodes; rm -rf "$data"; }
+trap cleanup EXIT
+
+await_ready() { # port pid log
+  for _ in $(seq 1 600); do
+    kill -0 "$2" 2> /dev/null || { echo "a node exited; see $3" >&2; exit 1; }
+    curl -sf -o /dev/null "http://127.0.0.1:$1/v0/status" && return 0
+    sleep 0.1
+  done
+  echo "a node did not start within 60 s; see $3" >&2; exit 1
+}
+
+# The JVM's pid, from the node itself (the launcher may have forked it).
+node_pid() { curl -sf "http://127.0.0.1:$1/v0/status" | python3 -c 'import json, sys; print(json.load(sys.stdin)["pid"])'; }
+
+cpu_ticks() { # pids...: utime + stime of each, summed
+  local total=0 p f
+  for p in "$@"; do
+    f=($(sed 's/.*) //' "/proc/$p/stat"))
+    total=$((total + f[11] + f[12]))
+  done
+  echo "$total"
+}
+
+start_cluster() { # checkout label
+  local checkout=$1 label=$2 i args_var="NODE_ARGS_$2"
+  local args=${!args_var-$node_args}
+  ports=($(free_port) $(free_port) $(free_port))
+  local urls="http://127.0.0.1:${ports[0]},http://127.0.0.1:${ports[1]},http://127.0.0.1:${ports[2]}"
+  rm -rf "$data/cluster"; mkdir -p "$data/cluster"
+  head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$data/cluster/secret"
+  chmod 600 "$data/cluster/secret"
+  for i in 0 1 2; do
+    # shellcheck disable=SC2086 # the node's args are a list of flags
+    SHALE_JAVA_OPTS="-Xmx$heap ${SHALE_JAVA_OPTS:-}" "$checkout/shale" server --port "${ports[$i]}" \
+      --data "$data/cluster/n$i" --cluster "$urls" --cluster-secret-file "$data/cluster/secret" $args \
+      > "$out/$label-node$i.log" 2>&1 &
+    pids+=($!)
+  done
+  for i in 0 1 2; do await_ready "${ports[$i]}" "${pids[$i]}" "$out/$label-node$i.log"; done
+  node_pids=($(node_pid "${ports[0]}") $(node_pid "${ports[1]}") $(node_pid "${ports[2]}"))
+}
+
+run_load() { # checkout label repeat workload rate
+  local checkout=$1 label=$2 n=$3 workload=$4 rate=$5 before after requests json
+  json="$out/$label-$n-$workload-$rate.json"
+  before=$(cpu_ticks "${node_pids[@]}")
+  "$checkout/shale" load --url "http://127.0.0.1:${ports[0]}/$query" --workload "$workload" --rate "$rate" \
+    --connections "$connections" --keys "$keys" --duration "$duration" --warmup "$warmup" --json "$json" \
+    > "$out/$label-$n-$workload-$rate.txt" 2>&1 || { echo "load failed; see $out/$label-$n-$workload-$rate.txt" >&2; exit 1; }
+  after=$(cpu_ticks "${node_pids[@]}")
+  # The ticks cover the warmup too: per request of warmup + measured interval, at the same rate.
+  python3 - "$json" "$((after - before))" "$(getconf CLK_TCK)" << 'EOF'
+import json, sys
+path, ticks, hz = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+run = json.load(open(path))
+requests = run["rate"] * (run["duration_seconds"] + run["warmup_seconds"])
+run["nodes_cpu_us_per_request"] = round(ticks / hz * 1e6 / requests, 1)
+json.dump(run, open(path, "w"), indent=2)
+EOF
+}
+
+for label_checkout in "$@"; do
+  checkout=${label_checkout#*=}
+  (cd "$checkout" && ./shale --version > /dev/null) || { echo "cannot build $checkout" >&2; exit 1; }
+done
+echo "=== $(date -u +%FT%TZ) machine: $(nproc) CPUs, $(uname -r); query '${query}'" | tee "$out/summary.txt"
+for label_checkout in "$@"; do
+  args_var="NODE_ARGS_${label_checkout%%=*}"
+  echo "$label_checkout at $(git -C "${label_checkout#*=}" rev-parse --short HEAD), node flags '${!args_var-$node_args}'" \
+    | tee -a "$out/summary.txt"
+done
+for n in $(seq 1 "$repeats"); do
+  for label_checkout in "$@"; do
+    label=${label_checkout%%=*} checkout=${label_checkout#*=}
+    echo "--- repeat $n, $label $(date -u +%T)"
+    start_cluster "$checkout" "$label"
+    for rate in $put_rates; do run_load "$checkout" "$label" "$n" put "$rate"; done
+    if [[ -n "$get_rates" ]]; then
+      "$checkout/shale" load --url "http://127.0.0.1:${ports[0]}/$query" --fill "$keys" --connections "$connections" \
+        > "$out/$label-$n-fill.txt" 2>&1 || { echo "fill failed" >&2; exit 1; }
+      for rate in $get_rates; do run_load "$checkout" "$label" "$n" get "$rate"; done
+    fi
+    stop_nodes
+  done
+done
+
+python3 - "$out" << 'EOF' | tee -a "$out/summary.txt"
+import glob, json, os, statistics, sys
+runs = {}
+for path in glob.glob(os.path.join(sys.argv[1], "*-*-*-*.json")):
+    label, n, workload, rate = os.path.basename(path)[:-5].rsplit("-", 3)
+    runs.setdefault((workload, int(rate), label), []).append(json.load(open(path)))
+print("medians over the repeats (each repeat a fresh cluster); latencies in ms")
+print(f"{'workload':8} {'rate':>6} {'checkout':12} {'runs':>4} {'achieved':>9} {'p50':>7} {'p99':>8} {'p99.9':>8} {'max':>8} {'cpu us/req':>10}")
+for (workload, rate, label), rs in sorted(runs.items()):
+    med = lambda k: statistics.median(r[k] for r in rs)
+    print(f"{workload:8} {rate:6d} {label:12} {len(rs):4d} {med('achieved'):9.1f} {med('p50_us')/1e3:7.2f} "
+          f"{med('p99_us')/1e3:8.2f} {med('p99_9_us')/1e3:8.2f} {med('p100_us')/1e3:8.2f} {med('nodes_cpu_us_per_request'):10.1f}")
+EOF
+echo "=== done $(date -u +%T); results in $out"
