@@ -84,6 +84,26 @@ start_cluster() { # checkout label
   node_pids=($(node_pid "${ports[0]}") $(node_pid "${ports[1]}") $(node_pid "${ports[2]}"))
 }
 
+# Waits (up to 3 minutes) until the nodes hold no undelivered hints and use less than a tenth of a
+# core together, so that what a fill or a warm-up left behind (hint delivery, flushes, compactions,
+# the JIT) does not land in the next measurement.
+quiesce() {
+  local i pending busy before after
+  for i in $(seq 1 180); do
+    pending=0
+    for port in "${ports[@]}"; do
+      pending=$((pending + $(curl -sf "http://127.0.0.1:$port/v0/status" \
+        | python3 -c 'import json, sys; s = json.load(sys.stdin); print(s["hintsStored"] - s["hintsDelivered"])')))
+    done
+    before=$(cpu_ticks "${node_pids[@]}")
+    sleep 1
+    after=$(cpu_ticks "${node_pids[@]}")
+    busy=$((after - before))
+    ((pending <= 0 && busy * 10 < $(getconf CLK_TCK))) && return 0
+  done
+  echo "nodes still busy after 3 minutes ($pending hints pending, $busy ticks/s); measuring anyway" >&2
+}
+
 run_load() { # checkout label repeat workload rate
   local checkout=$1 label=$2 n=$3 workload=$4 rate=$5 before after requests json
   json="$out/$label-$n-$workload-$rate.json"
@@ -118,11 +138,16 @@ for n in $(seq 1 "$repeats"); do
     label=${label_checkout%%=*} checkout=${label_checkout#*=}
     echo "--- repeat $n, $label $(date -u +%T)"
     start_cluster "$checkout" "$label"
-    for rate in $put_rates; do run_load "$checkout" "$label" "$n" put "$rate"; done
+    # An unrecorded first load, for the JIT of all three nodes; what it wrote is overwritten.
+    "$checkout/shale" load --url "http://127.0.0.1:${ports[0]}/$query" --workload put --rate "${put_rates%% *}" \
+      --connections "$connections" --keys "$keys" --duration 10s --warmup 10s > /dev/null 2>&1
+    quiesce
+    for rate in $put_rates; do run_load "$checkout" "$label" "$n" put "$rate"; quiesce; done
     if [[ -n "$get_rates" ]]; then
       "$checkout/shale" load --url "http://127.0.0.1:${ports[0]}/$query" --fill "$keys" --connections "$connections" \
         > "$out/$label-$n-fill.txt" 2>&1 || { echo "fill failed" >&2; exit 1; }
-      for rate in $get_rates; do run_load "$checkout" "$label" "$n" get "$rate"; done
+      quiesce
+      for rate in $get_rates; do run_load "$checkout" "$label" "$n" get "$rate"; quiesce; done
     fi
     stop_nodes
   done
