@@ -92,6 +92,12 @@ final class BenchEngineCommand implements Callable<Integer> {
   @Option(names = "--keep-data", description = "Leave the stores on disk after the run.")
   boolean keepData;
 
+  @Option(names = "--sync-interval", paramLabel = "<ms>", defaultValue = "200",
+      description = "How often Shale fsyncs its log (a write returns once the log has it, as "
+          + "RocksDB's with sync=false, which never fsyncs its log). A long interval shows what "
+          + "the fsyncs cost. Default: ${DEFAULT-VALUE}, the server's.")
+  long syncIntervalMillis;
+
   @Override
   public Integer call() throws IOException {
     EngineBenchConfig config = config();
@@ -109,7 +115,7 @@ final class BenchEngineCommand implements Callable<Integer> {
       return new EngineBenchConfig(EngineChoice.named(engine), keys, (int) valueSizeBytes,
           workloadList(), reads != null ? reads : EngineBenchConfig.defaultReads(keys),
           seeks != null ? seeks : EngineBenchConfig.defaultSeeks(keys), threads, dir, json, seed,
-          keepData);
+          keepData, syncIntervalMillis);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }

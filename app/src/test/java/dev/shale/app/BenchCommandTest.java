@@ -53,6 +53,7 @@ class BenchCommandTest {
       "--engine=both --keys=10 --value-size=10 --workloads=fillseq,readsome | unknown workload 'readsome'; known: fillseq,",
       "--engine=both --keys=10 --value-size=10 --threads=0   | --threads must be in [1, 1024]",
       "--engine=both --keys=10 --value-size=10 --reads=0     | --reads must be >= 1",
+      "--engine=both --keys=10 --value-size=10 --sync-interval=0 | --sync-interval must be >= 1 ms",
       "--engine=both --keys=10 --value-size=10 --bogus       | Unknown option: '--bogus'",
   })
   void badOptionsAreUsageErrorsNamingTheOption(String args, String message) {
@@ -66,10 +67,10 @@ class BenchCommandTest {
   void optionsMakeTheRunsSettings() {
     EngineBenchConfig config = parse("--engine=RocksDB", "--keys=1000", "--value-size=1k",
         "--workloads=fillrandom,readrandom,readrandom", "--json=r.json", "--dir=/tmp/b", "--threads=4",
-        "--seed=9", "--keep-data").config();
+        "--seed=9", "--keep-data", "--sync-interval=60000").config();
     assertThat(config).isEqualTo(new EngineBenchConfig(EngineChoice.ROCKSDB, 1000, 1024,
         List.of(Workload.FILLRANDOM, Workload.READRANDOM, Workload.READRANDOM), 1000, 100, 4,
-        Path.of("/tmp/b"), Path.of("r.json"), 9, true));
+        Path.of("/tmp/b"), Path.of("r.json"), 9, true, 60_000));
   }
 
   @Test
@@ -78,6 +79,7 @@ class BenchCommandTest {
     assertThat(config.workloads()).isEqualTo(Workload.ALL);
     assertThat(config.threads()).isEqualTo(1);
     assertThat(config.directory()).isEqualTo(Path.of("./bench-data"));
+    assertThat(config.syncIntervalMillis()).isEqualTo(EngineBenchConfig.DEFAULT_SYNC_INTERVAL_MILLIS);
     assertThat(config.reads()).isEqualTo(50);
     assertThat(config.seeks()).isEqualTo(5);
     assertThat(config.jsonFile()).isNull();

@@ -6,13 +6,13 @@ import java.nio.file.Path;
 enum BenchEngine {
   SHALE("shale") {
     @Override
-    BenchStore open(Path directory) {
-      return ShaleStore.open(directory);
+    BenchStore open(Path directory, EngineBenchConfig config) {
+      return ShaleStore.open(directory, config.syncIntervalMillis());
     }
   },
   ROCKSDB("rocksdb") {
     @Override
-    BenchStore open(Path directory) {
+    BenchStore open(Path directory, EngineBenchConfig config) {
       return RocksStore.open(directory);
     }
   };
@@ -28,5 +28,5 @@ enum BenchEngine {
   }
 
   /** Opens (creating) a store in {@code directory}, with the benchmark's settings. */
-  abstract BenchStore open(Path directory);
+  abstract BenchStore open(Path directory, EngineBenchConfig config);
 }

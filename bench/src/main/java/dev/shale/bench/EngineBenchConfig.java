@@ -1,5 +1,6 @@
 package dev.shale.bench;
 
+import dev.shale.storage.EngineOptions;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -18,6 +19,9 @@ import java.util.List;
  * @param jsonFile where to write the JSON report, or null for none
  * @param seed the seed of every random choice (keys, values), so runs can be repeated
  * @param keepData whether to leave the stores on disk after the run
+ * @param syncIntervalMillis how often Shale fsyncs its log ({@code SyncMode.INTERVAL}); the
+ *     default is the engine's, and a long one takes the fsyncs out of the picture to see what
+ *     they cost (RocksDB with sync=false never fsyncs its log)
  */
 public record EngineBenchConfig(
     EngineChoice engines,
@@ -30,7 +34,8 @@ public record EngineBenchConfig(
     Path directory,
     Path jsonFile,
     long seed,
-    boolean keepData) {
+    boolean keepData,
+    long syncIntervalMillis) {
 
   /** The largest value: the 16 MiB the HTTP API accepts. */
   public static final int MAX_VALUE_SIZE_BYTES = 16 << 20;
@@ -57,7 +62,20 @@ public record EngineBenchConfig(
       throw new IllegalArgumentException("--threads must be in [1, " + MAX_THREADS + "]: " + threads);
     }
     if (directory == null) throw new IllegalArgumentException("--dir is required");
+    if (syncIntervalMillis < 1) {
+      throw new IllegalArgumentException("--sync-interval must be >= 1 ms: " + syncIntervalMillis);
+    }
   }
+
+  /** A run with Shale's default log fsync interval. */
+  public EngineBenchConfig(EngineChoice engines, long keys, int valueSizeBytes, List<Workload> workloads,
+      long reads, long seeks, int threads, Path directory, Path jsonFile, long seed, boolean keepData) {
+    this(engines, keys, valueSizeBytes, workloads, reads, seeks, threads, directory, jsonFile, seed, keepData,
+        DEFAULT_SYNC_INTERVAL_MILLIS);
+  }
+
+  /** Shale's default log fsync interval, the server's too. */
+  public static final long DEFAULT_SYNC_INTERVAL_MILLIS = EngineOptions.defaults().syncIntervalMillis();
 
   /** The default number of reads: as many as keys, like db_bench. */
   public static long defaultReads(long keys) {

@@ -35,7 +35,7 @@ final class EngineRun {
   private boolean settingsPrinted;
 
   EngineRun(BenchEngine engine, EngineBenchConfig config, ValueSource values, Path directory, PrintWriter out) {
-    this(engine.reportName(), engine::open, config, values, directory, out);
+    this(engine.reportName(), dir -> engine.open(dir, config), config, values, directory, out);
   }
 
   /** A run of the store {@code opener} opens, reported as {@code engineName} (tests pass their own). */

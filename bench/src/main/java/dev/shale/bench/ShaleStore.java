@@ -23,8 +23,8 @@ final class ShaleStore implements BenchStore {
     this.options = options;
   }
 
-  static ShaleStore open(Path directory) {
-    EngineOptions options = options();
+  static ShaleStore open(Path directory, long syncIntervalMillis) {
+    EngineOptions options = options().withSyncIntervalMillis(syncIntervalMillis);
     return new ShaleStore(Engine.open(directory, options), options);
   }
 
