@@ -25,18 +25,8 @@ fi
 data=$(mktemp -d)
 pids=()
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-# Stops the nodes this script started, by PID: SIGTERM, then SIGKILL if one hangs.
-stop_nodes() {
-  local p
-  for p in "${pids[@]}"; do kill -TERM "$p" 2> /dev/null || true; done
-  for p in "${pids[@]}"; do
-    for _ in $(seq 1 100); do kill -0 "$p" 2> /dev/null || break; sleep 0.1; done
-    kill -KILL "$p" 2> /dev/null || true
-  done
-  pids=()
-}
+# shellcheck source=lib/nodes.sh
+source bench/lib/nodes.sh # the working directory is the repository's root
 cleanup() { stop_nodes; rm -rf "$data"; }
 trap cleanup EXIT
 
