@@ -34,15 +34,6 @@ source "$here/bench/lib/nodes.sh"
 cleanup() { stop_nodes; rm -rf "$data"; }
 trap cleanup EXIT
 
-await_ready() { # port pid log
-  for _ in $(seq 1 600); do
-    kill -0 "$2" 2> /dev/null || { echo "a node exited; see $3" >&2; exit 1; }
-    curl -sf -o /dev/null "http://127.0.0.1:$1/v0/status" && return 0
-    sleep 0.1
-  done
-  echo "a node did not start within 60 s; see $3" >&2; exit 1
-}
-
 # The JVM's pid, from the node itself (the launcher may have forked it).
 node_pid() { curl -sf "http://127.0.0.1:$1/v0/status" | python3 -c 'import json, sys; print(json.load(sys.stdin)["pid"])'; }
 

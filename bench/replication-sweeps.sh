@@ -37,15 +37,6 @@ start_node() { # label port args...
   pids+=($!)
 }
 
-await_ready() { # label port pid
-  for _ in $(seq 1 600); do
-    kill -0 "$3" 2> /dev/null || { echo "node $1 exited; see $out/node-$1.log" >&2; exit 1; }
-    curl -sf -o /dev/null "http://127.0.0.1:$2/v0/status" && return 0
-    sleep 0.1
-  done
-  echo "node $1 did not start within 60 s; see $out/node-$1.log" >&2; exit 1
-}
-
 knee() { # label url workload
   local label=$1 url=$2 workload=$3
   echo "=== $label: $workload at $url $(date -u +%H:%M:%S)"
@@ -65,7 +56,7 @@ fill() { # url
 # 1. One node: the baseline.
 port=$(free_port)
 start_node single "$port"
-await_ready single "$port" "${pids[-1]}"
+await_ready "$port" "${pids[-1]}" "$out/node-single.log"
 knee single-put "http://127.0.0.1:$port" put
 fill "http://127.0.0.1:$port"
 knee single-get "http://127.0.0.1:$port" get
@@ -77,7 +68,7 @@ urls="http://127.0.0.1:${ports[0]},http://127.0.0.1:${ports[1]},http://127.0.0.1
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$data/secret"
 chmod 600 "$data/secret"
 for i in 0 1 2; do start_node "cluster-$i" "${ports[$i]}" --cluster "$urls" --cluster-secret-file "$data/secret"; done
-for i in 0 1 2; do await_ready "cluster-$i" "${ports[$i]}" "${pids[$i]}"; done
+for i in 0 1 2; do await_ready "${ports[$i]}" "${pids[$i]}" "$out/node-cluster-$i.log"; done
 node0="http://127.0.0.1:${ports[0]}"
 knee cluster-2of3-put "$node0" put
 fill "$node0"

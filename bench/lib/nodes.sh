@@ -14,3 +14,14 @@ stop_nodes() {
   done
   pids=()
 }
+
+# Waits up to 60 s for the node on `port` (process `pid`, writing to `log`) to answer
+# GET /v0/status; exits the script if it dies or does not.
+await_ready() { # port pid log
+  for _ in $(seq 1 600); do
+    kill -0 "$2" 2> /dev/null || { echo "a node exited; see $3" >&2; exit 1; }
+    curl -sf -o /dev/null "http://127.0.0.1:$1/v0/status" && return 0
+    sleep 0.1
+  done
+  echo "a node did not start within 60 s; see $3" >&2; exit 1
+}
