@@ -85,6 +85,8 @@ public final class LsmEngine implements Engine {
   static final long SLOWDOWN_BASE_BYTES_PER_SECOND = 32L << 20;
   /** The longest one write group sleeps, so a big group never waits near the stall timeout. */
   static final long MAX_SLOWDOWN_MILLIS = 1_000;
+  /** The most places a write group's list is made with; a larger group grows it. */
+  private static final int MAX_GROUP_PREALLOCATION = 64;
 
   private static final System.Logger LOG = System.getLogger(LsmEngine.class.getName());
 
@@ -111,7 +113,6 @@ public final class LsmEngine implements Engine {
   private final Condition frozenAdded = lock.newCondition();
   private final Condition queueDrained = lock.newCondition();
   private final ArrayDeque<PendingWrite> writers = new ArrayDeque<>(); // guarded by lock
-  private static final int MAX_GROUP_PREALLOCATION = 64;
   private boolean stalled; // guarded by lock
   private String stallReason = ""; // guarded by lock
   private volatile boolean closed; // written under lock
@@ -217,17 +218,13 @@ public final class LsmEngine implements Engine {
 
   @Override
   public void write(byte[] key, byte[] value, long version) {
-    requireKey(key);
-    if (value != null) requireValue(value);
-    if (version < 0) throw new IllegalArgumentException("version must be >= 0: " + version);
+    requireRecord(key, value, version);
     submit(key, value, version);
   }
 
   @Override
   public boolean tryWrite(byte[] key, byte[] value, long version) {
-    requireKey(key);
-    if (value != null) requireValue(value);
-    if (version < 0) throw new IllegalArgumentException("version must be >= 0: " + version);
+    requireRecord(key, value, version);
     if (options.syncMode() != SyncMode.INTERVAL || !lock.tryLock()) return false;
     try {
       checkWritable();
@@ -785,6 +782,13 @@ public final class LsmEngine implements Engine {
       throw new IllegalArgumentException(
           "key must be 1.." + Keys.MAX_KEY_BYTES + " bytes, not " + key.length);
     }
+  }
+
+  // A record with the caller's version (write, tryWrite): value null is a tombstone.
+  private static void requireRecord(byte[] key, byte[] value, long version) {
+    requireKey(key);
+    if (value != null) requireValue(value);
+    if (version < 0) throw new IllegalArgumentException("version must be >= 0: " + version);
   }
 
   private static void requireValue(byte[] value) {

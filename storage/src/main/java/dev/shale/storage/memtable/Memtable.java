@@ -1,5 +1,6 @@
 package dev.shale.storage.memtable;
 
+import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
 import dev.shale.storage.table.Table;
@@ -32,7 +33,7 @@ public final class Memtable {
    */
 
   /** The memtable size a {@link #Memtable()} sizes its filter for: the engine's default. */
-  static final long DEFAULT_SIZE_BYTES = 16L << 20;
+  static final long DEFAULT_SIZE_BYTES = EngineOptions.defaults().memtableSizeBytes();
 
   /** A rough heap cost of one record beyond its key and value bytes (skip-list node, Entry). */
   static final int RECORD_OVERHEAD_BYTES = 64;
@@ -47,7 +48,7 @@ public final class Memtable {
 
   private final MemtableFilter filter;
 
-  /** A memtable whose key filter is sized for {@value #DEFAULT_SIZE_BYTES} bytes of records. */
+  /** A memtable whose key filter is sized for {@link #DEFAULT_SIZE_BYTES} bytes of records. */
   public Memtable() {
     this(DEFAULT_SIZE_BYTES);
   }
