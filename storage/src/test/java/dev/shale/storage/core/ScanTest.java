@@ -90,13 +90,13 @@ class ScanTest {
       assertThat(pinned).isNotEmpty();
       // Each table: one reference from the engine's current view (the scan's own view is it).
       assertThat(scan.view()).isSameAs(engine.currentView());
-      pinned.forEach(t -> assertThat(t.references()).isEqualTo(1));
+      assertReferences(pinned, 1);
 
       long flushesBefore = engine.stats().flushes();
       for (int i = 0; i < 300; i++) put(engine, "out-" + i);
       await("more flushes", () -> engine.stats().flushes() >= flushesBefore + 3);
       // The engine's newer views list the tables too; the scan's old view still holds them.
-      pinned.forEach(t -> assertThat(t.references()).isEqualTo(2));
+      awaitReferences(pinned, 2);
 
       List<Entry> seen = new ArrayList<>();
       scan.forEachRemaining(seen::add);
@@ -104,10 +104,10 @@ class ScanTest {
       for (Entry e : seen) assertThat(e).isEqualTo(before.get(new String(e.key())));
 
       assertThat(scan.view()).as("exhausted: released").isNull();
-      pinned.forEach(t -> assertThat(t.references()).isEqualTo(1));
+      awaitReferences(pinned, 1);
       scan.close();
       scan.close();
-      pinned.forEach(t -> assertThat(t.references()).isEqualTo(1));
+      assertReferences(pinned, 1);
     }
   }
 
@@ -122,13 +122,13 @@ class ScanTest {
       for (int i = 0; i < 300; i++) put(engine, "later-" + i);
       await("a newer view", () -> engine.currentView() != view);
       List<SharedTable> pinned = view.tables();
-      pinned.forEach(t -> assertThat(t.references()).isEqualTo(2));
+      awaitReferences(pinned, 2);
 
       scan.close();
       assertThat(scan.hasNext()).isFalse();
       assertThatThrownBy(scan::next).isInstanceOf(NoSuchElementException.class);
       assertThat(view.tryRetain()).as("the old view is gone").isFalse();
-      pinned.forEach(t -> assertThat(t.references()).isEqualTo(1));
+      awaitReferences(pinned, 1);
     }
   }
 
@@ -181,10 +181,28 @@ class ScanTest {
     }
   }
 
-  /** Waits until {@code tables} tables exist and no frozen memtable waits: the view stays put. */
+  /**
+   * Waits until {@code tables} tables exist, no frozen memtable waits, and the last flush has let
+   * go of the view it replaced (publishing a view and releasing the old one are two steps, so a
+   * table may briefly count a reference from both): from then on the view stays put.
+   */
   private static void awaitFlushed(LsmEngine engine, int tables) {
     await(tables + " tables and no flush pending",
-        () -> engine.stats().tables() >= tables && engine.stats().immutableMemtables() == 0);
+        () -> engine.stats().tables() >= tables && engine.stats().immutableMemtables() == 0
+            && engine.currentView().tables().stream().allMatch(t -> t.references() == 1));
+  }
+
+  /**
+   * Waits for each table to count {@code references}: with writes still being flushed, a table may
+   * for a moment also count the reference of a view being replaced.
+   */
+  private static void awaitReferences(List<SharedTable> tables, int references) {
+    await("each table referenced " + references + " times",
+        () -> tables.stream().allMatch(t -> t.references() == references));
+  }
+
+  private static void assertReferences(List<SharedTable> tables, int references) {
+    tables.forEach(t -> assertThat(t.references()).isEqualTo(references));
   }
 
   private static Entry put(LsmEngine engine, String key) {
