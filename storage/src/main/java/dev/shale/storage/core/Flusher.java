@@ -24,7 +24,11 @@ import java.util.concurrent.TimeUnit;
 final class Flusher implements Runnable {
   /** What the flush thread needs from the engine. All methods are thread safe. */
   interface Host {
-    /** The oldest frozen memtable, waiting until there is one; null once the engine closes. */
+    /**
+     * The oldest frozen memtable, retained for the caller (who releases it, so that it outlives
+     * a close that gives up waiting for the flush); waits until there is one; null once the
+     * engine closes.
+     */
     FrozenMemtable awaitOldestFrozen() throws InterruptedException;
 
     /**
@@ -105,18 +109,23 @@ final class Flusher implements Runnable {
     try {
       while (true) {
         FrozenMemtable next = host.awaitOldestFrozen();
-        if (next == null || !gate.enter()) return;
+        if (next == null) return;
         try {
-          flush(next);
-          retryMillis = FIRST_RETRY_MILLIS;
-        } catch (IOException | RuntimeException e) {
-          LOG.log(Level.WARNING, "flush of the memtable of " + FileNames.log(next.logNumber())
-              + " failed, retrying in " + retryMillis + " ms: " + e);
-          host.flushFailed(e);
-          if (!host.awaitRetry(retryMillis)) return;
-          retryMillis = Math.min(retryMillis * 2, MAX_RETRY_MILLIS);
+          if (!gate.enter()) return;
+          try {
+            flush(next);
+            retryMillis = FIRST_RETRY_MILLIS;
+          } catch (IOException | RuntimeException e) {
+            LOG.log(Level.WARNING, "flush of the memtable of " + FileNames.log(next.logNumber())
+                + " failed, retrying in " + retryMillis + " ms: " + e);
+            host.flushFailed(e);
+            if (!host.awaitRetry(retryMillis)) return;
+            retryMillis = Math.min(retryMillis * 2, MAX_RETRY_MILLIS);
+          } finally {
+            gate.exit();
+          }
         } finally {
-          gate.exit();
+          next.memtable().release(); // taken by awaitOldestFrozen
         }
       }
     } catch (InterruptedException e) {

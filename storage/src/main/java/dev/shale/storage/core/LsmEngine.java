@@ -143,9 +143,10 @@ public final class LsmEngine implements Engine {
     // Capped so that arrival + timeout never overflows a nanoTime difference.
     this.stallTimeoutNanos = Math.min(
         TimeUnit.MILLISECONDS.toNanos(options.writeStallTimeoutMillis()), Long.MAX_VALUE / 4);
-    this.view = new AtomicReference<>(
-        new ReadView(new Memtable(options.memtableSizeBytes()), List.of(), Levels.of(recovered.tables())));
-    recovered.tables().forEach(SharedTable::release); // the view holds them now
+    Memtable first = new Memtable(options.memtableSizeBytes());
+    this.view = new AtomicReference<>(new ReadView(first, List.of(), Levels.of(recovered.tables())));
+    first.release(); // the view holds it now, and the tables:
+    recovered.tables().forEach(SharedTable::release);
     String name = String.valueOf(directory.getFileName());
     this.flusher = new Flusher(
         new FlushHost(), directory, options, fileNumbers, hooks, "shale-flush-" + name);
@@ -551,7 +552,9 @@ public final class LsmEngine implements Engine {
       closeQuietly(next);
       throw poison("fsync of " + FileNames.log(frozenLogNumber) + " before switching segments", e);
     }
-    publish(current.withFrozenActive(frozenLogNumber, new Memtable(options.memtableSizeBytes())));
+    Memtable fresh = new Memtable(options.memtableSizeBytes());
+    publish(current.withFrozenActive(frozenLogNumber, fresh));
+    fresh.release(); // the view holds it now
     frozenAdded.signalAll();
   }
 
@@ -824,7 +827,11 @@ public final class LsmEngine implements Engine {
       try {
         while (!closed) {
           List<FrozenMemtable> frozen = view.get().frozen();
-          if (!frozen.isEmpty()) return frozen.getLast();
+          if (!frozen.isEmpty()) {
+            FrozenMemtable oldest = frozen.getLast();
+            oldest.memtable().retain(); // safe: the current view holds it, and views change under lock
+            return oldest;
+          }
           frozenAdded.await();
         }
         return null;

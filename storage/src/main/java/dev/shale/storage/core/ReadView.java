@@ -15,8 +15,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * sees a consistent file set without taking a lock.
  *
  * <p>Lifetime: the engine holds one reference to its current view; each read takes another
- * ({@link #tryRetain}) and releases it. A view retains its tables, and lets them go when its last
- * reference goes, after the engine has replaced it.
+ * ({@link #tryRetain}) and releases it. A view retains its memtables and tables, and lets them go
+ * when its last reference goes, after the engine has replaced it: a memtable's native memory and
+ * a table's mapping outlive every read that may touch them.
  */
 final class ReadView {
   private final Memtable active;
@@ -26,12 +27,17 @@ final class ReadView {
   // Invariant: > 0 while the view may be read; a view whose count reached 0 is never revived.
   private final AtomicInteger references = new AtomicInteger(1);
 
-  /** A view retaining the tables of {@code levels}; the caller keeps its own references. */
+  /**
+   * A view retaining its memtables and the tables of {@code levels}; the caller keeps its own
+   * references.
+   */
   ReadView(Memtable active, List<FrozenMemtable> frozen, Levels levels) {
     this.active = active;
     this.frozen = List.copyOf(frozen);
     this.levels = levels;
     this.tables = levels.all();
+    active.retain();
+    for (FrozenMemtable f : this.frozen) f.memtable().retain();
     for (SharedTable t : this.tables) t.retain();
   }
 
@@ -107,6 +113,8 @@ final class ReadView {
   void release() {
     int after = references.decrementAndGet();
     if (after == 0) {
+      active.release();
+      for (FrozenMemtable f : frozen) f.memtable().release();
       for (SharedTable t : tables) t.release();
     } else if (after < 0) {
       throw new IllegalStateException("read view released too often");

@@ -148,24 +148,29 @@ final class Recovery {
   private void replayLogs(DirectoryListing listing, long logNumber, FileNumbers numbers)
       throws IOException {
     Memtable memtable = new Memtable(options.memtableSizeBytes());
-    for (long number : listing.logs().tailSet(logNumber)) {
-      Path file = directory.resolve(FileNames.log(number));
-      long records = 0;
-      try (LogReader reader = LogReader.open(file)) {
-        for (Entry entry = reader.next(); entry != null; entry = reader.next()) {
-          clock.observe(entry.version());
-          memtable.add(entry);
-          records++;
-          if (memtable.sizeBytes() >= options.memtableSizeBytes()) {
-            flush(memtable, numbers);
-            memtable = new Memtable(options.memtableSizeBytes());
+    try {
+      for (long number : listing.logs().tailSet(logNumber)) {
+        Path file = directory.resolve(FileNames.log(number));
+        long records = 0;
+        try (LogReader reader = LogReader.open(file)) {
+          for (Entry entry = reader.next(); entry != null; entry = reader.next()) {
+            clock.observe(entry.version());
+            memtable.add(entry);
+            records++;
+            if (memtable.sizeBytes() >= options.memtableSizeBytes()) {
+              flush(memtable, numbers);
+              memtable.release();
+              memtable = new Memtable(options.memtableSizeBytes());
+            }
           }
+          logTornTail(file, reader.tornTail());
         }
-        logTornTail(file, reader.tornTail());
+        LOG.log(Level.INFO, "replayed " + records + " records from " + file);
       }
-      LOG.log(Level.INFO, "replayed " + records + " records from " + file);
+      if (!memtable.isEmpty()) flush(memtable, numbers);
+    } finally {
+      memtable.release(); // its native memory: recovery's memtables end in tables or nowhere
     }
-    if (!memtable.isEmpty()) flush(memtable, numbers);
   }
 
   private void flush(Memtable memtable, FileNumbers numbers) throws IOException {

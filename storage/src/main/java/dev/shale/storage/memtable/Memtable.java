@@ -2,86 +2,100 @@ package dev.shale.storage.memtable;
 
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
-import dev.shale.storage.Keys;
 import dev.shale.storage.table.Table;
 import dev.shale.storage.util.Murmur3.Hash128;
-import java.util.Collections;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Iterator;
-import java.util.NavigableMap;
-import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.NoSuchElementException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A sorted, concurrent in-memory table; one record per key, the winner by {@link Entry#newer}.
+ * A sorted in-memory table outside the Java heap; one record per key, the winner by
+ * {@link Entry#newer}.
  *
- * <p>Thread safety: every method may be called from any number of threads at once; reads never
- * block. The engine freezes a memtable (stops adding to it) before flushing it, after which its
- * iterator and counters are exact.
+ * <p>Thread safety: {@link #add} is called by one thread at a time (the engine's write leader, or
+ * recovery); every other method by any number of threads at once, concurrently with the adder,
+ * without blocking. The engine freezes a memtable (stops adding to it) before flushing it, after
+ * which its iterator and counters are exact.
+ *
+ * <p>Lifetime: the memtable's native memory is freed when its last reference is released. The
+ * creator holds the first reference; each read view that lists the memtable holds one more
+ * ({@link #retain}). A read through a released memtable fails with an IllegalStateException, never
+ * reads freed memory.
  */
 public final class Memtable {
   /*
-   * Design. A ConcurrentSkipListMap ordered by Keys.ORDER holds one Entry per key. A write does
-   * not use compute()/merge(): ConcurrentSkipListMap may apply their function more than once,
-   * and the size accounting must see exactly which record a write replaced. Instead add() runs
-   * its own compare-and-set loop (putIfAbsent, then replace(key, old, new)), so that each
-   * successful step knows the record it displaced. Counters are atomics updated after the map
-   * step that justifies them; a reader racing a writer may see them a moment behind the map.
+   * Design. An ArenaSkipList of distinct keys in a MemtableArena (native memory, so the collector
+   * never scans or moves a memtable: see MemtableArena for why). Each node's payload references
+   * the key's current record:
    *
-   * Point reads of absent keys. A MemtableFilter holds every key ever added (set before the map
-   * step), so get() of a key the memtable never held usually answers without searching the map.
+   *   +0   version      long
+   *   +8   valueLength  int, -1 for a tombstone
+   *   +12  the value's bytes
+   *
+   * A record that wins over the one held is written to a new block and swapped in with a release
+   * store; the block it displaced stays until the memtable is freed, and counts in sizeBytes(),
+   * which is memory held, not live data. Single writer: the counters are volatile fields written
+   * after the step that justifies them, so a reader may see them a moment behind the list.
+   *
+   * Point reads of absent keys. A MemtableFilter holds every key ever added (set before the list
+   * step), so get() of a key the memtable never held usually answers without searching the list.
    */
 
-  /** The memtable size a {@link #Memtable()} sizes its filter for: the engine's default. */
+  /** The memtable size a {@link #Memtable()} sizes its filter and chunks for: the engine's default. */
   static final long DEFAULT_SIZE_BYTES = EngineOptions.defaults().memtableSizeBytes();
 
-  /** A rough heap cost of one record beyond its key and value bytes (skip-list node, Entry). */
-  static final int RECORD_OVERHEAD_BYTES = 64;
+  private static final int VERSION = 0;
+  private static final int VALUE_LENGTH = 8;
+  private static final int VALUE = 12;
+  private static final int TOMBSTONE_LENGTH = -1;
 
-  private final ConcurrentSkipListMap<byte[], Entry> records = new ConcurrentSkipListMap<>(Keys.ORDER);
-  private final AtomicLong sizeBytes = new AtomicLong();
-  private final AtomicInteger entryCount = new AtomicInteger();
+  /** The fewest native bytes a record takes: an empty key's node of height 1 and a tombstone. */
+  static final long MIN_RECORD_BYTES = ArenaSkipList.nodeBytes(0, 1) + VALUE + 4;
+
+  private final MemtableArena arena;
+  private final ArenaSkipList list;
+  private final long headBytes;
+  private final MemtableFilter filter;
+  // Invariant: > 0 while the memtable may be read; the arena is closed when it reaches 0.
+  private final AtomicInteger references = new AtomicInteger(1);
+  private volatile int entryCount;
   // Bounds of every version ever added, including records later displaced by a newer one:
   // a superset of the versions held, which is all a reader skipping tables needs.
-  private final AtomicLong minVersion = new AtomicLong(Long.MAX_VALUE);
-  private final AtomicLong maxVersion = new AtomicLong(Long.MIN_VALUE);
+  private volatile long minVersion = Long.MAX_VALUE;
+  private volatile long maxVersion = Long.MIN_VALUE;
 
-  private final MemtableFilter filter;
-
-  /** A memtable whose key filter is sized for {@link #DEFAULT_SIZE_BYTES} bytes of records. */
+  /** A memtable sized for {@link #DEFAULT_SIZE_BYTES} bytes of records. */
   public Memtable() {
     this(DEFAULT_SIZE_BYTES);
   }
 
   /**
-   * A memtable whose key filter is sized for {@code expectedSizeBytes} of records (the engine's
-   * memtableSizeBytes): more records only raise the filter's false positives.
+   * A memtable whose key filter and memory chunks are sized for {@code expectedSizeBytes} of
+   * records (the engine's memtableSizeBytes): more records only raise the filter's false
+   * positives and take more chunks.
    */
   public Memtable(long expectedSizeBytes) {
+    this.arena = new MemtableArena(expectedSizeBytes);
+    this.list = new ArenaSkipList(arena);
+    this.headBytes = arena.allocatedBytes();
     this.filter = new MemtableFilter(expectedSizeBytes);
   }
 
   /**
    * Keeps, per key, the record {@link Entry#newer} picks (docs/format.md, "Conventions"). A record
-   * that loses to the one held is dropped. The entry's arrays are kept, not copied.
+   * that loses to the one held is dropped. The entry's bytes are copied. One caller at a time.
    */
   public void add(Entry entry) {
     trackVersion(entry.version());
-    filter.add(Table.filterHash(entry.key())); // before the map: see "Memory model" in MemtableFilter
-    while (true) {
-      Entry held = records.putIfAbsent(entry.key(), entry);
-      if (held == null) {
-        entryCount.incrementAndGet();
-        sizeBytes.addAndGet(recordSizeBytes(entry));
-        return;
-      }
-      if (Entry.newer(held, entry) == held) return;
-      // replace() succeeds only if the key still maps to a record equal to held; otherwise
-      // another writer got in between, and the loop judges the new holder.
-      if (records.replace(entry.key(), held, entry)) {
-        sizeBytes.addAndGet(recordSizeBytes(entry) - recordSizeBytes(held));
-        return;
-      }
+    filter.add(Table.filterHash(entry.key())); // before the list: see "Memory model" in MemtableFilter
+    long node = list.prepareInsert(entry.key());
+    if (node == MemtableArena.NULL) {
+      list.insertPrepared(entry.key(), writeRecord(entry));
+      entryCount++; // single writer
+    } else if (!heldWins(list.payload(node), entry)) {
+      list.setPayload(node, writeRecord(entry));
     }
   }
 
@@ -96,64 +110,138 @@ public final class Memtable {
    */
   public Entry get(byte[] key, Hash128 keyHash) {
     if (!filter.mayContain(keyHash)) return null;
-    return records.get(key);
+    long node = list.find(key);
+    return node == MemtableArena.NULL ? null : entry(node);
   }
 
-  /** Approximate heap bytes held: keys + values + {@value #RECORD_OVERHEAD_BYTES} per record. */
+  /**
+   * Native bytes held by records and their skip-list nodes, displaced records included (they are
+   * freed with the memtable); the fixed head node and unused chunk space are not counted.
+   */
   public long sizeBytes() {
-    return sizeBytes.get();
+    return arena.allocatedBytes() - headBytes;
   }
 
+  /** Distinct keys held. */
   public int entryCount() {
-    return entryCount.get();
+    return entryCount;
   }
 
   public boolean isEmpty() {
-    return records.isEmpty();
+    return entryCount == 0;
   }
 
   /** The lowest version ever added; Long.MAX_VALUE when empty. */
   public long minVersion() {
-    return minVersion.get();
+    return minVersion;
   }
 
   /** The highest version ever added; Long.MIN_VALUE when empty. */
   public long maxVersion() {
-    return maxVersion.get();
+    return maxVersion;
   }
 
   /**
-   * All records in key order: weakly consistent while writers run, exact once frozen. Read only:
-   * removing through it would bypass the size accounting.
+   * All records in key order, each a copy: weakly consistent while the writer runs, exact once
+   * frozen. The memtable must stay retained while the iterator is used.
    */
   public Iterator<Entry> iterator() {
-    return Collections.unmodifiableCollection(records.values()).iterator();
+    return new RecordIterator(list.first(), null);
   }
 
   /**
    * The records with {@code fromInclusive <= key < toExclusive} (a null bound: unbounded on that
-   * side) in key order, through a view of the map: nothing is copied, and the iterator is weakly
-   * consistent like {@link #iterator()}. Empty when {@code toExclusive <= fromInclusive}. Read only.
+   * side) in key order, each a copy, weakly consistent like {@link #iterator()}. Empty when
+   * {@code toExclusive <= fromInclusive}.
    */
   public Iterator<Entry> iterator(byte[] fromInclusive, byte[] toExclusive) {
-    return Collections.unmodifiableCollection(range(fromInclusive, toExclusive).values()).iterator();
+    long first = fromInclusive == null ? list.first() : list.seek(fromInclusive);
+    return new RecordIterator(first, toExclusive);
   }
 
-  private NavigableMap<byte[], Entry> range(byte[] fromInclusive, byte[] toExclusive) {
-    if (fromInclusive == null) return toExclusive == null ? records : records.headMap(toExclusive, false);
-    if (toExclusive == null) return records.tailMap(fromInclusive, true);
-    // subMap refuses inverted bounds; an inverted range is simply empty.
-    if (Keys.compare(toExclusive, fromInclusive) <= 0) return Collections.emptyNavigableMap();
-    return records.subMap(fromInclusive, true, toExclusive, false);
+  /** Takes one more reference. Fails if the memtable was already freed. */
+  public void retain() {
+    int n;
+    do {
+      n = references.get();
+      if (n == 0) throw new IllegalStateException("memtable already freed");
+    } while (!references.compareAndSet(n, n + 1));
+  }
+
+  /** Lets go of one reference; the last one frees the memtable's native memory. */
+  public void release() {
+    int after = references.decrementAndGet();
+    if (after == 0) {
+      arena.close();
+    } else if (after < 0) {
+      throw new IllegalStateException("memtable released too often");
+    }
+  }
+
+  private long writeRecord(Entry entry) {
+    byte[] value = entry.value();
+    long record = arena.allocate(VALUE + (value == null ? 0 : value.length));
+    MemorySegment segment = arena.segment(record);
+    long offset = MemtableArena.offset(record);
+    segment.set(ValueLayout.JAVA_LONG, offset + VERSION, entry.version());
+    segment.set(ValueLayout.JAVA_INT, offset + VALUE_LENGTH, value == null ? TOMBSTONE_LENGTH : value.length);
+    if (value != null) ArenaBytes.write(value, segment, offset + VALUE);
+    return record;
+  }
+
+  // Entry.newer(held, entry) == held, read from the held record in place.
+  private boolean heldWins(long record, Entry entry) {
+    MemorySegment segment = arena.segment(record);
+    long offset = MemtableArena.offset(record);
+    long version = segment.get(ValueLayout.JAVA_LONG, offset + VERSION);
+    if (version != entry.version()) return version > entry.version();
+    int length = segment.get(ValueLayout.JAVA_INT, offset + VALUE_LENGTH);
+    if (length == TOMBSTONE_LENGTH) return true;
+    if (entry.isTombstone()) return false;
+    return ArenaBytes.compare(segment, offset + VALUE, length, entry.value()) >= 0;
+  }
+
+  private Entry entry(long node) {
+    long record = list.payload(node);
+    MemorySegment segment = arena.segment(record);
+    long offset = MemtableArena.offset(record);
+    long version = segment.get(ValueLayout.JAVA_LONG, offset + VERSION);
+    int length = segment.get(ValueLayout.JAVA_INT, offset + VALUE_LENGTH);
+    byte[] value = length == TOMBSTONE_LENGTH ? null : ArenaBytes.toArray(segment, offset + VALUE, length);
+    return new Entry(list.key(node), version, value);
   }
 
   private void trackVersion(long version) {
-    minVersion.accumulateAndGet(version, Math::min);
-    maxVersion.accumulateAndGet(version, Math::max);
+    // Single writer: read-compare-write of the volatiles is exact, and a reader sees each bound
+    // widened before the record it covers enters the list.
+    if (version < minVersion) minVersion = version;
+    if (version > maxVersion) maxVersion = version;
   }
 
-  static long recordSizeBytes(Entry entry) {
-    long valueBytes = entry.value() == null ? 0 : entry.value().length;
-    return entry.key().length + valueBytes + RECORD_OVERHEAD_BYTES;
+  /** Walks level 0 from a node to the end or to the first key >= an exclusive bound. */
+  private final class RecordIterator implements Iterator<Entry> {
+    private final byte[] toExclusive;
+    private long node;
+
+    RecordIterator(long first, byte[] toExclusive) {
+      this.toExclusive = toExclusive;
+      this.node = first;
+    }
+
+    @Override
+    public boolean hasNext() {
+      if (node != MemtableArena.NULL && toExclusive != null && list.compareKey(node, toExclusive) >= 0) {
+        node = MemtableArena.NULL;
+      }
+      return node != MemtableArena.NULL;
+    }
+
+    @Override
+    public Entry next() {
+      if (!hasNext()) throw new NoSuchElementException();
+      Entry e = entry(node);
+      node = list.next(node);
+      return e;
+    }
   }
 }

@@ -18,8 +18,8 @@ final class MemtableFilter {
    *
    * Shape. Register-blocked: the key's h1 picks one 64-bit word and PROBES 6-bit slices of h2 pick
    * bits inside it, so an add is one atomic or and a probe one load, on the write path's budget.
-   * A one-word block costs accuracy against a plain filter; at one bit per 8 memtable bytes (a
-   * record counts at least Memtable.RECORD_OVERHEAD_BYTES, so 8+ bits per key, 22 for 100-byte values)
+   * A one-word block costs accuracy against a plain filter; at one bit per 5 memtable bytes (a
+   * record takes at least Memtable.MIN_RECORD_BYTES, so 8+ bits per key, 30 for 100-byte values)
    * false positives stay in the low percents at worst, and one costs only the search the filter
    * would have spared.
    *
@@ -30,8 +30,9 @@ final class MemtableFilter {
    */
 
   private static final int PROBES = 6;
-  // 256 KiB of filter for a 16 MiB memtable; a record counts at least 64 bytes: 8+ bits per key.
-  private static final int BYTES_PER_BIT = 8;
+  // 410 KiB of filter for a 16 MiB memtable; a record takes at least Memtable.MIN_RECORD_BYTES
+  // (40) of it: 8+ bits per key.
+  private static final int BYTES_PER_BIT = 5;
   private static final int MIN_WORDS = 1;
   private static final int MAX_WORDS = 1 << 19; // 4 MiB of filter at most
   private static final VarHandle WORDS = MethodHandles.arrayElementVarHandle(long[].class);

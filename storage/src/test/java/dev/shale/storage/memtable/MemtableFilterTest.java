@@ -48,10 +48,10 @@ class MemtableFilterTest {
 
   @Test
   void atTheFewestBitsPerKeyAMemtableCanHaveMostAbsentKeysAreStillRuledOut() {
-    // Records of empty keys and values count 64 bytes: 8 bits of filter per key, the fewest.
+    // Records of empty keys, tombstones all, take the fewest bytes: the fewest bits of filter per key.
     long memtableBytes = 64 * 1024;
     MemtableFilter filter = new MemtableFilter(memtableBytes);
-    int keys = (int) (memtableBytes / Memtable.RECORD_OVERHEAD_BYTES);
+    int keys = (int) (memtableBytes / Memtable.MIN_RECORD_BYTES);
     for (int i = 0; i < keys; i++) filter.add(Table.filterHash(key("present", i)));
     int falsePositives = 0;
     int probes = 100_000;

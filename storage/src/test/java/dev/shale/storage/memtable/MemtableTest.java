@@ -1,16 +1,23 @@
 package dev.shale.storage.memtable;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shale.storage.Entry;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class MemtableTest {
   private final Memtable memtable = new Memtable();
+
+  @AfterEach
+  void free() {
+    memtable.release();
+  }
 
   @Test
   void emptyMemtable() {
@@ -65,19 +72,71 @@ class MemtableTest {
   }
 
   @Test
-  void sizeCountsKeysValuesAndOverheadAndFollowsReplacement() {
-    long overhead = Memtable.RECORD_OVERHEAD_BYTES;
+  void sizeCountsEveryRecordAddedThatWonAndNothingForOneThatLost() {
     memtable.add(value("key", 1, "12345"));
-    assertThat(memtable.sizeBytes()).isEqualTo(3 + 5 + overhead);
+    long first = memtable.sizeBytes();
+    assertThat(first).isGreaterThanOrEqualTo(Memtable.MIN_RECORD_BYTES + 3 + 5);
+
     memtable.add(value("key", 2, "1234567890"));
-    assertThat(memtable.sizeBytes()).isEqualTo(3 + 10 + overhead);
+    long replaced = memtable.sizeBytes();
+    assertThat(replaced - first).as("the new record; the displaced one stays until the memtable goes")
+        .isBetween(10L, 10L + Memtable.MIN_RECORD_BYTES);
+
     memtable.add(value("key", 1, "loses, so it costs nothing"));
-    assertThat(memtable.sizeBytes()).isEqualTo(3 + 10 + overhead);
-    memtable.add(Entry.tombstone(key("key"), 3));
-    assertThat(memtable.sizeBytes()).isEqualTo(3 + overhead);
+    assertThat(memtable.sizeBytes()).isEqualTo(replaced);
+
     memtable.add(value("other", 1, ""));
-    assertThat(memtable.sizeBytes()).isEqualTo(3 + overhead + 5 + overhead);
+    assertThat(memtable.sizeBytes() - replaced).as("a node and a record")
+        .isGreaterThanOrEqualTo(Memtable.MIN_RECORD_BYTES + 5);
     assertThat(memtable.entryCount()).isEqualTo(2);
+  }
+
+  @Test
+  void aValueTooLargeForAChunkIsStoredWhole() {
+    byte[] big = new byte[16 << 20];
+    for (int i = 0; i < big.length; i += 4096) big[i] = (byte) (i >>> 12);
+    big[big.length - 1] = 42;
+    memtable.add(value("before", 1, "small"));
+    memtable.add(new Entry(key("big"), 2, big));
+    memtable.add(value("c-after", 3, "small too"));
+    assertThat(memtable.get(key("big"))).isEqualTo(new Entry(key("big"), 2, big));
+    assertThat(keys(memtable.iterator())).containsExactly("before", "big", "c-after");
+    assertThat(memtable.sizeBytes()).isGreaterThan(big.length);
+  }
+
+  @Test
+  void manyKeysInManyChunksReadBackInOrder() {
+    java.util.TreeMap<String, String> model = new java.util.TreeMap<>();
+    java.util.Random random = new java.util.Random(7);
+    for (int i = 0; i < 50_000; i++) {
+      String k = "k" + random.nextInt(20_000);
+      String v = "v" + i + "-".repeat(random.nextInt(200));
+      memtable.add(value(k, i, v));
+      model.put(k, v);
+    }
+    assertThat(memtable.entryCount()).isEqualTo(model.size());
+    assertThat(memtable.sizeBytes()).as("spans chunks").isGreaterThan(MemtableArena.MAX_CHUNK_BYTES);
+    List<String> seen = new ArrayList<>();
+    memtable.iterator().forEachRemaining(e -> {
+      seen.add(new String(e.key(), StandardCharsets.UTF_8));
+      assertThat(new String(e.value(), StandardCharsets.UTF_8)).isEqualTo(model.get(new String(e.key(), StandardCharsets.UTF_8)));
+    });
+    assertThat(seen).containsExactlyElementsOf(model.keySet());
+    for (String k : model.keySet()) assertThat(new String(memtable.get(key(k)).value(), StandardCharsets.UTF_8)).isEqualTo(model.get(k));
+    assertThat(memtable.get(key("k-absent"))).isNull();
+  }
+
+  @Test
+  void aFreedMemtableRefusesReadsAndRetains() {
+    Memtable other = new Memtable(64 << 10);
+    other.add(value("a", 1, "x"));
+    other.retain();
+    other.release();
+    assertThat(other.get(key("a"))).as("one reference left").isNotNull();
+    other.release();
+    assertThatThrownBy(() -> other.get(key("a"))).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(other::retain).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(other::release).isInstanceOf(IllegalStateException.class);
   }
 
   @Test

@@ -1,0 +1,202 @@
+package dev.shale.storage.memtable;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A skip list of distinct keys in a {@link MemtableArena}, each node carrying one {@code long}
+ * payload that may be replaced (the memtable's record reference). Nodes are never removed.
+ *
+ * <p>Thread safety: one writer at a time ({@link #prepareInsert}, {@link #insertPrepared},
+ * {@link #setPayload}); any number of readers at once, without locks, concurrently with the
+ * writer (LevelDB's SkipList contract).
+ */
+final class ArenaSkipList {
+  /*
+   * Node layout (native byte order, 8-byte aligned; nothing of it is persisted):
+   *
+   *   +0   payload      long, read with acquire, replaced with release
+   *   +8   keyLength    int
+   *   +12  height       int, 1..MAX_HEIGHT
+   *   +16  next[height] long each: the following node at each level, NULL at the end
+   *   +16 + 8*height    the key's bytes
+   *
+   * Publication (LevelDB's SkipList::Insert). The writer fills a new node completely with plain
+   * writes, then links it bottom level first, each link a release store; a reader follows links
+   * with acquire loads. So a reader that reaches a node sees its key, height, payload and its own
+   * next pointers as the writer set them before linking. A reader may see a node at level 0 and
+   * not yet above: it is then found by a slower path, never missed. A payload replaced later is
+   * published the same way.
+   *
+   * Heights. Each level holds about a quarter of the nodes of the one below (branching 4, as
+   * LevelDB and RocksDB), so a search visits about 4 * log4(n) nodes; MAX_HEIGHT 12 serves 16M
+   * keys at that cost. The generator is the writer's own (single writer, no contention), seeded
+   * with a constant so that a list's shape depends only on its inserts.
+   */
+
+  static final int MAX_HEIGHT = 12;
+  private static final int PAYLOAD = 0;
+  private static final int KEY_LENGTH = 8;
+  private static final int HEIGHT = 12;
+  private static final int NEXT = 16;
+  private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+  private final MemtableArena arena;
+  private final long head;
+  private volatile int height = 1; // the tallest node's height; a reader may see it late, harmlessly
+  private final long[] splice = new long[MAX_HEIGHT]; // writer only: the predecessors of an insert
+  private long random = 0x5DEECE66DL; // writer only: xorshift state
+
+  ArenaSkipList(MemtableArena arena) {
+    this.arena = arena;
+    this.head = newNode(new byte[0], MAX_HEIGHT, MemtableArena.NULL);
+    if (head != MemtableArena.NULL) throw new IllegalStateException("the head must be the arena's first block");
+  }
+
+  /** The first node whose key is >= {@code key}, or NULL. */
+  long seek(byte[] key) {
+    return findGreaterOrEqual(key, null);
+  }
+
+  /** The node of exactly {@code key}, or NULL. */
+  long find(byte[] key) {
+    long node = findGreaterOrEqual(key, null);
+    return node != MemtableArena.NULL && compareKey(node, key) == 0 ? node : MemtableArena.NULL;
+  }
+
+  /** The first node, or NULL when the list is empty. */
+  long first() {
+    return next(head, 0);
+  }
+
+  /** The node after {@code node}, or NULL. */
+  long next(long node) {
+    return next(node, 0);
+  }
+
+  /**
+   * Writer only. The node of {@code key}, or NULL after noting where a node of it would be linked
+   * in: then {@link #insertPrepared} may follow, before any other write.
+   */
+  long prepareInsert(byte[] key) {
+    long found = findGreaterOrEqual(key, splice);
+    return found != MemtableArena.NULL && compareKey(found, key) == 0 ? found : MemtableArena.NULL;
+  }
+
+  /**
+   * Writer only, right after {@link #prepareInsert}({@code key}) returned NULL: links in a new
+   * node of {@code key} carrying {@code payload}, and returns it.
+   */
+  long insertPrepared(byte[] key, long payload) {
+    int nodeHeight = randomHeight();
+    int listHeight = height;
+    if (nodeHeight > listHeight) {
+      for (int level = listHeight; level < nodeHeight; level++) splice[level] = head;
+      // A reader seeing the new height before the node is linked finds head's NULL at those
+      // levels and drops down: no harm.
+      height = nodeHeight;
+    }
+    long node = newNode(key, nodeHeight, payload);
+    for (int level = 0; level < nodeHeight; level++) {
+      setNextPlain(node, level, next(splice[level], level)); // the node is not reachable yet
+      setNextRelease(splice[level], level, node);
+    }
+    return node;
+  }
+
+  long payload(long node) {
+    return (long) LONG.getAcquire(arena.segment(node), MemtableArena.offset(node) + PAYLOAD);
+  }
+
+  /** Writer only: replaces the payload; readers see the new one or the old, whole. */
+  void setPayload(long node, long payload) {
+    LONG.setRelease(arena.segment(node), MemtableArena.offset(node) + PAYLOAD, payload);
+  }
+
+  /** A copy of the node's key. */
+  byte[] key(long node) {
+    MemorySegment segment = arena.segment(node);
+    long offset = MemtableArena.offset(node);
+    return ArenaBytes.toArray(segment, keyOffset(segment, offset), keyLength(segment, offset));
+  }
+
+  /** The node's key compared with {@code key}, as {@link java.util.Arrays#compareUnsigned}. */
+  int compareKey(long node, byte[] key) {
+    MemorySegment segment = arena.segment(node);
+    long offset = MemtableArena.offset(node);
+    return ArenaBytes.compare(segment, keyOffset(segment, offset), keyLength(segment, offset), key);
+  }
+
+  /** Native bytes a node of {@code keyLength} and {@code height} takes. */
+  static long nodeBytes(int keyLength, int height) {
+    return NEXT + (long) Long.BYTES * height + keyLength;
+  }
+
+  // Descends from the top level; at each level records the last node before key in prev (when
+  // given) and returns the first node at level 0 that is >= key.
+  private long findGreaterOrEqual(byte[] key, long[] prev) {
+    long node = head;
+    int level = height - 1;
+    while (true) {
+      long next = next(node, level);
+      if (next != MemtableArena.NULL && compareKey(next, key) < 0) {
+        node = next;
+      } else {
+        if (prev != null) prev[level] = node;
+        if (level == 0) return next;
+        level--;
+      }
+    }
+  }
+
+  private long newNode(byte[] key, int nodeHeight, long payload) {
+    long node = arena.allocate(nodeBytes(key.length, nodeHeight));
+    MemorySegment segment = arena.segment(node);
+    long offset = MemtableArena.offset(node);
+    segment.set(ValueLayout.JAVA_LONG, offset + PAYLOAD, payload);
+    segment.set(ValueLayout.JAVA_INT, offset + KEY_LENGTH, key.length);
+    segment.set(ValueLayout.JAVA_INT, offset + HEIGHT, nodeHeight);
+    ArenaBytes.write(key, segment, offset + NEXT + (long) Long.BYTES * nodeHeight);
+    return node; // next pointers: zero (NULL) as allocated, set by insert
+  }
+
+  private long next(long node, int level) {
+    return (long) LONG.getAcquire(arena.segment(node), nextOffset(node, level));
+  }
+
+  private void setNextPlain(long node, int level, long next) {
+    LONG.set(arena.segment(node), nextOffset(node, level), next);
+  }
+
+  private void setNextRelease(long node, int level, long next) {
+    LONG.setRelease(arena.segment(node), nextOffset(node, level), next);
+  }
+
+  private static long nextOffset(long node, int level) {
+    return MemtableArena.offset(node) + NEXT + (long) Long.BYTES * level;
+  }
+
+  private static int keyLength(MemorySegment segment, long offset) {
+    return segment.get(ValueLayout.JAVA_INT, offset + KEY_LENGTH);
+  }
+
+  private static long keyOffset(MemorySegment segment, long offset) {
+    return offset + NEXT + (long) Long.BYTES * segment.get(ValueLayout.JAVA_INT, offset + HEIGHT);
+  }
+
+  private int randomHeight() {
+    long x = random; // xorshift64
+    x ^= x << 13;
+    x ^= x >>> 7;
+    x ^= x << 17;
+    random = x;
+    // Two bits per level: a quarter of the nodes reach each next level.
+    int nodeHeight = 1;
+    while (nodeHeight < MAX_HEIGHT && (x & 3) == 0) {
+      nodeHeight++;
+      x >>>= 2;
+    }
+    return nodeHeight;
+  }
+}
