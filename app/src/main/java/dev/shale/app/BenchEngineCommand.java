@@ -41,7 +41,7 @@ import picocli.CommandLine.Spec;
       "  readmissing   gets of absent keys            readcompacted  full compaction, then readrandom",
       "  seekrandom    seek a random key, next 100    deleterandom   n deletes of random keys",
       "  scanall       one full scan (after deleterandom: the scan skips the tombstones)",
-      "Sizes are bytes, optionally with k, m or g (KiB, MiB, GiB)."
+      "Sizes are bytes, optionally with k, m or g (KiB, MiB, GiB). Durations are milliseconds."
     })
 final class BenchEngineCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
@@ -98,6 +98,14 @@ final class BenchEngineCommand implements Callable<Integer> {
           + "the fsyncs cost. Default: ${DEFAULT-VALUE}, the server's.")
   long syncIntervalMillis;
 
+  @Option(names = "--tombstone-grace", paramLabel = "<ms>", defaultValue = "86400000",
+      description = "Shale's tombstone grace period: the shortest time a delete's tombstone is "
+          + "kept, even by a compaction at the bottom level (replication needs it on a node). 0: "
+          + "a tombstone goes at the first compaction that may drop it, as RocksDB's does, so "
+          + "deleterandom's space and the scanall after it compare the same work. No effect on "
+          + "RocksDB, which has no grace period. Default: ${DEFAULT-VALUE} (a day), the engine's.")
+  long tombstoneGraceMillis;
+
   @Override
   public Integer call() throws IOException {
     EngineBenchConfig config = config();
@@ -115,7 +123,7 @@ final class BenchEngineCommand implements Callable<Integer> {
       return new EngineBenchConfig(EngineChoice.named(engine), keys, (int) valueSizeBytes,
           workloadList(), reads != null ? reads : EngineBenchConfig.defaultReads(keys),
           seeks != null ? seeks : EngineBenchConfig.defaultSeeks(keys), threads, dir, json, seed,
-          keepData, syncIntervalMillis);
+          keepData, syncIntervalMillis, tombstoneGraceMillis);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }

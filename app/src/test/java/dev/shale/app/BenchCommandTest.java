@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.shale.bench.EngineBenchConfig;
 import dev.shale.bench.EngineChoice;
 import dev.shale.bench.Workload;
+import dev.shale.storage.EngineOptions;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -31,7 +32,7 @@ class BenchCommandTest {
   void helpListsTheOptionsAndWorkloads() {
     assertThat(run("bench", "engine", "--help")).isZero();
     assertThat(out.toString()).contains("--engine", "--keys", "--value-size", "--workloads", "--json",
-        "--dir", "--threads", "fillseq", "readmissing", "seekrandom", "deleterandom", "scanall");
+        "--dir", "--threads", "--tombstone-grace", "No effect on RocksDB", "fillseq", "readmissing", "seekrandom", "deleterandom", "scanall");
   }
 
   @Test
@@ -54,6 +55,8 @@ class BenchCommandTest {
       "--engine=both --keys=10 --value-size=10 --threads=0   | --threads must be in [1, 1024]",
       "--engine=both --keys=10 --value-size=10 --reads=0     | --reads must be >= 1",
       "--engine=both --keys=10 --value-size=10 --sync-interval=0 | --sync-interval must be >= 1 ms",
+      "--engine=both --keys=10 --value-size=10 --tombstone-grace=-1 | --tombstone-grace must be >= 0 ms: -1",
+      "--engine=both --keys=10 --value-size=10 --tombstone-grace=1d | Invalid value for option '--tombstone-grace'",
       "--engine=both --keys=10 --value-size=10 --bogus       | Unknown option: '--bogus'",
   })
   void badOptionsAreUsageErrorsNamingTheOption(String args, String message) {
@@ -67,10 +70,10 @@ class BenchCommandTest {
   void optionsMakeTheRunsSettings() {
     EngineBenchConfig config = parse("--engine=RocksDB", "--keys=1000", "--value-size=1k",
         "--workloads=fillrandom,readrandom,readrandom", "--json=r.json", "--dir=/tmp/b", "--threads=4",
-        "--seed=9", "--keep-data", "--sync-interval=60000").config();
+        "--seed=9", "--keep-data", "--sync-interval=60000", "--tombstone-grace=0").config();
     assertThat(config).isEqualTo(new EngineBenchConfig(EngineChoice.ROCKSDB, 1000, 1024,
         List.of(Workload.FILLRANDOM, Workload.READRANDOM, Workload.READRANDOM), 1000, 100, 4,
-        Path.of("/tmp/b"), Path.of("r.json"), 9, true, 60_000));
+        Path.of("/tmp/b"), Path.of("r.json"), 9, true, 60_000, 0));
   }
 
   @Test
@@ -80,6 +83,7 @@ class BenchCommandTest {
     assertThat(config.threads()).isEqualTo(1);
     assertThat(config.directory()).isEqualTo(Path.of("./bench-data"));
     assertThat(config.syncIntervalMillis()).isEqualTo(EngineBenchConfig.DEFAULT_SYNC_INTERVAL_MILLIS);
+    assertThat(config.tombstoneGraceMillis()).isEqualTo(EngineOptions.defaults().tombstoneGraceMillis());
     assertThat(config.reads()).isEqualTo(50);
     assertThat(config.seeks()).isEqualTo(5);
     assertThat(config.jsonFile()).isNull();

@@ -7,7 +7,7 @@ enum BenchEngine {
   SHALE("shale") {
     @Override
     BenchStore open(Path directory, EngineBenchConfig config) {
-      return ShaleStore.open(directory, config.syncIntervalMillis());
+      return ShaleStore.open(directory, config);
     }
   },
   ROCKSDB("rocksdb") {

@@ -61,11 +61,22 @@ public final class EngineBench {
     out.println("data: " + runDirectory.toAbsolutePath() + (config.keepData() ? " (kept)" : " (deleted at the end)"));
     out.println("JVM: " + System.getProperty("java.vm.name") + " " + Runtime.version() + ", max heap "
         + Units.bytes(runtime.maxMemory()) + ", " + runtime.availableProcessors() + " CPUs");
+    if (config.engines().engines().contains(BenchEngine.SHALE)) out.println(tombstoneLine(config));
     out.println("durability: the same for both: every write reaches the OS before it is acknowledged"
         + " (Shale SyncMode.INTERVAL, RocksDB sync=false with its WAL on): it survives a crash of"
         + " the process (kill -9), not a power loss.");
     out.println("latency: closed loop (each thread waits for its operation, as db_bench), per operation;"
         + " w-amp: bytes written to disk (/proc/self/io write_bytes, else the files' growth) / key+value bytes written.");
+  }
+
+  /** What the run keeps of deletes: it decides the work of a scan after deleterandom, and the space. */
+  static String tombstoneLine(EngineBenchConfig config) {
+    long grace = config.tombstoneGraceMillis();
+    String meaning = grace == 0
+        ? "dropped at the first compaction that may, as RocksDB does"
+        : "kept at least that long after their delete, even at the bottom level; RocksDB drops them there";
+    String source = grace == EngineBenchConfig.DEFAULT_TOMBSTONE_GRACE_MILLIS ? ", the engine's default" : "";
+    return "shale tombstone grace: " + grace + " ms" + source + " (--tombstone-grace): tombstones " + meaning;
   }
 
   private static void printFooter(List<WorkloadResult> results, PrintWriter out) {

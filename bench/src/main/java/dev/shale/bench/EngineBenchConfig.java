@@ -22,6 +22,9 @@ import java.util.List;
  * @param syncIntervalMillis how often Shale fsyncs its log ({@code SyncMode.INTERVAL}); the
  *     default is the engine's, and a long one takes the fsyncs out of the picture to see what
  *     they cost (RocksDB with sync=false never fsyncs its log)
+ * @param tombstoneGraceMillis Shale's {@code EngineOptions.tombstoneGraceMillis}: the default is
+ *     the engine's (long, for replication); 0 drops a tombstone at the first compaction that may,
+ *     as RocksDB does, so that deletes and the scans after them compare the same work
  */
 public record EngineBenchConfig(
     EngineChoice engines,
@@ -35,7 +38,8 @@ public record EngineBenchConfig(
     Path jsonFile,
     long seed,
     boolean keepData,
-    long syncIntervalMillis) {
+    long syncIntervalMillis,
+    long tombstoneGraceMillis) {
 
   /** The largest value: the 16 MiB the HTTP API accepts. */
   public static final int MAX_VALUE_SIZE_BYTES = 16 << 20;
@@ -65,17 +69,31 @@ public record EngineBenchConfig(
     if (syncIntervalMillis < 1) {
       throw new IllegalArgumentException("--sync-interval must be >= 1 ms: " + syncIntervalMillis);
     }
+    if (tombstoneGraceMillis < 0) {
+      throw new IllegalArgumentException("--tombstone-grace must be >= 0 ms: " + tombstoneGraceMillis);
+    }
   }
 
-  /** A run with Shale's default log fsync interval. */
+  /** A run with Shale's default tombstone grace period. */
+  public EngineBenchConfig(EngineChoice engines, long keys, int valueSizeBytes, List<Workload> workloads,
+      long reads, long seeks, int threads, Path directory, Path jsonFile, long seed, boolean keepData,
+      long syncIntervalMillis) {
+    this(engines, keys, valueSizeBytes, workloads, reads, seeks, threads, directory, jsonFile, seed, keepData,
+        syncIntervalMillis, DEFAULT_TOMBSTONE_GRACE_MILLIS);
+  }
+
+  /** A run with Shale's default log fsync interval and tombstone grace period. */
   public EngineBenchConfig(EngineChoice engines, long keys, int valueSizeBytes, List<Workload> workloads,
       long reads, long seeks, int threads, Path directory, Path jsonFile, long seed, boolean keepData) {
     this(engines, keys, valueSizeBytes, workloads, reads, seeks, threads, directory, jsonFile, seed, keepData,
-        DEFAULT_SYNC_INTERVAL_MILLIS);
+        DEFAULT_SYNC_INTERVAL_MILLIS, DEFAULT_TOMBSTONE_GRACE_MILLIS);
   }
 
   /** Shale's default log fsync interval, the server's too. */
   public static final long DEFAULT_SYNC_INTERVAL_MILLIS = EngineOptions.defaults().syncIntervalMillis();
+
+  /** Shale's default tombstone grace period, the server's too. */
+  public static final long DEFAULT_TOMBSTONE_GRACE_MILLIS = EngineOptions.defaults().tombstoneGraceMillis();
 
   /** The default number of reads: as many as keys, like db_bench. */
   public static long defaultReads(long keys) {

@@ -14,7 +14,8 @@ import java.util.Locale;
  * {@code engine}, {@code workload} and {@code status} ("ok", "unsupported" or "failed"); the
  * measured fields ({@code ops_per_sec}, {@code p50_us}, {@code p99_us}, {@code p999_us}, ...) are
  * numbers when the status is "ok" and null otherwise, and so is any figure that does not apply
- * (e.g. {@code write_amp} of a read). Written by hand: a flat array of flat objects needs no
+ * (e.g. {@code write_amp} of a read, {@code tombstone_grace_ms} of RocksDB, which has no grace
+ * period). Written by hand: a flat array of flat objects needs no
  * library, only correct string escaping and finite numbers.
  */
 final class JsonReport {
@@ -47,6 +48,8 @@ final class JsonReport {
     fields.add(field("keys", Long.toString(config.keys())));
     fields.add(field("value_size", Integer.toString(config.valueSizeBytes())));
     fields.add(field("threads", Integer.toString(config.threads())));
+    fields.add(field("tombstone_grace_ms",
+        r.engine().equals(BenchEngine.SHALE.reportName()) ? Long.toString(config.tombstoneGraceMillis()) : "null"));
     fields.add(field("ops", ok ? Long.toString(r.ops()) : "null"));
     fields.add(field("seconds", ok ? number(r.seconds()) : "null"));
     fields.add(field("ops_per_sec", ok ? number(r.opsPerSecond()) : "null"));

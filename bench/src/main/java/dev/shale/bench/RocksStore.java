@@ -90,7 +90,9 @@ final class RocksStore implements BenchStore {
             + ", x" + (long) options.maxBytesForLevelMultiplier()
             + " per level, dynamic level bytes " + options.levelCompactionDynamicLevelBytes()
             + ", file size " + Units.bytes(options.targetFileSizeBase())
-            + ", background jobs " + options.maxBackgroundJobs());
+            + ", background jobs " + options.maxBackgroundJobs(),
+        "tombstones: dropped once compaction brings them to the bottom level (no grace period;"
+            + " --tombstone-grace is Shale's only)");
   }
 
   @Override

@@ -10,7 +10,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
-/** Shale's engine, through its public API only, with its default options. */
+/**
+ * Shale's engine, through its public API only, with its default options but for the two the
+ * benchmark sets: the log's fsync interval and the tombstone grace period.
+ */
 final class ShaleStore implements BenchStore {
   private final Engine engine;
   private final EngineOptions options;
@@ -23,9 +26,16 @@ final class ShaleStore implements BenchStore {
     this.options = options;
   }
 
-  static ShaleStore open(Path directory, long syncIntervalMillis) {
-    EngineOptions options = options().withSyncIntervalMillis(syncIntervalMillis);
+  static ShaleStore open(Path directory, EngineBenchConfig config) {
+    EngineOptions options = options(config);
     return new ShaleStore(Engine.open(directory, options), options);
+  }
+
+  /** The options a run of {@code config} opens the engine with. */
+  static EngineOptions options(EngineBenchConfig config) {
+    return options()
+        .withSyncIntervalMillis(config.syncIntervalMillis())
+        .withTombstoneGraceMillis(config.tombstoneGraceMillis());
   }
 
   /** The engine's defaults, whose durability matches RocksDB's sync=false with its WAL on. */
@@ -44,7 +54,9 @@ final class ShaleStore implements BenchStore {
         "bloom filter: " + options.bloomBitsPerKey() + " bits/key",
         "cache: none of its own (tables are memory-mapped: the OS page cache serves reads)",
         "write stall: a write waits up to " + options.writeStallTimeoutMillis()
-            + " ms for room, then is retried by the benchmark");
+            + " ms for room, then is retried by the benchmark",
+        "tombstone grace: " + options.tombstoneGraceMillis() + " ms (a tombstone is kept at least"
+            + " this long after its delete, even at the bottom level)");
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.shale.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shale.storage.EngineOptions;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -10,6 +11,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -79,6 +81,68 @@ class EngineBenchTest {
     try (var left = Files.list(data)) {
       assertThat(left).hasSize(1);
     }
+  }
+
+  @Test
+  void tombstoneGraceReachesTheEnginesOptionsAndNothingElse() {
+    EngineBenchConfig defaults = new EngineBenchConfig(EngineChoice.BOTH, 100, 10, List.of(Workload.FILLSEQ), 100,
+        10, 1, dir, null, 3, false, 60_000);
+    EngineBenchConfig zero = graceConfig(EngineChoice.BOTH, List.of(Workload.FILLSEQ), 0, null);
+
+    assertThat(ShaleStore.options(defaults).tombstoneGraceMillis())
+        .isEqualTo(EngineOptions.defaults().tombstoneGraceMillis());
+    assertThat(ShaleStore.options(zero).tombstoneGraceMillis()).isZero();
+    assertThat(ShaleStore.options(zero).syncIntervalMillis()).isEqualTo(60_000);
+    // Every other option is the same (the clock is a lambda, equal only to itself).
+    LongSupplier clock = System::currentTimeMillis;
+    assertThat(ShaleStore.options(zero).withTombstoneGraceMillis(EngineOptions.defaults().tombstoneGraceMillis())
+        .withWallClockMillis(clock)).isEqualTo(ShaleStore.options(defaults).withWallClockMillis(clock));
+  }
+
+  /**
+   * The same deletes, then a full compaction (readcompacted; a run this small never compacts by
+   * itself, so after deleterandom alone both stores would be the same): with grace 0 the
+   * tombstones go, with the default they stay, so the store is smaller and scanall finds the same.
+   */
+  @Test
+  void graceZeroDropsTheTombstonesOfDeleterandomAtFullCompaction() throws Exception {
+    List<Workload> workloads = List.of(Workload.FILLRANDOM, Workload.DELETERANDOM, Workload.READCOMPACTED,
+        Workload.SCANALL);
+    Map<String, Map<String, Object>> zero = runShale(workloads, 0, "zero");
+    Map<String, Map<String, Object>> kept = runShale(workloads, EngineBenchConfig.DEFAULT_TOMBSTONE_GRACE_MILLIS, "kept");
+
+    assertThat(zero.get("readcompacted").get("tombstone_grace_ms")).isEqualTo(0.0);
+    assertThat(kept.get("readcompacted").get("tombstone_grace_ms"))
+        .isEqualTo((double) EngineBenchConfig.DEFAULT_TOMBSTONE_GRACE_MILLIS);
+    double zeroSpace = (Double) zero.get("readcompacted").get("space_bytes");
+    double keptSpace = (Double) kept.get("readcompacted").get("space_bytes");
+    // deleterandom deletes about 63% of 3000 keys: over a thousand tombstones of 16-byte keys.
+    assertThat(keptSpace - zeroSpace).as("space of the tombstones, %s vs %s", keptSpace, zeroSpace)
+        .isGreaterThan(1000 * KeyFormat.KEY_BYTES);
+    assertThat(zero.get("scanall").get("found")).isEqualTo(kept.get("scanall").get("found"));
+  }
+
+  private Map<String, Map<String, Object>> runShale(List<Workload> workloads, long graceMillis, String name)
+      throws Exception {
+    Path json = dir.resolve(name + ".json");
+    StringWriter text = new StringWriter();
+
+    boolean ok = EngineBench.run(graceConfig(EngineChoice.SHALE, workloads, graceMillis, json), new PrintWriter(text, true));
+
+    assertThat(ok).as("no workload failed:\n%s", text).isTrue();
+    assertThat(text.toString()).contains("shale tombstone grace: " + graceMillis + " ms",
+        "tombstone grace: " + graceMillis + " ms (a tombstone is kept");
+    Map<String, Map<String, Object>> byWorkload = new HashMap<>();
+    for (Map<String, Object> r : MiniJson.parseArrayOfObjects(Files.readString(json, StandardCharsets.UTF_8))) {
+      assertThat(r.get("status")).as("%s", r).isEqualTo("ok");
+      byWorkload.put((String) r.get("workload"), r);
+    }
+    return byWorkload;
+  }
+
+  private EngineBenchConfig graceConfig(EngineChoice engines, List<Workload> workloads, long graceMillis, Path json) {
+    return new EngineBenchConfig(engines, 3000, 100, workloads, 3000, 10, 1, dir.resolve("data"), json, 5, false,
+        60_000, graceMillis);
   }
 
   private static void checkSane(Map<String, Object> r) {

@@ -24,7 +24,7 @@ class EngineRunTest {
             Workload.READRANDOM, Workload.SCANALL),
         300, 10, 2, dir, null, 5, false);
     StringWriter out = new StringWriter();
-    EngineRun run = new EngineRun("limited", path -> new LimitedStore(ShaleStore.open(path, config.syncIntervalMillis())), config,
+    EngineRun run = new EngineRun("limited", path -> new LimitedStore(ShaleStore.open(path, config)), config,
         new ValueSource(20, 5), dir.resolve("limited"), new PrintWriter(out, true));
 
     List<WorkloadResult> results = run.run();

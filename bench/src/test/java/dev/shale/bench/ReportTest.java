@@ -41,6 +41,24 @@ class ReportTest {
   }
 
   @Test
+  void jsonRecordsShalesTombstoneGraceAndNullForRocksdb() {
+    EngineBenchConfig graceZero = new EngineBenchConfig(EngineChoice.BOTH, 10, 100, List.of(Workload.FILLSEQ), 10,
+        1, 1, Path.of("unused"), null, 1, false, 200, 0);
+
+    List<Map<String, Object>> zero = MiniJson.parseArrayOfObjects(
+        JsonReport.toJson(graceZero, List.of(ok("shale", 1), ok("rocksdb", 1))));
+    List<Map<String, Object>> byDefault = MiniJson.parseArrayOfObjects(JsonReport.toJson(config, List.of(ok("shale", 1))));
+
+    assertThat(zero.get(0)).containsEntry("tombstone_grace_ms", 0.0);
+    assertThat(zero.get(1)).containsEntry("tombstone_grace_ms", null);
+    assertThat(byDefault.get(0))
+        .containsEntry("tombstone_grace_ms", (double) EngineBenchConfig.DEFAULT_TOMBSTONE_GRACE_MILLIS);
+    assertThat(EngineBench.tombstoneLine(graceZero)).isEqualTo("shale tombstone grace: 0 ms (--tombstone-grace): "
+        + "tombstones dropped at the first compaction that may, as RocksDB does");
+    assertThat(EngineBench.tombstoneLine(config)).startsWith("shale tombstone grace: 86400000 ms, the engine's default");
+  }
+
+  @Test
   void tablePrintsRatiosOfEnginesThatBothRan() {
     StringWriter out = new StringWriter();
     ResultTable.print(new PrintWriter(out, true), List.of(ok("shale", 0.25), ok("rocksdb", 0.5),
