@@ -643,7 +643,9 @@ public final class LsmEngine implements Engine {
     StorageException failure = new StorageException(
         what + " failed: " + cause + "; the engine accepts no more writes", cause);
     if (poison.compareAndSet(null, failure)) {
-      LOG.log(Level.ERROR, directory + ": " + failure.getMessage());
+      // With the stack: an engine stops taking writes once in its life, and the operator (or a
+      // bug report) needs to know where the failure came from.
+      LOG.log(Level.ERROR, directory + ": " + failure.getMessage(), cause);
     }
     return failure;
   }
