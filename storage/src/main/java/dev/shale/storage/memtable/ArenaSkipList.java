@@ -14,13 +14,17 @@ import java.lang.invoke.VarHandle;
  */
 final class ArenaSkipList {
   /*
-   * Node layout (native byte order, 8-byte aligned; nothing of it is persisted):
+   * Node layout (native byte order, 8-byte aligned; nothing of it is persisted). As in RocksDB's
+   * InlineSkipList, the links come before the node and the key right after it, so that a search
+   * finds both at fixed offsets from the node's reference without reading its height:
    *
-   *   +0   payload      long, read with acquire, replaced with release
-   *   +8   keyLength    int
-   *   +12  height       int, 1..MAX_HEIGHT
-   *   +16  next[height] long each: the following node at each level, NULL at the end
-   *   +16 + 8*height    the key's bytes
+   *   -8*(level+1)  next[level], level < height: the following node at that level, NULL at the end
+   *   +0            payload      long, read with acquire, replaced with release
+   *   +8            keyLength    int
+   *   +12           height       int, 1..MAX_HEIGHT
+   *   +16           the key's bytes
+   *
+   * A node's reference is its block's plus 8 * height, so never NULL (0).
    *
    * Publication (LevelDB's SkipList::Insert). The writer fills a new node completely with plain
    * writes, then links it bottom level first, each link a release store; a reader follows links
@@ -39,7 +43,7 @@ final class ArenaSkipList {
   private static final int PAYLOAD = 0;
   private static final int KEY_LENGTH = 8;
   private static final int HEIGHT = 12;
-  private static final int NEXT = 16;
+  private static final int KEY = 16;
   private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
   private final MemtableArena arena;
@@ -51,7 +55,6 @@ final class ArenaSkipList {
   ArenaSkipList(MemtableArena arena) {
     this.arena = arena;
     this.head = newNode(new byte[0], MAX_HEIGHT, MemtableArena.NULL);
-    if (head != MemtableArena.NULL) throw new IllegalStateException("the head must be the arena's first block");
   }
 
   /** The first node whose key is >= {@code key}, or NULL. */
@@ -118,19 +121,19 @@ final class ArenaSkipList {
   byte[] key(long node) {
     MemorySegment segment = arena.segment(node);
     long offset = MemtableArena.offset(node);
-    return ArenaBytes.toArray(segment, keyOffset(segment, offset), keyLength(segment, offset));
+    return ArenaBytes.toArray(segment, offset + KEY, keyLength(segment, offset));
   }
 
   /** The node's key compared with {@code key}, as {@link java.util.Arrays#compareUnsigned}. */
   int compareKey(long node, byte[] key) {
     MemorySegment segment = arena.segment(node);
     long offset = MemtableArena.offset(node);
-    return ArenaBytes.compare(segment, keyOffset(segment, offset), keyLength(segment, offset), key);
+    return ArenaBytes.compare(segment, offset + KEY, keyLength(segment, offset), key);
   }
 
   /** Native bytes a node of {@code keyLength} and {@code height} takes. */
   static long nodeBytes(int keyLength, int height) {
-    return NEXT + (long) Long.BYTES * height + keyLength;
+    return (long) Long.BYTES * height + KEY + keyLength;
   }
 
   // Descends from the top level; at each level records the last node before key in prev (when
@@ -151,14 +154,15 @@ final class ArenaSkipList {
   }
 
   private long newNode(byte[] key, int nodeHeight, long payload) {
-    long node = arena.allocate(nodeBytes(key.length, nodeHeight));
+    // The links first: the node's reference is past them, inside the same chunk.
+    long node = arena.allocate(nodeBytes(key.length, nodeHeight)) + (long) Long.BYTES * nodeHeight;
     MemorySegment segment = arena.segment(node);
     long offset = MemtableArena.offset(node);
     segment.set(ValueLayout.JAVA_LONG, offset + PAYLOAD, payload);
     segment.set(ValueLayout.JAVA_INT, offset + KEY_LENGTH, key.length);
     segment.set(ValueLayout.JAVA_INT, offset + HEIGHT, nodeHeight);
-    ArenaBytes.write(key, segment, offset + NEXT + (long) Long.BYTES * nodeHeight);
-    return node; // next pointers: zero (NULL) as allocated, set by insert
+    ArenaBytes.write(key, segment, offset + KEY);
+    return node; // links: zero (NULL) as allocated, set by insertPrepared
   }
 
   private long next(long node, int level) {
@@ -174,15 +178,11 @@ final class ArenaSkipList {
   }
 
   private static long nextOffset(long node, int level) {
-    return MemtableArena.offset(node) + NEXT + (long) Long.BYTES * level;
+    return MemtableArena.offset(node) - (long) Long.BYTES * (level + 1);
   }
 
   private static int keyLength(MemorySegment segment, long offset) {
     return segment.get(ValueLayout.JAVA_INT, offset + KEY_LENGTH);
-  }
-
-  private static long keyOffset(MemorySegment segment, long offset) {
-    return offset + NEXT + (long) Long.BYTES * segment.get(ValueLayout.JAVA_INT, offset + HEIGHT);
   }
 
   private int randomHeight() {

@@ -9,8 +9,8 @@ import java.util.Arrays;
  * by a {@code long} reference; all of it is freed at once by {@link #close}.
  *
  * <p>Thread safety: one thread allocates at a time (the memtable's single writer); any number of
- * threads resolve references at once, without locks. A reference read through a release/acquire
- * pair from the thread that allocated it resolves, because the chunk table is published (volatile)
+ * threads resolve references at once, without locks, provided each reference reached them through
+ * a release/acquire pair (or a final field) after its allocation: the chunk table is written
  * before the allocation returns.
  */
 final class MemtableArena implements AutoCloseable {
@@ -22,9 +22,9 @@ final class MemtableArena implements AutoCloseable {
    * CPU (docs/perf/engine.md, "Where Shale is behind, and why"). Here a memtable is a few chunks
    * the collector never looks into.
    *
-   * References. A reference is (chunk index << 32) | offset in the chunk. Chunk 0 offset 0 is the
-   * first block allocated (the skip list's head node), which no other block ever points to, so 0
-   * serves as the null reference.
+   * References. A reference is (chunk index << 32) | offset in the chunk. 0 serves as the null
+   * reference: chunk 0 offset 0 is the first block allocated, the skip list's head node, whose own
+   * reference lies past its links (ArenaSkipList), and every later block starts further in.
    *
    * Chunks. Small blocks are carved from chunks of chunkBytes; a block larger than a quarter of
    * that gets a chunk of its own (a 16 MiB value), so at most a quarter of a chunk is left unused
@@ -39,8 +39,11 @@ final class MemtableArena implements AutoCloseable {
 
   private final Arena arena = Arena.ofShared();
   private final long chunkBytes;
-  // Published with a volatile write before any reference into a new chunk is handed out.
-  private volatile MemorySegment[] chunks = new MemorySegment[8];
+  // Written by the writer before any reference into a new chunk is published, and read without
+  // a barrier: a reader holds a reference only through an acquire load (a skip-list link or a
+  // payload) that follows that write, so it sees this array or a later, longer copy. A plain
+  // field lets a search keep it in a register across nodes.
+  private MemorySegment[] chunks = new MemorySegment[8];
   private int chunkCount; // writer only
   private int current = -1; // writer only: the chunk small blocks are carved from, -1 before the first
   private long position; // writer only: the next free offset in chunks[current]
@@ -94,7 +97,7 @@ final class MemtableArena implements AutoCloseable {
     MemorySegment[] table = chunks;
     if (chunkCount == table.length) table = Arrays.copyOf(table, table.length * 2);
     table[chunkCount] = chunk;
-    chunks = table; // publish before any reference into the chunk exists
+    chunks = table; // before any reference into the chunk exists, so before its publication
     return chunkCount++;
   }
 
