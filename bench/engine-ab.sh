@@ -11,19 +11,17 @@
 # OUT_DIR/<label>-<n>.{txt,json}; the medians go to OUT_DIR/<label>-medians.md. Run it on a quiet
 # machine: nothing else may take CPU while it runs.
 set -uo pipefail
-out=${1:?usage: engine-ab.sh OUT_DIR LABEL=CHECKOUT [LABEL=CHECKOUT ...]}
-shift
-(($# >= 1)) || { echo "usage: engine-ab.sh OUT_DIR LABEL=CHECKOUT [LABEL=CHECKOUT ...]" >&2; exit 2; }
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
 here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=lib/ab.sh
+source "$here/bench/lib/ab.sh"
+ab_args engine-ab.sh "$@"
+shift
 repeats=${REPEATS:-3} keys=${KEYS:-1000000} value_size=${VALUE_SIZE:-100} heap=${HEAP:-96m}
 workloads=${WORKLOADS:-} extra=${BENCH_ARGS:-}
 labels=() checkouts=()
 for pair in "$@"; do
-  [[ $pair == *=* ]] || { echo "engine-ab.sh: '$pair' is not LABEL=CHECKOUT" >&2; exit 2; }
   labels+=("${pair%%=*}")
-  checkouts+=("$(cd "${pair#*=}" && pwd)") || exit 2
+  checkouts+=("$(cd "${pair#*=}" && pwd)")
 done
 last=$((${#labels[@]} - 1))
 

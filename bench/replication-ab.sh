@@ -17,11 +17,10 @@
 # Every run's load output goes to OUT_DIR/<label>-<n>-<workload>-<rate>.json; the table to
 # OUT_DIR/summary.txt. Run it on a quiet machine.
 set -uo pipefail
-out=${1:?usage: replication-ab.sh OUT_DIR LABEL=CHECKOUT [LABEL=CHECKOUT ...]}
+# shellcheck source=lib/ab.sh
+source "$(cd "$(dirname "$0")" && pwd)/lib/ab.sh"
+ab_args replication-ab.sh "$@"
 shift
-(($# >= 1)) || { echo "usage: replication-ab.sh OUT_DIR LABEL=CHECKOUT [LABEL=CHECKOUT ...]" >&2; exit 2; }
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
 put_rates=${PUT_RATES-1500 3000} get_rates=${GET_RATES-3000 6000} query=${QUERY:-}
 repeats=${REPEATS:-3} duration=${DURATION:-30s} warmup=${WARMUP:-10s} connections=${CONNECTIONS:-64}
 keys=${KEYS:-100000} heap=${NODE_HEAP:-1g} node_args=${NODE_ARGS:-}
