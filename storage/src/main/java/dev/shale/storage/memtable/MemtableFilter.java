@@ -19,10 +19,10 @@ final class MemtableFilter {
    *
    * Shape. Register-blocked: the key's h1 picks one 64-bit word and PROBES 6-bit slices of h2 pick
    * bits inside it, so an add is one read and one store and a probe one load, on the write path's budget.
-   * A one-word block costs accuracy against a plain filter; at one bit per 5 memtable bytes (a
-   * record takes at least Memtable.MIN_RECORD_BYTES, so 8+ bits per key, 30 for 100-byte values)
-   * false positives stay in the low percents at worst, and one costs only the search the filter
-   * would have spared.
+   * A one-word block costs accuracy against a plain filter; at one bit per 8 memtable bytes (8
+   * bits per key for the tombstone of a 16-byte key, 20 for a 100-byte value) false positives
+   * stay in the low percents, in the tens of percents only for records of near-empty keys and
+   * values, and one costs only the search the filter would have spared.
    *
    * Memory model. The single adder sets the bits with a release store before the record enters
    * the skip list (itself a release store); mayContain() reads them with an acquire load. So a
@@ -34,9 +34,11 @@ final class MemtableFilter {
    */
 
   private static final int PROBES = 6;
-  // 410 KiB of filter for a 16 MiB memtable; a record takes at least Memtable.MIN_RECORD_BYTES
-  // (40) of it: 8+ bits per key.
-  private static final int BYTES_PER_BIT = 5;
+  // 256 KiB of filter for a 16 MiB memtable. A record takes at least Memtable.MIN_RECORD_BYTES
+  // (40) of it, so 5+ bits per key for empty keys, 8 for the tombstone of a 16-byte key. One bit
+  // per 5 bytes (8+ bits per key always) was measured slower: readmissing lost 15-33% in three
+  // paired runs (docs/perf/engine.md), the larger filters missing the cache more.
+  private static final int BYTES_PER_BIT = 8;
   private static final int MIN_WORDS = 1;
   private static final int MAX_WORDS = 1 << 19; // 4 MiB of filter at most
   private static final VarHandle WORDS = MethodHandles.arrayElementVarHandle(long[].class);
