@@ -94,7 +94,7 @@ public final class Memtable {
     if (node == MemtableArena.NULL) {
       list.insertPrepared(entry.key(), writeRecord(entry));
       entryCount++; // single writer
-    } else if (!heldWins(list.payload(node), entry)) {
+    } else if (!heldWins(node, entry)) {
       list.setPayload(node, writeRecord(entry));
     }
   }
@@ -189,16 +189,14 @@ public final class Memtable {
     return record;
   }
 
-  // Entry.newer(held, entry) == held, read from the held record in place.
-  private boolean heldWins(long record, Entry entry) {
-    MemorySegment segment = arena.segment(record);
-    long offset = MemtableArena.offset(record);
-    long version = segment.get(ValueLayout.JAVA_LONG, offset + VERSION);
+  // Entry.newer(held, entry) == held. Versions decide almost always, read in place; a tie (a
+  // replica receiving the same write again) is left to Entry.newer, the rule's one home.
+  private boolean heldWins(long node, Entry entry) {
+    long record = list.payload(node);
+    long version = arena.segment(record).get(ValueLayout.JAVA_LONG, MemtableArena.offset(record) + VERSION);
     if (version != entry.version()) return version > entry.version();
-    int length = segment.get(ValueLayout.JAVA_INT, offset + VALUE_LENGTH);
-    if (length == TOMBSTONE_LENGTH) return true;
-    if (entry.isTombstone()) return false;
-    return ArenaBytes.compare(segment, offset + VALUE, length, entry.value()) >= 0;
+    Entry held = entry(node);
+    return Entry.newer(held, entry) == held;
   }
 
   private Entry entry(long node) {
@@ -225,23 +223,27 @@ public final class Memtable {
 
     RecordIterator(long first, byte[] toExclusive) {
       this.toExclusive = toExclusive;
-      this.node = first;
+      this.node = withinBound(first);
     }
 
     @Override
     public boolean hasNext() {
-      if (node != MemtableArena.NULL && toExclusive != null && list.compareKey(node, toExclusive) >= 0) {
-        node = MemtableArena.NULL;
-      }
       return node != MemtableArena.NULL;
     }
 
     @Override
     public Entry next() {
-      if (!hasNext()) throw new NoSuchElementException();
+      if (node == MemtableArena.NULL) throw new NoSuchElementException();
       Entry e = entry(node);
-      node = list.next(node);
+      node = withinBound(list.next(node));
       return e;
+    }
+
+    // The bound is checked once per step, as the walk reaches a node: NULL past it.
+    private long withinBound(long candidate) {
+      boolean past = candidate != MemtableArena.NULL && toExclusive != null
+          && list.compareKey(candidate, toExclusive) >= 0;
+      return past ? MemtableArena.NULL : candidate;
     }
   }
 }
