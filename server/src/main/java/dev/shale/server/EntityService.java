@@ -9,6 +9,7 @@ import dev.shale.storage.Keys;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.WriteStallException;
 import java.lang.System.Logger.Level;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -79,7 +80,7 @@ final class EntityService {
    * null, with nothing written, if it cannot.
    */
   EntityResult tryWrite(byte[] key, byte[] value, long version) {
-    return attempt(value == null ? "replica delete" : "replica put", key, value, version);
+    return attempt(value == null ? "replica delete" : "replica put", key, value, () -> version);
   }
 
   /**
@@ -87,17 +88,14 @@ final class EntityService {
    * it without waiting; null, with nothing written, if it cannot.
    */
   EntityResult tryStore(byte[] key, byte[] value) {
-    return attempt(value == null ? "delete" : "put", key, value, NEXT_VERSION);
+    // The engine clock's next version, as put and delete take. One taken and not used (the engine
+    // declined) is a gap in the clock: harmless.
+    return attempt(value == null ? "delete" : "put", key, value, engine.clock()::next);
   }
 
-  /** {@link #attempt}'s version for "the engine clock's next", as put and delete take. */
-  private static final long NEXT_VERSION = -1;
-
-  private EntityResult attempt(String operation, byte[] key, byte[] value, long version) {
+  private EntityResult attempt(String operation, byte[] key, byte[] value, LongSupplier version) {
     return call(operation, key, () -> {
-      // A version taken here and not used (the engine declined) is a gap in the clock: harmless.
-      long v = version == NEXT_VERSION ? engine.clock().next() : version;
-      if (!engine.tryWrite(key, value, v)) return null;
+      if (!engine.tryWrite(key, value, version.getAsLong())) return null;
       return value == null ? EntityResult.DELETED : EntityResult.STORED;
     });
   }
