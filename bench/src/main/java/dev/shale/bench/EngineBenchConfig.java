@@ -74,14 +74,6 @@ public record EngineBenchConfig(
     }
   }
 
-  /** A run with Shale's default tombstone grace period. */
-  public EngineBenchConfig(EngineChoice engines, long keys, int valueSizeBytes, List<Workload> workloads,
-      long reads, long seeks, int threads, Path directory, Path jsonFile, long seed, boolean keepData,
-      long syncIntervalMillis) {
-    this(engines, keys, valueSizeBytes, workloads, reads, seeks, threads, directory, jsonFile, seed, keepData,
-        syncIntervalMillis, DEFAULT_TOMBSTONE_GRACE_MILLIS);
-  }
-
   /** A run with Shale's default log fsync interval and tombstone grace period. */
   public EngineBenchConfig(EngineChoice engines, long keys, int valueSizeBytes, List<Workload> workloads,
       long reads, long seeks, int threads, Path directory, Path jsonFile, long seed, boolean keepData) {

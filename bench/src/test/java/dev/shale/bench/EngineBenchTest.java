@@ -86,7 +86,7 @@ class EngineBenchTest {
   @Test
   void tombstoneGraceReachesTheEnginesOptionsAndNothingElse() {
     EngineBenchConfig defaults = new EngineBenchConfig(EngineChoice.BOTH, 100, 10, List.of(Workload.FILLSEQ), 100,
-        10, 1, dir, null, 3, false, 60_000);
+        10, 1, dir, null, 3, false, 60_000, EngineBenchConfig.DEFAULT_TOMBSTONE_GRACE_MILLIS);
     EngineBenchConfig zero = graceConfig(EngineChoice.BOTH, List.of(Workload.FILLSEQ), 0, null);
 
     assertThat(ShaleStore.options(defaults).tombstoneGraceMillis())
