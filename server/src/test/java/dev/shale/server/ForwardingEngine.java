@@ -1,6 +1,7 @@
 package dev.shale.server;
 
 import dev.shale.storage.Engine;
+import dev.shale.storage.EngineHealth;
 import dev.shale.storage.EngineStats;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
@@ -57,6 +58,11 @@ class ForwardingEngine implements Engine {
   @Override
   public EngineStats stats() {
     return delegate.stats();
+  }
+
+  @Override
+  public EngineHealth health() {
+    return delegate.health();
   }
 
   @Override

@@ -101,6 +101,12 @@ public interface Engine extends AutoCloseable {
   EngineStats stats();
 
   /**
+   * Whether the engine serves fully: writes refused (and whether that clears by itself) and the
+   * damaged files it serves around. Cheap; safe to call on every status probe.
+   */
+  EngineHealth health();
+
+  /**
    * Makes every acknowledged write durable (fsyncs the log), waits for running flushes, and
    * releases the files. Later calls of any other method throw {@link StorageException}.
    */

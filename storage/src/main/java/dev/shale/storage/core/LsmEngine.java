@@ -1,6 +1,7 @@
 package dev.shale.storage.core;
 
 import dev.shale.storage.Engine;
+import dev.shale.storage.EngineHealth;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.EngineStats;
 import dev.shale.storage.EntryIterator;
@@ -103,6 +104,7 @@ public final class LsmEngine implements Engine {
   private final Hooks.CrashPoints crashPoints;
   private final IntervalSync intervalSync; // null in SyncMode.ALWAYS
   private final StallLog stallLog;
+  private final DamageRegistry damage = new DamageRegistry();
   private final long stallTimeoutNanos;
 
   // Taken before `lock`, never while holding it: serializes "build snapshot, commit, publish".
@@ -302,6 +304,13 @@ public final class LsmEngine implements Engine {
         writeStallRejections.sum(), clock.current(), current.levels().tablesPerLevel(),
         compactor.compactions(), compactor.bytesRead(), compactor.bytesWritten(),
         writeSlowdowns.sum(), compactor.failures(), flushBytesWritten.sum());
+  }
+
+  @Override
+  public EngineHealth health() {
+    StorageException failure = poison.get();
+    String refusal = closed ? "engine is closed" : failure == null ? null : failure.getMessage();
+    return new EngineHealth(refusal, false, damage.list());
   }
 
   /**
