@@ -1,5 +1,6 @@
 package dev.shale.storage.core;
 
+import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineHealth;
 import dev.shale.storage.EngineOptions;
@@ -154,7 +155,7 @@ public final class LsmEngine implements Engine {
         new FlushHost(), directory, options, fileNumbers, hooks, "shale-flush-" + name);
     this.compactor = new Compactor(new CompactionHost(), options,
         new CompactionRun(directory, options, fileNumbers, crashPoints), hooks.compactionGate(),
-        "shale-compact-" + name);
+        damage, "shale-compact-" + name);
     this.intervalSync = options.syncMode() == SyncMode.INTERVAL
         ? new IntervalSync(log, options.syncIntervalMillis(),
             e -> poison("interval fsync of " + log.describe(), e), "shale-log-sync-" + name)
@@ -201,6 +202,9 @@ public final class LsmEngine implements Engine {
     ReadView current = retainView();
     try {
       return current.get(key);
+    } catch (CorruptionException e) {
+      damage.report(e.file(), e.problem(), DamageRegistry.TABLE_REMEDY);
+      throw e;
     } finally {
       current.release();
     }
@@ -486,8 +490,9 @@ public final class LsmEngine implements Engine {
     }
   }
 
+  // What the stall and slowdown triggers count: not the damaged tables set aside in level 0.
   private static int level0Count(ReadView current) {
-    return current.levels().level(0).size();
+    return current.levels().level0Backlog().size();
   }
 
   // Why a full memtable may not be frozen now, or null if it may.
@@ -972,7 +977,12 @@ public final class LsmEngine implements Engine {
         // let the view go, the next open deletes them.
         if (viewReleased) return;
         publish(view.get().withCompacted(compaction.allInputs(), outputs));
-        if (!compaction.isTrivialMove()) compaction.allInputs().forEach(SharedTable::markObsolete);
+        if (!compaction.isTrivialMove()) {
+          for (SharedTable input : compaction.allInputs()) {
+            input.markObsolete();
+            damage.forget(input.path()); // rewritten: what was wrong with it is gone with it
+          }
+        }
         endStall();
         roomMade.signalAll();
       } finally {

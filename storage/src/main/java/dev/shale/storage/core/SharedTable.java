@@ -107,6 +107,20 @@ final class SharedTable {
     file.obsolete = true;
   }
 
+  /**
+   * Marks the table found damaged by a compaction: it is set aside in level 0 and no compaction
+   * reads it again (CompactionPicker). Shared by every handle on the file, so the mark survives the
+   * move; not persisted: after a restart the first compaction to read the damage sets it aside
+   * again.
+   */
+  void markSetAside() {
+    file.setAside = true;
+  }
+
+  boolean isSetAside() {
+    return file.setAside;
+  }
+
   /** The table's records in {@code [fromInclusive, toExclusive)}; see {@link Table#iterator(byte[], byte[])}. */
   Iterator<Entry> iterator(byte[] fromInclusive, byte[] toExclusive) {
     return file.table.iterator(fromInclusive, toExclusive);
@@ -146,6 +160,7 @@ final class SharedTable {
     private final AtomicInteger references = new AtomicInteger(1);
     // Set before the reference that would reach 0 is released, so that step sees it.
     private volatile boolean obsolete;
+    private volatile boolean setAside;
 
     OpenFile(Table table) {
       this.table = table;
