@@ -23,18 +23,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link Errno#ENOSPC}, as a FileChannel would. A failed append first writes half of its bytes, as
  * a write that runs out of space or dies midway does, so the file is left with a torn tail.
  *
- * <p>Faults pick operations by {@link Op kind}, by a glob on the file name ({@code "*.wal"},
+ * <p>Faults pick operations by {@link VfsOp kind}, by a glob on the file name ({@code "*.wal"},
  * {@code "MANIFEST-*"}), and by when: every matching call, the Nth only, every one from the Nth on,
  * or a seeded chance. They can be added and cleared at any time ({@link #clear}: the disk heals).
  * {@link Vfs#exists} cannot fail (it throws nothing). Thread safe.
  */
 public final class ErrorInjectingVfs implements Vfs {
-  /** The operations a fault can pick. */
-  public enum Op {
-    CREATE, OPEN, READ, MAP, APPEND, SYNC, RENAME, DELETE, LIST, LOCK, SYNC_DIRECTORY, SIZE,
-    CREATE_DIRECTORIES
-  }
-
   /** The error injected, with the message Linux gives for it. */
   public enum Errno {
     EIO("Input/output error"),
@@ -49,7 +43,7 @@ public final class ErrorInjectingVfs implements Vfs {
 
   /** Which calls fail, how, and how often; counts the calls it matched and the errors it threw. */
   public static final class Fault {
-    private final Set<Op> ops;
+    private final Set<VfsOp> ops;
     private final PathMatcher names;
     private final String glob;
     private Errno errno = Errno.EIO;
@@ -59,15 +53,15 @@ public final class ErrorInjectingVfs implements Vfs {
     private final AtomicLong matched = new AtomicLong();
     private final AtomicLong injected = new AtomicLong();
 
-    private Fault(Set<Op> ops, String glob) {
+    private Fault(Set<VfsOp> ops, String glob) {
       this.ops = ops;
       this.glob = glob;
       this.names = FileSystems.getDefault().getPathMatcher("glob:" + glob);
     }
 
     /** Every call of {@code ops} (all of them if none named) on a file whose name matches {@code glob}. */
-    public static Fault on(String glob, Op... ops) {
-      return new Fault(ops.length == 0 ? EnumSet.allOf(Op.class) : EnumSet.of(ops[0], ops), glob);
+    public static Fault on(String glob, VfsOp... ops) {
+      return new Fault(ops.length == 0 ? EnumSet.allOf(VfsOp.class) : EnumSet.of(ops[0], ops), glob);
     }
 
     public Fault errno(Errno e) {
@@ -104,7 +98,7 @@ public final class ErrorInjectingVfs implements Vfs {
       return injected.get();
     }
 
-    boolean fires(Op op, Path file, Random random) {
+    boolean fires(VfsOp op, Path file, Random random) {
       Path name = file.getFileName();
       if (!ops.contains(op) || name == null || !names.matches(name)) return false;
       long call = matched.incrementAndGet();
@@ -123,13 +117,13 @@ public final class ErrorInjectingVfs implements Vfs {
   private final Vfs delegate;
   private final Random random;
   private final List<Fault> faults = new CopyOnWriteArrayList<>();
-  private final Map<Op, AtomicLong> calls = new EnumMap<>(Op.class);
+  private final Map<VfsOp, AtomicLong> calls = new EnumMap<>(VfsOp.class);
 
   /** Over {@code delegate}; {@code seed} drives the faults given a {@linkplain Fault#chance chance}. */
   public ErrorInjectingVfs(Vfs delegate, long seed) {
     this.delegate = delegate;
     this.random = new Random(seed);
-    for (Op op : Op.values()) calls.put(op, new AtomicLong());
+    for (VfsOp op : VfsOp.values()) calls.put(op, new AtomicLong());
   }
 
   /** Over the real filesystem. */
@@ -149,11 +143,11 @@ public final class ErrorInjectingVfs implements Vfs {
   }
 
   /** Calls of {@code op} so far, failed or not. */
-  public long calls(Op op) {
+  public long calls(VfsOp op) {
     return calls.get(op).get();
   }
 
-  private void check(Op op, Path file) throws IOException {
+  private void check(VfsOp op, Path file) throws IOException {
     calls.get(op).incrementAndGet();
     for (Fault fault : faults) {
       boolean fires;
@@ -166,13 +160,13 @@ public final class ErrorInjectingVfs implements Vfs {
 
   @Override
   public WritableFile create(Path file) throws IOException {
-    check(Op.CREATE, file);
+    check(VfsOp.CREATE, file);
     WritableFile created = delegate.create(file);
     return new WritableFile() {
       @Override
       public int append(ByteBuffer source) throws IOException {
         try {
-          check(Op.APPEND, file);
+          check(VfsOp.APPEND, file);
         } catch (IOException e) {
           ByteBuffer half = source.slice(source.position(), source.remaining() / 2);
           while (half.hasRemaining()) created.append(half);
@@ -183,7 +177,7 @@ public final class ErrorInjectingVfs implements Vfs {
 
       @Override
       public void sync(boolean metadata) throws IOException {
-        check(Op.SYNC, file);
+        check(VfsOp.SYNC, file);
         created.sync(metadata);
       }
 
@@ -196,24 +190,24 @@ public final class ErrorInjectingVfs implements Vfs {
 
   @Override
   public ReadableFile open(Path file) throws IOException {
-    check(Op.OPEN, file);
+    check(VfsOp.OPEN, file);
     ReadableFile opened = delegate.open(file);
     return new ReadableFile() {
       @Override
       public long size() throws IOException {
-        check(Op.SIZE, file);
+        check(VfsOp.SIZE, file);
         return opened.size();
       }
 
       @Override
       public int read(ByteBuffer target, long position) throws IOException {
-        check(Op.READ, file);
+        check(VfsOp.READ, file);
         return opened.read(target, position);
       }
 
       @Override
       public MemorySegment map(Arena arena) throws IOException {
-        check(Op.MAP, file);
+        check(VfsOp.MAP, file);
         return opened.map(arena);
       }
 
@@ -226,37 +220,37 @@ public final class ErrorInjectingVfs implements Vfs {
 
   @Override
   public void rename(Path source, Path target) throws IOException {
-    check(Op.RENAME, source);
+    check(VfsOp.RENAME, source);
     delegate.rename(source, target);
   }
 
   @Override
   public boolean delete(Path file) throws IOException {
-    check(Op.DELETE, file);
+    check(VfsOp.DELETE, file);
     return delegate.delete(file);
   }
 
   @Override
   public List<Path> list(Path directory) throws IOException {
-    check(Op.LIST, directory);
+    check(VfsOp.LIST, directory);
     return delegate.list(directory);
   }
 
   @Override
   public Closeable tryLock(Path file) throws IOException {
-    check(Op.LOCK, file);
+    check(VfsOp.LOCK, file);
     return delegate.tryLock(file);
   }
 
   @Override
   public void syncDirectory(Path directory) throws IOException {
-    check(Op.SYNC_DIRECTORY, directory);
+    check(VfsOp.SYNC_DIRECTORY, directory);
     delegate.syncDirectory(directory);
   }
 
   @Override
   public long size(Path file) throws IOException {
-    check(Op.SIZE, file);
+    check(VfsOp.SIZE, file);
     return delegate.size(file);
   }
 
@@ -267,7 +261,7 @@ public final class ErrorInjectingVfs implements Vfs {
 
   @Override
   public void createDirectories(Path directory) throws IOException {
-    check(Op.CREATE_DIRECTORIES, directory);
+    check(VfsOp.CREATE_DIRECTORIES, directory);
     delegate.createDirectories(directory);
   }
 }

@@ -8,11 +8,11 @@ import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.ErrorInjectingVfs;
 import dev.shale.storage.ErrorInjectingVfs.Fault;
-import dev.shale.storage.ErrorInjectingVfs.Op;
 import dev.shale.storage.EngineStats;
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
 import dev.shale.storage.StorageException;
+import dev.shale.storage.VfsOp;
 import dev.shale.storage.SyncMode;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -135,7 +135,7 @@ class WritePathTest {
     EngineOptions options = EngineTesting.smallOptions().withVfs(vfs);
     try (LsmEngine engine = LsmEngine.open(dir, options, Hooks.none())) {
       engine.put(bytes("before"), bytes("acknowledged"));
-      vfs.inject(Fault.on("*.wal", Op.APPEND));
+      vfs.inject(Fault.on("*.wal", VfsOp.APPEND));
       assertThatThrownBy(() -> engine.put(bytes("during"), bytes("x".repeat(100))))
           .isInstanceOf(StorageException.class)
           .hasMessageContaining("Input/output error");
@@ -162,7 +162,7 @@ class WritePathTest {
         EngineTesting.smallOptions().withSyncMode(SyncMode.ALWAYS).withVfs(vfs);
     try (LsmEngine engine = LsmEngine.open(dir, options, Hooks.none())) {
       engine.put(bytes("before"), bytes("durable"));
-      vfs.inject(Fault.on("*.wal", Op.SYNC));
+      vfs.inject(Fault.on("*.wal", VfsOp.SYNC));
       assertThatThrownBy(() -> engine.put(bytes("during"), bytes("v")))
           .isInstanceOf(StorageException.class)
           .hasMessageContaining("fsync");
@@ -179,7 +179,7 @@ class WritePathTest {
     ErrorInjectingVfs vfs = new ErrorInjectingVfs(0);
     EngineOptions options = EngineTesting.smallOptions().withVfs(vfs);
     try (LsmEngine engine = LsmEngine.open(dir, options, Hooks.none())) {
-      Fault manifestSyncs = vfs.inject(Fault.on("MANIFEST-*", Op.SYNC));
+      Fault manifestSyncs = vfs.inject(Fault.on("MANIFEST-*", VfsOp.SYNC));
       int keys = 0;
       while (engine.stats().immutableMemtables() == 0) {
         engine.put(key(keys), value(keys));

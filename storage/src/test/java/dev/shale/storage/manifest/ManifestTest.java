@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.shale.storage.CorruptionException;
 import dev.shale.storage.ErrorInjectingVfs;
 import dev.shale.storage.ErrorInjectingVfs.Fault;
-import dev.shale.storage.ErrorInjectingVfs.Op;
 import dev.shale.storage.Vfs;
+import dev.shale.storage.VfsOp;
 import dev.shale.storage.io.FileNames;
 import dev.shale.storage.table.TableMeta;
 import java.io.IOException;
@@ -137,7 +137,7 @@ class ManifestTest {
   void afterAFailedFsyncTheNextCommitGoesToANewFile() throws IOException {
     ErrorInjectingVfs vfs = new ErrorInjectingVfs(0);
     try (Manifest manifest = Manifest.create(vfs, dir, 1, snapshot(10, 2, List.of()))) {
-      vfs.inject(Fault.on("*", Op.SYNC));
+      vfs.inject(Fault.on("*", VfsOp.SYNC));
       ManifestSnapshot lost = snapshot(10, 3, List.of());
       assertThatThrownBy(() -> manifest.commit(lost, fileNumbers::getAndIncrement))
           .isInstanceOf(IOException.class);
