@@ -88,6 +88,11 @@ public final class ErrorInjectingVfs implements Vfs {
       return this;
     }
 
+    /** The message of the errors this fault throws. */
+    public String message() {
+      return errno.message;
+    }
+
     /** Matching calls so far, failed or not. */
     public long matched() {
       return matched.get();
