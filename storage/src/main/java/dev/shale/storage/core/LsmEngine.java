@@ -12,7 +12,6 @@ import dev.shale.storage.Keys;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.SyncMode;
 import dev.shale.storage.WriteStallException;
-import dev.shale.storage.io.ChannelOpener;
 import dev.shale.storage.io.FileNames;
 import dev.shale.storage.manifest.Manifest;
 import dev.shale.storage.manifest.ManifestSnapshot;
@@ -21,7 +20,6 @@ import dev.shale.storage.table.TableMeta;
 import dev.shale.storage.wal.LogWriter;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -99,7 +97,6 @@ public final class LsmEngine implements Engine {
   private final Manifest manifest;
   private final FileNumbers fileNumbers;
   private final ActiveLog log;
-  private final ChannelOpener opener;
   private final Flusher flusher;
   private final Compactor compactor;
   private final Hooks.CrashPoints crashPoints;
@@ -140,7 +137,6 @@ public final class LsmEngine implements Engine {
     this.manifest = recovered.manifest();
     this.fileNumbers = recovered.fileNumbers();
     this.log = new ActiveLog(recovered.log());
-    this.opener = hooks.opener();
     this.crashPoints = hooks.crashPoints();
     this.stallLog = new StallLog(directory.toString());
     // Capped so that arrival + timeout never overflows a nanoTime difference.
@@ -172,10 +168,10 @@ public final class LsmEngine implements Engine {
     Objects.requireNonNull(options, "options");
     DirectoryLock directoryLock = null;
     try {
-      Files.createDirectories(directory);
-      directoryLock = DirectoryLock.acquire(directory);
+      options.vfs().createDirectories(directory);
+      directoryLock = DirectoryLock.acquire(options.vfs(), directory);
       HybridClock clock = new HybridClock(options.wallClockMillis());
-      Recovery.Recovered recovered = Recovery.run(directory, options, clock, hooks.opener());
+      Recovery.Recovered recovered = Recovery.run(directory, options, clock);
       try {
         LsmEngine engine =
             new LsmEngine(directory, options, hooks, clock, directoryLock, recovered);
@@ -554,7 +550,7 @@ public final class LsmEngine implements Engine {
     Path file = directory.resolve(FileNames.log(number));
     LogWriter next;
     try {
-      next = LogWriter.create(file, number, opener);
+      next = LogWriter.create(options.vfs(), file, number);
     } catch (IOException e) {
       deleteQuietly(file);
       throw new StorageException("creating log segment " + file + " failed: " + e, e);
@@ -827,9 +823,9 @@ public final class LsmEngine implements Engine {
     }
   }
 
-  private static void deleteQuietly(Path file) {
+  private void deleteQuietly(Path file) {
     try {
-      Files.deleteIfExists(file);
+      options.vfs().delete(file);
     } catch (IOException e) {
       LOG.log(Level.WARNING, "deleting " + file + " failed: " + e);
     }
