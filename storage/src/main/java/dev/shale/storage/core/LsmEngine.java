@@ -33,7 +33,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * changes of the flush and compaction threads in {@link FileSetCommit}, through
  * {@link FlushHost} and {@link CompactionHost}.
  */
-public final class LsmEngine implements Engine {
+final class LsmEngine implements Engine {
   /*
    * Threads. Callers write and read; one flush thread turns frozen memtables into level-0 tables
    * (Flusher); one compaction thread merges tables down the levels (Compactor); in
@@ -102,7 +102,7 @@ public final class LsmEngine implements Engine {
   }
 
   /** Opens (creating if needed) the store in {@code directory}, recovering its files. */
-  public static Engine open(Path directory, EngineOptions options) {
+  static Engine open(Path directory, EngineOptions options) {
     return open(directory, options, Hooks.none());
   }
 
