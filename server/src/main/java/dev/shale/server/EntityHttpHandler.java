@@ -349,6 +349,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       case DELETED -> Responses.empty(version, HttpResponseStatus.ACCEPTED);
       case DONE -> Responses.text(version, HttpResponseStatus.OK, new String(result.value(), StandardCharsets.UTF_8));
       case OVERLOADED -> Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE, result.reason());
+      case DISK_FULL -> Responses.error(version, HttpResponseStatus.INSUFFICIENT_STORAGE, result.reason());
       case FAILED -> Responses.error(version, HttpResponseStatus.INTERNAL_SERVER_ERROR, result.reason());
     };
   }

@@ -26,6 +26,8 @@ record EntityResult(Outcome outcome, byte[] value, String reason, long version) 
     DELETED,
     /** The engine refused the write for now; nothing was written, retry later (503). */
     OVERLOADED,
+    /** The disk is full: nothing was written; writes resume once space is freed (507). */
+    DISK_FULL,
     /** The engine failed (500). */
     FAILED,
     /** An operator's request (such as a compaction) finished; {@link #value} says how (200). */
@@ -61,6 +63,10 @@ record EntityResult(Outcome outcome, byte[] value, String reason, long version) 
 
   static EntityResult overloaded(String reason) {
     return new EntityResult(Outcome.OVERLOADED, null, reason, NO_VERSION);
+  }
+
+  static EntityResult diskFull(String reason) {
+    return new EntityResult(Outcome.DISK_FULL, null, reason, NO_VERSION);
   }
 
   static EntityResult failed(String reason) {

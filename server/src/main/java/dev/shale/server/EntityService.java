@@ -7,6 +7,7 @@ import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Keys;
 import dev.shale.storage.StorageException;
+import dev.shale.storage.DiskFullException;
 import dev.shale.storage.WriteStallException;
 import java.lang.System.Logger.Level;
 import java.util.function.LongSupplier;
@@ -152,6 +153,9 @@ final class EntityService {
     } catch (WriteStallException e) {
       // Expected under overload and answered with 503: not worth a log line per request.
       return EntityResult.overloaded("storage is overloaded, retry later: " + e.getMessage());
+    } catch (DiskFullException e) {
+      // The engine logs the full disk once, and once more when writes resume.
+      return EntityResult.diskFull("insufficient storage: " + Reasons.oneLine(e.getMessage()));
     } catch (CorruptionException e) {
       return logged(operation, key, "corrupt data: " + e.getMessage());
     } catch (StorageException e) {

@@ -37,6 +37,11 @@ final class RealVfs implements Vfs {
       }
 
       @Override
+      public void truncate(long sizeBytes) throws IOException {
+        channel.truncate(sizeBytes); // moves the position back to sizeBytes too
+      }
+
+      @Override
       public void close() throws IOException {
         channel.close();
       }
@@ -134,5 +139,10 @@ final class RealVfs implements Vfs {
   @Override
   public void createDirectories(Path directory) throws IOException {
     Files.createDirectories(directory);
+  }
+
+  @Override
+  public long usableSpace(Path directory) throws IOException {
+    return Files.getFileStore(directory).getUsableSpace();
   }
 }

@@ -66,6 +66,9 @@ public interface Vfs {
   /** Creates {@code directory} and any missing parents; nothing if it exists already. */
   void createDirectories(Path directory) throws IOException;
 
+  /** The bytes this process may still write on the filesystem holding {@code directory}. */
+  long usableSpace(Path directory) throws IOException;
+
   /** A file being written: appends, then syncs. Not thread safe (see {@link Vfs}). */
   interface WritableFile extends Closeable {
     /**
@@ -79,6 +82,14 @@ public interface Vfs {
      * (fsync rather than fdatasync). The size needed to read the bytes is always forced.
      */
     void sync(boolean metadata) throws IOException;
+
+    /**
+     * Cuts the file back to {@code sizeBytes}, dropping the bytes appended after it; appends go
+     * on from there. How a writer takes back an append that failed part way (a full disk), so the
+     * file stays a clean prefix. Never below what was synced: that would change durable bytes,
+     * which files written once never do.
+     */
+    void truncate(long sizeBytes) throws IOException;
   }
 
   /** A file open for reading. */

@@ -185,6 +185,19 @@ public final class CrashVfs implements Vfs {
         }
       }
 
+      @Override
+      public void truncate(long sizeBytes) throws IOException {
+        synchronized (CrashVfs.this) {
+          enter(VfsOp.TRUNCATE, path);
+          if (sizeBytes < inode.syncedLength) {
+            throw new IllegalStateException("truncating " + path + " to " + sizeBytes
+                + " bytes, below the " + inode.syncedLength + " synced: durable bytes changed");
+          }
+          real.truncate(sizeBytes);
+          inode.length = Math.min(inode.length, sizeBytes);
+        }
+      }
+
       // No real fsync: durability is what this class models, and tests run faster without it.
       @Override
       public void sync(boolean metadata) throws IOException {
@@ -316,6 +329,13 @@ public final class CrashVfs implements Vfs {
     Path path = checked(directory);
     enter(VfsOp.CREATE_DIRECTORIES, path);
     disk.createDirectories(path);
+  }
+
+  @Override
+  public synchronized long usableSpace(Path directory) throws IOException {
+    Path path = checked(directory);
+    enter(VfsOp.USABLE_SPACE, path);
+    return disk.usableSpace(path);
   }
 
   /** The durable names under the root, for a test's diagnostics. */

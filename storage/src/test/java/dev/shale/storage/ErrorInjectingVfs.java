@@ -187,6 +187,12 @@ public final class ErrorInjectingVfs implements Vfs {
       }
 
       @Override
+      public void truncate(long sizeBytes) throws IOException {
+        check(VfsOp.TRUNCATE, file);
+        created.truncate(sizeBytes);
+      }
+
+      @Override
       public void close() throws IOException {
         created.close();
       }
@@ -268,5 +274,11 @@ public final class ErrorInjectingVfs implements Vfs {
   public void createDirectories(Path directory) throws IOException {
     check(VfsOp.CREATE_DIRECTORIES, directory);
     delegate.createDirectories(directory);
+  }
+
+  @Override
+  public long usableSpace(Path directory) throws IOException {
+    check(VfsOp.USABLE_SPACE, directory);
+    return delegate.usableSpace(directory);
   }
 }

@@ -97,8 +97,7 @@ final class Backpressure {
   void slowDownIfBehind(List<PendingWrite> group) {
     int over = level0Count(view.get()) - options.l0SlowdownTrigger();
     if (over < 0) return;
-    long bytes = 0;
-    for (PendingWrite p : group) bytes += p.logBytes();
+    long bytes = PendingWrite.logBytes(group);
     long rate = Math.max(1, SLOWDOWN_BASE_BYTES_PER_SECOND >> Math.min(over, 40));
     long nanos = Math.min(TimeUnit.MILLISECONDS.toNanos(MAX_SLOWDOWN_MILLIS),
         (long) (bytes * 1e9 / rate));

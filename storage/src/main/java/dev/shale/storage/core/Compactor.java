@@ -1,6 +1,7 @@
 package dev.shale.storage.core;
 
 import dev.shale.storage.CorruptionException;
+import dev.shale.storage.DiskFullException;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.StorageException;
 import java.io.IOException;
@@ -53,6 +54,8 @@ final class Compactor implements Runnable {
   private final Thread thread;
   private final FlushGate gate;
   private final DamageRegistry damage;
+  private final DiskSpace disk;
+  private boolean deferredForSpace; // only the compaction thread: whether the last pick waited for room
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition wake = lock.newCondition();
@@ -68,10 +71,11 @@ final class Compactor implements Runnable {
   private volatile Exception lastFailure;
 
   Compactor(Host host, EngineOptions options, CompactionRun run, FlushGate gate,
-      DamageRegistry damage, String threadName) {
+      DamageRegistry damage, DiskSpace disk, String threadName) {
     this.host = host;
     this.gate = gate;
     this.damage = damage;
+    this.disk = disk;
     this.options = options;
     this.run = run;
     this.picker = new CompactionPicker(options);
@@ -240,6 +244,7 @@ final class Compactor implements Runnable {
     try {
       Compaction compaction = picker.pick(pinned.levels());
       if (compaction == null) return true;
+      if (!roomFor(compaction)) return false; // retried after the backoff
       boolean ok = runOne(compaction, pinned);
       if (ok) signal();
       return ok;
@@ -266,6 +271,12 @@ final class Compactor implements Runnable {
         return true;
       }
       Compaction compaction = CompactionPicker.full(pinned.levels());
+      if (compaction != null && !roomFor(compaction)) {
+        request.completeExceptionally(new DiskFullException("compact() needs room for "
+            + compaction.inputBytes() + " bytes of new tables beyond the disk reserve of "
+            + options.diskReserveBytes() + " bytes; free some space and call it again"));
+        return true;
+      }
       boolean ok = compaction == null || runOne(compaction, pinned);
       if (ok && stopRequested) {
         request.completeExceptionally(new StorageException("engine closed before compact() finished"));
@@ -284,6 +295,20 @@ final class Compactor implements Runnable {
     } finally {
       pinned.release();
     }
+  }
+
+  // A compaction writes all its output before its inputs go: it starts only if that leaves the
+  // disk reserve whole (DiskSpace), so it never takes the room flushes need. A move writes nothing.
+  private boolean roomFor(Compaction compaction) {
+    boolean room = compaction.isTrivialMove() || disk.leavesReserve(compaction.inputBytes());
+    if (!room && !deferredForSpace) {
+      LOG.log(Level.WARNING, "compaction " + compaction.describe() + " waits: it would leave less"
+          + " than the disk reserve of " + options.diskReserveBytes() + " bytes free");
+    } else if (room && deferredForSpace) {
+      LOG.log(Level.INFO, "compactions go on: the disk has room again");
+    }
+    deferredForSpace = !room; // one line per change, not one per retry
+    return room;
   }
 
   private boolean runOne(Compaction compaction, ReadView pinned) {

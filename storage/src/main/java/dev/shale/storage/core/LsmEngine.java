@@ -66,6 +66,7 @@ final class LsmEngine implements Engine {
   private final Compactor compactor;
   private final IntervalSync intervalSync; // null in SyncMode.ALWAYS
   private final DamageRegistry damage = new DamageRegistry();
+  private final DiskSpace disk;
   private final CountDownLatch closeFinished = new CountDownLatch(1);
 
   private LsmEngine(Path directory, EngineOptions options, Hooks hooks, HybridClock clock,
@@ -87,14 +88,16 @@ final class LsmEngine implements Engine {
     FileSetCommit fileSets = new FileSetCommit(
         lock, view, manifest, fileNumbers, log, clock, backpressure, crashPoints);
     String name = String.valueOf(directory.getFileName());
+    DiskSpace disk = new DiskSpace(options.vfs(), directory, options.diskReserveBytes());
+    this.disk = disk;
     this.compactor = new Compactor(new CompactionHost(view, fileSets, damage, crashPoints), options,
         new CompactionRun(directory, options, fileNumbers, crashPoints), hooks.compactionGate(),
-        damage, "shale-compact-" + name);
+        damage, disk, "shale-compact-" + name);
     this.flushes = new FlushHost(lock, view, fileSets, backpressure, compactor);
     this.flusher =
         new Flusher(flushes, directory, options, fileNumbers, hooks, "shale-flush-" + name);
     this.writes = new WriteQueue(
-        directory, options, clock, fileNumbers, log, lock, view, backpressure, flushes);
+        directory, options, clock, fileNumbers, log, lock, view, backpressure, flushes, disk);
     this.intervalSync = options.syncMode() == SyncMode.INTERVAL
         ? new IntervalSync(log, options.syncIntervalMillis(),
             e -> writes.poison("interval fsync of " + log.describe(), e), "shale-log-sync-" + name)
@@ -234,9 +237,10 @@ final class LsmEngine implements Engine {
   @Override
   public EngineHealth health() {
     StorageException failure = writes.failure();
-    String refusal =
-        view.isClosed() ? "engine is closed" : failure == null ? null : failure.getMessage();
-    return new EngineHealth(refusal, false, damage.list());
+    if (view.isClosed()) return new EngineHealth("engine is closed", false, damage.list());
+    if (failure != null) return new EngineHealth(failure.getMessage(), false, damage.list());
+    String diskFull = disk.refusal();
+    return new EngineHealth(diskFull, diskFull != null, damage.list());
   }
 
   /**

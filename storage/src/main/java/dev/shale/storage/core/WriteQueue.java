@@ -50,6 +50,7 @@ final class WriteQueue {
   private final CurrentView view;
   private final Backpressure backpressure;
   private final FlushHost flushes;
+  private final DiskSpace disk;
 
   private final ReentrantLock lock; // the engine's write lock
   private final Condition queueDrained;
@@ -58,7 +59,7 @@ final class WriteQueue {
 
   WriteQueue(Path directory, EngineOptions options, HybridClock clock, FileNumbers fileNumbers,
       ActiveLog log, ReentrantLock lock, CurrentView view, Backpressure backpressure,
-      FlushHost flushes) {
+      FlushHost flushes, DiskSpace disk) {
     this.directory = directory;
     this.options = options;
     this.clock = clock;
@@ -69,6 +70,7 @@ final class WriteQueue {
     this.view = view;
     this.backpressure = backpressure;
     this.flushes = flushes;
+    this.disk = disk;
   }
 
   /** Writes one record (value null: a tombstone) and returns its version. */
@@ -208,6 +210,7 @@ final class WriteQueue {
       checkWritable();
       makeRoomForWrite(leader);
       group = takeGroup();
+      disk.admitWrite(PendingWrite.logBytes(group));
       backpressure.slowDownIfBehind(group);
       checkWritable();
       appendAndApply(stampVersions(group));
@@ -263,6 +266,7 @@ final class WriteQueue {
       next = LogWriter.create(options.vfs(), file, number);
     } catch (IOException e) {
       deleteQuietly(file);
+      if (DiskSpace.isNoSpace(e)) throw disk.full(file, e);
       throw new StorageException("creating log segment " + file + " failed: " + e, e);
     }
     long frozenLogNumber = log.number();
@@ -313,12 +317,13 @@ final class WriteQueue {
   // and active memtable cannot change under it, since only a leader changes them.
   private void appendAndApply(List<Entry> entries) {
     Memtable memtable = view.get().active();
+    long sizeBefore = log.sizeBytes();
     lock.unlock();
     try {
       try {
         log.append(entries);
       } catch (IOException e) {
-        throw poison("appending to " + log.describe(), e);
+        throw appendFailed(sizeBefore, e);
       }
       if (options.syncMode() == SyncMode.ALWAYS) {
         try {
@@ -331,6 +336,21 @@ final class WriteQueue {
     } finally {
       lock.lock();
     }
+  }
+
+  // A full disk is the one append failure the log survives: the segment is cut back to where the
+  // group began, so it stays a clean prefix of whole records (a torn record followed by later
+  // ones would fail the next open), and writes are refused until there is room. Any other
+  // failure, or a failed cut, leaves the tail unknown: no more writes.
+  private StorageException appendFailed(long sizeBefore, IOException cause) {
+    if (!DiskSpace.isNoSpace(cause)) return poison("appending to " + log.describe(), cause);
+    try {
+      log.truncateTo(sizeBefore);
+    } catch (IOException | RuntimeException e) {
+      cause.addSuppressed(e);
+      return poison("appending to " + log.describe() + " (and cutting back the failed append)", cause);
+    }
+    return disk.full(log.describe(), cause);
   }
 
   // The group is the head of the queue, in order. Completing it hands the lead to the next.

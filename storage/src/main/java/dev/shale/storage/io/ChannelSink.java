@@ -26,6 +26,12 @@ final class ChannelSink implements ByteSink {
     return positionBytes;
   }
 
+  /** Starts over at {@code positionBytes}, the file having been cut back to it; drops the buffer. */
+  void restartAt(long positionBytes) {
+    buffer.clear();
+    this.positionBytes = positionBytes;
+  }
+
   /** Hands every buffered byte to the OS (looping over short writes). */
   void drain() throws IOException {
     buffer.flip();

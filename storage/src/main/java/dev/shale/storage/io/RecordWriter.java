@@ -15,7 +15,8 @@ import java.util.List;
  *
  * <p>Thread safety: one thread at a time may {@link #append}; {@link #force} and
  * {@link #sizeBytes} may run concurrently with it. A failed append or force leaves the file's
- * tail unknown: the caller must stop appending to it.
+ * tail unknown: the caller must stop appending to it, unless it takes the append back with
+ * {@link #truncateTo}.
  */
 public final class RecordWriter implements AutoCloseable {
   /**
@@ -81,6 +82,18 @@ public final class RecordWriter implements AutoCloseable {
       throw e.getCause();
     }
     sizeBytes = sink.positionBytes();
+  }
+
+  /**
+   * Takes back an append that failed part way: cuts the file back to {@code sizeBytes} (what
+   * {@link #sizeBytes} said before it), so it stays a clean prefix of whole records and appends
+   * may go on. Only for a failure known to have left nothing else behind (a full disk), and
+   * never below what was forced.
+   */
+  public void truncateTo(long sizeBytes) throws IOException {
+    file.truncate(sizeBytes);
+    sink.restartAt(sizeBytes);
+    this.sizeBytes = sizeBytes;
   }
 
   /** Forces the file's bytes (and the size needed to read them) to the device: fdatasync. */

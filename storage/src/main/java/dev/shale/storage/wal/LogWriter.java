@@ -70,6 +70,11 @@ public final class LogWriter implements AutoCloseable {
     records.append(payloads);
   }
 
+  /** Cuts the segment back to {@code sizeBytes} after a failed append; see RecordWriter#truncateTo. */
+  public void truncateTo(long sizeBytes) throws IOException {
+    records.truncateTo(sizeBytes);
+  }
+
   public void force() throws IOException {
     records.force();
   }
