@@ -2,6 +2,7 @@ package dev.shale.server;
 
 import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Engine;
+import dev.shale.storage.EngineHealth;
 import dev.shale.storage.EngineStats;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
@@ -149,6 +150,11 @@ final class EntityService {
   /** The engine's counters and sizes, for the status page. */
   EngineStats stats() {
     return engine.stats();
+  }
+
+  /** Whether the engine takes writes and which damaged files it serves around, for the status page. */
+  EngineHealth health() {
+    return engine.health();
   }
 
   private static EntityResult call(String operation, byte[] key, Supplier<EntityResult> work) {
