@@ -6,6 +6,7 @@ import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Keys;
 import dev.shale.storage.SyncMode;
+import dev.shale.storage.ThrottledLog;
 import dev.shale.storage.Versions;
 import dev.shale.storage.Vfs;
 import dev.shale.storage.WriteStallException;
@@ -68,7 +69,7 @@ public final class HintStore implements AutoCloseable {
   private final LongAdder refusedFull = new LongAdder();
   private final LongAdder refusedTooOld = new LongAdder();
   private final LongAdder refusedOverloaded = new LongAdder();
-  private final ThrottledLog refusals = new ThrottledLog(LOG, 10_000);
+  private final ThrottledLog refusals = new ThrottledLog(LOG, Level.WARNING, 10_000);
   private volatile Runnable onAdd = () -> {};
 
   private HintStore(Path directory, Engine engine, HintLimits limits, LongSupplier wallClockMillis) {

@@ -4,8 +4,8 @@ import dev.shale.cluster.Cluster;
 import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.Consistency;
 import dev.shale.cluster.ReplicaProtocol;
-import dev.shale.cluster.ThrottledLog;
 import dev.shale.storage.Entry;
+import dev.shale.storage.ThrottledLog;
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -374,7 +374,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     if (!HttpMethod.GET.equals(head.method())) {
       return Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), STATUS_METHODS);
     }
-    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(service.stats(), stats));
+    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(service.stats(), service.health(), stats));
   }
 
   /**

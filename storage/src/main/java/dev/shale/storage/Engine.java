@@ -92,8 +92,9 @@ public interface Engine extends AutoCloseable {
 
   /**
    * Compacts the whole store, blocking until done: afterwards every record that another record
-   * of its key overrides is gone, and so is every tombstone past its grace period. For benchmarks
-   * and operators; background compaction needs no call.
+   * of its key overrides is gone, and so is every tombstone past its grace period; the tables it
+   * replaced are deleted by then, unless a scan still open holds them. For benchmarks and
+   * operators; background compaction needs no call.
    */
   void compact();
 

@@ -46,6 +46,11 @@ final class CompactionRun {
     this.crashPoints = crashPoints;
   }
 
+  /** Tells the test hooks that the compaction thread reached the step {@code name}. */
+  void reached(String name) {
+    crashPoints.reached(name);
+  }
+
   /**
    * Writes the outputs of {@code compaction}. {@code cancelled} is polled per record: once true
    * (the engine is closing) the run stops with a CancellationException and deletes its outputs.

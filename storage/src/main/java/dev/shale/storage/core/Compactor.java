@@ -253,48 +253,63 @@ final class Compactor implements Runnable {
     }
   }
 
+  // The request is answered only after the pinned view is released: that release may be the last
+  // reference on the replaced tables, which deletes them, so a caller of compact() that returns
+  // finds them gone (unless a read of its own still holds them). Answered before, the caller
+  // raced this thread's release and could measure the store with its old tables still on disk.
   private boolean runFull(CompletableFuture<Void> request) {
     ReadView pinned = host.retainView();
     if (pinned == null) {
       request.completeExceptionally(new StorageException("engine is closed"));
       return true;
     }
+    FullOutcome outcome;
     try {
-      List<SharedTable> corrupt = new ArrayList<>();
-      for (SharedTable t : pinned.tables()) {
-        if (t.isSetAside()) corrupt.add(t);
-      }
-      if (!corrupt.isEmpty()) {
-        request.completeExceptionally(new CorruptionException(corrupt.getFirst().path(),
-            "found corrupt by an earlier compaction; compact() cannot merge it (corrupt tables: "
-                + corrupt.stream().map(t -> t.path().getFileName().toString()).toList() + ")"));
-        return true;
-      }
-      Compaction compaction = CompactionPicker.full(pinned.levels());
-      if (compaction != null && !roomFor(compaction)) {
-        request.completeExceptionally(new DiskFullException("compact() needs room for "
-            + compaction.inputBytes() + " bytes of new tables beyond the disk reserve of "
-            + options.diskReserveBytes() + " bytes; free some space and call it again"));
-        return true;
-      }
-      boolean ok = compaction == null || runOne(compaction, pinned);
-      if (ok && stopRequested) {
-        request.completeExceptionally(new StorageException("engine closed before compact() finished"));
-        return true;
-      }
-      if (ok) {
-        request.complete(null);
-        signal();
-        return true;
-      }
-      Exception failure = lastFailure;
-      // A corruption is passed on as itself, so the caller learns which file is bad.
-      request.completeExceptionally(failure instanceof CorruptionException bad ? bad
-          : new StorageException("compact() failed: " + failure, failure));
-      return false;
+      outcome = fullCompaction(pinned);
     } finally {
       pinned.release();
     }
+    if (outcome.failure() == null) {
+      request.complete(null);
+      signal();
+    } else {
+      request.completeExceptionally(outcome.failure());
+    }
+    run.reached("compaction.afterFullAnswered");
+    return !outcome.compactionFailed();
+  }
+
+  /**
+   * What a full compaction tells its caller: {@code failure} null when the whole store was
+   * compacted; {@code compactionFailed} when the merge itself failed (the thread pauses then).
+   */
+  private record FullOutcome(Throwable failure, boolean compactionFailed) {}
+
+  private FullOutcome fullCompaction(ReadView pinned) {
+    List<SharedTable> corrupt = new ArrayList<>();
+    for (SharedTable t : pinned.tables()) {
+      if (t.isSetAside()) corrupt.add(t);
+    }
+    if (!corrupt.isEmpty()) {
+      return new FullOutcome(new CorruptionException(corrupt.getFirst().path(),
+          "found corrupt by an earlier compaction; compact() cannot merge it (corrupt tables: "
+              + corrupt.stream().map(t -> t.path().getFileName().toString()).toList() + ")"), false);
+    }
+    Compaction compaction = CompactionPicker.full(pinned.levels());
+    if (compaction != null && !roomFor(compaction)) {
+      return new FullOutcome(new DiskFullException("compact() needs room for "
+          + compaction.inputBytes() + " bytes of new tables beyond the disk reserve of "
+          + options.diskReserveBytes() + " bytes; free some space and call it again"), false);
+    }
+    boolean ok = compaction == null || runOne(compaction, pinned);
+    if (ok && stopRequested) {
+      return new FullOutcome(new StorageException("engine closed before compact() finished"), false);
+    }
+    if (ok) return new FullOutcome(null, false);
+    Exception failure = lastFailure;
+    // A corruption is passed on as itself, so the caller learns which file is bad.
+    return new FullOutcome(failure instanceof CorruptionException bad ? bad
+        : new StorageException("compact() failed: " + failure, failure), true);
   }
 
   // A compaction writes all its output before its inputs go: it starts only if that leaves the
