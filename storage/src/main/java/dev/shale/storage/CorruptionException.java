@@ -8,13 +8,20 @@ import java.nio.file.Path;
  */
 public final class CorruptionException extends StorageException {
   private final Path file;
+  private final String detail;
 
   public CorruptionException(Path file, String message) {
     super(file + ": " + message);
     this.file = file;
+    this.detail = message;
   }
 
   public Path file() {
     return file;
+  }
+
+  /** The message without the file's path: what is wrong and where in the file. */
+  public String detail() {
+    return detail;
   }
 }

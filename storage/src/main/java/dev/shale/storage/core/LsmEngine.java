@@ -104,7 +104,7 @@ public final class LsmEngine implements Engine {
   private final Hooks.CrashPoints crashPoints;
   private final IntervalSync intervalSync; // null in SyncMode.ALWAYS
   private final StallLog stallLog;
-  private final DamageRegistry damage = new DamageRegistry();
+  private final DamageRegistry damage;
   private final long stallTimeoutNanos;
 
   // Taken before `lock`, never while holding it: serializes "build snapshot, commit, publish".
@@ -138,6 +138,7 @@ public final class LsmEngine implements Engine {
     this.directoryLock = directoryLock;
     this.manifest = recovered.manifest();
     this.fileNumbers = recovered.fileNumbers();
+    this.damage = recovered.damage();
     this.log = new ActiveLog(recovered.log());
     this.opener = hooks.opener();
     this.crashPoints = hooks.crashPoints();

@@ -1,6 +1,5 @@
 package dev.shale.storage.core;
 
-import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.HybridClock;
@@ -8,6 +7,7 @@ import dev.shale.storage.StorageException;
 import dev.shale.storage.io.ChannelOpener;
 import dev.shale.storage.io.FileNames;
 import dev.shale.storage.io.Fsync;
+import dev.shale.storage.io.RecordFormat;
 import dev.shale.storage.io.RecordReader.TornTail;
 import dev.shale.storage.manifest.Manifest;
 import dev.shale.storage.manifest.ManifestLoader;
@@ -27,6 +27,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedSet;
 
 /**
  * Opening a store's files, exactly as docs/format.md "Recovery at open" says: read the manifest,
@@ -39,9 +40,10 @@ final class Recovery {
    * The store as recovery leaves it.
    *
    * @param tables the live tables, newest first; the caller owns one reference to each
+   * @param damage the damaged files found, which the engine serves around and reports
    */
-  record Recovered(
-      Manifest manifest, List<SharedTable> tables, LogWriter log, FileNumbers fileNumbers) {
+  record Recovered(Manifest manifest, List<SharedTable> tables, LogWriter log,
+      FileNumbers fileNumbers, DamageRegistry damage) {
 
     /** Lets everything go when the engine cannot start after all. */
     void closeQuietly() {
@@ -65,7 +67,10 @@ final class Recovery {
   private final EngineOptions options;
   private final HybridClock clock;
   private final ChannelOpener opener;
+  private long loadedFrom; // the number of the manifest the state came from, or 0 for a new store
   private final List<SharedTable> tables = new ArrayList<>();
+  private final List<Path> replayedTables = new ArrayList<>(); // written by this open's replay
+  private final DamageRegistry damage = new DamageRegistry();
 
   private Recovery(Path directory, EngineOptions options, HybridClock clock, ChannelOpener opener) {
     this.directory = directory;
@@ -82,6 +87,7 @@ final class Recovery {
       return recovery.recover();
     } catch (IOException | RuntimeException e) {
       recovery.tables.forEach(SharedTable::release);
+      recovery.replayedTables.forEach(Recovery::delete); // no manifest names them
       throw e;
     }
   }
@@ -89,6 +95,7 @@ final class Recovery {
   private Recovered recover() throws IOException {
     DirectoryListing listing = DirectoryListing.scan(directory);
     ManifestSnapshot base = loadManifest(listing);
+    if (loadedFrom > 0) SnapshotAccounting.check(directory, loadedFrom, base, listing);
     FileNumbers numbers =
         new FileNumbers(Math.max(base.nextFileNumber(), listing.highestNumber() + 1));
     clock.observe(base.lastVersion());
@@ -101,6 +108,7 @@ final class Recovery {
     ManifestSnapshot snapshot =
         new ManifestSnapshot(numbers.peek(), logNumber, clock.current(), metas);
     Manifest manifest = Manifest.create(directory, manifestNumber, snapshot, opener);
+    replayedTables.clear(); // named by a durable manifest now: never deleted by a failure below
     LogWriter log;
     try {
       log = LogWriter.create(directory.resolve(FileNames.log(logNumber)), logNumber, opener);
@@ -112,7 +120,7 @@ final class Recovery {
     LOG.log(Level.INFO, directory + " opened: " + tables.size() + " tables, log "
         + FileNames.log(logNumber) + ", " + FileNames.manifest(manifestNumber) + ", last version "
         + clock.current());
-    return new Recovered(manifest, List.copyOf(tables), log, numbers);
+    return new Recovered(manifest, List.copyOf(tables), log, numbers, damage);
   }
 
   // docs/format.md, "Manifest": a directory with no manifest is a new, empty store, unless it
@@ -120,8 +128,8 @@ final class Recovery {
   private ManifestSnapshot loadManifest(DirectoryListing listing) throws IOException {
     Optional<ManifestLoader.Loaded> loaded = ManifestLoader.load(directory);
     if (loaded.isPresent()) {
-      LOG.log(Level.INFO,
-          directory + ": state from " + FileNames.manifest(loaded.get().fileNumber()));
+      loadedFrom = loaded.get().fileNumber();
+      LOG.log(Level.INFO, directory + ": state from " + FileNames.manifest(loadedFrom));
       return loaded.get().snapshot();
     }
     if (!listing.logs().isEmpty() || !listing.tables().isEmpty()) {
@@ -135,21 +143,21 @@ final class Recovery {
   private void openTables(List<TableMeta> metas) throws IOException {
     for (TableMeta meta : metas) {
       Path file = directory.resolve(FileNames.table(meta.fileNumber()));
-      if (!Files.exists(file)) {
-        throw new CorruptionException(file, "named by the manifest but missing");
-      }
-      tables.add(SharedTable.open(file, meta));
+      tables.add(SharedTable.openServingAroundDamage(file, meta, damage));
       clock.observe(meta.maxVersion());
     }
     tables.sort(Comparator.comparingLong(SharedTable::fileNumber).reversed());
   }
 
-  // Segments are replayed oldest first into one memtable, flushed whenever it fills.
+  // Segments are replayed oldest first into one memtable, flushed whenever it fills. Damage
+  // rather than a torn tail makes it throw; the tables it wrote are then deleted by run().
   private void replayLogs(DirectoryListing listing, long logNumber, FileNumbers numbers)
       throws IOException {
+    SortedSet<Long> segments = listing.logs().tailSet(logNumber);
+    LogDamage damageCheck = new LogDamage(lastNonEmpty(segments), segments.isEmpty() ? -1 : segments.last());
     Memtable memtable = new Memtable(options.memtableSizeBytes());
     try {
-      for (long number : listing.logs().tailSet(logNumber)) {
+      for (long number : segments) {
         Path file = directory.resolve(FileNames.log(number));
         long records = 0;
         try (LogReader reader = LogReader.open(file)) {
@@ -163,6 +171,7 @@ final class Recovery {
               memtable = new Memtable(options.memtableSizeBytes());
             }
           }
+          damageCheck.check(file, number, reader.tornTail(), reader.headerMissing());
           logTornTail(file, reader.tornTail());
         }
         LOG.log(Level.INFO, "replayed " + records + " records from " + file);
@@ -173,9 +182,19 @@ final class Recovery {
     }
   }
 
+  // The highest-numbered segment longer than its header, or -1: the only one a crash can tear.
+  private long lastNonEmpty(SortedSet<Long> segments) throws IOException {
+    long last = -1;
+    for (long number : segments) {
+      if (Files.size(directory.resolve(FileNames.log(number))) > RecordFormat.HEADER_BYTES) last = number;
+    }
+    return last;
+  }
+
   private void flush(Memtable memtable, FileNumbers numbers) throws IOException {
     long number = numbers.allocate();
     Path file = directory.resolve(FileNames.table(number));
+    replayedTables.add(file);
     TableMeta meta = TableWriter.write(
         file, number, memtable.iterator(), options.blockSizeBytes(), options.bloomBitsPerKey());
     // The table's directory entry must be durable before a manifest names it.

@@ -4,7 +4,7 @@ import dev.shale.storage.CorruptionException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 
-/** Builds, and logs, the CorruptionException for bad bytes in a table file. */
+/** Builds (and, unless the caller reports it itself, logs) the CorruptionException for bad bytes in a table file. */
 final class TableCorruption {
   private static final System.Logger LOG = System.getLogger(Table.class.getName());
 
@@ -12,8 +12,13 @@ final class TableCorruption {
 
   /** Corruption of the block (or footer) at {@code offset} of {@code file}. */
   static CorruptionException at(Path file, long offset, String what) {
-    String message = "table corrupt at offset " + offset + ": " + what;
-    LOG.log(Level.ERROR, file + ": " + message);
-    return new CorruptionException(file, message);
+    CorruptionException e = unlogged(file, offset, what);
+    LOG.log(Level.ERROR, e.getMessage());
+    return e;
+  }
+
+  /** As {@link #at}, for damage the caller serves around and reports itself. */
+  static CorruptionException unlogged(Path file, long offset, String what) {
+    return new CorruptionException(file, "table corrupt at offset " + offset + ": " + what);
   }
 }
