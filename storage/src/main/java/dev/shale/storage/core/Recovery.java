@@ -133,9 +133,12 @@ final class Recovery {
       return loaded.get().snapshot();
     }
     if (!listing.logs().isEmpty() || !listing.tables().isEmpty()) {
+      List<String> invalid =
+          ManifestLoader.manifestNumbers(directory).stream().sorted().map(FileNames::manifest).toList();
+      String found = invalid.isEmpty() ? "" : " (" + String.join(", ", invalid) + " hold no valid record)";
       throw new StorageException(directory + " holds " + listing.logs().size() + " .wal and "
-          + listing.tables().size() + " .sst files but no valid MANIFEST: refusing to open it "
-          + "rather than guess which of them make up the store");
+          + listing.tables().size() + " .sst files but no valid MANIFEST" + found + ": refusing to"
+          + " open it rather than guess which of them make up the store; nothing was deleted");
     }
     return new ManifestSnapshot(1, 0, 0, List.of());
   }

@@ -45,7 +45,7 @@ public final class ManifestLoader {
   }
 
   /** The numbers of the {@code MANIFEST-<n>} files in {@code directory}, in no order. */
-  static List<Long> manifestNumbers(Path directory) throws IOException {
+  public static List<Long> manifestNumbers(Path directory) throws IOException {
     List<Long> numbers = new ArrayList<>();
     try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "MANIFEST-*")) {
       for (Path file : files) {
