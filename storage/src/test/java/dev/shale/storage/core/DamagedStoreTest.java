@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,21 +43,17 @@ class DamagedStoreTest {
   @Test
   void aDamagedLastManifestRecordWhoseCommitRetiredALogIsRefused() throws IOException {
     copyStoreAt("flush.afterLogDeleted");
-    Path manifest = newest(copy, FileNames.Kind.MANIFEST);
-    byte[] bytes = Files.readAllBytes(manifest);
-    bytes[bytes.length - 10] ^= 0x01;
-    Files.write(manifest, bytes);
-
+    Path manifest = rewriteNewestManifest(bytes -> {
+      bytes[bytes.length - 10] ^= 0x01;
+      return bytes;
+    });
     assertRefusedNamingAndUnchanged(manifest, "is missing while newer files");
   }
 
   @Test
   void aTruncatedManifestWhoseLostCommitRetiredALogIsRefused() throws IOException {
     copyStoreAt("flush.afterLogDeleted");
-    Path manifest = newest(copy, FileNames.Kind.MANIFEST);
-    byte[] bytes = Files.readAllBytes(manifest);
-    Files.write(manifest, Arrays.copyOf(bytes, bytes.length - 3));
-
+    Path manifest = rewriteNewestManifest(bytes -> Arrays.copyOf(bytes, bytes.length - 3));
     assertRefusedNamingAndUnchanged(manifest, "is missing while newer files");
   }
 
@@ -65,9 +62,7 @@ class DamagedStoreTest {
   @Test
   void aTornLastManifestRecordBeforeTheCommitReturnedStillOpens() throws IOException {
     copyStoreAt("flush.afterManifestCommit");
-    Path manifest = newest(copy, FileNames.Kind.MANIFEST);
-    byte[] bytes = Files.readAllBytes(manifest);
-    Files.write(manifest, Arrays.copyOf(bytes, bytes.length - 3));
+    rewriteNewestManifest(bytes -> Arrays.copyOf(bytes, bytes.length - 3));
 
     try (Engine engine = Engine.open(copy, EngineOptions.defaults())) {
       for (int i = 0; i < written; i++) assertValue(engine, i);
@@ -158,6 +153,13 @@ class DamagedStoreTest {
       gate.release();
       EngineTesting.await("crash point " + crashPoint, () -> !armed.get());
     }
+  }
+
+  /** Replaces the copy's newest manifest's bytes by {@code damage} of them; returns its path. */
+  private Path rewriteNewestManifest(UnaryOperator<byte[]> damage) throws IOException {
+    Path manifest = newest(copy, FileNames.Kind.MANIFEST);
+    Files.write(manifest, damage.apply(Files.readAllBytes(manifest)));
+    return manifest;
   }
 
   private void assertRefusedNamingAndUnchanged(Path file, String why) {
