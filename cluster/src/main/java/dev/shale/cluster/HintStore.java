@@ -7,6 +7,7 @@ import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Keys;
 import dev.shale.storage.SyncMode;
 import dev.shale.storage.Versions;
+import dev.shale.storage.Vfs;
 import dev.shale.storage.WriteStallException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -88,7 +89,14 @@ public final class HintStore implements AutoCloseable {
 
   /** As {@link #open(Path, HintLimits, SyncMode)}, with the wall clock behind hint ages (tests). */
   static HintStore open(Path dir, HintLimits limits, SyncMode sync, LongSupplier wallClockMillis) {
+    return open(dir, limits, sync, wallClockMillis, Vfs.real());
+  }
+
+  /** As {@link #open(Path, HintLimits, SyncMode, LongSupplier)}, its files through {@code vfs} (tests). */
+  static HintStore open(
+      Path dir, HintLimits limits, SyncMode sync, LongSupplier wallClockMillis, Vfs vfs) {
     EngineOptions options = EngineOptions.defaults()
+        .withVfs(vfs)
         .withSyncMode(sync)
         .withMemtableSizeBytes(MEMTABLE_BYTES)
         .withWallClockMillis(wallClockMillis)

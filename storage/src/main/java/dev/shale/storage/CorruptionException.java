@@ -8,20 +8,20 @@ import java.nio.file.Path;
  */
 public final class CorruptionException extends StorageException {
   private final Path file;
-  private final String detail;
+  private final String problem;
 
   public CorruptionException(Path file, String message) {
     super(file + ": " + message);
     this.file = file;
-    this.detail = message;
+    this.problem = message;
   }
 
   public Path file() {
     return file;
   }
 
-  /** The message without the file's path: what is wrong and where in the file. */
-  public String detail() {
-    return detail;
+  /** What is wrong with {@link #file}, without its name: where, and which check failed. */
+  public String problem() {
+    return problem;
   }
 }

@@ -36,7 +36,7 @@ public interface Engine extends AutoCloseable {
 
   /** Opens (creating if needed) the store in {@code directory}, replaying its log. */
   static Engine open(Path directory, EngineOptions options) {
-    return dev.shale.storage.core.LsmEngine.open(directory, options);
+    return InstalledEngineFactory.get().open(directory, options);
   }
 
   /** The newest record of {@code key} (possibly a tombstone), or null if the store has none. */

@@ -8,10 +8,8 @@ import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
@@ -28,8 +26,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * them lets go. Reads and writes never wait for it.
  *
  * <p>A failed compaction is logged and counted; the next attempt waits (100 ms doubling to 10 s)
- * so a failing disk is not hammered. A table found corrupt is quarantined: no later compaction
- * picks it or work that would read it, so one bad block never makes the thread loop.
+ * so a failing disk is not hammered. A table found corrupt is set aside (reported to the engine's
+ * {@link DamageRegistry}, moved to level 0 and never read by a compaction again: see
+ * {@link CompactionPicker}), so one bad block never makes the thread loop nor holds writes back.
  */
 final class Compactor implements Runnable {
   /** What the compaction thread needs from the engine. All methods are thread safe. */
@@ -53,7 +52,7 @@ final class Compactor implements Runnable {
   private final CompactionPicker picker;
   private final Thread thread;
   private final FlushGate gate;
-  private final Set<Long> quarantined = ConcurrentHashMap.newKeySet();
+  private final DamageRegistry damage;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition wake = lock.newCondition();
@@ -68,9 +67,11 @@ final class Compactor implements Runnable {
   private final LongAdder failures = new LongAdder();
   private volatile Exception lastFailure;
 
-  Compactor(Host host, EngineOptions options, CompactionRun run, FlushGate gate, String threadName) {
+  Compactor(Host host, EngineOptions options, CompactionRun run, FlushGate gate,
+      DamageRegistry damage, String threadName) {
     this.host = host;
     this.gate = gate;
+    this.damage = damage;
     this.options = options;
     this.run = run;
     this.picker = new CompactionPicker(options);
@@ -237,7 +238,7 @@ final class Compactor implements Runnable {
     ReadView pinned = host.retainView();
     if (pinned == null) return true;
     try {
-      Compaction compaction = picker.pick(pinned.levels(), quarantined);
+      Compaction compaction = picker.pick(pinned.levels());
       if (compaction == null) return true;
       boolean ok = runOne(compaction, pinned);
       if (ok) signal();
@@ -256,7 +257,7 @@ final class Compactor implements Runnable {
     try {
       List<SharedTable> corrupt = new ArrayList<>();
       for (SharedTable t : pinned.tables()) {
-        if (quarantined.contains(t.fileNumber())) corrupt.add(t);
+        if (t.isSetAside()) corrupt.add(t);
       }
       if (!corrupt.isEmpty()) {
         request.completeExceptionally(new CorruptionException(corrupt.getFirst().path(),
@@ -351,10 +352,11 @@ final class Compactor implements Runnable {
     if (e instanceof CorruptionException corrupt) {
       for (SharedTable t : compaction.allInputs()) {
         if (t.path().equals(corrupt.file())) {
-          quarantined.add(t.fileNumber());
-          LOG.log(Level.ERROR, "compaction " + compaction.describe() + " failed: " + e
-              + "; table " + t.path() + " is left out of every later compaction (reads of its"
-              + " damaged blocks fail, the rest of the store is served)");
+          t.markSetAside();
+          // The registry logs the damage once, with its remedy; this line says what it stopped.
+          damage.report(t.path(), corrupt.problem(), DamageRegistry.TABLE_REMEDY);
+          LOG.log(Level.WARNING, "compaction " + compaction.describe() + " stopped at damaged "
+              + t.path().getFileName() + "; compacting around it from now on");
           return;
         }
       }

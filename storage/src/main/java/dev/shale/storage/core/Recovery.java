@@ -4,9 +4,8 @@ import dev.shale.storage.Entry;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.HybridClock;
 import dev.shale.storage.StorageException;
-import dev.shale.storage.io.ChannelOpener;
+import dev.shale.storage.Vfs;
 import dev.shale.storage.io.FileNames;
-import dev.shale.storage.io.Fsync;
 import dev.shale.storage.io.RecordFormat;
 import dev.shale.storage.io.RecordReader.TornTail;
 import dev.shale.storage.manifest.Manifest;
@@ -19,7 +18,6 @@ import dev.shale.storage.wal.LogReader;
 import dev.shale.storage.wal.LogWriter;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -66,34 +64,33 @@ final class Recovery {
   private final Path directory;
   private final EngineOptions options;
   private final HybridClock clock;
-  private final ChannelOpener opener;
+  private final Vfs vfs;
   private long loadedFrom; // the number of the manifest the state came from, or 0 for a new store
   private final List<SharedTable> tables = new ArrayList<>();
   private final List<Path> replayedTables = new ArrayList<>(); // written by this open's replay
   private final DamageRegistry damage = new DamageRegistry();
 
-  private Recovery(Path directory, EngineOptions options, HybridClock clock, ChannelOpener opener) {
+  private Recovery(Path directory, EngineOptions options, HybridClock clock) {
     this.directory = directory;
     this.options = options;
     this.clock = clock;
-    this.opener = opener;
+    this.vfs = options.vfs();
   }
 
-  static Recovered run(
-      Path directory, EngineOptions options, HybridClock clock, ChannelOpener opener)
+  static Recovered run(Path directory, EngineOptions options, HybridClock clock)
       throws IOException {
-    Recovery recovery = new Recovery(directory, options, clock, opener);
+    Recovery recovery = new Recovery(directory, options, clock);
     try {
       return recovery.recover();
     } catch (IOException | RuntimeException e) {
       recovery.tables.forEach(SharedTable::release);
-      recovery.replayedTables.forEach(Recovery::delete); // no manifest names them
+      recovery.replayedTables.forEach(recovery::delete); // no manifest names them
       throw e;
     }
   }
 
   private Recovered recover() throws IOException {
-    DirectoryListing listing = DirectoryListing.scan(directory);
+    DirectoryListing listing = DirectoryListing.scan(vfs, directory);
     ManifestSnapshot base = loadManifest(listing);
     if (loadedFrom > 0) SnapshotAccounting.check(directory, loadedFrom, base, listing);
     FileNumbers numbers =
@@ -107,11 +104,11 @@ final class Recovery {
     List<TableMeta> metas = tables.stream().map(SharedTable::meta).toList();
     ManifestSnapshot snapshot =
         new ManifestSnapshot(numbers.peek(), logNumber, clock.current(), metas);
-    Manifest manifest = Manifest.create(directory, manifestNumber, snapshot, opener);
+    Manifest manifest = Manifest.create(vfs, directory, manifestNumber, snapshot);
     replayedTables.clear(); // named by a durable manifest now: never deleted by a failure below
     LogWriter log;
     try {
-      log = LogWriter.create(directory.resolve(FileNames.log(logNumber)), logNumber, opener);
+      log = LogWriter.create(vfs, directory.resolve(FileNames.log(logNumber)), logNumber);
     } catch (IOException | RuntimeException e) {
       manifest.close();
       throw e;
@@ -126,7 +123,7 @@ final class Recovery {
   // docs/format.md, "Manifest": a directory with no manifest is a new, empty store, unless it
   // holds .wal or .sst files: then opening fails, rather than guess.
   private ManifestSnapshot loadManifest(DirectoryListing listing) throws IOException {
-    Optional<ManifestLoader.Loaded> loaded = ManifestLoader.load(directory);
+    Optional<ManifestLoader.Loaded> loaded = ManifestLoader.load(vfs, directory);
     if (loaded.isPresent()) {
       loadedFrom = loaded.get().fileNumber();
       LOG.log(Level.INFO, directory + ": state from " + FileNames.manifest(loadedFrom));
@@ -134,7 +131,7 @@ final class Recovery {
     }
     if (!listing.logs().isEmpty() || !listing.tables().isEmpty()) {
       List<String> invalid =
-          ManifestLoader.manifestNumbers(directory).stream().sorted().map(FileNames::manifest).toList();
+          ManifestLoader.manifestNumbers(vfs, directory).stream().sorted().map(FileNames::manifest).toList();
       String found = invalid.isEmpty() ? "" : " (" + String.join(", ", invalid) + " hold no valid record)";
       throw new StorageException(directory + " holds " + listing.logs().size() + " .wal and "
           + listing.tables().size() + " .sst files but no valid MANIFEST" + found + ": refusing to"
@@ -146,7 +143,7 @@ final class Recovery {
   private void openTables(List<TableMeta> metas) throws IOException {
     for (TableMeta meta : metas) {
       Path file = directory.resolve(FileNames.table(meta.fileNumber()));
-      tables.add(SharedTable.openServingAroundDamage(file, meta, damage));
+      tables.add(SharedTable.openServingAroundDamage(vfs, file, meta, damage));
       clock.observe(meta.maxVersion());
     }
     tables.sort(Comparator.comparingLong(SharedTable::fileNumber).reversed());
@@ -163,7 +160,7 @@ final class Recovery {
       for (long number : segments) {
         Path file = directory.resolve(FileNames.log(number));
         long records = 0;
-        try (LogReader reader = LogReader.open(file)) {
+        try (LogReader reader = LogReader.open(vfs, file)) {
           for (Entry entry = reader.next(); entry != null; entry = reader.next()) {
             clock.observe(entry.version());
             memtable.add(entry);
@@ -189,7 +186,7 @@ final class Recovery {
   private long lastNonEmpty(SortedSet<Long> segments) throws IOException {
     long last = -1;
     for (long number : segments) {
-      if (Files.size(directory.resolve(FileNames.log(number))) > RecordFormat.HEADER_BYTES) last = number;
+      if (vfs.size(directory.resolve(FileNames.log(number))) > RecordFormat.HEADER_BYTES) last = number;
     }
     return last;
   }
@@ -198,11 +195,11 @@ final class Recovery {
     long number = numbers.allocate();
     Path file = directory.resolve(FileNames.table(number));
     replayedTables.add(file);
-    TableMeta meta = TableWriter.write(
+    TableMeta meta = TableWriter.write(vfs,
         file, number, memtable.iterator(), options.blockSizeBytes(), options.bloomBitsPerKey());
     // The table's directory entry must be durable before a manifest names it.
-    Fsync.directory(directory);
-    tables.addFirst(SharedTable.open(file, meta));
+    vfs.syncDirectory(directory);
+    tables.addFirst(SharedTable.open(vfs, file, meta));
     LOG.log(Level.INFO, "recovery flushed " + meta.entryCount() + " records to " + file);
   }
 
@@ -223,9 +220,9 @@ final class Recovery {
     }
   }
 
-  private static void delete(Path file) {
+  private void delete(Path file) {
     try {
-      if (Files.deleteIfExists(file)) LOG.log(Level.INFO, "deleted " + file);
+      if (vfs.delete(file)) LOG.log(Level.INFO, "deleted " + file);
     } catch (IOException e) {
       LOG.log(Level.WARNING, "deleting " + file + " failed (retried at next open): " + e);
     }

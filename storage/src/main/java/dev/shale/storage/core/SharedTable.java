@@ -3,12 +3,12 @@ package dev.shale.storage.core;
 import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
+import dev.shale.storage.Vfs;
 import dev.shale.storage.table.Table;
 import dev.shale.storage.table.TableMeta;
 import dev.shale.storage.util.Murmur3.Hash128;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -37,13 +37,13 @@ final class SharedTable {
    * Opens a table this engine just wrote. Its filter must be intact: damage found right after the
    * write is a failed write (the flush or compaction fails and is retried), not one to serve around.
    */
-  static SharedTable open(Path path, TableMeta meta) throws IOException {
-    Table table = Table.open(path, meta.fileNumber());
+  static SharedTable open(Vfs vfs, Path path, TableMeta meta) throws IOException {
+    Table table = Table.open(vfs, path, meta.fileNumber());
     if (table.filterDamage() != null) {
       table.close();
       throw new CorruptionException(path, table.filterDamage());
     }
-    return new SharedTable(new OpenFile(table, null), meta);
+    return new SharedTable(new OpenFile(vfs, table, null), meta);
   }
 
   /**
@@ -51,15 +51,15 @@ final class SharedTable {
    * "Damage found at open") and reported to {@code damage}, which forgets it when the table is
    * deleted.
    */
-  static SharedTable openServingAroundDamage(Path path, TableMeta meta, DamageRegistry damage)
-      throws IOException {
-    Table table = Table.open(path, meta.fileNumber());
+  static SharedTable openServingAroundDamage(
+      Vfs vfs, Path path, TableMeta meta, DamageRegistry damage) throws IOException {
+    Table table = Table.open(vfs, path, meta.fileNumber());
     if (table.filterDamage() != null) {
       damage.report(path, "Bloom filter unusable: " + table.filterDamage(), "the table is served"
           + " without its filter (each read of it reads a block; no data is lost); a compaction"
           + " that rewrites the table (Engine.compact()) gives it a new filter");
     }
-    return new SharedTable(new OpenFile(table, damage), meta);
+    return new SharedTable(new OpenFile(vfs, table, damage), meta);
   }
 
   /** The same file at {@code level}, with a reference of its own for the caller. */
@@ -133,6 +133,20 @@ final class SharedTable {
     file.obsolete = true;
   }
 
+  /**
+   * Marks the table found damaged by a compaction: it is set aside in level 0 and no compaction
+   * reads it again (CompactionPicker). Shared by every handle on the file, so the mark survives the
+   * move; not persisted: after a restart the first compaction to read the damage sets it aside
+   * again.
+   */
+  void markSetAside() {
+    file.setAside = true;
+  }
+
+  boolean isSetAside() {
+    return file.setAside;
+  }
+
   /** The table's records in {@code [fromInclusive, toExclusive)}; see {@link Table#iterator(byte[], byte[])}. */
   Iterator<Entry> iterator(byte[] fromInclusive, byte[] toExclusive) {
     return file.table.iterator(fromInclusive, toExclusive);
@@ -167,14 +181,17 @@ final class SharedTable {
 
   /** The mapped file and its reference count, shared by every handle on it. */
   private static final class OpenFile {
+    private final Vfs vfs;
     private final Table table;
     private final DamageRegistry damage; // null: nothing reported about this file
     // Invariant: > 0 while the table is open; it is closed exactly once, on the step to 0.
     private final AtomicInteger references = new AtomicInteger(1);
     // Set before the reference that would reach 0 is released, so that step sees it.
     private volatile boolean obsolete;
+    private volatile boolean setAside;
 
-    OpenFile(Table table, DamageRegistry damage) {
+    OpenFile(Vfs vfs, Table table, DamageRegistry damage) {
+      this.vfs = vfs;
       this.table = table;
       this.damage = damage;
     }
@@ -197,7 +214,7 @@ final class SharedTable {
     private void delete() {
       if (damage != null) damage.forget(table.path());
       try {
-        Files.deleteIfExists(table.path());
+        vfs.delete(table.path());
       } catch (IOException e) {
         LOG.log(Level.WARNING,
             "deleting obsolete table " + table.path() + " failed (deleted at next open): " + e);

@@ -1,8 +1,7 @@
 package dev.shale.storage.wal;
 
 import dev.shale.storage.Entry;
-import dev.shale.storage.io.ChannelOpener;
-import dev.shale.storage.io.Fsync;
+import dev.shale.storage.Vfs;
 import dev.shale.storage.io.RecordFormat;
 import dev.shale.storage.io.RecordWriter;
 import java.io.IOException;
@@ -34,11 +33,11 @@ public final class LogWriter implements AutoCloseable {
    * directory entry durable before returning: a record acknowledged in it can then never
    * vanish with its file.
    */
-  public static LogWriter create(Path file, long number, ChannelOpener opener) throws IOException {
-    RecordWriter records = RecordWriter.create(file, LogFormat.MAGIC, opener);
+  public static LogWriter create(Vfs vfs, Path file, long number) throws IOException {
+    RecordWriter records = RecordWriter.create(vfs, file, LogFormat.MAGIC);
     try {
       records.force();
-      Fsync.directory(file.toAbsolutePath().getParent());
+      vfs.syncDirectory(file.toAbsolutePath().getParent());
       return new LogWriter(number, records);
     } catch (IOException | RuntimeException e) {
       records.close();

@@ -11,7 +11,7 @@ import dev.shale.storage.Engine;
 import dev.shale.storage.EngineHealth;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
-import dev.shale.storage.io.ChannelOpener;
+import dev.shale.storage.Vfs;
 import dev.shale.storage.io.FileNames;
 import dev.shale.storage.wal.LogWriter;
 import java.io.IOException;
@@ -98,7 +98,7 @@ class DamagedStoreTest {
     Files.write(log, bytes);
     long number = FileNames.parse(log.getFileName().toString()).orElseThrow().number();
     Path later = dir.resolve(FileNames.log(number + 50));
-    try (LogWriter writer = LogWriter.create(later, number + 50, ChannelOpener.DEFAULT)) {
+    try (LogWriter writer = LogWriter.create(Vfs.real(), later, number + 50)) {
       writer.append(List.of(new Entry(bytes("later"), 1L << 40, bytes("v"))));
       writer.force();
     }
@@ -140,7 +140,7 @@ class DamagedStoreTest {
   private void copyStoreAt(String crashPoint) {
     AtomicBoolean armed = new AtomicBoolean(true);
     FlushGate gate = new FlushGate();
-    Hooks hooks = new Hooks(ChannelOpener.DEFAULT, gate, name -> {
+    Hooks hooks = new Hooks(gate, name -> {
       if (name.equals(crashPoint) && armed.get()) {
         EngineTesting.copyDirectory(dir, copy);
         armed.set(false);

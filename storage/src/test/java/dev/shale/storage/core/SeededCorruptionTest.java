@@ -8,6 +8,7 @@ import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
 import dev.shale.storage.StorageException;
+import dev.shale.storage.Vfs;
 import dev.shale.storage.io.FileNames;
 import dev.shale.storage.wal.LogReader;
 import dev.shale.testkit.TestSeed;
@@ -100,7 +101,7 @@ class SeededCorruptionTest {
     int records = 0;
     for (String name : fileNames(dir)) {
       if (!name.endsWith(".wal")) continue;
-      try (LogReader reader = LogReader.open(dir.resolve(name))) {
+      try (LogReader reader = LogReader.open(Vfs.real(), dir.resolve(name))) {
         while (reader.next() != null) records++;
         if (reader.tornTail() != null && limitAfterDamage == 0) return records;
       } catch (StorageException e) {
