@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.ErrorInjectingVfs.Errno;
 import dev.shale.storage.ErrorInjectingVfs.Fault;
+import dev.shale.testkit.Await;
 import dev.shale.testkit.TestSeed;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.HashSet;
@@ -196,14 +198,22 @@ class DiskErrorTest {
   }
 
   /**
-   * Once the disk works again the engine serves: at once if no write hit the fault, otherwise
-   * (today) after a reopen, since a failed log append or fsync makes it refuse writes for good.
-   * Returns the engine that serves.
+   * Once the disk works again the engine serves: at once if no write hit the fault; after a full
+   * disk, by itself once it reads the free space again (within DiskSpace's probe interval);
+   * after any other failed log append or fsync only after a reopen, since it refuses writes for
+   * good then. Returns the engine that serves.
    */
   private static Engine writesAfterTheFaultClears(
       Engine engine, Path store, EngineOptions options, String where) {
     try {
-      engine.put(bytes("probe"), bytes("after the fault"));
+      Await.until(where + ": writes resume after a full disk", Duration.ofSeconds(30), () -> {
+        try {
+          engine.put(bytes("probe"), bytes("after the fault"));
+          return true;
+        } catch (DiskFullException full) {
+          return false; // says why, and passes once the engine sees the room
+        }
+      });
       engine.delete(bytes("probe"));
       return engine;
     } catch (StorageException refused) {

@@ -65,13 +65,18 @@ final class DiskSpace {
   synchronized void admitWrite(long logBytes) {
     long now = System.nanoTime();
     boolean low = freeAtProbe - admittedSinceProbe - logBytes < reserveBytes;
+    boolean probed = false;
     if (now - probeNanos >= REFRESH_NANOS || (low && now - probeNanos >= PROBE_NANOS)) {
       probe(now);
+      probed = true;
       low = freeAtProbe - logBytes < reserveBytes;
     }
     if (low) {
-      refuse("only " + Math.max(0, freeAtProbe - admittedSinceProbe) + " bytes are free on the disk of "
-          + directory + ", under the reserve of " + reserveBytes + " kept for flushes");
+      // A fresh reading says why; without one, a refusal already known (a failed append) stands.
+      if (probed || refusal == null) {
+        refuse("only " + Math.max(0, freeAtProbe - admittedSinceProbe) + " bytes are free on the"
+            + " disk of " + directory + ", under the reserve of " + reserveBytes + " kept for flushes");
+      }
       throw refused();
     }
     if (refusal != null) {
