@@ -8,6 +8,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the framed records of a log or manifest file from the start, up to its torn tail
@@ -29,7 +30,7 @@ public final class RecordReader implements AutoCloseable {
   private final MemorySegment file;
   private long position;
   private boolean done;
-  private TornTail tail;
+  private @Nullable TornTail tail; // null: no torn tail (yet)
 
   private RecordReader(Path path, Arena arena, MemorySegment file) {
     this.path = path;
@@ -63,7 +64,7 @@ public final class RecordReader implements AutoCloseable {
   }
 
   /** The next record, or null at the end of the records (see {@link #tornTail}). */
-  public Frame next() {
+  public @Nullable Frame next() {
     if (done) return null;
     long remaining = file.byteSize() - position;
     if (remaining == 0) {
@@ -97,7 +98,7 @@ public final class RecordReader implements AutoCloseable {
   }
 
   /** The torn tail found, or null if the file ended cleanly after its last record. */
-  public TornTail tornTail() {
+  public @Nullable TornTail tornTail() {
     return tail;
   }
 
@@ -138,7 +139,7 @@ public final class RecordReader implements AutoCloseable {
     return (int) crc.getValue();
   }
 
-  private Frame stop(long offset, String reason) {
+  private @Nullable Frame stop(long offset, String reason) {
     long dropped = file.byteSize() - offset;
     tail = dropped == 0 ? null : new TornTail(offset, dropped, reason);
     done = true;

@@ -8,7 +8,9 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Objects;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The manifest a store appends its file-set changes to (docs/format.md, "Manifest"): each
@@ -33,7 +35,7 @@ public final class Manifest implements AutoCloseable {
 
   private final Path directory;
   private final ChannelOpener opener;
-  private RecordWriter writer; // guarded by this
+  private @Nullable RecordWriter writer; // guarded by this; null once closed
   private long fileNumber; // guarded by this
   private boolean tailUnknown; // guarded by this
 
@@ -111,7 +113,7 @@ public final class Manifest implements AutoCloseable {
     ManifestSnapshot numbered =
         snapshot.withNextFileNumber(Math.max(snapshot.nextFileNumber(), newNumber + 1));
     RecordWriter replacement = writeNewFile(directory, newNumber, numbered, opener);
-    RecordWriter old = writer;
+    RecordWriter old = Objects.requireNonNull(writer, "manifest is closed");
     long oldNumber = fileNumber;
     writer = replacement;
     fileNumber = newNumber;

@@ -6,6 +6,7 @@ import dev.shale.storage.io.RecordReader.Frame;
 import dev.shale.storage.io.RecordReader.TornTail;
 import java.io.IOException;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads one write-ahead log segment's records in order, up to its torn tail (docs/format.md,
@@ -18,7 +19,11 @@ public final class LogReader implements AutoCloseable {
     this.records = records;
   }
 
-  /** @throws dev.shale.storage.CorruptionException if the file is not a log of a known version */
+  /**
+   * Opens the log {@code file} for reading.
+   *
+   * @throws dev.shale.storage.CorruptionException if the file is not a log of a known version
+   */
   public static LogReader open(Path file) throws IOException {
     return new LogReader(RecordReader.open(file, LogFormat.MAGIC));
   }
@@ -29,7 +34,7 @@ public final class LogReader implements AutoCloseable {
    * @throws dev.shale.storage.CorruptionException for a record whose crc holds but whose type is
    *     unknown
    */
-  public Entry next() {
+  public @Nullable Entry next() {
     Frame frame = records.next();
     if (frame == null) return null;
     String inconsistency = LogRecord.inconsistency(frame);
@@ -41,7 +46,7 @@ public final class LogReader implements AutoCloseable {
   }
 
   /** The torn tail found once {@link #next} returned null, or null if the log ended cleanly. */
-  public TornTail tornTail() {
+  public @Nullable TornTail tornTail() {
     return records.tornTail();
   }
 

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Appends records to one write-ahead log segment (docs/format.md, "Write-ahead log").
@@ -38,7 +39,7 @@ public final class LogWriter implements AutoCloseable {
     RecordWriter records = RecordWriter.create(file, LogFormat.MAGIC, opener);
     try {
       records.force();
-      Fsync.directory(file.toAbsolutePath().getParent());
+      Fsync.directory(Objects.requireNonNull(file.toAbsolutePath().getParent(), "a log file is in a directory"));
       return new LogWriter(number, records);
     } catch (IOException | RuntimeException e) {
       records.close();
