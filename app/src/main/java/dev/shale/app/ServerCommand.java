@@ -156,6 +156,14 @@ final class ServerCommand implements Callable<Integer> {
           + "Default: ${DEFAULT-VALUE}.")
   long memtableSizeBytes;
 
+  @Option(names = "--disk-reserve", paramLabel = "<size>", defaultValue = "64m",
+      converter = ByteSizeConverter.class,
+      description =
+          "Disk space kept free for flushes: writes get 507 while less is free, and are "
+          + "taken again by themselves once there is more; compactions start only if they "
+          + "leave it free. Default: ${DEFAULT-VALUE}.")
+  long diskReserveBytes;
+
   @Option(names = "--max-value-size", paramLabel = "<size>", defaultValue = "16m",
       converter = ByteSizeConverter.class,
       description =
@@ -267,7 +275,8 @@ final class ServerCommand implements Callable<Integer> {
       return EngineOptions.defaults()
           .withSyncMode(sync)
           .withSyncIntervalMillis(syncIntervalMillis)
-          .withMemtableSizeBytes(memtableSizeBytes);
+          .withMemtableSizeBytes(memtableSizeBytes)
+          .withDiskReserveBytes(diskReserveBytes);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }
@@ -352,6 +361,7 @@ final class ServerCommand implements Callable<Integer> {
       Map.entry("shutdownTimeoutMillis", "--shutdown-timeout"),
       Map.entry("syncIntervalMillis", "--sync-interval"),
       Map.entry("memtableSizeBytes", "--memtable-size"),
+      Map.entry("diskReserveBytes", "--disk-reserve"),
       Map.entry("forwardTimeoutMillis", "--replica-timeout"),
       Map.entry("maxConnectionsPerPeer", "--peer-connections"),
       Map.entry("maxPendingPerPeer", "--peer-queue"),

@@ -6,7 +6,9 @@ import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Keys;
 import dev.shale.storage.SyncMode;
+import dev.shale.storage.ThrottledLog;
 import dev.shale.storage.Versions;
+import dev.shale.storage.Vfs;
 import dev.shale.storage.WriteStallException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -68,7 +70,7 @@ public final class HintStore implements AutoCloseable {
   private final LongAdder refusedFull = new LongAdder();
   private final LongAdder refusedTooOld = new LongAdder();
   private final LongAdder refusedOverloaded = new LongAdder();
-  private final ThrottledLog refusals = new ThrottledLog(LOG, 10_000);
+  private final ThrottledLog refusals = new ThrottledLog(LOG, Level.WARNING, 10_000);
   private volatile Runnable onAdd = () -> {};
 
   private HintStore(Path directory, Engine engine, HintLimits limits, LongSupplier wallClockMillis) {
@@ -89,7 +91,14 @@ public final class HintStore implements AutoCloseable {
 
   /** As {@link #open(Path, HintLimits, SyncMode)}, with the wall clock behind hint ages (tests). */
   static HintStore open(Path dir, HintLimits limits, SyncMode sync, LongSupplier wallClockMillis) {
+    return open(dir, limits, sync, wallClockMillis, Vfs.real());
+  }
+
+  /** As {@link #open(Path, HintLimits, SyncMode, LongSupplier)}, its files through {@code vfs} (tests). */
+  static HintStore open(
+      Path dir, HintLimits limits, SyncMode sync, LongSupplier wallClockMillis, Vfs vfs) {
     EngineOptions options = EngineOptions.defaults()
+        .withVfs(vfs)
         .withSyncMode(sync)
         .withMemtableSizeBytes(MEMTABLE_BYTES)
         .withWallClockMillis(wallClockMillis)

@@ -1,5 +1,6 @@
 package dev.shale.cluster;
 
+import dev.shale.storage.ThrottledLog;
 import dev.shale.storage.Versions;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -77,8 +78,8 @@ public final class HintedHandoff implements AutoCloseable {
   private final LongAdder delivered = new LongAdder();
   private final LongAdder droppedTooOld = new LongAdder();
   private final LongAdder failedAttempts = new LongAdder();
-  private final ThrottledLog failures = new ThrottledLog(LOG, 10_000);
-  private final ThrottledLog drops = new ThrottledLog(LOG, 10_000);
+  private final ThrottledLog failures = new ThrottledLog(LOG, Level.WARNING, 10_000);
+  private final ThrottledLog drops = new ThrottledLog(LOG, Level.WARNING, 10_000);
   private volatile boolean closed;
   private volatile boolean wakeRequested;
   private boolean started; // guarded by this

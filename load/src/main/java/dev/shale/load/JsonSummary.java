@@ -23,7 +23,7 @@ public final class JsonSummary {
     field(json, "warmup_seconds", number(spec.warmup().toNanos() / 1e9));
     field(json, "rate", number(spec.rate()));
     field(json, "achieved", number(r.achievedRate()));
-    field(json, "requests", r.answered());
+    field(json, "requests", r.requests());
     field(json, "bytes_read", r.bytesRead());
     for (double p : Wrk2Format.PERCENTILES) {
       field(json, "p" + percentileName(p) + "_us", r.percentileMicros(p));

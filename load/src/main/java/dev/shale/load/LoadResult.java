@@ -11,7 +11,8 @@ import org.HdrHistogram.Histogram;
  * @param latencyMicros latency, from its due time, of every answer that arrived in the interval
  *     or was due in it: a stall at either edge of the interval shows
  * @param answered answers that arrived during the interval (what "Requests/sec" divides, as in
- *     wrk2)
+ *     wrk2); fewer than {@link #requests} by the answers due in the interval that came after it
+ * @param statuses the answers recorded (those of {@code latencyMicros}) by HTTP status
  * @param unsent requests due in the interval that were never sent: the run ended while the
  *     connection was still behind its schedule
  * @param answersPerSecondByThread per event-loop thread, answers in each second of the interval
@@ -34,6 +35,15 @@ public record LoadResult(
     public long total() {
       return connect + read + write + timeout;
     }
+  }
+
+  /**
+   * The answers recorded, whatever their status: the sum of {@link #statuses}, and the count of
+   * {@link #latencyMicros}. The total a report prints beside the status counts, so that they add
+   * up; it includes the answers due in the interval that arrived after its end.
+   */
+  public long requests() {
+    return statuses.values().stream().mapToLong(Long::longValue).sum();
   }
 
   public double achievedRate() {

@@ -65,7 +65,7 @@ public final class Wrk2Format {
   }
 
   private static void summary(StringBuilder out, LoadResult r) {
-    out.append(String.format(Locale.ROOT, "  %d requests in %s, %sB read%n", r.answered(), seconds(r.measured().toNanos()),
+    out.append(String.format(Locale.ROOT, "  %d requests in %s, %sB read%n", r.requests(), seconds(r.measured().toNanos()),
         units(r.bytesRead(), BYTES).trim()));
     LoadResult.SocketErrors e = r.socketErrors();
     if (e.total() > 0) {

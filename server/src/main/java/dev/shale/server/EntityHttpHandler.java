@@ -4,8 +4,8 @@ import dev.shale.cluster.Cluster;
 import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.Consistency;
 import dev.shale.cluster.ReplicaProtocol;
-import dev.shale.cluster.ThrottledLog;
 import dev.shale.storage.Entry;
+import dev.shale.storage.ThrottledLog;
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -363,6 +363,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       case DELETED -> Responses.empty(version, HttpResponseStatus.ACCEPTED);
       case DONE -> Responses.text(version, HttpResponseStatus.OK, new String(result.requireValue(), StandardCharsets.UTF_8));
       case OVERLOADED -> Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE, result.requireReason());
+      case DISK_FULL -> Responses.error(version, HttpResponseStatus.INSUFFICIENT_STORAGE, result.requireReason());
       case FAILED -> Responses.error(version, HttpResponseStatus.INTERNAL_SERVER_ERROR, result.requireReason());
     };
   }
@@ -387,7 +388,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     if (!HttpMethod.GET.equals(head.method())) {
       return Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), STATUS_METHODS);
     }
-    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(service.stats(), stats));
+    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(service.stats(), service.health(), stats));
   }
 
   /**

@@ -29,6 +29,8 @@ record EntityResult(Outcome outcome, byte @Nullable [] value, @Nullable String r
     DELETED,
     /** The engine refused the write for now; nothing was written, retry later (503). */
     OVERLOADED,
+    /** The disk is full: nothing was written; writes resume once space is freed (507). */
+    DISK_FULL,
     /** The engine failed (500). */
     FAILED,
     /** An operator's request (such as a compaction) finished; {@link #value} says how (200). */
@@ -58,7 +60,7 @@ record EntityResult(Outcome outcome, byte @Nullable [] value, @Nullable String r
     return Objects.requireNonNull(value, () -> outcome + " has no value");
   }
 
-  /** Why a call was {@link Outcome#OVERLOADED} or {@link Outcome#FAILED}. */
+  /** Why a call was {@link Outcome#OVERLOADED}, {@link Outcome#DISK_FULL} or {@link Outcome#FAILED}. */
   String requireReason() {
     return Objects.requireNonNull(reason, () -> outcome + " has no reason");
   }
@@ -74,6 +76,10 @@ record EntityResult(Outcome outcome, byte @Nullable [] value, @Nullable String r
 
   static EntityResult overloaded(String reason) {
     return new EntityResult(Outcome.OVERLOADED, null, reason, NO_VERSION);
+  }
+
+  static EntityResult diskFull(String reason) {
+    return new EntityResult(Outcome.DISK_FULL, null, reason, NO_VERSION);
   }
 
   static EntityResult failed(String reason) {

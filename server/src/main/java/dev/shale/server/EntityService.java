@@ -1,12 +1,15 @@
 package dev.shale.server;
 
 import dev.shale.storage.CorruptionException;
+import dev.shale.storage.DiskFullException;
 import dev.shale.storage.Engine;
+import dev.shale.storage.EngineHealth;
 import dev.shale.storage.EngineStats;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Keys;
 import dev.shale.storage.StorageException;
+import dev.shale.storage.ThrottledLog;
 import dev.shale.storage.WriteStallException;
 import java.lang.System.Logger.Level;
 import java.util.function.LongSupplier;
@@ -21,13 +24,17 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Failures come back as results, never as exceptions, so that every call gets an answer: a
  * {@link WriteStallException} is {@link EntityResult.Outcome#OVERLOADED}; any other failure is
- * {@link EntityResult.Outcome#FAILED} with a one-line reason, logged once here.
+ * {@link EntityResult.Outcome#FAILED} with a one-line reason, logged here (at most once per
+ * operation and reason per {@link ThrottledLog#DEFAULT_INTERVAL_MILLIS}).
  */
 final class EntityService {
   /** The longest id, in bytes of UTF-8; longer ids are refused. Part of the API contract. */
   static final int MAX_ID_BYTES = 1024;
 
-  private static final System.Logger LOG = System.getLogger(EntityService.class.getName());
+  // A failure repeats at the request rate (every GET of a corrupt block, every PUT while writes
+  // are refused): one line per operation and reason per interval, with the count of repeats.
+  private static final ThrottledLog LOG = new ThrottledLog(System.getLogger(EntityService.class.getName()),
+      Level.ERROR, ThrottledLog.DEFAULT_INTERVAL_MILLIS);
 
   private final Engine engine;
 
@@ -149,12 +156,20 @@ final class EntityService {
     return engine.stats();
   }
 
+  /** Whether the engine takes writes and which damaged files it serves around, for the status page. */
+  EngineHealth health() {
+    return engine.health();
+  }
+
   private static EntityResult call(String operation, byte @Nullable [] key, Supplier<EntityResult> work) {
     try {
       return work.get();
     } catch (WriteStallException e) {
       // Expected under overload and answered with 503: not worth a log line per request.
       return EntityResult.overloaded("storage is overloaded, retry later: " + e.getMessage());
+    } catch (DiskFullException e) {
+      // The engine logs the full disk once, and once more when writes resume.
+      return EntityResult.diskFull("insufficient storage: " + Reasons.oneLine(e.getMessage()));
     } catch (CorruptionException e) {
       return logged(operation, key, "corrupt data: " + e.getMessage());
     } catch (StorageException e) {
@@ -167,7 +182,9 @@ final class EntityService {
 
   private static EntityResult logged(String operation, byte @Nullable [] key, String reason) {
     String line = Reasons.oneLine(reason);
-    LOG.log(Level.ERROR, () -> operation + (key == null ? "" : " id=" + Keys.toDisplay(key)) + " failed: " + line);
+    // The id is left out of the failure's name: the line shows the first id, the count the rest.
+    LOG.log(operation + " failed: " + line,
+        () -> operation + (key == null ? "" : " id=" + Keys.toDisplay(key)) + " failed: " + line);
     return EntityResult.failed(line);
   }
 

@@ -14,12 +14,14 @@ import java.nio.charset.StandardCharsets;
 /**
  * The responses the server sends. Values go out as {@code application/octet-stream}, wrapped,
  * not copied; every 4xx and 5xx carries a one-line reason as {@code text/plain}; every 503 says
- * {@code Retry-After: 1}.
+ * {@code Retry-After: 1}, every 507 {@code Retry-After: 10}.
  */
 final class Responses {
   static final String TEXT_UTF8 = "text/plain; charset=utf-8";
   /** Seconds a client should wait before it retries a 503. */
   static final int RETRY_AFTER_SECONDS = 1;
+  /** Seconds a client should wait before it retries a 507: freeing disk space takes a while. */
+  static final int DISK_FULL_RETRY_AFTER_SECONDS = 10;
 
   private Responses() {}
 
@@ -51,11 +53,13 @@ final class Responses {
     return response;
   }
 
-  /** A 4xx or 5xx with its reason; a 503 also says when to retry. */
+  /** A 4xx or 5xx with its reason; a 503 or 507 also says when to retry. */
   static FullHttpResponse error(HttpVersion version, HttpResponseStatus status, String reason) {
     FullHttpResponse response = text(version, status, reason);
     if (status.code() == HttpResponseStatus.SERVICE_UNAVAILABLE.code()) {
       response.headers().setInt(HttpHeaderNames.RETRY_AFTER, RETRY_AFTER_SECONDS);
+    } else if (status.code() == HttpResponseStatus.INSUFFICIENT_STORAGE.code()) {
+      response.headers().setInt(HttpHeaderNames.RETRY_AFTER, DISK_FULL_RETRY_AFTER_SECONDS);
     }
     return response;
   }

@@ -1,20 +1,25 @@
 package dev.shale.server;
 
+import dev.shale.storage.EngineHealth;
 import dev.shale.storage.EngineStats;
+import java.util.StringJoiner;
 
 /**
- * The JSON of {@code GET /v0/status}: that the node serves, what tools on the same host need
- * (the pid, to attach a profiler; the heap, to size a store "10x the heap"), and the engine's
- * sizes, so that a benchmark can say what store it measured; and the replication counters
- * (read repairs, hints), which tests and operators watch to see replicas converge.
+ * The JSON of {@code GET /v0/status}: whether the node serves fully ("serving") or around a
+ * problem ("degraded": writes refused, damaged files), with the reasons and what to do; what tools
+ * on the same host need (the pid, to attach a profiler; the heap, to size a store "10x the heap");
+ * the engine's sizes, so that a benchmark can say what store it measured; and the replication
+ * counters (read repairs, hints), which tests and operators watch to see replicas converge.
  */
 final class StatusBody {
   private static final long PID = ProcessHandle.current().pid();
 
   private StatusBody() {}
 
-  static String of(EngineStats stats, ReplicationStats replication) {
-    return "{\"status\": \"serving\", \"pid\": " + PID
+  static String of(EngineStats stats, EngineHealth health, ReplicationStats replication) {
+    return "{\"status\": \"" + (health.isDegraded() ? "degraded" : "serving") + "\""
+        + ", " + healthMembers(health)
+        + ", \"pid\": " + PID
         + ", \"maxHeapBytes\": " + Runtime.getRuntime().maxMemory()
         + ", \"memtableBytes\": " + stats.memtableBytes()
         + ", \"tables\": " + stats.tables()
@@ -23,5 +28,45 @@ final class StatusBody {
         + ", \"compactions\": " + stats.compactions()
         + ", \"writeStalls\": " + stats.writeStalls()
         + ", " + replication.jsonMembers() + "}";
+  }
+
+  /**
+   * "writes" ("accepted" or "refused"); when refused, "writeRefusal" (why) and
+   * "refusalClearsByItself"; and "damage", the damaged files the engine serves around.
+   */
+  private static String healthMembers(EngineHealth health) {
+    StringBuilder members = new StringBuilder();
+    if (health.writeRefusal() == null) {
+      members.append("\"writes\": \"accepted\"");
+    } else {
+      members.append("\"writes\": \"refused\", \"writeRefusal\": ").append(quote(health.writeRefusal()))
+          .append(", \"refusalClearsByItself\": ").append(health.refusalClearsByItself());
+    }
+    StringJoiner damage = new StringJoiner(", ", "[", "]");
+    for (EngineHealth.Damage d : health.damage()) {
+      damage.add("{\"file\": " + quote(d.file().toString()) + ", \"problem\": " + quote(d.problem())
+          + ", \"remedy\": " + quote(d.remedy()) + "}");
+    }
+    return members.append(", \"damage\": ").append(damage).toString();
+  }
+
+  /** {@code text} as a JSON string: quotes, backslashes and control characters escaped. */
+  static String quote(String text) {
+    StringBuilder quoted = new StringBuilder(text.length() + 2).append('"');
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      switch (c) {
+        case '"' -> quoted.append("\\\"");
+        case '\\' -> quoted.append("\\\\");
+        case '\n' -> quoted.append("\\n");
+        case '\r' -> quoted.append("\\r");
+        case '\t' -> quoted.append("\\t");
+        default -> {
+          if (c < 0x20) quoted.append(String.format("\\u%04x", (int) c));
+          else quoted.append(c);
+        }
+      }
+    }
+    return quoted.append('"').toString();
   }
 }

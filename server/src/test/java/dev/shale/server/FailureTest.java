@@ -7,8 +7,13 @@ import dev.shale.storage.Engine;
 import dev.shale.storage.Entry;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.WriteStallException;
+import dev.shale.testkit.Await;
+import dev.shale.testkit.SmallDisk;
+import java.io.IOException;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -31,6 +36,35 @@ class FailureTest {
     assertThat(response.statusCode()).isEqualTo(503);
     assertThat(response.headers().firstValue("retry-after")).hasValue("1");
     assertThat(TestServer.text(response)).contains("4 memtables wait for their flush");
+  }
+
+  // Issue 12, defect 4: a real engine on a real small disk, under the default 64 MiB reserve.
+  @Test
+  void aFullDiskIs507WithRetryAfterAndWritesResumeOnceSpaceIsFreed() throws IOException {
+    try (SmallDisk disk = SmallDisk.mount(96 << 20)) {
+      node = TestServer.start(disk.root().resolve("store"));
+      assertThat(node.put(node.entity("before"), new byte[] {1}).statusCode()).isEqualTo(201);
+      Path ballast = disk.fillLeaving("ballast", 32 << 20);
+
+      Await.until("a PUT refused for want of space", Duration.ofSeconds(30),
+          () -> node.put(node.entity("k"), new byte[] {2}).statusCode() == 507);
+      HttpResponse<byte[]> refused = node.put(node.entity("refused"), new byte[] {2});
+      assertThat(refused.statusCode()).isEqualTo(507);
+      assertThat(refused.headers().firstValue("retry-after")).hasValue("10");
+      assertThat(TestServer.text(refused)).contains("insufficient storage").contains("reserve")
+          .contains("nothing was written");
+      assertThat(node.get(node.entity("refused")).statusCode()).isEqualTo(404);
+      assertThat(node.get(node.entity("before")).body()).containsExactly(1);
+      assertThat(TestServer.text(node.get(node.uri("/v0/status"))))
+          .contains("\"degraded\"").contains("\"refusalClearsByItself\": true");
+
+      Files.delete(ballast);
+      Await.until("writes resume", Duration.ofSeconds(30),
+          () -> node.put(node.entity("k"), new byte[] {3}).statusCode() == 201);
+      assertThat(node.get(node.entity("k")).body()).containsExactly(3);
+      node.close();
+      node = null;
+    }
   }
 
   @Test

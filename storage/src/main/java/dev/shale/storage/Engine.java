@@ -37,7 +37,7 @@ public interface Engine extends AutoCloseable {
 
   /** Opens (creating if needed) the store in {@code directory}, replaying its log. */
   static Engine open(Path directory, EngineOptions options) {
-    return dev.shale.storage.core.LsmEngine.open(directory, options);
+    return InstalledEngineFactory.get().open(directory, options);
   }
 
   /** The newest record of {@code key} (possibly a tombstone), or null if the store has none. */
@@ -93,8 +93,9 @@ public interface Engine extends AutoCloseable {
 
   /**
    * Compacts the whole store, blocking until done: afterwards every record that another record
-   * of its key overrides is gone, and so is every tombstone past its grace period. For benchmarks
-   * and operators; background compaction needs no call.
+   * of its key overrides is gone, and so is every tombstone past its grace period; the tables it
+   * replaced are deleted by then, unless a scan still open holds them. For benchmarks and
+   * operators; background compaction needs no call.
    */
   void compact();
 

@@ -56,6 +56,24 @@ final class ActiveLog {
     writer.append(entries);
   }
 
+  /**
+   * Takes back a failed append: cuts the segment back to {@code sizeBytes}, what
+   * {@link #sizeBytes} was before it. Under syncLock, so an interval fsync never races the cut;
+   * never below what was synced, since only unsynced appends fail.
+   */
+  void truncateTo(long sizeBytes) throws IOException {
+    syncLock.lock();
+    try {
+      if (sizeBytes < syncedBytes) {
+        throw new IllegalStateException("cutting " + describe() + " to " + sizeBytes
+            + " bytes, below the " + syncedBytes + " synced");
+      }
+      writer.truncateTo(sizeBytes);
+    } finally {
+      syncLock.unlock();
+    }
+  }
+
   /** Makes every record appended so far durable; a no-op when nothing was appended since. */
   void sync() throws IOException {
     syncLock.lock();

@@ -5,7 +5,6 @@ import dev.shale.storage.Keys;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Chooses the next compaction by score, as LevelDB's VersionSet::Finalize does: level 0 scores
@@ -14,8 +13,14 @@ import java.util.Set;
  * The highest score >= 1 wins. Within a level n >= 1 the tables are taken round robin by key (a
  * compact pointer per level), so every key range gets its turn.
  *
- * <p>Tables in {@code quarantined} (found corrupt by an earlier compaction) are never picked, nor
- * is work that would have to read them: the rest of the store goes on compacting.
+ * <p>A table found damaged by an earlier compaction ({@link SharedTable#isSetAside}) is never read
+ * by a compaction again. Below level 0 it would block its neighbourhood: the level above could
+ * never merge into a range it holds, and level 0, whose inputs overlap nearly everything, would
+ * grow until writes stop. So its first job is to move it to level 0 (a manifest change, no bytes
+ * read): tables there may overlap anything, every read consults each of them, and versions, not
+ * levels, decide which record wins (ReadView#get), so reads stay right. From there it is left
+ * out of every input and of the L0 count ({@link Levels#level0Backlog}), and the rest of the store
+ * compacts around it.
  *
  * <p>Not thread safe: used by the compaction thread only.
  */
@@ -40,20 +45,25 @@ final class CompactionPicker {
 
   /** How far over its threshold {@code level} is; >= 1 means due. The last level never is. */
   static double score(EngineOptions options, Levels levels, int level) {
-    if (level == 0) return levels.level(0).size() / (double) options.l0CompactionTrigger();
+    if (level == 0) return levels.level0Backlog().size() / (double) options.l0CompactionTrigger();
     if (level == Levels.LAST) return 0;
     return levels.levelBytes(level) / (double) targetBytes(options, level);
   }
 
-  /** The most urgent compaction, or null if no level is due (or none that is due can be done). */
-  Compaction pick(Levels levels, Set<Long> quarantined) {
+  /**
+   * The most urgent compaction, or null if no level is due (or none that is due can be done). A
+   * damaged table still below level 0 goes first: its move to level 0 unblocks the rest.
+   */
+  Compaction pick(Levels levels) {
+    Compaction setAside = setAsideMove(levels);
+    if (setAside != null) return setAside;
     List<Integer> due = new ArrayList<>();
     for (int level = 0; level < Levels.LAST; level++) {
       if (score(options, levels, level) >= 1) due.add(level);
     }
     due.sort(Comparator.comparingDouble((Integer l) -> score(options, levels, l)).reversed());
     for (int level : due) {
-      Compaction c = level == 0 ? pickLevel0(levels, quarantined) : pickLevel(levels, level, quarantined);
+      Compaction c = level == 0 ? pickLevel0(levels) : pickLevel(levels, level);
       if (c != null) return c;
     }
     return null;
@@ -69,26 +79,39 @@ final class CompactionPicker {
   // Level-0 tables overlap each other, so all of them go at once (as RocksDB does): taking only
   // some would leave L1 outputs overlapping the L0 tables left behind, which is harmless for
   // versions but leaves the read cost where it was.
-  private Compaction pickLevel0(Levels levels, Set<Long> quarantined) {
+  private Compaction pickLevel0(Levels levels) {
     List<SharedTable> inputs = new ArrayList<>();
     for (SharedTable t : levels.level(0)) {
-      if (!quarantined.contains(t.fileNumber())) inputs.add(t);
+      if (!t.isSetAside()) inputs.add(t);
     }
     if (inputs.isEmpty()) return null;
     List<SharedTable> overlapping = overlappingAt(levels, 1, inputs);
-    if (anyQuarantined(overlapping, quarantined)) return null;
+    if (anySetAside(overlapping)) return null; // until its move to level 0, picked first
     return new Compaction(0, 1, inputs, overlapping, false,
-        levels.level(0).size() + " L0 tables, trigger " + options.l0CompactionTrigger());
+        levels.level0Backlog().size() + " L0 tables, trigger " + options.l0CompactionTrigger());
   }
 
-  private Compaction pickLevel(Levels levels, int level, Set<Long> quarantined) {
+  // The move of the first damaged table below level 0 to level 0, or null if there is none.
+  private static Compaction setAsideMove(Levels levels) {
+    for (int level = 1; level < Levels.COUNT; level++) {
+      for (SharedTable t : levels.level(level)) {
+        if (t.isSetAside()) {
+          return new Compaction(level, 0, List.of(t), List.of(), false,
+              "set aside: damaged, no compaction can read it");
+        }
+      }
+    }
+    return null;
+  }
+
+  private Compaction pickLevel(Levels levels, int level) {
     List<SharedTable> tables = levels.level(level);
     int start = firstAfterPointer(tables, compactPointers[level]);
     for (int i = 0; i < tables.size(); i++) {
       SharedTable candidate = tables.get((start + i) % tables.size());
-      if (quarantined.contains(candidate.fileNumber())) continue;
+      if (candidate.isSetAside()) continue;
       List<SharedTable> overlapping = overlappingAt(levels, level + 1, List.of(candidate));
-      if (anyQuarantined(overlapping, quarantined)) continue;
+      if (anySetAside(overlapping)) continue;
       compactPointers[level] = candidate.largestKey();
       return new Compaction(level, level + 1, List.of(candidate), overlapping, false,
           "L" + level + " holds " + levels.levelBytes(level) + " of "
@@ -115,9 +138,9 @@ final class CompactionPicker {
     return levels.overlapping(level, smallest, largest);
   }
 
-  private static boolean anyQuarantined(List<SharedTable> tables, Set<Long> quarantined) {
+  private static boolean anySetAside(List<SharedTable> tables) {
     for (SharedTable t : tables) {
-      if (quarantined.contains(t.fileNumber())) return true;
+      if (t.isSetAside()) return true;
     }
     return false;
   }

@@ -3,13 +3,11 @@ package dev.shale.storage.core;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
 import dev.shale.storage.io.FileNames;
-import dev.shale.storage.io.Fsync;
 import dev.shale.storage.merge.MergingIterator;
 import dev.shale.storage.table.TableMeta;
 import dev.shale.storage.table.TableWriter;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -48,6 +46,11 @@ final class CompactionRun {
     this.crashPoints = crashPoints;
   }
 
+  /** Tells the test hooks that the compaction thread reached the step {@code name}. */
+  void reached(String name) {
+    crashPoints.reached(name);
+  }
+
   /**
    * Writes the outputs of {@code compaction}. {@code cancelled} is polled per record: once true
    * (the engine is closing) the run stops with a CancellationException and deletes its outputs.
@@ -70,7 +73,7 @@ final class CompactionRun {
         crashPoints.reached("compaction.afterOutputWritten");
       }
       // The outputs' directory entries must be durable before a manifest record names them.
-      Fsync.directory(directory);
+      options.vfs().syncDirectory(directory);
       crashPoints.reached("compaction.afterOutputsWritten");
       return new Outputs(outputs, bytes, records, purge.droppedCount());
     } catch (IOException | RuntimeException | Error e) {
@@ -85,10 +88,11 @@ final class CompactionRun {
   private SharedTable writeOne(Survivors survivors, int level) throws IOException {
     long number = fileNumbers.allocate();
     Path file = directory.resolve(FileNames.table(number));
-    TableMeta meta = TableWriter.write(file, number, survivors.upTo(options.tableTargetBytes()),
+    TableMeta meta = TableWriter.write(options.vfs(), file, number,
+        survivors.upTo(options.tableTargetBytes()),
         options.blockSizeBytes(), options.bloomBitsPerKey());
     try {
-      return SharedTable.open(file, meta.withLevel(level));
+      return SharedTable.open(options.vfs(), file, meta.withLevel(level));
     } catch (IOException | RuntimeException e) {
       deleteQuietly(file);
       throw e;
@@ -101,9 +105,9 @@ final class CompactionRun {
     return 17L + 4 + e.key().length + (e.isTombstone() ? 0 : e.value().length);
   }
 
-  private static void deleteQuietly(Path file) {
+  private void deleteQuietly(Path file) {
     try {
-      Files.deleteIfExists(file);
+      options.vfs().delete(file);
     } catch (IOException e) {
       LOG.log(Level.WARNING, "deleting unfinished compaction output " + file + " failed: " + e);
     }

@@ -1,6 +1,7 @@
 package dev.shale.storage.core;
 
 import dev.shale.storage.CorruptionException;
+import dev.shale.storage.DiskFullException;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.StorageException;
 import java.io.IOException;
@@ -8,10 +9,8 @@ import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
@@ -28,8 +27,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * them lets go. Reads and writes never wait for it.
  *
  * <p>A failed compaction is logged and counted; the next attempt waits (100 ms doubling to 10 s)
- * so a failing disk is not hammered. A table found corrupt is quarantined: no later compaction
- * picks it or work that would read it, so one bad block never makes the thread loop.
+ * so a failing disk is not hammered. A table found corrupt is set aside (reported to the engine's
+ * {@link DamageRegistry}, moved to level 0 and never read by a compaction again: see
+ * {@link CompactionPicker}), so one bad block never makes the thread loop nor holds writes back.
  */
 final class Compactor implements Runnable {
   /** What the compaction thread needs from the engine. All methods are thread safe. */
@@ -53,7 +53,9 @@ final class Compactor implements Runnable {
   private final CompactionPicker picker;
   private final Thread thread;
   private final FlushGate gate;
-  private final Set<Long> quarantined = ConcurrentHashMap.newKeySet();
+  private final DamageRegistry damage;
+  private final DiskSpace disk;
+  private boolean deferredForSpace; // only the compaction thread: whether the last pick waited for room
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition wake = lock.newCondition();
@@ -68,9 +70,12 @@ final class Compactor implements Runnable {
   private final LongAdder failures = new LongAdder();
   private volatile Exception lastFailure;
 
-  Compactor(Host host, EngineOptions options, CompactionRun run, FlushGate gate, String threadName) {
+  Compactor(Host host, EngineOptions options, CompactionRun run, FlushGate gate,
+      DamageRegistry damage, DiskSpace disk, String threadName) {
     this.host = host;
     this.gate = gate;
+    this.damage = damage;
+    this.disk = disk;
     this.options = options;
     this.run = run;
     this.picker = new CompactionPicker(options);
@@ -237,8 +242,9 @@ final class Compactor implements Runnable {
     ReadView pinned = host.retainView();
     if (pinned == null) return true;
     try {
-      Compaction compaction = picker.pick(pinned.levels(), quarantined);
+      Compaction compaction = picker.pick(pinned.levels());
       if (compaction == null) return true;
+      if (!roomFor(compaction)) return false; // retried after the backoff
       boolean ok = runOne(compaction, pinned);
       if (ok) signal();
       return ok;
@@ -247,42 +253,77 @@ final class Compactor implements Runnable {
     }
   }
 
+  // The request is answered only after the pinned view is released: that release may be the last
+  // reference on the replaced tables, which deletes them, so a caller of compact() that returns
+  // finds them gone (unless a read of its own still holds them). Answered before, the caller
+  // raced this thread's release and could measure the store with its old tables still on disk.
   private boolean runFull(CompletableFuture<Void> request) {
     ReadView pinned = host.retainView();
     if (pinned == null) {
       request.completeExceptionally(new StorageException("engine is closed"));
       return true;
     }
+    FullOutcome outcome;
     try {
-      List<SharedTable> corrupt = new ArrayList<>();
-      for (SharedTable t : pinned.tables()) {
-        if (quarantined.contains(t.fileNumber())) corrupt.add(t);
-      }
-      if (!corrupt.isEmpty()) {
-        request.completeExceptionally(new CorruptionException(corrupt.getFirst().path(),
-            "found corrupt by an earlier compaction; compact() cannot merge it (corrupt tables: "
-                + corrupt.stream().map(t -> t.path().getFileName().toString()).toList() + ")"));
-        return true;
-      }
-      Compaction compaction = CompactionPicker.full(pinned.levels());
-      boolean ok = compaction == null || runOne(compaction, pinned);
-      if (ok && stopRequested) {
-        request.completeExceptionally(new StorageException("engine closed before compact() finished"));
-        return true;
-      }
-      if (ok) {
-        request.complete(null);
-        signal();
-        return true;
-      }
-      Exception failure = lastFailure;
-      // A corruption is passed on as itself, so the caller learns which file is bad.
-      request.completeExceptionally(failure instanceof CorruptionException bad ? bad
-          : new StorageException("compact() failed: " + failure, failure));
-      return false;
+      outcome = fullCompaction(pinned);
     } finally {
       pinned.release();
     }
+    if (outcome.failure() == null) {
+      request.complete(null);
+      signal();
+    } else {
+      request.completeExceptionally(outcome.failure());
+    }
+    run.reached("compaction.afterFullAnswered");
+    return !outcome.compactionFailed();
+  }
+
+  /**
+   * What a full compaction tells its caller: {@code failure} null when the whole store was
+   * compacted; {@code compactionFailed} when the merge itself failed (the thread pauses then).
+   */
+  private record FullOutcome(Throwable failure, boolean compactionFailed) {}
+
+  private FullOutcome fullCompaction(ReadView pinned) {
+    List<SharedTable> corrupt = new ArrayList<>();
+    for (SharedTable t : pinned.tables()) {
+      if (t.isSetAside()) corrupt.add(t);
+    }
+    if (!corrupt.isEmpty()) {
+      return new FullOutcome(new CorruptionException(corrupt.getFirst().path(),
+          "found corrupt by an earlier compaction; compact() cannot merge it (corrupt tables: "
+              + corrupt.stream().map(t -> t.path().getFileName().toString()).toList() + ")"), false);
+    }
+    Compaction compaction = CompactionPicker.full(pinned.levels());
+    if (compaction != null && !roomFor(compaction)) {
+      return new FullOutcome(new DiskFullException("compact() needs room for "
+          + compaction.inputBytes() + " bytes of new tables beyond the disk reserve of "
+          + options.diskReserveBytes() + " bytes; free some space and call it again"), false);
+    }
+    boolean ok = compaction == null || runOne(compaction, pinned);
+    if (ok && stopRequested) {
+      return new FullOutcome(new StorageException("engine closed before compact() finished"), false);
+    }
+    if (ok) return new FullOutcome(null, false);
+    Exception failure = lastFailure;
+    // A corruption is passed on as itself, so the caller learns which file is bad.
+    return new FullOutcome(failure instanceof CorruptionException bad ? bad
+        : new StorageException("compact() failed: " + failure, failure), true);
+  }
+
+  // A compaction writes all its output before its inputs go: it starts only if that leaves the
+  // disk reserve whole (DiskSpace), so it never takes the room flushes need. A move writes nothing.
+  private boolean roomFor(Compaction compaction) {
+    boolean room = compaction.isTrivialMove() || disk.leavesReserve(compaction.inputBytes());
+    if (!room && !deferredForSpace) {
+      LOG.log(Level.WARNING, "compaction " + compaction.describe() + " waits: it would leave less"
+          + " than the disk reserve of " + options.diskReserveBytes() + " bytes free");
+    } else if (room && deferredForSpace) {
+      LOG.log(Level.INFO, "compactions go on: the disk has room again");
+    }
+    deferredForSpace = !room; // one line per change, not one per retry
+    return room;
   }
 
   private boolean runOne(Compaction compaction, ReadView pinned) {
@@ -351,10 +392,11 @@ final class Compactor implements Runnable {
     if (e instanceof CorruptionException corrupt) {
       for (SharedTable t : compaction.allInputs()) {
         if (t.path().equals(corrupt.file())) {
-          quarantined.add(t.fileNumber());
-          LOG.log(Level.ERROR, "compaction " + compaction.describe() + " failed: " + e
-              + "; table " + t.path() + " is left out of every later compaction (reads of its"
-              + " damaged blocks fail, the rest of the store is served)");
+          t.markSetAside();
+          // The registry logs the damage once, with its remedy; this line says what it stopped.
+          damage.report(t.path(), corrupt.problem(), DamageRegistry.TABLE_REMEDY);
+          LOG.log(Level.WARNING, "compaction " + compaction.describe() + " stopped at damaged "
+              + t.path().getFileName() + "; compacting around it from now on");
           return;
         }
       }

@@ -15,6 +15,11 @@ import java.util.List;
  * <p>Thread safety: synchronized; called from recovery, reads, flushes and compactions.
  */
 final class DamageRegistry {
+  /** What happens to a table with a damaged block, and what an operator can do about it. */
+  static final String TABLE_REMEDY = "reads of the keys in its damaged blocks fail naming the"
+      + " file, the rest is served; compaction sets the table aside and goes on around it;"
+      + " restore those keys from another replica or a backup";
+
   private static final System.Logger LOG = System.getLogger(DamageRegistry.class.getName());
 
   private final List<Damage> damage = new ArrayList<>(); // guarded by this

@@ -1,9 +1,8 @@
 package dev.shale.storage.core;
 
+import dev.shale.storage.Vfs;
 import dev.shale.storage.io.FileNames;
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,24 +22,22 @@ import java.util.TreeSet;
 record DirectoryListing(
     SortedSet<Long> logs, SortedSet<Long> tables, List<Path> temporaries, long highestNumber) {
 
-  static DirectoryListing scan(Path directory) throws IOException {
+  static DirectoryListing scan(Vfs vfs, Path directory) throws IOException {
     SortedSet<Long> logs = new TreeSet<>();
     SortedSet<Long> tables = new TreeSet<>();
     List<Path> temporaries = new ArrayList<>();
     long highest = 0;
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(directory)) {
-      for (Path file : files) {
-        Optional<FileNames.Parsed> parsed = FileNames.parse(file.getFileName().toString());
-        if (parsed.isEmpty()) continue;
-        FileNames.Parsed p = parsed.get();
-        switch (p.kind()) {
-          case LOG -> logs.add(p.number());
-          case TABLE -> tables.add(p.number());
-          case TEMP -> temporaries.add(file);
-          case MANIFEST -> {}
-        }
-        highest = Math.max(highest, p.number());
+    for (Path file : vfs.list(directory)) {
+      Optional<FileNames.Parsed> parsed = FileNames.parse(file.getFileName().toString());
+      if (parsed.isEmpty()) continue;
+      FileNames.Parsed p = parsed.get();
+      switch (p.kind()) {
+        case LOG -> logs.add(p.number());
+        case TABLE -> tables.add(p.number());
+        case TEMP -> temporaries.add(file);
+        case MANIFEST -> {}
       }
+      highest = Math.max(highest, p.number());
     }
     return new DirectoryListing(logs, tables, temporaries, highest);
   }

@@ -2,12 +2,10 @@ package dev.shale.storage.core;
 
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.io.FileNames;
-import dev.shale.storage.io.Fsync;
 import dev.shale.storage.table.TableMeta;
 import dev.shale.storage.table.TableWriter;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
@@ -161,12 +159,12 @@ final class Flusher implements Runnable {
   private SharedTable writeTable(FrozenMemtable frozen) throws IOException {
     long number = fileNumbers.allocate();
     Path file = directory.resolve(FileNames.table(number));
-    TableMeta meta = TableWriter.write(file, number, frozen.memtable().iterator(),
+    TableMeta meta = TableWriter.write(options.vfs(), file, number, frozen.memtable().iterator(),
         options.blockSizeBytes(), options.bloomBitsPerKey());
     try {
       // The table's directory entry must be durable before a manifest record names it.
-      Fsync.directory(directory);
-      return SharedTable.open(file, meta);
+      options.vfs().syncDirectory(directory);
+      return SharedTable.open(options.vfs(), file, meta);
     } catch (IOException | RuntimeException e) {
       deleteQuietly(file);
       throw e;
@@ -184,16 +182,16 @@ final class Flusher implements Runnable {
   private void deleteLog(long logNumber) {
     Path file = directory.resolve(FileNames.log(logNumber));
     try {
-      Files.deleteIfExists(file);
+      options.vfs().delete(file);
     } catch (IOException e) {
       LOG.log(Level.WARNING,
           "deleting flushed log " + file + " failed (deleted at next open): " + e);
     }
   }
 
-  private static void deleteQuietly(Path file) {
+  private void deleteQuietly(Path file) {
     try {
-      Files.deleteIfExists(file);
+      options.vfs().delete(file);
     } catch (IOException e) {
       LOG.log(Level.WARNING, "deleting unfinished table " + file + " failed: " + e);
     }

@@ -1,15 +1,12 @@
 package dev.shale.storage.core;
 
-import dev.shale.storage.io.ChannelOpener;
-
 /**
- * Seams for tests: how log and manifest files are opened (to inject I/O failures), gates that
- * hold flushes and compactions back (one gate for both unless a test wants them apart), and
- * named crash points on the flush and compaction paths (a crash test's child process halts at
- * one). Production uses {@link #none}.
+ * Seams for tests: gates that hold flushes and compactions back (one gate for both unless a test
+ * wants them apart), and named crash points on the flush and compaction paths (a crash test's
+ * child process halts at one). Production uses {@link #none}. File I/O faults come in through
+ * {@link dev.shale.storage.EngineOptions#vfs()} instead.
  */
-record Hooks(ChannelOpener opener, FlushGate flushGate, CrashPoints crashPoints,
-    FlushGate compactionGate) {
+record Hooks(FlushGate flushGate, CrashPoints crashPoints, FlushGate compactionGate) {
   /** Called at each named step of a flush or compaction; production does nothing. */
   @FunctionalInterface
   interface CrashPoints {
@@ -18,28 +15,24 @@ record Hooks(ChannelOpener opener, FlushGate flushGate, CrashPoints crashPoints,
     void reached(String name);
   }
 
-  Hooks(ChannelOpener opener, FlushGate flushGate) {
-    this(opener, flushGate, CrashPoints.NONE, flushGate);
-  }
-
-  /** No injected faults; a gate of its own that nothing holds. */
+  /** No gate held and no crash point: production. */
   static Hooks none() {
-    return new Hooks(ChannelOpener.DEFAULT, new FlushGate());
+    return withGate(new FlushGate());
   }
 
-  /** No injected faults; {@code gate} holds flushes back when a test says so. */
+  /** {@code gate} holds flushes (and compactions) back when a test says so. */
   static Hooks withGate(FlushGate gate) {
-    return new Hooks(ChannelOpener.DEFAULT, gate);
+    return new Hooks(gate, CrashPoints.NONE, gate);
   }
 
-  /** No injected faults; {@code crashPoints} sees every named step. */
+  /** {@code crashPoints} sees every named step. */
   static Hooks withCrashPoints(CrashPoints crashPoints) {
     FlushGate gate = new FlushGate();
-    return new Hooks(ChannelOpener.DEFAULT, gate, crashPoints, gate);
+    return new Hooks(gate, crashPoints, gate);
   }
 
-  /** No injected faults; {@code gate} holds compactions (only) back when a test says so. */
+  /** {@code gate} holds compactions (only) back when a test says so. */
   static Hooks withCompactionGate(FlushGate gate) {
-    return new Hooks(ChannelOpener.DEFAULT, new FlushGate(), CrashPoints.NONE, gate);
+    return new Hooks(new FlushGate(), CrashPoints.NONE, gate);
   }
 }

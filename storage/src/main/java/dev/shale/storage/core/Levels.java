@@ -29,9 +29,19 @@ final class Levels {
       (a, b) -> Keys.compare(a.smallestKey(), b.smallestKey());
 
   private final List<List<SharedTable>> levels;
+  // Level 0 split by SharedTable#isSetAside as it stood when these Levels were built; a table set
+  // aside since stays in the backlog until the next change of the file set, which its move to
+  // level 0 (or, after a restart, the next compaction around it) makes at once.
+  private final List<SharedTable> level0Backlog;
+  private final List<SharedTable> setAside;
 
   private Levels(List<List<SharedTable>> levels) {
     this.levels = levels;
+    List<SharedTable> backlog = new ArrayList<>();
+    List<SharedTable> damaged = new ArrayList<>();
+    for (SharedTable t : levels.get(0)) (t.isSetAside() ? damaged : backlog).add(t);
+    this.level0Backlog = List.copyOf(backlog);
+    this.setAside = List.copyOf(damaged);
   }
 
   static Levels empty() {
@@ -57,6 +67,20 @@ final class Levels {
 
   List<SharedTable> level(int level) {
     return levels.get(level);
+  }
+
+  /**
+   * The level-0 tables compaction has yet to merge, newest first: all of level 0 but the damaged
+   * tables set aside there, which no compaction will ever merge. What the L0 score and the write
+   * stalls count, so that a damaged table never holds writes back.
+   */
+  List<SharedTable> level0Backlog() {
+    return level0Backlog;
+  }
+
+  /** The damaged tables set aside in level 0 (see CompactionPicker). */
+  List<SharedTable> setAside() {
+    return setAside;
   }
 
   /** Every table: level 0 newest first, then each deeper level by key. */

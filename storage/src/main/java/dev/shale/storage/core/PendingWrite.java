@@ -2,6 +2,7 @@ package dev.shale.storage.core;
 
 import dev.shale.storage.Entry;
 import dev.shale.storage.wal.LogWriter;
+import java.util.List;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
@@ -53,5 +54,12 @@ final class PendingWrite {
   /** The bytes its record takes in the log, to size write groups. */
   long logBytes() {
     return LogWriter.recordBytes(key.length, value == null ? 0 : value.length);
+  }
+
+  /** The bytes a write group's records take in the log. */
+  static long logBytes(List<PendingWrite> group) {
+    long bytes = 0;
+    for (PendingWrite p : group) bytes += p.logBytes();
+    return bytes;
   }
 }

@@ -5,9 +5,8 @@ import dev.shale.storage.Entry;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.HybridClock;
 import dev.shale.storage.StorageException;
-import dev.shale.storage.io.ChannelOpener;
+import dev.shale.storage.Vfs;
 import dev.shale.storage.io.FileNames;
-import dev.shale.storage.io.Fsync;
 import dev.shale.storage.io.RecordReader.TornTail;
 import dev.shale.storage.manifest.Manifest;
 import dev.shale.storage.manifest.ManifestLoader;
@@ -19,7 +18,6 @@ import dev.shale.storage.wal.LogReader;
 import dev.shale.storage.wal.LogWriter;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -64,20 +62,19 @@ final class Recovery {
   private final Path directory;
   private final EngineOptions options;
   private final HybridClock clock;
-  private final ChannelOpener opener;
+  private final Vfs vfs;
   private final List<SharedTable> tables = new ArrayList<>();
 
-  private Recovery(Path directory, EngineOptions options, HybridClock clock, ChannelOpener opener) {
+  private Recovery(Path directory, EngineOptions options, HybridClock clock) {
     this.directory = directory;
     this.options = options;
     this.clock = clock;
-    this.opener = opener;
+    this.vfs = options.vfs();
   }
 
-  static Recovered run(
-      Path directory, EngineOptions options, HybridClock clock, ChannelOpener opener)
+  static Recovered run(Path directory, EngineOptions options, HybridClock clock)
       throws IOException {
-    Recovery recovery = new Recovery(directory, options, clock, opener);
+    Recovery recovery = new Recovery(directory, options, clock);
     try {
       return recovery.recover();
     } catch (IOException | RuntimeException e) {
@@ -87,7 +84,7 @@ final class Recovery {
   }
 
   private Recovered recover() throws IOException {
-    DirectoryListing listing = DirectoryListing.scan(directory);
+    DirectoryListing listing = DirectoryListing.scan(vfs, directory);
     ManifestSnapshot base = loadManifest(listing);
     FileNumbers numbers =
         new FileNumbers(Math.max(base.nextFileNumber(), listing.highestNumber() + 1));
@@ -100,10 +97,10 @@ final class Recovery {
     List<TableMeta> metas = tables.stream().map(SharedTable::meta).toList();
     ManifestSnapshot snapshot =
         new ManifestSnapshot(numbers.peek(), logNumber, clock.current(), metas);
-    Manifest manifest = Manifest.create(directory, manifestNumber, snapshot, opener);
+    Manifest manifest = Manifest.create(vfs, directory, manifestNumber, snapshot);
     LogWriter log;
     try {
-      log = LogWriter.create(directory.resolve(FileNames.log(logNumber)), logNumber, opener);
+      log = LogWriter.create(vfs, directory.resolve(FileNames.log(logNumber)), logNumber);
     } catch (IOException | RuntimeException e) {
       manifest.close();
       throw e;
@@ -118,7 +115,7 @@ final class Recovery {
   // docs/format.md, "Manifest": a directory with no manifest is a new, empty store, unless it
   // holds .wal or .sst files: then opening fails, rather than guess.
   private ManifestSnapshot loadManifest(DirectoryListing listing) throws IOException {
-    Optional<ManifestLoader.Loaded> loaded = ManifestLoader.load(directory);
+    Optional<ManifestLoader.Loaded> loaded = ManifestLoader.load(vfs, directory);
     if (loaded.isPresent()) {
       LOG.log(Level.INFO,
           directory + ": state from " + FileNames.manifest(loaded.get().fileNumber()));
@@ -135,10 +132,10 @@ final class Recovery {
   private void openTables(List<TableMeta> metas) throws IOException {
     for (TableMeta meta : metas) {
       Path file = directory.resolve(FileNames.table(meta.fileNumber()));
-      if (!Files.exists(file)) {
+      if (!vfs.exists(file)) {
         throw new CorruptionException(file, "named by the manifest but missing");
       }
-      tables.add(SharedTable.open(file, meta));
+      tables.add(SharedTable.open(vfs, file, meta));
       clock.observe(meta.maxVersion());
     }
     tables.sort(Comparator.comparingLong(SharedTable::fileNumber).reversed());
@@ -152,7 +149,7 @@ final class Recovery {
       for (long number : listing.logs().tailSet(logNumber)) {
         Path file = directory.resolve(FileNames.log(number));
         long records = 0;
-        try (LogReader reader = LogReader.open(file)) {
+        try (LogReader reader = LogReader.open(vfs, file)) {
           for (Entry entry = reader.next(); entry != null; entry = reader.next()) {
             clock.observe(entry.version());
             memtable.add(entry);
@@ -176,11 +173,11 @@ final class Recovery {
   private void flush(Memtable memtable, FileNumbers numbers) throws IOException {
     long number = numbers.allocate();
     Path file = directory.resolve(FileNames.table(number));
-    TableMeta meta = TableWriter.write(
+    TableMeta meta = TableWriter.write(vfs,
         file, number, memtable.iterator(), options.blockSizeBytes(), options.bloomBitsPerKey());
     // The table's directory entry must be durable before a manifest names it.
-    Fsync.directory(directory);
-    tables.addFirst(SharedTable.open(file, meta));
+    vfs.syncDirectory(directory);
+    tables.addFirst(SharedTable.open(vfs, file, meta));
     LOG.log(Level.INFO, "recovery flushed " + meta.entryCount() + " records to " + file);
   }
 
@@ -201,9 +198,9 @@ final class Recovery {
     }
   }
 
-  private static void delete(Path file) {
+  private void delete(Path file) {
     try {
-      if (Files.deleteIfExists(file)) LOG.log(Level.INFO, "deleted " + file);
+      if (vfs.delete(file)) LOG.log(Level.INFO, "deleted " + file);
     } catch (IOException e) {
       LOG.log(Level.WARNING, "deleting " + file + " failed (retried at next open): " + e);
     }

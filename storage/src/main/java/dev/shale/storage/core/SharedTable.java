@@ -2,12 +2,12 @@ package dev.shale.storage.core;
 
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
+import dev.shale.storage.Vfs;
 import dev.shale.storage.table.Table;
 import dev.shale.storage.table.TableMeta;
 import dev.shale.storage.util.Murmur3.Hash128;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -32,8 +32,8 @@ final class SharedTable {
     this.meta = meta;
   }
 
-  static SharedTable open(Path path, TableMeta meta) throws IOException {
-    return new SharedTable(new OpenFile(Table.open(path, meta.fileNumber())), meta);
+  static SharedTable open(Vfs vfs, Path path, TableMeta meta) throws IOException {
+    return new SharedTable(new OpenFile(vfs, Table.open(vfs, path, meta.fileNumber())), meta);
   }
 
   /** The same file at {@code level}, with a reference of its own for the caller. */
@@ -107,6 +107,20 @@ final class SharedTable {
     file.obsolete = true;
   }
 
+  /**
+   * Marks the table found damaged by a compaction: it is set aside in level 0 and no compaction
+   * reads it again (CompactionPicker). Shared by every handle on the file, so the mark survives the
+   * move; not persisted: after a restart the first compaction to read the damage sets it aside
+   * again.
+   */
+  void markSetAside() {
+    file.setAside = true;
+  }
+
+  boolean isSetAside() {
+    return file.setAside;
+  }
+
   /** The table's records in {@code [fromInclusive, toExclusive)}; see {@link Table#iterator(byte[], byte[])}. */
   Iterator<Entry> iterator(byte[] fromInclusive, byte[] toExclusive) {
     return file.table.iterator(fromInclusive, toExclusive);
@@ -141,13 +155,16 @@ final class SharedTable {
 
   /** The mapped file and its reference count, shared by every handle on it. */
   private static final class OpenFile {
+    private final Vfs vfs;
     private final Table table;
     // Invariant: > 0 while the table is open; it is closed exactly once, on the step to 0.
     private final AtomicInteger references = new AtomicInteger(1);
     // Set before the reference that would reach 0 is released, so that step sees it.
     private volatile boolean obsolete;
+    private volatile boolean setAside;
 
-    OpenFile(Table table) {
+    OpenFile(Vfs vfs, Table table) {
+      this.vfs = vfs;
       this.table = table;
     }
 
@@ -168,7 +185,7 @@ final class SharedTable {
 
     private void delete() {
       try {
-        Files.deleteIfExists(table.path());
+        vfs.delete(table.path());
       } catch (IOException e) {
         LOG.log(Level.WARNING,
             "deleting obsolete table " + table.path() + " failed (deleted at next open): " + e);

@@ -1,24 +1,24 @@
 package dev.shale.storage.io;
 
+import dev.shale.storage.Vfs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 
 /**
- * A sink that gathers bytes in a fixed direct buffer and hands them to the channel when the
+ * A sink that gathers bytes in a fixed direct buffer and hands them to the file when the
  * buffer fills or on {@link #drain}: bytes of many records leave in one write() call, and a
  * record larger than the buffer streams through it, so memory stays bounded by the buffer.
  * Not thread safe.
  */
 final class ChannelSink implements ByteSink {
-  private final FileChannel channel;
+  private final Vfs.WritableFile file;
   private final ByteBuffer buffer;
   // Bytes accepted so far, drained or not.
   private long positionBytes;
 
-  ChannelSink(FileChannel channel, ByteBuffer buffer) {
-    this.channel = channel;
+  ChannelSink(Vfs.WritableFile file, ByteBuffer buffer) {
+    this.file = file;
     this.buffer = buffer;
   }
 
@@ -26,11 +26,17 @@ final class ChannelSink implements ByteSink {
     return positionBytes;
   }
 
+  /** Starts over at {@code positionBytes}, the file having been cut back to it; drops the buffer. */
+  void restartAt(long positionBytes) {
+    buffer.clear();
+    this.positionBytes = positionBytes;
+  }
+
   /** Hands every buffered byte to the OS (looping over short writes). */
   void drain() throws IOException {
     buffer.flip();
     try {
-      while (buffer.hasRemaining()) channel.write(buffer);
+      while (buffer.hasRemaining()) file.append(buffer);
     } finally {
       // After a failed write the bytes' fate is unknown; the caller poisons the file anyway.
       buffer.clear();

@@ -1,12 +1,11 @@
 package dev.shale.storage.io;
 
 import dev.shale.storage.CorruptionException;
+import dev.shale.storage.Vfs;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 import org.jspecify.annotations.Nullable;
 
@@ -43,13 +42,10 @@ public final class RecordReader implements AutoCloseable {
    *
    * @throws CorruptionException if the header names another kind of file or format version
    */
-  public static RecordReader open(Path path, long magic) throws IOException {
+  public static RecordReader open(Vfs vfs, Path path, long magic) throws IOException {
     Arena arena = Arena.ofConfined();
-    try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-      long size = channel.size();
-      MemorySegment file = size == 0
-          ? MemorySegment.NULL
-          : channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+    try (Vfs.ReadableFile opened = vfs.open(path)) {
+      MemorySegment file = opened.map(arena);
       RecordReader reader = new RecordReader(path, arena, file);
       reader.readHeader(magic);
       return reader;

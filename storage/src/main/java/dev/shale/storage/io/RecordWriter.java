@@ -1,11 +1,11 @@
 package dev.shale.storage.io;
 
+import dev.shale.storage.Vfs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -15,7 +15,8 @@ import java.util.List;
  *
  * <p>Thread safety: one thread at a time may {@link #append}; {@link #force} and
  * {@link #sizeBytes} may run concurrently with it. A failed append or force leaves the file's
- * tail unknown: the caller must stop appending to it.
+ * tail unknown: the caller must stop appending to it, unless it takes the append back with
+ * {@link #truncateTo}.
  */
 public final class RecordWriter implements AutoCloseable {
   /**
@@ -25,33 +26,32 @@ public final class RecordWriter implements AutoCloseable {
   public static final int BUFFER_BYTES = 1 << 20;
 
   private final Path path;
-  private final FileChannel channel;
+  private final Vfs.WritableFile file;
   private final Arena arena;
   private final ChannelSink sink;
   private final CrcSink crc = new CrcSink();
   // Bytes handed to the OS: the header and every complete append.
   private volatile long sizeBytes;
 
-  private RecordWriter(Path path, FileChannel channel) {
+  private RecordWriter(Path path, Vfs.WritableFile file) {
     this.path = path;
-    this.channel = channel;
+    this.file = file;
     this.arena = Arena.ofShared();
     ByteBuffer buffer = arena.allocate(BUFFER_BYTES).asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
-    this.sink = new ChannelSink(channel, buffer);
+    this.sink = new ChannelSink(file, buffer);
   }
 
   /** Creates {@code path} (which must not exist) and writes its header; nothing is forced. */
-  public static RecordWriter create(Path path, long magic, ChannelOpener opener)
-      throws IOException {
-    FileChannel channel = opener.createNew(path);
+  public static RecordWriter create(Vfs vfs, Path path, long magic) throws IOException {
+    Vfs.WritableFile file = vfs.create(path);
     RecordWriter writer = null;
     try {
-      writer = new RecordWriter(path, channel);
+      writer = new RecordWriter(path, file);
       writer.writeHeader(magic);
       return writer;
     } catch (IOException | RuntimeException e) {
       if (writer != null) writer.closeQuietly();
-      else channel.close();
+      else file.close();
       throw e;
     }
   }
@@ -84,15 +84,27 @@ public final class RecordWriter implements AutoCloseable {
     sizeBytes = sink.positionBytes();
   }
 
+  /**
+   * Takes back an append that failed part way: cuts the file back to {@code sizeBytes} (what
+   * {@link #sizeBytes} said before it), so it stays a clean prefix of whole records and appends
+   * may go on. Only for a failure known to have left nothing else behind (a full disk), and
+   * never below what was forced.
+   */
+  public void truncateTo(long sizeBytes) throws IOException {
+    file.truncate(sizeBytes);
+    sink.restartAt(sizeBytes);
+    this.sizeBytes = sizeBytes;
+  }
+
   /** Forces the file's bytes (and the size needed to read them) to the device: fdatasync. */
   public void force() throws IOException {
-    channel.force(false);
+    file.sync(false);
   }
 
   @Override
   public void close() throws IOException {
     try {
-      channel.close();
+      file.close();
     } finally {
       arena.close();
     }

@@ -1,12 +1,10 @@
 package dev.shale.storage.manifest;
 
-import dev.shale.storage.io.ChannelOpener;
+import dev.shale.storage.Vfs;
 import dev.shale.storage.io.FileNames;
-import dev.shale.storage.io.Fsync;
 import dev.shale.storage.io.RecordWriter;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.function.LongSupplier;
@@ -34,14 +32,14 @@ public final class Manifest implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(Manifest.class.getName());
 
   private final Path directory;
-  private final ChannelOpener opener;
+  private final Vfs vfs;
   private @Nullable RecordWriter writer; // guarded by this; null once closed
   private long fileNumber; // guarded by this
   private boolean tailUnknown; // guarded by this
 
-  private Manifest(Path directory, ChannelOpener opener, RecordWriter writer, long fileNumber) {
+  private Manifest(Vfs vfs, Path directory, RecordWriter writer, long fileNumber) {
+    this.vfs = vfs;
     this.directory = directory;
-    this.opener = opener;
     this.writer = writer;
     this.fileNumber = fileNumber;
   }
@@ -52,12 +50,11 @@ public final class Manifest implements AutoCloseable {
    * {@code fileNumber}.
    */
   public static Manifest create(
-      Path directory, long fileNumber, ManifestSnapshot snapshot, ChannelOpener opener)
-      throws IOException {
+      Vfs vfs, Path directory, long fileNumber, ManifestSnapshot snapshot) throws IOException {
     requireNumberedAbove(snapshot, fileNumber);
-    RecordWriter writer = writeNewFile(directory, fileNumber, snapshot, opener);
-    deleteOlderManifests(directory, fileNumber);
-    return new Manifest(directory, opener, writer, fileNumber);
+    RecordWriter writer = writeNewFile(vfs, directory, fileNumber, snapshot);
+    deleteOlderManifests(vfs, directory, fileNumber);
+    return new Manifest(vfs, directory, writer, fileNumber);
   }
 
   /**
@@ -112,7 +109,7 @@ public final class Manifest implements AutoCloseable {
   private void replace(ManifestSnapshot snapshot, long newNumber) throws IOException {
     ManifestSnapshot numbered =
         snapshot.withNextFileNumber(Math.max(snapshot.nextFileNumber(), newNumber + 1));
-    RecordWriter replacement = writeNewFile(directory, newNumber, numbered, opener);
+    RecordWriter replacement = writeNewFile(vfs, directory, newNumber, numbered);
     RecordWriter old = Objects.requireNonNull(writer, "manifest is closed");
     long oldNumber = fileNumber;
     writer = replacement;
@@ -123,35 +120,34 @@ public final class Manifest implements AutoCloseable {
     } catch (IOException e) {
       LOG.log(Level.WARNING, "closing " + FileNames.manifest(oldNumber) + " failed: " + e);
     }
-    deleteOlderManifests(directory, newNumber);
+    deleteOlderManifests(vfs, directory, newNumber);
     LOG.log(Level.INFO, "manifest " + FileNames.manifest(oldNumber) + " replaced by "
         + FileNames.manifest(newNumber));
   }
 
   // docs/format.md, "Manifest": header := magic format_version reserved; then one record.
   private static RecordWriter writeNewFile(
-      Path directory, long fileNumber, ManifestSnapshot snapshot, ChannelOpener opener)
-      throws IOException {
+      Vfs vfs, Path directory, long fileNumber, ManifestSnapshot snapshot) throws IOException {
     Path file = directory.resolve(FileNames.manifest(fileNumber));
-    RecordWriter writer = RecordWriter.create(file, ManifestFormat.MAGIC, opener);
+    RecordWriter writer = RecordWriter.create(vfs, file, ManifestFormat.MAGIC);
     try {
       writer.append(new SnapshotRecord(snapshot));
       writer.force();
-      Fsync.directory(directory);
+      vfs.syncDirectory(directory);
       return writer;
     } catch (IOException | RuntimeException e) {
       writer.close();
       // Never read: a lower-numbered manifest still holds the state. Removed now to save a scan.
-      Files.deleteIfExists(file);
+      vfs.delete(file);
       throw e;
     }
   }
 
   // Safe once a newer manifest is durable: the newest valid one wins at open anyway.
-  private static void deleteOlderManifests(Path directory, long keepNumber) {
+  private static void deleteOlderManifests(Vfs vfs, Path directory, long keepNumber) {
     try {
-      for (long older : ManifestLoader.manifestNumbers(directory)) {
-        if (older < keepNumber) Files.deleteIfExists(directory.resolve(FileNames.manifest(older)));
+      for (long older : ManifestLoader.manifestNumbers(vfs, directory)) {
+        if (older < keepNumber) vfs.delete(directory.resolve(FileNames.manifest(older)));
       }
     } catch (IOException e) {
       LOG.log(Level.WARNING, "deleting manifests older than " + FileNames.manifest(keepNumber)

@@ -1,13 +1,13 @@
 package dev.shale.storage.manifest;
 
+import dev.shale.storage.Vfs;
 import dev.shale.storage.io.FileNames;
 import dev.shale.storage.io.RecordReader;
 import dev.shale.storage.io.RecordReader.Frame;
 import dev.shale.storage.io.RecordReader.TornTail;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
+
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -32,32 +32,30 @@ public final class ManifestLoader {
    * @throws dev.shale.storage.CorruptionException if the chosen manifest's last valid record does
    *     not parse, or a manifest has another kind of header
    */
-  public static Optional<Loaded> load(Path directory) throws IOException {
-    List<Long> numbers = manifestNumbers(directory);
+  public static Optional<Loaded> load(Vfs vfs, Path directory) throws IOException {
+    List<Long> numbers = manifestNumbers(vfs, directory);
     numbers.sort(Comparator.reverseOrder());
     for (long number : numbers) {
       Path file = directory.resolve(FileNames.manifest(number));
-      Optional<ManifestSnapshot> snapshot = lastSnapshot(file);
+      Optional<ManifestSnapshot> snapshot = lastSnapshot(vfs, file);
       if (snapshot.isPresent()) return Optional.of(new Loaded(number, snapshot.get()));
     }
     return Optional.empty();
   }
 
   /** The numbers of the {@code MANIFEST-<n>} files in {@code directory}, in no order. */
-  static List<Long> manifestNumbers(Path directory) throws IOException {
+  static List<Long> manifestNumbers(Vfs vfs, Path directory) throws IOException {
     List<Long> numbers = new ArrayList<>();
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "MANIFEST-*")) {
-      for (Path file : files) {
-        FileNames.parse(file.getFileName().toString())
-            .filter(p -> p.kind() == FileNames.Kind.MANIFEST)
-            .ifPresent(p -> numbers.add(p.number()));
-      }
+    for (Path file : vfs.list(directory)) {
+      FileNames.parse(file.getFileName().toString())
+          .filter(p -> p.kind() == FileNames.Kind.MANIFEST)
+          .ifPresent(p -> numbers.add(p.number()));
     }
     return numbers;
   }
 
-  private static Optional<ManifestSnapshot> lastSnapshot(Path file) throws IOException {
-    try (RecordReader reader = RecordReader.open(file, ManifestFormat.MAGIC)) {
+  private static Optional<ManifestSnapshot> lastSnapshot(Vfs vfs, Path file) throws IOException {
+    try (RecordReader reader = RecordReader.open(vfs, file, ManifestFormat.MAGIC)) {
       Frame last = null;
       for (Frame frame = reader.next(); frame != null; frame = reader.next()) last = frame;
       TornTail tail = reader.tornTail();

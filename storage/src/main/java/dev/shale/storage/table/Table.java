@@ -2,14 +2,13 @@ package dev.shale.storage.table;
 
 import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Entry;
+import dev.shale.storage.Vfs;
 import dev.shale.storage.util.Murmur3.Hash128;
 import dev.shale.storage.util.Murmur3;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Iterator;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
@@ -49,10 +48,10 @@ public final class Table implements AutoCloseable {
   }
 
   /** Maps the file and checks its footer, index and filter (CorruptionException naming the file if bad). */
-  public static Table open(Path file, long fileNumber) throws IOException {
+  public static Table open(Vfs vfs, Path file, long fileNumber) throws IOException {
     Arena arena = Arena.ofShared();
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-      MemorySegment mapped = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), arena);
+    try (Vfs.ReadableFile opened = vfs.open(file)) {
+      MemorySegment mapped = opened.map(arena);
       return new Table(file, fileNumber, arena, mapped);
     } catch (IOException | RuntimeException | Error e) {
       arena.close();

@@ -1,19 +1,23 @@
 package dev.shale.storage.table;
 
 import dev.shale.storage.CorruptionException;
+import dev.shale.storage.ThrottledLog;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 
 /** Builds, and logs, the CorruptionException for bad bytes in a table file. */
 final class TableCorruption {
-  private static final System.Logger LOG = System.getLogger(Table.class.getName());
+  // Every read of a corrupt block finds it again: one line per block per interval, with a count.
+  private static final ThrottledLog LOG = new ThrottledLog(
+      System.getLogger(Table.class.getName()), Level.ERROR, ThrottledLog.DEFAULT_INTERVAL_MILLIS);
 
   private TableCorruption() {}
 
   /** Corruption of the block (or footer) at {@code offset} of {@code file}. */
   static CorruptionException at(Path file, long offset, String what) {
     String message = "table corrupt at offset " + offset + ": " + what;
-    LOG.log(Level.ERROR, file + ": " + message);
+    String line = file + ": " + message;
+    LOG.log(line, () -> line);
     return new CorruptionException(file, message);
   }
 }

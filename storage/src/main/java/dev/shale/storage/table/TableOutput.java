@@ -1,9 +1,9 @@
 package dev.shale.storage.table;
 
+import dev.shale.storage.Vfs;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.util.zip.CRC32C;
 
 /**
@@ -11,13 +11,13 @@ import java.util.zip.CRC32C;
  * crc32c of the bytes appended since the last {@link #startChecksum}.
  *
  * <p>A block's crc covers bytes that may already have left the buffer, so the crc is fed as bytes
- * leave it (and, for a large array written straight to the channel, from the array itself): no
+ * leave it (and, for a large array written straight to the file, from the array itself): no
  * block is ever held whole in memory, however big its values. Not thread safe.
  */
 final class TableOutput {
   static final int BUFFER_BYTES = 256 * 1024;
 
-  private final FileChannel channel;
+  private final Vfs.WritableFile file;
   private final ByteBuffer buffer =
       ByteBuffer.allocateDirect(BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
   private final CRC32C crc = new CRC32C();
@@ -25,8 +25,8 @@ final class TableOutput {
   private int crcFrom;
   private long flushedBytes;
 
-  TableOutput(FileChannel channel) {
-    this.channel = channel;
+  TableOutput(Vfs.WritableFile file) {
+    this.file = file;
   }
 
   /** Bytes appended so far: the file offset of the next byte. */
@@ -87,7 +87,7 @@ final class TableOutput {
   /** Writes out the buffer and forces the file's content and metadata to the device. */
   void sync() throws IOException {
     flush();
-    channel.force(true);
+    file.sync(true);
   }
 
   private void ensureRoom(int bytes) throws IOException {
@@ -110,6 +110,6 @@ final class TableOutput {
   }
 
   private void writeFully(ByteBuffer bytes) throws IOException {
-    while (bytes.hasRemaining()) channel.write(bytes);
+    while (bytes.hasRemaining()) file.append(bytes);
   }
 }

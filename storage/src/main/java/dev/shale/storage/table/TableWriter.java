@@ -1,13 +1,9 @@
 package dev.shale.storage.table;
 
-import static java.nio.file.StandardOpenOption.CREATE_NEW;
-import static java.nio.file.StandardOpenOption.WRITE;
-
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
+import dev.shale.storage.Vfs;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -37,11 +33,11 @@ public final class TableWriter {
   private long maxVersion = Long.MIN_VALUE;
 
   private TableWriter(
-      Path file, long fileNumber, FileChannel channel, int blockSizeBytes, int bloomBitsPerKey) {
+      Path file, long fileNumber, Vfs.WritableFile output, int blockSizeBytes, int bloomBitsPerKey) {
     this.file = file;
     this.fileNumber = fileNumber;
     this.blockSizeBytes = blockSizeBytes;
-    this.out = new TableOutput(channel);
+    this.out = new TableOutput(output);
     this.dataBlock = new BlockBuilder(out);
     this.filter = bloomBitsPerKey == 0 ? null : new BloomFilterBuilder(bloomBitsPerKey);
   }
@@ -55,8 +51,8 @@ public final class TableWriter {
    *     written), out-of-order or duplicate keys, or bad sizes
    */
   public static TableMeta write(
-      Path file, long fileNumber, Iterator<Entry> entries, int blockSizeBytes, int bloomBitsPerKey)
-      throws IOException {
+      Vfs vfs, Path file, long fileNumber, Iterator<Entry> entries, int blockSizeBytes,
+      int bloomBitsPerKey) throws IOException {
     if (blockSizeBytes < 1) {
       throw new IllegalArgumentException("blockSizeBytes must be >= 1: " + blockSizeBytes);
     }
@@ -66,13 +62,13 @@ public final class TableWriter {
     if (!entries.hasNext()) {
       throw new IllegalArgumentException("a table with no records is never written: " + file);
     }
-    try (FileChannel channel = FileChannel.open(file, CREATE_NEW, WRITE)) {
+    try (Vfs.WritableFile output = vfs.create(file)) {
       try {
-        TableWriter writer = new TableWriter(file, fileNumber, channel, blockSizeBytes, bloomBitsPerKey);
+        TableWriter writer = new TableWriter(file, fileNumber, output, blockSizeBytes, bloomBitsPerKey);
         while (entries.hasNext()) writer.add(Objects.requireNonNull(entries.next(), "null entry"));
         return writer.finish();
       } catch (IOException | RuntimeException | Error e) {
-        deletePartialFile(file, e);
+        deletePartialFile(vfs, file, e);
         throw e;
       }
     }
@@ -129,9 +125,9 @@ public final class TableWriter {
     return index.finish();
   }
 
-  private static void deletePartialFile(Path file, Throwable failure) {
+  private static void deletePartialFile(Vfs vfs, Path file, Throwable failure) {
     try {
-      Files.deleteIfExists(file);
+      vfs.delete(file);
     } catch (IOException e) {
       failure.addSuppressed(e);
     }

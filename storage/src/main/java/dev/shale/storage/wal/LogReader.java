@@ -1,6 +1,7 @@
 package dev.shale.storage.wal;
 
 import dev.shale.storage.Entry;
+import dev.shale.storage.Vfs;
 import dev.shale.storage.io.RecordReader;
 import dev.shale.storage.io.RecordReader.Frame;
 import dev.shale.storage.io.RecordReader.TornTail;
@@ -24,8 +25,8 @@ public final class LogReader implements AutoCloseable {
    *
    * @throws dev.shale.storage.CorruptionException if the file is not a log of a known version
    */
-  public static LogReader open(Path file) throws IOException {
-    return new LogReader(RecordReader.open(file, LogFormat.MAGIC));
+  public static LogReader open(Vfs vfs, Path file) throws IOException {
+    return new LogReader(RecordReader.open(vfs, file, LogFormat.MAGIC));
   }
 
   /**

@@ -1,8 +1,7 @@
 package dev.shale.storage.wal;
 
 import dev.shale.storage.Entry;
-import dev.shale.storage.io.ChannelOpener;
-import dev.shale.storage.io.Fsync;
+import dev.shale.storage.Vfs;
 import dev.shale.storage.io.RecordFormat;
 import dev.shale.storage.io.RecordWriter;
 import java.io.IOException;
@@ -35,11 +34,11 @@ public final class LogWriter implements AutoCloseable {
    * directory entry durable before returning: a record acknowledged in it can then never
    * vanish with its file.
    */
-  public static LogWriter create(Path file, long number, ChannelOpener opener) throws IOException {
-    RecordWriter records = RecordWriter.create(file, LogFormat.MAGIC, opener);
+  public static LogWriter create(Vfs vfs, Path file, long number) throws IOException {
+    RecordWriter records = RecordWriter.create(vfs, file, LogFormat.MAGIC);
     try {
       records.force();
-      Fsync.directory(Objects.requireNonNull(file.toAbsolutePath().getParent(), "a log file is in a directory"));
+      vfs.syncDirectory(Objects.requireNonNull(file.toAbsolutePath().getParent(), "a log file is in a directory"));
       return new LogWriter(number, records);
     } catch (IOException | RuntimeException e) {
       records.close();
@@ -70,6 +69,11 @@ public final class LogWriter implements AutoCloseable {
     List<LogRecord> payloads = new ArrayList<>(entries.size());
     for (Entry entry : entries) payloads.add(new LogRecord(entry));
     records.append(payloads);
+  }
+
+  /** Cuts the segment back to {@code sizeBytes} after a failed append; see RecordWriter#truncateTo. */
+  public void truncateTo(long sizeBytes) throws IOException {
+    records.truncateTo(sizeBytes);
   }
 
   public void force() throws IOException {

@@ -60,6 +60,45 @@ class CompactionCorruptionTest {
     }
   }
 
+  // Issue 12, defect 3: a damaged level-1 table overlapping every flush used to block every
+  // L0 compaction, so level 0 grew to the stop trigger and writes stalled for good.
+  @Test
+  void aDamagedTableBelowLevel0IsSetAsideAndWritesNeverStallOnIt() throws IOException {
+    EngineOptions options = options().withLevelSizes(64 << 20, 16 << 10) // all stays in L1
+        .withWriteStallTimeoutMillis(2_000);
+    Path damaged;
+    try (LsmEngine engine = LsmEngine.open(dir, options, Hooks.none())) {
+      writeRound(engine, 0);
+      EngineTesting.await("level 1 tables", () -> level(engine, 1).size() >= 3);
+      damaged = level(engine, 1).get(1).path();
+    }
+    flipByte(damaged, 100); // its first data block
+
+    try (LsmEngine engine = LsmEngine.open(dir, options, Hooks.none())) {
+      // Each round overwrites every key, across the damaged table's range: some 5 flushes.
+      for (int round = 1; round <= 4; round++) writeRound(engine, round);
+      EngineTesting.await("the damage reported", () -> !engine.health().damage().isEmpty());
+      assertThat(engine.health().damage()).singleElement().satisfies(d -> {
+        assertThat(d.file()).isEqualTo(damaged);
+        assertThat(d.problem()).contains("offset");
+      });
+      assertThat(engine.health().isDegraded()).isTrue();
+      EngineTesting.await("level 0 compacted around the damaged table",
+          () -> engine.currentView().levels().level0Backlog().size() < 2);
+      assertThat(level(engine, 0)).extracting(SharedTable::path).contains(damaged);
+      assertThat(level(engine, 1)).extracting(SharedTable::path).doesNotContain(damaged);
+      for (int i = 0; i < KEYS; i++) assertThat(engine.get(key("k", i)).value()).isEqualTo(value(4, i));
+    }
+    // After a restart the damage is found again by the first compaction to read it; writes go on.
+    try (LsmEngine engine = LsmEngine.open(dir, options, Hooks.none())) {
+      for (int round = 5; round <= 8; round++) writeRound(engine, round);
+      EngineTesting.await("the damage found again", () -> !engine.health().damage().isEmpty());
+      EngineTesting.await("level 0 compacted around the damaged table",
+          () -> engine.currentView().levels().level0Backlog().size() < 2);
+      for (int i = 0; i < KEYS; i++) assertThat(engine.get(key("k", i)).value()).isEqualTo(value(8, i));
+    }
+  }
+
   @Test
   void aFlippedByteInTheManifestsLastRecordFailsOpenNamingWhatIsMissing() throws IOException {
     try (LsmEngine engine = LsmEngine.open(dir, options(), Hooks.none())) {
@@ -94,6 +133,22 @@ class CompactionCorruptionTest {
       }
     }
     return unreadable;
+  }
+
+  // Writes every key once, in an order spread over the whole key range.
+  private static void writeRound(LsmEngine engine, int round) {
+    for (int n = 0; n < KEYS; n++) {
+      int i = (int) ((n * 7919L) % KEYS);
+      engine.put(key("k", i), value(round, i));
+    }
+  }
+
+  private static List<SharedTable> level(LsmEngine engine, int level) {
+    return engine.currentView().levels().level(level);
+  }
+
+  private static byte[] value(int round, int i) {
+    return bytes("round-" + round + "-value-" + i + "-" + "v".repeat(80));
   }
 
   private static void flipByte(Path file, long offset) throws IOException {

@@ -2,6 +2,7 @@ package dev.shale.storage.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shale.storage.Vfs;
 import dev.shale.storage.io.FileNames;
 import dev.shale.storage.manifest.ManifestLoader;
 import dev.shale.storage.table.TableMeta;
@@ -90,7 +91,7 @@ class CrashTest {
 
   private static Set<Long> tablesNamedByManifest(Path store) throws IOException {
     Set<Long> numbers = new TreeSet<>();
-    for (TableMeta t : ManifestLoader.load(store).orElseThrow().snapshot().tables()) {
+    for (TableMeta t : ManifestLoader.load(Vfs.real(), store).orElseThrow().snapshot().tables()) {
       numbers.add(t.fileNumber());
     }
     return numbers;

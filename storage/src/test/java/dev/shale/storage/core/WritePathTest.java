@@ -6,13 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.ErrorInjectingVfs;
+import dev.shale.storage.ErrorInjectingVfs.Fault;
 import dev.shale.storage.EngineStats;
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
 import dev.shale.storage.StorageException;
+import dev.shale.storage.VfsOp;
 import dev.shale.storage.SyncMode;
-import dev.shale.storage.io.ChannelOpener;
-import dev.shale.storage.io.FaultyChannel;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Random;
@@ -130,19 +131,19 @@ class WritePathTest {
 
   @Test
   void afterAFailedLogWriteEveryLaterWriteFailsAndAcknowledgedOnesSurvive() {
-    FaultyChannel.Faults faults = new FaultyChannel.Faults();
-    Hooks hooks = new Hooks(faults.opener(), new FlushGate());
-    try (LsmEngine engine = LsmEngine.open(dir, EngineTesting.smallOptions(), hooks)) {
+    ErrorInjectingVfs vfs = new ErrorInjectingVfs(0);
+    EngineOptions options = EngineTesting.smallOptions().withVfs(vfs);
+    try (LsmEngine engine = LsmEngine.open(dir, options, Hooks.none())) {
       engine.put(bytes("before"), bytes("acknowledged"));
-      faults.failWrites.set(true);
+      vfs.inject(Fault.on("*.wal", VfsOp.APPEND));
       assertThatThrownBy(() -> engine.put(bytes("during"), bytes("x".repeat(100))))
           .isInstanceOf(StorageException.class)
-          .hasMessageContaining("injected write failure");
-      faults.failWrites.set(false);
+          .hasMessageContaining("Input/output error");
+      vfs.clear();
       assertThatThrownBy(() -> engine.put(bytes("after"), bytes("v")))
           .isInstanceOf(StorageException.class)
           .hasMessageContaining("earlier failure")
-          .hasMessageContaining("injected write failure");
+          .hasMessageContaining("Input/output error");
       assertThat(engine.get(bytes("before")).value()).isEqualTo(bytes("acknowledged"));
       assertThat(engine.get(bytes("during"))).isNull();
     }
@@ -156,18 +157,18 @@ class WritePathTest {
 
   @Test
   void inSyncModeAlwaysAFailedFsyncLeavesTheWriteUnacknowledgedAndUnseen() {
-    FaultyChannel.Faults faults = new FaultyChannel.Faults();
-    Hooks hooks = new Hooks(faults.opener(), new FlushGate());
-    EngineOptions options = EngineTesting.smallOptions().withSyncMode(SyncMode.ALWAYS);
-    try (LsmEngine engine = LsmEngine.open(dir, options, hooks)) {
+    ErrorInjectingVfs vfs = new ErrorInjectingVfs(0);
+    EngineOptions options =
+        EngineTesting.smallOptions().withSyncMode(SyncMode.ALWAYS).withVfs(vfs);
+    try (LsmEngine engine = LsmEngine.open(dir, options, Hooks.none())) {
       engine.put(bytes("before"), bytes("durable"));
-      faults.failForces.set(true);
+      vfs.inject(Fault.on("*.wal", VfsOp.SYNC));
       assertThatThrownBy(() -> engine.put(bytes("during"), bytes("v")))
           .isInstanceOf(StorageException.class)
           .hasMessageContaining("fsync");
       assertThat(engine.get(bytes("during"))).isNull();
       assertThat(engine.get(bytes("before")).value()).isEqualTo(bytes("durable"));
-      faults.failForces.set(false);
+      vfs.clear();
       assertThatThrownBy(() -> engine.delete(bytes("before")))
           .hasMessageContaining("earlier failure");
     }
@@ -175,25 +176,22 @@ class WritePathTest {
 
   @Test
   void aFailingFlushIsRetriedAndTheDataStaysReadable() {
-    FaultyChannel.Faults manifestFaults = new FaultyChannel.Faults();
-    ChannelOpener opener = file -> file.getFileName().toString().startsWith("MANIFEST-")
-        ? manifestFaults.opener().createNew(file)
-        : ChannelOpener.DEFAULT.createNew(file);
-    Hooks hooks = new Hooks(opener, new FlushGate());
-    try (LsmEngine engine = LsmEngine.open(dir, EngineTesting.smallOptions(), hooks)) {
-      manifestFaults.failForces.set(true);
+    ErrorInjectingVfs vfs = new ErrorInjectingVfs(0);
+    EngineOptions options = EngineTesting.smallOptions().withVfs(vfs);
+    try (LsmEngine engine = LsmEngine.open(dir, options, Hooks.none())) {
+      Fault manifestSyncs = vfs.inject(Fault.on("MANIFEST-*", VfsOp.SYNC));
       int keys = 0;
       while (engine.stats().immutableMemtables() == 0) {
         engine.put(key(keys), value(keys));
         keys++;
       }
-      int forcesBefore = manifestFaults.forces.get();
+      long failuresBefore = manifestSyncs.injected();
       EngineTesting.await(
-          "a failed manifest commit", () -> manifestFaults.forces.get() > forcesBefore);
+          "a failed manifest commit", () -> manifestSyncs.injected() > failuresBefore);
       assertThat(engine.stats().flushes()).isZero();
       for (int i = 0; i < keys; i++) assertThat(engine.get(key(i)).value()).isEqualTo(value(i));
 
-      manifestFaults.failForces.set(false);
+      vfs.clear();
       EngineTesting.await("the retried flush", () -> engine.stats().flushes() == 1);
       for (int i = 0; i < keys; i++) assertThat(engine.get(key(i)).value()).isEqualTo(value(i));
     }

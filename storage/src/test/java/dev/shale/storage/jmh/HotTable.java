@@ -1,6 +1,7 @@
 package dev.shale.storage.jmh;
 
 import dev.shale.storage.Entry;
+import dev.shale.storage.Vfs;
 import dev.shale.storage.table.Table;
 import dev.shale.storage.table.TableWriter;
 import java.io.IOException;
@@ -39,8 +40,8 @@ public class HotTable {
     Path file = directory.resolve("000001.sst");
     SplittableRandom random = new SplittableRandom(42);
     Iterator<Entry> records = LongStream.range(0, RECORDS).mapToObj(i -> BenchKeys.entry(i, 100, random)).iterator();
-    TableWriter.write(file, 1, records, 4096, 10);
-    table = Table.open(file, 1);
+    TableWriter.write(Vfs.real(), file, 1, records, 4096, 10);
+    table = Table.open(Vfs.real(), file, 1);
     presentKeys = new byte[PROBES][];
     missingKeys = new byte[PROBES][];
     for (int i = 0; i < PROBES; i++) {

@@ -1,7 +1,7 @@
 package dev.shale.storage.jmh;
 
 import dev.shale.storage.Entry;
-import dev.shale.storage.io.ChannelOpener;
+import dev.shale.storage.Vfs;
 import dev.shale.storage.wal.LogWriter;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -58,7 +58,7 @@ public class LogAppendBenchmark {
   @Setup(Level.Iteration)
   public void openSegment() throws IOException {
     segment++;
-    log = LogWriter.create(directory.resolve(segment + ".wal"), segment, ChannelOpener.DEFAULT);
+    log = LogWriter.create(Vfs.real(), directory.resolve(segment + ".wal"), segment);
   }
 
   @TearDown(Level.Iteration)

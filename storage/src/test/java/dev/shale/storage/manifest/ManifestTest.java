@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shale.storage.CorruptionException;
-import dev.shale.storage.io.ChannelOpener;
-import dev.shale.storage.io.FaultyChannel;
+import dev.shale.storage.ErrorInjectingVfs;
+import dev.shale.storage.ErrorInjectingVfs.Fault;
+import dev.shale.storage.Vfs;
+import dev.shale.storage.VfsOp;
 import dev.shale.storage.io.FileNames;
 import dev.shale.storage.table.TableMeta;
 import java.io.IOException;
@@ -33,12 +35,12 @@ class ManifestTest {
     ManifestSnapshot first = snapshot(10, 2, List.of());
     ManifestSnapshot second = snapshot(11, 3, List.of(table(4, "a", "m")));
     ManifestSnapshot third = snapshot(12, 5, List.of(table(6, "", "zz"), table(4, "a", "m")));
-    try (Manifest manifest = Manifest.create(dir, 1, first, ChannelOpener.DEFAULT)) {
+    try (Manifest manifest = Manifest.create(Vfs.real(), dir, 1, first)) {
       manifest.commit(second, fileNumbers::getAndIncrement);
       manifest.commit(third, fileNumbers::getAndIncrement);
     }
 
-    ManifestLoader.Loaded loaded = ManifestLoader.load(dir).orElseThrow();
+    ManifestLoader.Loaded loaded = ManifestLoader.load(Vfs.real(), dir).orElseThrow();
     assertThat(loaded.fileNumber()).isEqualTo(1);
     assertSame(loaded.snapshot(), third);
   }
@@ -46,7 +48,7 @@ class ManifestTest {
   @Test
   void aDirectoryWithoutManifestHasNoSnapshot() throws IOException {
     Files.writeString(dir.resolve("notes.txt"), "not a manifest");
-    assertThat(ManifestLoader.load(dir)).isEmpty();
+    assertThat(ManifestLoader.load(Vfs.real(), dir)).isEmpty();
   }
 
   @Test
@@ -55,7 +57,7 @@ class ManifestTest {
     ManifestSnapshot second = snapshot(11, 3, List.of(table(6, "b", "n"), table(4, "a", "m")));
     Path file = dir.resolve(FileNames.manifest(1));
     long secondStart;
-    try (Manifest manifest = Manifest.create(dir, 1, first, ChannelOpener.DEFAULT)) {
+    try (Manifest manifest = Manifest.create(Vfs.real(), dir, 1, first)) {
       secondStart = manifest.sizeBytes();
       manifest.commit(second, fileNumbers::getAndIncrement);
     }
@@ -63,13 +65,13 @@ class ManifestTest {
 
     for (int cut = (int) secondStart; cut < whole.length; cut++) {
       Files.write(file, Arrays.copyOf(whole, cut));
-      assertSame(ManifestLoader.load(dir).orElseThrow().snapshot(), first);
+      assertSame(ManifestLoader.load(Vfs.real(), dir).orElseThrow().snapshot(), first);
     }
     for (int at = (int) secondStart; at < whole.length; at++) {
       byte[] flipped = whole.clone();
       flipped[at] ^= 0x01;
       Files.write(file, flipped);
-      assertSame(ManifestLoader.load(dir).orElseThrow().snapshot(), first);
+      assertSame(ManifestLoader.load(Vfs.real(), dir).orElseThrow().snapshot(), first);
     }
   }
 
@@ -86,18 +88,18 @@ class ManifestTest {
     Files.write(dir.resolve(FileNames.manifest(7)), Arrays.copyOf(manifestSeven, 30));
     Files.write(dir.resolve(FileNames.manifest(9)), Arrays.copyOf(manifestSeven, 10));
 
-    ManifestLoader.Loaded loaded = ManifestLoader.load(dir).orElseThrow();
+    ManifestLoader.Loaded loaded = ManifestLoader.load(Vfs.real(), dir).orElseThrow();
     assertThat(loaded.fileNumber()).isEqualTo(5);
     assertSame(loaded.snapshot(), five);
   }
 
   @Test
   void creatingAManifestDeletesOlderOnes() throws IOException {
-    Manifest.create(dir, 3, snapshot(10, 2, List.of()), ChannelOpener.DEFAULT).close();
-    Manifest.create(dir, 5, snapshot(10, 4, List.of()), ChannelOpener.DEFAULT).close();
+    Manifest.create(Vfs.real(), dir, 3, snapshot(10, 2, List.of())).close();
+    Manifest.create(Vfs.real(), dir, 5, snapshot(10, 4, List.of())).close();
 
     assertThat(manifestFiles()).containsExactly(FileNames.manifest(5));
-    assertThat(ManifestLoader.load(dir).orElseThrow().snapshot().logNumber()).isEqualTo(4);
+    assertThat(ManifestLoader.load(Vfs.real(), dir).orElseThrow().snapshot().logNumber()).isEqualTo(4);
   }
 
   @Test
@@ -107,7 +109,7 @@ class ManifestTest {
       tables.add(table(i, "k".repeat(10_000) + i, "z".repeat(10_000) + i));
     }
     ManifestSnapshot big = snapshot(50, 2, tables);
-    try (Manifest manifest = Manifest.create(dir, 1, big, ChannelOpener.DEFAULT)) {
+    try (Manifest manifest = Manifest.create(Vfs.real(), dir, 1, big)) {
       for (int i = 0; manifest.fileNumber() == 1; i++) {
         assertThat(i).as("commits before rotation").isLessThan(100);
         manifest.commit(snapshot(fileNumbers.get(), 3 + i, tables), fileNumbers::getAndIncrement);
@@ -117,7 +119,7 @@ class ManifestTest {
     }
 
     assertThat(manifestFiles()).containsExactly(FileNames.manifest(100));
-    ManifestLoader.Loaded loaded = ManifestLoader.load(dir).orElseThrow();
+    ManifestLoader.Loaded loaded = ManifestLoader.load(Vfs.real(), dir).orElseThrow();
     assertThat(loaded.snapshot().logNumber()).isEqualTo(1_000);
     assertThat(loaded.snapshot().nextFileNumber()).isGreaterThan(100);
   }
@@ -125,7 +127,7 @@ class ManifestTest {
   @Test
   void aSnapshotMustNumberFilesAboveTheManifest() throws IOException {
     ManifestSnapshot numberedTooLow = snapshot(10, 2, List.of());
-    assertThatThrownBy(() -> Manifest.create(dir, 10, numberedTooLow, ChannelOpener.DEFAULT))
+    assertThatThrownBy(() -> Manifest.create(Vfs.real(), dir, 10, numberedTooLow))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("next_file_number 10");
     assertThat(manifestFiles()).isEmpty();
@@ -133,18 +135,18 @@ class ManifestTest {
 
   @Test
   void afterAFailedFsyncTheNextCommitGoesToANewFile() throws IOException {
-    FaultyChannel.Faults faults = new FaultyChannel.Faults();
-    try (Manifest manifest = Manifest.create(dir, 1, snapshot(10, 2, List.of()), faults.opener())) {
-      faults.failForces.set(true);
+    ErrorInjectingVfs vfs = new ErrorInjectingVfs(0);
+    try (Manifest manifest = Manifest.create(vfs, dir, 1, snapshot(10, 2, List.of()))) {
+      vfs.inject(Fault.on("*", VfsOp.SYNC));
       ManifestSnapshot lost = snapshot(10, 3, List.of());
       assertThatThrownBy(() -> manifest.commit(lost, fileNumbers::getAndIncrement))
           .isInstanceOf(IOException.class);
-      faults.failForces.set(false);
+      vfs.clear();
 
       manifest.commit(snapshot(10, 4, List.of()), fileNumbers::getAndIncrement);
       assertThat(manifest.fileNumber()).isEqualTo(100);
     }
-    assertThat(ManifestLoader.load(dir).orElseThrow().snapshot().logNumber()).isEqualTo(4);
+    assertThat(ManifestLoader.load(Vfs.real(), dir).orElseThrow().snapshot().logNumber()).isEqualTo(4);
     assertThat(manifestFiles()).containsExactly(FileNames.manifest(100));
   }
 
@@ -158,7 +160,7 @@ class ManifestTest {
     buffer.putInt(16, (int) crc.getValue());
     Files.write(dir.resolve(FileNames.manifest(1)), bytes);
 
-    assertThatThrownBy(() -> ManifestLoader.load(dir))
+    assertThatThrownBy(() -> ManifestLoader.load(Vfs.real(), dir))
         .isInstanceOf(CorruptionException.class)
         .hasMessageContaining("MANIFEST-000001")
         .hasMessageContaining("offset 16");
@@ -166,7 +168,7 @@ class ManifestTest {
 
   private byte[] manifestBytes(long number, ManifestSnapshot snapshot) throws IOException {
     Path scratch = Files.createTempDirectory(dir, "scratch");
-    Manifest.create(scratch, number, snapshot, ChannelOpener.DEFAULT).close();
+    Manifest.create(Vfs.real(), scratch, number, snapshot).close();
     return Files.readAllBytes(scratch.resolve(FileNames.manifest(number)));
   }
 

@@ -3,6 +3,7 @@ package dev.shale.storage.table;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.Entry;
+import dev.shale.storage.Vfs;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -48,8 +49,8 @@ class BloomFilterTest {
   @Test
   void aTinyTableStillGetsSixtyFourBits() throws IOException {
     Path file = dir.resolve("000003.sst");
-    TableWriter.write(file, 3, List.of(new Entry(key(1), 1, new byte[0])).iterator(), 4096, 1);
-    try (Table table = Table.open(file, 3)) {
+    TableWriter.write(Vfs.real(), file, 3, List.of(new Entry(key(1), 1, new byte[0])).iterator(), 4096, 1);
+    try (Table table = Table.open(Vfs.real(), file, 3)) {
       assertThat(table.get(key(1))).isNotNull();
     }
   }
@@ -58,8 +59,8 @@ class BloomFilterTest {
     List<Entry> entries = new ArrayList<>(KEYS);
     for (int i = 0; i < KEYS; i++) entries.add(new Entry(key(2 * i), i + 1, new byte[] {(byte) i}));
     Path file = dir.resolve(name);
-    TableWriter.write(file, 1, entries.iterator(), 4096, bitsPerKey);
-    return Table.open(file, 1);
+    TableWriter.write(Vfs.real(), file, 1, entries.iterator(), 4096, bitsPerKey);
+    return Table.open(Vfs.real(), file, 1);
   }
 
   /** Odd numbers spread over [1, 2 * KEYS): between two stored keys, never one of them. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Entry;
+import dev.shale.storage.Vfs;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Iterator;
@@ -32,7 +33,7 @@ class CraftedTableTest {
   void writeTable() throws IOException {
     entries = IntStream.range(0, 120).mapToObj(i -> TableBytes.entry(i, i % 5)).toList();
     Path file = dir.resolve("000001.sst");
-    TableWriter.write(file, 1, entries.iterator(), 300, 10);
+    TableWriter.write(Vfs.real(), file, 1, entries.iterator(), 300, 10);
     original = TableBytes.read(file);
   }
 
@@ -40,7 +41,7 @@ class CraftedTableTest {
   void hugeKeyLengthInADataBlock() throws IOException {
     BlockHandle block = original.dataBlocks.get(1);
     Path file = original.copy().putU32(block.offset(), 0xFFFF_FFF0).resealBlock(block).writeTo(dir.resolve("bad.sst"));
-    try (Table table = Table.open(file, 1)) {
+    try (Table table = Table.open(Vfs.real(), file, 1)) {
       byte[] firstKeyOfBlock = firstKeyOfBlock(1);
       assertThatThrownBy(() -> table.get(firstKeyOfBlock)).isInstanceOf(CorruptionException.class).hasMessageContaining("runs past");
     }
@@ -50,7 +51,7 @@ class CraftedTableTest {
   void hugeCountInADataBlock() throws IOException {
     BlockHandle block = original.dataBlocks.get(0);
     Path file = original.copy().putU32(block.end() - 8, 0x7FFF_FFFF).resealBlock(block).writeTo(dir.resolve("bad.sst"));
-    try (Table table = Table.open(file, 1)) {
+    try (Table table = Table.open(Vfs.real(), file, 1)) {
       assertThatThrownBy(() -> table.get(entries.get(0).key())).isInstanceOf(CorruptionException.class).hasMessageContaining("count");
     }
   }
@@ -60,13 +61,13 @@ class CraftedTableTest {
     BlockHandle index = original.footer.index();
     // The first index entry's block_length (after key_length:u32 block_offset:u64).
     Path file = original.copy().putU32(index.offset() + 12, 0x7FFF_0000).resealBlock(index).writeTo(dir.resolve("bad.sst"));
-    assertThatThrownBy(() -> Table.open(file, 1)).isInstanceOf(CorruptionException.class).hasMessageContaining("index entry 0");
+    assertThatThrownBy(() -> Table.open(Vfs.real(), file, 1)).isInstanceOf(CorruptionException.class).hasMessageContaining("index entry 0");
   }
 
   @Test
   void footerPointingElsewhere() throws IOException {
     Path file = original.copy().putU32(original.footerHandle().offset(), 3).resealFooter().writeTo(dir.resolve("bad.sst"));
-    assertThatThrownBy(() -> Table.open(file, 1)).isInstanceOf(CorruptionException.class).hasMessageContaining("index block");
+    assertThatThrownBy(() -> Table.open(Vfs.real(), file, 1)).isInstanceOf(CorruptionException.class).hasMessageContaining("index block");
   }
 
   @Test
@@ -112,7 +113,7 @@ class CraftedTableTest {
   }
 
   private void readEverything(Path file) throws IOException {
-    try (Table table = Table.open(file, 1)) {
+    try (Table table = Table.open(Vfs.real(), file, 1)) {
       for (Entry e : entries) {
         Entry found = table.get(e.key());
         if (found != null) assertThat(found.key()).isEqualTo(e.key());

@@ -3,6 +3,7 @@ package dev.shale.storage.table;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.Entry;
+import dev.shale.storage.Vfs;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -21,9 +22,9 @@ class LargeValueTest {
     byte[] value = randomBytes(16 << 20, 1);
     Entry big = new Entry(bytes("big"), 5, value);
     Path file = dir.resolve("000001.sst");
-    TableMeta meta = TableWriter.write(file, 1, List.of(big).iterator(), 4096, 10);
+    TableMeta meta = TableWriter.write(Vfs.real(), file, 1, List.of(big).iterator(), 4096, 10);
     assertThat(meta.fileSizeBytes()).isGreaterThan(16L << 20);
-    try (Table table = Table.open(file, 1)) {
+    try (Table table = Table.open(Vfs.real(), file, 1)) {
       assertThat(table.get(bytes("big"))).isEqualTo(big);
       assertThat(TableRoundTripTest.toList(table.iterator())).containsExactly(big);
     }
@@ -38,8 +39,8 @@ class LargeValueTest {
       entries.add(i % 5 == 4 ? Entry.tombstone(key, i) : new Entry(key, i, randomBytes(sizes[i], i)));
     }
     Path file = dir.resolve("000002.sst");
-    TableWriter.write(file, 2, entries.iterator(), 1024, 10);
-    try (Table table = Table.open(file, 2)) {
+    TableWriter.write(Vfs.real(), file, 2, entries.iterator(), 1024, 10);
+    try (Table table = Table.open(Vfs.real(), file, 2)) {
       for (Entry e : entries) assertThat(table.get(e.key())).isEqualTo(e);
       assertThat(TableRoundTripTest.toList(table.iterator())).containsExactlyElementsOf(entries);
     }

@@ -1,6 +1,7 @@
 package dev.shale.storage.table;
 
 import dev.shale.storage.Entry;
+import dev.shale.storage.Vfs;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -25,7 +26,7 @@ final class TableBytes {
 
   static TableBytes read(Path file) throws IOException {
     List<BlockHandle> dataBlocks = new ArrayList<>();
-    try (Table table = Table.open(file, 0)) {
+    try (Table table = Table.open(Vfs.real(), file, 0)) {
       for (int i = 0; i < table.blockCount(); i++) dataBlocks.add(table.blockHandle(i));
     }
     byte[] bytes = Files.readAllBytes(file);
@@ -35,7 +36,7 @@ final class TableBytes {
   /** The keys of each data block, in order, read from the intact table. */
   static List<List<byte[]>> keysByBlock(Path file) throws IOException {
     List<List<byte[]>> keys = new ArrayList<>();
-    try (Table table = Table.open(file, 0)) {
+    try (Table table = Table.open(Vfs.real(), file, 0)) {
       for (int b = 0; b < table.blockCount(); b++) {
         DataBlock block = table.readBlock(b);
         List<byte[]> blockKeys = new ArrayList<>();

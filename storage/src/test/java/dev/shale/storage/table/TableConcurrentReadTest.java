@@ -3,6 +3,7 @@ package dev.shale.storage.table;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.Entry;
+import dev.shale.storage.Vfs;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,10 +26,10 @@ class TableConcurrentReadTest {
     TreeMap<byte[], Entry> records = TableRoundTripTest.randomRecords(new Random(seed), 5000);
     List<Entry> expected = new ArrayList<>(records.values());
     Path file = dir.resolve("000001.sst");
-    TableWriter.write(file, 1, expected.iterator(), 1024, 10);
+    TableWriter.write(Vfs.real(), file, 1, expected.iterator(), 1024, 10);
     ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
 
-    try (Table table = Table.open(file, 1)) {
+    try (Table table = Table.open(Vfs.real(), file, 1)) {
       List<Thread> readers = new ArrayList<>();
       for (int t = 0; t < 4; t++) {
         Random random = new Random(seed + t);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Entry;
+import dev.shale.storage.Vfs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,7 +32,7 @@ class TableCorruptionTest {
   void writeTable() throws IOException {
     entries = IntStream.range(0, RECORDS).mapToObj(i -> TableBytes.entry(i, i % 7)).toList();
     intact = dir.resolve("000001.sst");
-    TableWriter.write(intact, 1, entries.iterator(), 256, 10);
+    TableWriter.write(Vfs.real(), intact, 1, entries.iterator(), 256, 10);
     original = TableBytes.read(intact);
     keysByBlock = TableBytes.keysByBlock(intact);
     assertThat(keysByBlock).hasSizeGreaterThan(5);
@@ -43,7 +44,7 @@ class TableCorruptionTest {
     BlockHandle block = original.dataBlocks.get(damaged);
     for (long position = block.offset(); position < block.end(); position++) {
       Path file = original.copy().flip(position).writeTo(dir.resolve("damaged.sst"));
-      try (Table table = Table.open(file, 1)) {
+      try (Table table = Table.open(Vfs.real(), file, 1)) {
         for (byte[] key : keysByBlock.get(damaged)) {
           assertThatThrownBy(() -> table.get(key))
               .as("damage at %d", position)
@@ -63,7 +64,7 @@ class TableCorruptionTest {
     int damaged = 3;
     BlockHandle block = original.dataBlocks.get(damaged);
     Path file = original.copy().flip(block.offset() + 5).writeTo(dir.resolve("damaged.sst"));
-    try (Table table = Table.open(file, 1)) {
+    try (Table table = Table.open(Vfs.real(), file, 1)) {
       Iterator<Entry> it = table.iterator();
       List<Entry> before = new ArrayList<>();
       assertThatThrownBy(() -> {
@@ -96,7 +97,7 @@ class TableCorruptionTest {
       byte[] bytes = Arrays.copyOf(original.bytes, length);
       Path file = dir.resolve("cut.sst");
       Files.write(file, bytes);
-      assertThatThrownBy(() -> Table.open(file, 1).close())
+      assertThatThrownBy(() -> Table.open(Vfs.real(), file, 1).close())
           .as("length %d of %d", length, size)
           .isInstanceOf(CorruptionException.class)
           .hasMessageContaining(file.toString());
@@ -106,7 +107,7 @@ class TableCorruptionTest {
   @Test
   void exceptionNamesTheFile() throws IOException {
     Path file = original.copy().flip(original.bytes.length - 1).writeTo(dir.resolve("000042.sst"));
-    assertThatThrownBy(() -> Table.open(file, 42))
+    assertThatThrownBy(() -> Table.open(Vfs.real(), file, 42))
         .isInstanceOfSatisfying(CorruptionException.class, e -> assertThat(e.file()).isEqualTo(file))
         .hasMessageContaining("bad magic");
   }
@@ -114,7 +115,7 @@ class TableCorruptionTest {
   private void assertEveryByteFailsOpen(BlockHandle region) throws IOException {
     for (long position = region.offset(); position < region.end(); position++) {
       Path file = original.copy().flip(position).writeTo(dir.resolve("damaged.sst"));
-      assertThatThrownBy(() -> Table.open(file, 1).close())
+      assertThatThrownBy(() -> Table.open(Vfs.real(), file, 1).close())
           .as("damage at %d in %s", position, region)
           .isInstanceOf(CorruptionException.class)
           .hasMessageContaining(file.toString());

@@ -3,6 +3,7 @@ package dev.shale.storage.table;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.Entry;
+import dev.shale.storage.Vfs;
 import dev.shale.storage.util.Murmur3;
 import dev.shale.storage.util.Murmur3.Hash128;
 import java.io.ByteArrayOutputStream;
@@ -32,7 +33,7 @@ class TableFormatTest {
         new Entry(bytes("k1"), v1, bytes("v1")),
         Entry.tombstone(bytes("k2"), 7));
     Path file = dir.resolve("000009.sst");
-    TableWriter.write(file, 9, records.iterator(), 4096, 10);
+    TableWriter.write(Vfs.real(), file, 9, records.iterator(), 4096, 10);
 
     Spec expected = new Spec();
     // Data block at 0: two entries, their offsets, count, crc.
@@ -61,14 +62,14 @@ class TableFormatTest {
   @Test
   void noFilterWhenBitsPerKeyIsZero() throws IOException {
     Path file = dir.resolve("000010.sst");
-    TableWriter.write(file, 10, List.of(new Entry(bytes("a"), 1, bytes("b"))).iterator(), 4096, 0);
+    TableWriter.write(Vfs.real(), file, 10, List.of(new Entry(bytes("a"), 1, bytes("b"))).iterator(), 4096, 0);
     ByteBuffer footer = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
     footer.position((int) Files.size(file) - 64);
     long indexOffset = footer.getLong();
     footer.getInt();
     assertThat(footer.getLong()).as("filter_offset").isEqualTo(indexOffset);
     assertThat(footer.getInt()).as("filter_length").isZero();
-    try (Table table = Table.open(file, 10)) {
+    try (Table table = Table.open(Vfs.real(), file, 10)) {
       assertThat(table.get(bytes("a"))).isEqualTo(new Entry(bytes("a"), 1, bytes("b")));
       assertThat(table.get(bytes("c"))).isNull();
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
+import dev.shale.storage.Vfs;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,7 +31,7 @@ class TableRoundTripTest {
     int bitsPerKey = random.nextInt(4) == 0 ? 0 : 1 + random.nextInt(16);
     Path file = dir.resolve("000001.sst");
 
-    TableMeta meta = TableWriter.write(file, 1, records.values().iterator(), blockSizeBytes, bitsPerKey);
+    TableMeta meta = TableWriter.write(Vfs.real(), file, 1, records.values().iterator(), blockSizeBytes, bitsPerKey);
 
     String context = "seed " + seed + ", block " + blockSizeBytes + " B, " + bitsPerKey + " bits/key";
     assertThat(meta.entryCount()).as(context).isEqualTo(records.size());
@@ -38,7 +39,7 @@ class TableRoundTripTest {
     assertThat(meta.largestKey()).as(context).isEqualTo(records.lastKey());
     assertThat(meta.level()).isZero();
     assertThat(meta.fileSizeBytes()).isEqualTo(java.nio.file.Files.size(file));
-    try (Table table = Table.open(file, 1)) {
+    try (Table table = Table.open(Vfs.real(), file, 1)) {
       assertThat(table.entryCount()).isEqualTo(records.size());
       assertThat(table.minVersion()).isEqualTo(records.values().stream().mapToLong(Entry::version).min().orElseThrow());
       assertThat(table.maxVersion()).isEqualTo(records.values().stream().mapToLong(Entry::version).max().orElseThrow());
@@ -56,8 +57,8 @@ class TableRoundTripTest {
   void oneRecordTable() throws IOException {
     Path file = dir.resolve("000002.sst");
     Entry only = new Entry(new byte[] {7}, 42, new byte[0]);
-    TableWriter.write(file, 2, List.of(only).iterator(), 4096, 10);
-    try (Table table = Table.open(file, 2)) {
+    TableWriter.write(Vfs.real(), file, 2, List.of(only).iterator(), 4096, 10);
+    try (Table table = Table.open(Vfs.real(), file, 2)) {
       assertThat(table.get(new byte[] {7})).isEqualTo(only);
       assertThat(table.get(new byte[] {6})).isNull();
       assertThat(table.get(new byte[] {7, 0})).isNull();

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
+import dev.shale.storage.Vfs;
 import dev.shale.testkit.TestSeed;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -40,9 +41,9 @@ class TableSeekTest {
       TreeMap<byte[], Entry> records = randomRecords(random, 1 + random.nextInt(600));
       int blockSizeBytes = 64 + random.nextInt(t % 2 == 0 ? 512 : 16 * 1024);
       Path file = dir.resolve(t + ".sst");
-      TableWriter.write(file, t, records.values().iterator(), blockSizeBytes, 10);
+      TableWriter.write(Vfs.real(), file, t, records.values().iterator(), blockSizeBytes, 10);
       String context = "seed " + seed + ", table " + t + ", block " + blockSizeBytes + " B";
-      try (Table table = Table.open(file, t)) {
+      try (Table table = Table.open(Vfs.real(), file, t)) {
         List<byte[]> points = seekPoints(records);
         for (int p = 0; p < points.size(); p++) {
           byte[] from = points.get(p);
@@ -67,9 +68,9 @@ class TableSeekTest {
       TreeMap<byte[], Entry> records = randomRecords(random, 1 + random.nextInt(600));
       int blockSizeBytes = 64 + random.nextInt(4096);
       Path file = dir.resolve(t + ".sst");
-      TableWriter.write(file, t, records.values().iterator(), blockSizeBytes, 10);
+      TableWriter.write(Vfs.real(), file, t, records.values().iterator(), blockSizeBytes, 10);
       List<byte[]> points = seekPoints(records);
-      try (Table table = Table.open(file, t)) {
+      try (Table table = Table.open(Vfs.real(), file, t)) {
         for (int i = 0; i < 400; i++) {
           byte[] from = random.nextInt(10) == 0 ? null : points.get(random.nextInt(points.size()));
           byte[] to = random.nextInt(10) == 0 ? null : points.get(random.nextInt(points.size()));
@@ -85,8 +86,8 @@ class TableSeekTest {
   void aSeekReadsOnlyTheBlockWhereTheRangeStarts() throws IOException {
     List<Entry> entries = IntStream.range(0, 500).mapToObj(i -> TableBytes.entry(i, 20)).toList();
     Path file = dir.resolve("1.sst");
-    TableWriter.write(file, 1, entries.iterator(), 256, 10);
-    try (Table table = Table.open(file, 1)) {
+    TableWriter.write(Vfs.real(), file, 1, entries.iterator(), 256, 10);
+    try (Table table = Table.open(Vfs.real(), file, 1)) {
       assertThat(table.blockCount()).isGreaterThan(20);
       Iterator<Entry> it = table.iterator(entries.get(400).key());
       assertThat(table.blockReadCount()).as("nothing read before hasNext").isZero();
@@ -102,13 +103,13 @@ class TableSeekTest {
   void aDamagedBlockFoundBySeekingIsReportedWithTheFile() throws IOException {
     List<Entry> entries = IntStream.range(0, 200).mapToObj(i -> TableBytes.entry(i, 7)).toList();
     Path intact = dir.resolve("1.sst");
-    TableWriter.write(intact, 1, entries.iterator(), 256, 10);
+    TableWriter.write(Vfs.real(), intact, 1, entries.iterator(), 256, 10);
     TableBytes original = TableBytes.read(intact);
     List<List<byte[]>> keysByBlock = TableBytes.keysByBlock(intact);
     int damaged = keysByBlock.size() / 2;
     BlockHandle block = original.dataBlocks.get(damaged);
     Path file = original.copy().flip(block.offset() + 5).writeTo(dir.resolve("damaged.sst"));
-    try (Table table = Table.open(file, 1)) {
+    try (Table table = Table.open(Vfs.real(), file, 1)) {
       Iterator<Entry> it = table.iterator(keysByBlock.get(damaged).getFirst());
       assertThatThrownBy(it::hasNext)
           .isInstanceOf(CorruptionException.class)

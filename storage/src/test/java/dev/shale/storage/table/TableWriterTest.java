@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shale.storage.Entry;
+import dev.shale.storage.Vfs;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
@@ -20,7 +21,7 @@ class TableWriterTest {
   @Test
   void rejectsEmptyInputWithoutCreatingAFile() {
     Path file = dir.resolve("000001.sst");
-    assertThatThrownBy(() -> TableWriter.write(file, 1, Collections.emptyIterator(), 4096, 10))
+    assertThatThrownBy(() -> TableWriter.write(Vfs.real(), file, 1, Collections.emptyIterator(), 4096, 10))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("no records");
     assertThat(file).doesNotExist();
@@ -30,7 +31,7 @@ class TableWriterTest {
   void rejectsKeysOutOfOrderAndDeletesThePartialFile() {
     Path file = dir.resolve("000002.sst");
     List<Entry> entries = List.of(value("a"), value("c"), value("b"));
-    assertThatThrownBy(() -> TableWriter.write(file, 2, entries.iterator(), 4096, 10))
+    assertThatThrownBy(() -> TableWriter.write(Vfs.real(), file, 2, entries.iterator(), 4096, 10))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("sorts before the previous key c");
     assertThat(file).doesNotExist();
@@ -40,7 +41,7 @@ class TableWriterTest {
   void rejectsDuplicateKeys() {
     Path file = dir.resolve("000003.sst");
     List<Entry> entries = List.of(value("a"), value("b"), new Entry(bytes("b"), 9, bytes("x")));
-    assertThatThrownBy(() -> TableWriter.write(file, 3, entries.iterator(), 4096, 10))
+    assertThatThrownBy(() -> TableWriter.write(Vfs.real(), file, 3, entries.iterator(), 4096, 10))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("repeats the previous key");
     assertThat(file).doesNotExist();
@@ -54,8 +55,8 @@ class TableWriterTest {
         new Entry(new byte[] {(byte) 0x80}, 1, new byte[0]),
         new Entry(new byte[] {(byte) 0xFF}, 1, new byte[0]));
     Path file = dir.resolve("000004.sst");
-    TableWriter.write(file, 4, entries.iterator(), 4096, 10);
-    try (Table table = Table.open(file, 4)) {
+    TableWriter.write(Vfs.real(), file, 4, entries.iterator(), 4096, 10);
+    try (Table table = Table.open(Vfs.real(), file, 4)) {
       assertThat(TableRoundTripTest.toList(table.iterator())).containsExactlyElementsOf(entries);
     }
   }
@@ -64,7 +65,7 @@ class TableWriterTest {
   void neverOverwritesAnExistingFile() throws IOException {
     Path file = dir.resolve("000005.sst");
     Files.write(file, bytes("precious"));
-    assertThatThrownBy(() -> TableWriter.write(file, 5, List.of(value("a")).iterator(), 4096, 10))
+    assertThatThrownBy(() -> TableWriter.write(Vfs.real(), file, 5, List.of(value("a")).iterator(), 4096, 10))
         .isInstanceOf(FileAlreadyExistsException.class);
     assertThat(file).hasContent("precious");
   }
@@ -73,7 +74,7 @@ class TableWriterTest {
   void returnsMetadataOfWhatItWrote() throws IOException {
     Path file = dir.resolve("000006.sst");
     List<Entry> entries = List.of(new Entry(bytes("a"), 30, bytes("1")), Entry.tombstone(bytes("m"), 10), new Entry(bytes("z"), 20, bytes("")));
-    TableMeta meta = TableWriter.write(file, 6, entries.iterator(), 4096, 10);
+    TableMeta meta = TableWriter.write(Vfs.real(), file, 6, entries.iterator(), 4096, 10);
     assertThat(meta.fileNumber()).isEqualTo(6);
     assertThat(meta.level()).isZero();
     assertThat(meta.fileSizeBytes()).isEqualTo(Files.size(file));
@@ -91,8 +92,8 @@ class TableWriterTest {
     Path file = dir.resolve("000007.sst");
     List<Entry> entries = new java.util.ArrayList<>();
     for (char c = 'a'; c <= 'e'; c++) entries.add(new Entry(new byte[] {(byte) c}, 1, new byte[100]));
-    TableWriter.write(file, 7, entries.iterator(), 200, 10);
-    try (Table table = Table.open(file, 7)) {
+    TableWriter.write(Vfs.real(), file, 7, entries.iterator(), 200, 10);
+    try (Table table = Table.open(Vfs.real(), file, 7)) {
       assertThat(table.blockCount()).isEqualTo(3);
       assertThat(table.blockHandle(0).length()).isEqualTo(2 * (118 + 4) + 8);
       assertThat(table.blockHandle(2).length()).isEqualTo(118 + 4 + 8);

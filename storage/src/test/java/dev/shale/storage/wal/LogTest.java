@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Entry;
-import dev.shale.storage.io.ChannelOpener;
+import dev.shale.storage.Vfs;
 import dev.shale.storage.io.RecordReader.TornTail;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -35,7 +35,7 @@ class LogTest {
         new Entry(bytes("big"), Long.MAX_VALUE, big),
         entry("d", 0, "after the big one"));
     Path file = dir.resolve("000001.wal");
-    try (LogWriter log = LogWriter.create(file, 1, ChannelOpener.DEFAULT)) {
+    try (LogWriter log = LogWriter.create(Vfs.real(), file, 1)) {
       log.append(entries.subList(0, 2));
       log.append(entries.subList(2, 5));
       assertThat(log.sizeBytes()).isEqualTo(Files.size(file));
@@ -48,7 +48,7 @@ class LogTest {
   @Test
   void encodesTheExampleOfTheFormatSpec() throws IOException {
     Path file = dir.resolve("000001.wal");
-    try (LogWriter log = LogWriter.create(file, 1, ChannelOpener.DEFAULT)) {
+    try (LogWriter log = LogWriter.create(Vfs.real(), file, 1)) {
       log.append(List.of(entry("k1", 0x0000_0193_0000_0001L, "v1")));
     }
     byte[] bytes = Files.readAllBytes(file);
@@ -130,7 +130,7 @@ class LogTest {
   void aFileOfAnotherKindIsCorrupt() throws IOException {
     Path file = dir.resolve("000001.wal");
     Files.writeString(file, "this is not a log at all, just some text");
-    assertThatThrownBy(() -> LogReader.open(file))
+    assertThatThrownBy(() -> LogReader.open(Vfs.real(), file))
         .isInstanceOf(CorruptionException.class)
         .hasMessageContaining("000001.wal")
         .hasMessageContaining("magic");
@@ -148,7 +148,7 @@ class LogTest {
     ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putInt(at, (int) crc.getValue());
     Files.write(file, bytes);
 
-    try (LogReader reader = LogReader.open(file)) {
+    try (LogReader reader = LogReader.open(Vfs.real(), file)) {
       assertThat(reader.next()).isEqualTo(entry("a", 1, "one"));
       assertThatThrownBy(reader::next)
           .isInstanceOf(CorruptionException.class)
@@ -176,7 +176,7 @@ class LogTest {
   /** Writes {@code entries}, one append each; returns the offset of the last record. */
   private static long writeLog(Path file, List<Entry> entries) throws IOException {
     long lastStart = 0;
-    try (LogWriter log = LogWriter.create(file, 1, ChannelOpener.DEFAULT)) {
+    try (LogWriter log = LogWriter.create(Vfs.real(), file, 1)) {
       for (Entry entry : entries) {
         lastStart = log.sizeBytes();
         log.append(List.of(entry));
@@ -191,14 +191,14 @@ class LogTest {
 
   private static List<Entry> readAll(Path file) throws IOException {
     List<Entry> entries = new ArrayList<>();
-    try (LogReader reader = LogReader.open(file)) {
+    try (LogReader reader = LogReader.open(Vfs.real(), file)) {
       for (Entry e = reader.next(); e != null; e = reader.next()) entries.add(e);
     }
     return entries;
   }
 
   private static TornTail tail(Path file) throws IOException {
-    try (LogReader reader = LogReader.open(file)) {
+    try (LogReader reader = LogReader.open(Vfs.real(), file)) {
       while (reader.next() != null) {}
       return reader.tornTail();
     }

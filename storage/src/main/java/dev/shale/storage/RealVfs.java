@@ -1,0 +1,149 @@
+package dev.shale.storage;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/** {@link Vfs#real()}: the operating system's filesystem, through file channels. */
+final class RealVfs implements Vfs {
+  static final RealVfs INSTANCE = new RealVfs();
+
+  private RealVfs() {}
+
+  @Override
+  public WritableFile create(Path file) throws IOException {
+    FileChannel channel =
+        FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    return new WritableFile() {
+      @Override
+      public int append(ByteBuffer source) throws IOException {
+        return channel.write(source);
+      }
+
+      @Override
+      public void sync(boolean metadata) throws IOException {
+        channel.force(metadata);
+      }
+
+      @Override
+      public void truncate(long sizeBytes) throws IOException {
+        channel.truncate(sizeBytes); // moves the position back to sizeBytes too
+      }
+
+      @Override
+      public void close() throws IOException {
+        channel.close();
+      }
+    };
+  }
+
+  @Override
+  public ReadableFile open(Path file) throws IOException {
+    FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
+    return new ReadableFile() {
+      @Override
+      public long size() throws IOException {
+        return channel.size();
+      }
+
+      @Override
+      public int read(ByteBuffer target, long position) throws IOException {
+        return channel.read(target, position);
+      }
+
+      @Override
+      public MemorySegment map(Arena arena) throws IOException {
+        long size = channel.size();
+        return size == 0
+            ? MemorySegment.NULL
+            : channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+      }
+
+      @Override
+      public void close() throws IOException {
+        channel.close();
+      }
+    };
+  }
+
+  @Override
+  public void rename(Path source, Path target) throws IOException {
+    Files.move(source, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  @Override
+  public boolean delete(Path file) throws IOException {
+    return Files.deleteIfExists(file);
+  }
+
+  @Override
+  public List<Path> list(Path directory) throws IOException {
+    List<Path> entries = new ArrayList<>();
+    try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory)) {
+      stream.forEach(entries::add);
+    }
+    return entries;
+  }
+
+  @Override
+  public @Nullable Closeable tryLock(Path file) throws IOException {
+    FileChannel channel =
+        FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    try {
+      FileLock lock = channel.tryLock();
+      if (lock == null) {
+        channel.close();
+        return null;
+      }
+      return () -> {
+        try {
+          lock.release();
+        } finally {
+          channel.close();
+        }
+      };
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
+    }
+  }
+
+  @Override
+  public void syncDirectory(Path directory) throws IOException {
+    try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
+      channel.force(true);
+    }
+  }
+
+  @Override
+  public long size(Path file) throws IOException {
+    return Files.size(file);
+  }
+
+  @Override
+  public boolean exists(Path file) {
+    return Files.exists(file);
+  }
+
+  @Override
+  public void createDirectories(Path directory) throws IOException {
+    Files.createDirectories(directory);
+  }
+
+  @Override
+  public long usableSpace(Path directory) throws IOException {
+    return Files.getFileStore(directory).getUsableSpace();
+  }
+}

@@ -1,0 +1,109 @@
+package dev.shale.storage;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The only door between the engine and the disk (as Pebble's {@code vfs.FS}, LevelDB's
+ * {@code Env}): every file the engine, and every store built on it, creates, reads, maps, syncs,
+ * renames, deletes, lists or locks goes through one of these. Production uses {@link #real()};
+ * tests pass one that injects I/O errors or forgets what was never synced, in
+ * {@link EngineOptions#vfs()}.
+ *
+ * <p>Files are written once, from start to end: a file is created new and only appended to
+ * (the engine's logs, manifests and tables all are), never overwritten in place. A filesystem
+ * that simulates power loss relies on that.
+ *
+ * <p>Durability is explicit: bytes appended to a file survive a power loss only after
+ * {@link WritableFile#sync}, and a name created, renamed or deleted only after
+ * {@link #syncDirectory} of its directory.
+ *
+ * <p>Thread safety: every method may be called from any number of threads at once; one handle is
+ * used by one thread at a time, except that {@link WritableFile#sync} may run beside an append.
+ */
+public interface Vfs {
+  /** The real filesystem: {@link java.nio.channels.FileChannel}s, mapped with the FFM API. */
+  static Vfs real() {
+    return RealVfs.INSTANCE;
+  }
+
+  /** Creates {@code file}, which must not exist (FileAlreadyExistsException), for appending. */
+  WritableFile create(Path file) throws IOException;
+
+  /** Opens {@code file} for reading (NoSuchFileException if it is missing). */
+  ReadableFile open(Path file) throws IOException;
+
+  /** Renames {@code source} to {@code target} atomically, replacing {@code target} if it exists. */
+  void rename(Path source, Path target) throws IOException;
+
+  /** Deletes {@code file}; returns false if there was none. */
+  boolean delete(Path file) throws IOException;
+
+  /** The entries of {@code directory}, as paths resolved against it, in no order. */
+  List<Path> list(Path directory) throws IOException;
+
+  /**
+   * Takes the exclusive OS lock on {@code file}, creating it if needed; the lock is held until
+   * the returned handle is closed. Returns null if another process holds it.
+   *
+   * @throws java.nio.channels.OverlappingFileLockException if this process holds it already
+   */
+  @Nullable Closeable tryLock(Path file) throws IOException;
+
+  /** Forces {@code directory}'s entries to the device: names created, renamed or deleted in it. */
+  void syncDirectory(Path directory) throws IOException;
+
+  /** The size of {@code file} in bytes. */
+  long size(Path file) throws IOException;
+
+  boolean exists(Path file);
+
+  /** Creates {@code directory} and any missing parents; nothing if it exists already. */
+  void createDirectories(Path directory) throws IOException;
+
+  /** The bytes this process may still write on the filesystem holding {@code directory}. */
+  long usableSpace(Path directory) throws IOException;
+
+  /** A file being written: appends, then syncs. Not thread safe (see {@link Vfs}). */
+  interface WritableFile extends Closeable {
+    /**
+     * Appends some of {@code source}'s remaining bytes at the end of the file, advancing its
+     * position; returns how many (a short write is allowed, as for a channel).
+     */
+    int append(ByteBuffer source) throws IOException;
+
+    /**
+     * Forces the appended bytes to the device; with {@code metadata}, also the file's metadata
+     * (fsync rather than fdatasync). The size needed to read the bytes is always forced.
+     */
+    void sync(boolean metadata) throws IOException;
+
+    /**
+     * Cuts the file back to {@code sizeBytes}, dropping the bytes appended after it; appends go
+     * on from there. How a writer takes back an append that failed part way (a full disk), so the
+     * file stays a clean prefix. Never below what was synced: that would change durable bytes,
+     * which files written once never do.
+     */
+    void truncate(long sizeBytes) throws IOException;
+  }
+
+  /** A file open for reading. */
+  interface ReadableFile extends Closeable {
+    long size() throws IOException;
+
+    /** Reads bytes at {@code position} into {@code target}; returns how many, or -1 at the end. */
+    int read(ByteBuffer target, long position) throws IOException;
+
+    /**
+     * Maps the whole file read-only into {@code arena}, which owns the mapping (closing this
+     * handle does not unmap it). An empty file maps to {@link MemorySegment#NULL}.
+     */
+    MemorySegment map(Arena arena) throws IOException;
+  }
+}

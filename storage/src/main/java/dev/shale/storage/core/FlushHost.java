@@ -1,0 +1,157 @@
+package dev.shale.storage.core;
+
+import dev.shale.storage.table.TableMeta;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The engine as the flush thread sees it: hands out frozen memtables, commits each flushed table
+ * as a {@link FileSetCommit.Change}, and tells waiting writers when a flush lands.
+ */
+final class FlushHost implements Flusher.Host {
+  private final ReentrantLock lock; // the engine's write lock
+  private final Condition frozenAdded; // a memtable was frozen, or the engine closes
+  private final Condition flushLanded; // a flush was published, or the engine closes
+  private final CurrentView view;
+  private final FileSetCommit fileSets;
+  private final Backpressure backpressure;
+  private final Compactor compactor;
+
+  private final LongAdder flushes = new LongAdder();
+  private final LongAdder flushBytesWritten = new LongAdder();
+
+  FlushHost(ReentrantLock lock, CurrentView view, FileSetCommit fileSets,
+      Backpressure backpressure, Compactor compactor) {
+    this.lock = lock;
+    this.frozenAdded = lock.newCondition();
+    this.flushLanded = lock.newCondition();
+    this.view = view;
+    this.fileSets = fileSets;
+    this.backpressure = backpressure;
+    this.compactor = compactor;
+  }
+
+  @Override
+  public FrozenMemtable awaitOldestFrozen() throws InterruptedException {
+    lock.lock();
+    try {
+      while (!view.isClosed()) {
+        List<FrozenMemtable> frozen = view.get().frozen();
+        if (!frozen.isEmpty()) {
+          FrozenMemtable oldest = frozen.getLast();
+          // Safe: the current view holds it, and views change under the lock.
+          oldest.memtable().retain();
+          return oldest;
+        }
+        frozenAdded.await();
+      }
+      return null;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public boolean commit(FrozenMemtable flushed, SharedTable table) throws IOException {
+    return fileSets.commit(new Flush(flushed, table));
+  }
+
+  @Override
+  public void flushFailed(Exception failure) {
+    backpressure.flushFailed(failure);
+  }
+
+  @Override
+  public boolean awaitRetry(long millis) throws InterruptedException {
+    long remaining = TimeUnit.MILLISECONDS.toNanos(millis);
+    lock.lock();
+    try {
+      while (!view.isClosed() && remaining > 0) remaining = frozenAdded.awaitNanos(remaining);
+      return !view.isClosed();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** A memtable was frozen: the flush thread takes it. The write lock is held. */
+  void frozenAdded() {
+    frozenAdded.signalAll();
+  }
+
+  /**
+   * Waits (the write lock held) until none of {@code toFlush} is in the current view any more,
+   * that is each is in a table; throws once the engine closes.
+   */
+  void awaitFlushed(List<FrozenMemtable> toFlush) {
+    while (!view.isClosed() && view.get().frozen().stream().anyMatch(toFlush::contains)) {
+      flushLanded.awaitUninterruptibly();
+    }
+    if (view.isClosed()) throw view.closedException();
+  }
+
+  /** The engine closes (the write lock held): the flush thread and waiters for a flush stop. */
+  void wakeAtClose() {
+    frozenAdded.signalAll();
+    flushLanded.signalAll();
+  }
+
+  long flushes() {
+    return flushes.sum();
+  }
+
+  long flushBytesWritten() {
+    return flushBytesWritten.sum();
+  }
+
+  /** A frozen memtable written to {@code table}: the table joins level 0, the memtable goes. */
+  private final class Flush implements FileSetCommit.Change {
+    private final FrozenMemtable flushed;
+    private final SharedTable table;
+
+    Flush(FrozenMemtable flushed, SharedTable table) {
+      this.flushed = flushed;
+      this.table = table;
+    }
+
+    @Override
+    public String kind() {
+      return "flush";
+    }
+
+    @Override
+    public List<TableMeta> tablesAfter(ReadView current) {
+      List<TableMeta> tables = new ArrayList<>();
+      tables.add(table.meta());
+      for (SharedTable t : current.tables()) tables.add(t.meta());
+      return tables;
+    }
+
+    @Override
+    public boolean flushes(FrozenMemtable frozen) {
+      return frozen == flushed;
+    }
+
+    @Override
+    public ReadView viewAfter(ReadView current) {
+      return current.withFlushed(flushed, table);
+    }
+
+    @Override
+    public void published() {
+      flushes.increment();
+      flushBytesWritten.add(table.sizeBytes());
+      backpressure.flushLanded();
+      flushLanded.signalAll();
+    }
+
+    @Override
+    public void installed() {
+      compactor.signal();
+    }
+  }
+}

@@ -1,0 +1,397 @@
+package dev.shale.storage.core;
+
+import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Entry;
+import dev.shale.storage.HybridClock;
+import dev.shale.storage.StorageException;
+import dev.shale.storage.SyncMode;
+import dev.shale.storage.io.FileNames;
+import dev.shale.storage.memtable.Memtable;
+import dev.shale.storage.wal.LogWriter;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The engine's write path: the writer queue, its leader's group commit, and the freezing of a
+ * full memtable (LevelDB's DBImpl::Write and MakeRoomForWrite). Also the engine's refusal of
+ * writes after a log failure (poison).
+ *
+ * <p>Thread safety: every method may be called from any thread; the queue and everything a
+ * leader changes are guarded by the engine's write lock, which each method takes itself.
+ */
+final class WriteQueue {
+  /*
+   * Write path (LevelDB's DBImpl::Write). Writers join a queue under `lock`. The writer at the
+   * head is the leader: it makes room (freezing a full memtable, or stalling when flushes lag),
+   * takes the queued writes behind it into a group of up to LogWriter.GROUP_BYTES, stamps their
+   * versions, and then - with the lock released, so more writers can queue - appends the group
+   * with one write() call, fsyncs it in SyncMode.ALWAYS (one fsync for the whole group: group
+   * commit), and inserts it into the active memtable. Then it wakes the group and the next head.
+   * Only a leader touches the log and swaps memtables, and there is one leader at a time.
+   */
+
+  /** The most places a write group's list is made with; a larger group grows it. */
+  private static final int MAX_GROUP_PREALLOCATION = 64;
+
+  private static final System.Logger LOG = System.getLogger(WriteQueue.class.getName());
+
+  private final Path directory;
+  private final EngineOptions options;
+  private final HybridClock clock;
+  private final FileNumbers fileNumbers;
+  private final ActiveLog log;
+  private final CurrentView view;
+  private final Backpressure backpressure;
+  private final FlushHost flushes;
+  private final DiskSpace disk;
+
+  private final ReentrantLock lock; // the engine's write lock
+  private final Condition queueDrained;
+  private final ArrayDeque<PendingWrite> writers = new ArrayDeque<>(); // guarded by lock
+  private final AtomicReference<StorageException> poison = new AtomicReference<>();
+
+  WriteQueue(Path directory, EngineOptions options, HybridClock clock, FileNumbers fileNumbers,
+      ActiveLog log, ReentrantLock lock, CurrentView view, Backpressure backpressure,
+      FlushHost flushes, DiskSpace disk) {
+    this.directory = directory;
+    this.options = options;
+    this.clock = clock;
+    this.fileNumbers = fileNumbers;
+    this.log = log;
+    this.lock = lock;
+    this.queueDrained = lock.newCondition();
+    this.view = view;
+    this.backpressure = backpressure;
+    this.flushes = flushes;
+    this.disk = disk;
+  }
+
+  /** Writes one record (value null: a tombstone) and returns its version. */
+  long submit(byte[] key, byte[] value, long callerVersion) {
+    PendingWrite w = new PendingWrite(key, value, callerVersion, backpressure.deadlineFromNow());
+    lock.lock();
+    try {
+      checkWritable();
+      writers.addLast(w);
+      awaitTurn(w);
+      if (!w.done) leadGroup(w);
+      if (w.failure != null) throw w.failure;
+      return w.entry.version();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** {@link dev.shale.storage.Engine#tryWrite}: writes only if nothing would make it wait. */
+  boolean tryWrite(byte[] key, byte[] value, long version) {
+    if (options.syncMode() != SyncMode.INTERVAL || !lock.tryLock()) return false;
+    try {
+      checkWritable();
+      // Each condition under which the blocking path could wait, checked under the lock that a
+      // queued writer, a stall, a freeze or a flush landing (which adds an L0 table) all take:
+      // none can appear before this write's group is taken below.
+      ReadView current = view.get();
+      if (!writers.isEmpty() || backpressure.isStalled() || activeIsFull(current)
+          || backpressure.slowsDown(current)) {
+        return false;
+      }
+      PendingWrite w = new PendingWrite(key, value, version, backpressure.deadlineFromNow());
+      writers.addLast(w);
+      leadGroup(w); // a group of one: nobody else is queued
+      if (w.failure != null) throw w.failure;
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // Freezes the active memtable through the writer queue (only a leader may swap memtables),
+  // then waits until every memtable frozen so far is in a table.
+  void flushMemtables() {
+    PendingWrite request = new PendingWrite(
+        null, null, PendingWrite.CLOCK_VERSION, backpressure.deadlineFromNow());
+    lock.lock();
+    try {
+      checkWritable();
+      writers.addLast(request);
+      awaitTurn(request);
+      if (!request.done) leadFreeze(request);
+      if (request.failure != null) throw request.failure;
+      flushes.awaitFlushed(view.get().frozen());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Closes the engine for writes: false if it was closed already. Queued writes fail in turn
+   * ("engine is closed"); a group being written completes before this returns.
+   */
+  boolean beginClose() {
+    lock.lock();
+    try {
+      if (view.isClosed()) return false;
+      view.markClosed();
+      backpressure.roomMade();
+      flushes.wakeAtClose();
+      PendingWrite head = writers.peekFirst();
+      if (head != null) head.wake();
+      while (!writers.isEmpty()) queueDrained.awaitUninterruptibly();
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The failure that made the engine refuse writes, or null. */
+  StorageException failure() {
+    return poison.get();
+  }
+
+  /** Refuses every later write, naming {@code cause}; logs the first such failure. */
+  StorageException poison(String what, IOException cause) {
+    StorageException failure = new StorageException(
+        what + " failed: " + cause + "; the engine accepts no more writes", cause);
+    if (poison.compareAndSet(null, failure)) {
+      // With the stack: an engine stops taking writes once in its life, and the operator (or a
+      // bug report) needs to know where the failure came from.
+      LOG.log(Level.ERROR, directory + ": " + failure.getMessage(), cause);
+    }
+    return failure;
+  }
+
+  private void leadFreeze(PendingWrite request) {
+    try {
+      checkWritable();
+      makeRoomForWrite(request);
+      complete(List.of(request), null);
+    } catch (RuntimeException e) {
+      complete(List.of(request), e);
+    }
+  }
+
+  // Waits until a leader has written w, or w heads the queue. While the engine is stalled, a
+  // write not yet taken into a group gives up at its own deadline.
+  private void awaitTurn(PendingWrite w) {
+    boolean interrupted = false;
+    try {
+      while (!w.done && writers.peekFirst() != w) {
+        try {
+          if (backpressure.isStalled() && !w.taken) {
+            backpressure.countStall(w);
+            long remaining = w.deadlineNanos - System.nanoTime();
+            if (remaining <= 0) {
+              writers.remove(w);
+              throw backpressure.stallRejection(w);
+            }
+            w.turn(lock).awaitNanos(remaining);
+          } else {
+            w.turn(lock).await();
+          }
+        } catch (InterruptedException e) {
+          interrupted = true; // a write in the queue finishes either way; the flag is kept
+        }
+      }
+    } finally {
+      if (interrupted) Thread.currentThread().interrupt();
+    }
+  }
+
+  private void leadGroup(PendingWrite leader) {
+    List<PendingWrite> group = List.of(leader);
+    try {
+      checkWritable();
+      makeRoomForWrite(leader);
+      group = takeGroup();
+      disk.admitWrite(PendingWrite.logBytes(group));
+      backpressure.slowDownIfBehind(group);
+      checkWritable();
+      appendAndApply(stampVersions(group));
+      complete(group, null);
+    } catch (RuntimeException e) {
+      complete(group, e);
+    }
+  }
+
+  // A freeze request (compact()) freezes any non-empty memtable; a write only a full one.
+  private void makeRoomForWrite(PendingWrite leader) {
+    boolean interrupted = false;
+    try {
+      while (true) {
+        ReadView current = view.get();
+        boolean needsRoom = leader.isFreezeRequest()
+            ? !current.active().isEmpty() : activeIsFull(current);
+        if (!needsRoom) return;
+        String stopReason = backpressure.stopReason(current);
+        if (stopReason == null) {
+          freezeActive(current);
+          return;
+        }
+        backpressure.startStall(stopReason, writers);
+        backpressure.countStall(leader);
+        long remaining = leader.deadlineNanos - System.nanoTime();
+        if (remaining <= 0) throw backpressure.stallRejection(leader);
+        try {
+          backpressure.awaitRoom(remaining);
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+        checkWritable();
+      }
+    } finally {
+      if (interrupted) Thread.currentThread().interrupt();
+    }
+  }
+
+  // A segment full of overwrites of a few keys leaves the memtable small; bounding the segment
+  // too keeps replay at open bounded.
+  private boolean activeIsFull(ReadView current) {
+    return current.active().sizeBytes() >= options.memtableSizeBytes()
+        || log.sizeBytes() >= options.memtableSizeBytes();
+  }
+
+  /** Freezes the active memtable, starting a new log segment; the flush thread takes it. */
+  private void freezeActive(ReadView current) {
+    long number = fileNumbers.allocate();
+    Path file = directory.resolve(FileNames.log(number));
+    LogWriter next;
+    try {
+      next = LogWriter.create(options.vfs(), file, number);
+    } catch (IOException e) {
+      deleteQuietly(file);
+      if (DiskSpace.isNoSpace(e)) throw disk.full(file, e);
+      throw new StorageException("creating log segment " + file + " failed: " + e, e);
+    }
+    long frozenLogNumber = log.number();
+    try {
+      log.switchTo(next);
+    } catch (IOException e) {
+      closeQuietly(next);
+      throw poison("fsync of " + FileNames.log(frozenLogNumber) + " before switching segments", e);
+    }
+    Memtable fresh = new Memtable(options.memtableSizeBytes());
+    view.publish(current.withFrozenActive(frozenLogNumber, fresh));
+    fresh.release(); // the view holds it now
+    flushes.frozenAdded();
+  }
+
+  private List<PendingWrite> takeGroup() {
+    // Sized for the queue (a lone writer's group is one): a default list is garbage on every write.
+    List<PendingWrite> group = new ArrayList<>(Math.min(writers.size(), MAX_GROUP_PREALLOCATION));
+    long bytes = 0;
+    for (PendingWrite p : writers) {
+      if (p.isFreezeRequest()) break; // it leads on its own, in its turn
+      long size = p.logBytes();
+      if (!group.isEmpty() && bytes + size > LogWriter.GROUP_BYTES) break;
+      p.taken = true;
+      group.add(p);
+      bytes += size;
+    }
+    return group;
+  }
+
+  private List<Entry> stampVersions(List<PendingWrite> group) {
+    List<Entry> entries = new ArrayList<>(group.size());
+    for (PendingWrite p : group) {
+      long version;
+      if (p.callerVersion == PendingWrite.CLOCK_VERSION) {
+        version = clock.next();
+      } else {
+        clock.observe(p.callerVersion);
+        version = p.callerVersion;
+      }
+      p.entry = new Entry(p.key, version, p.value);
+      entries.add(p.entry);
+    }
+    return entries;
+  }
+
+  // The one stretch of a write without the lock: only the leader is here, and the log segment
+  // and active memtable cannot change under it, since only a leader changes them.
+  private void appendAndApply(List<Entry> entries) {
+    Memtable memtable = view.get().active();
+    long sizeBefore = log.sizeBytes();
+    lock.unlock();
+    try {
+      try {
+        log.append(entries);
+      } catch (IOException e) {
+        throw appendFailed(sizeBefore, e);
+      }
+      if (options.syncMode() == SyncMode.ALWAYS) {
+        try {
+          log.sync();
+        } catch (IOException e) {
+          throw poison("fsync of " + log.describe(), e);
+        }
+      }
+      for (Entry entry : entries) memtable.add(entry);
+    } finally {
+      lock.lock();
+    }
+  }
+
+  // A full disk is the one append failure the log survives: the segment is cut back to where the
+  // group began, so it stays a clean prefix of whole records (a torn record followed by later
+  // ones would fail the next open), and writes are refused until there is room. Any other
+  // failure, or a failed cut, leaves the tail unknown: no more writes.
+  private StorageException appendFailed(long sizeBefore, IOException cause) {
+    if (!DiskSpace.isNoSpace(cause)) return poison("appending to " + log.describe(), cause);
+    try {
+      log.truncateTo(sizeBefore);
+    } catch (IOException | RuntimeException e) {
+      cause.addSuppressed(e);
+      return poison("appending to " + log.describe() + " (and cutting back the failed append)", cause);
+    }
+    return disk.full(log.describe(), cause);
+  }
+
+  // The group is the head of the queue, in order. Completing it hands the lead to the next.
+  private void complete(List<PendingWrite> group, RuntimeException failure) {
+    PendingWrite leader = group.getFirst();
+    for (PendingWrite p : group) {
+      PendingWrite head = writers.pollFirst();
+      if (head != p) throw new IllegalStateException("write group is not the head of the queue");
+      p.done = true;
+      if (failure != null) {
+        p.failure = p == leader ? failure : new StorageException(failure.getMessage(), failure);
+      }
+      if (p != leader) p.wake();
+    }
+    PendingWrite next = writers.peekFirst();
+    if (next != null) next.wake();
+    else queueDrained.signalAll();
+  }
+
+  private void checkWritable() {
+    if (view.isClosed()) throw view.closedException();
+    StorageException failure = poison.get();
+    if (failure != null) {
+      throw new StorageException(
+          "engine refuses writes after an earlier failure: " + failure.getMessage(), failure);
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable closeable) {
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      LOG.log(Level.WARNING, "closing " + closeable + " failed: " + e);
+    }
+  }
+
+  private void deleteQuietly(Path file) {
+    try {
+      options.vfs().delete(file);
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, "deleting " + file + " failed: " + e);
+    }
+  }
+}

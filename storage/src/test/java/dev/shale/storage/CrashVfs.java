@@ -1,0 +1,349 @@
+package dev.shale.storage;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiPredicate;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+/**
+ * A filesystem that loses power: it keeps only what was synced, file data and directory entries,
+ * and when the power is lost writes that durable state, and nothing else, into a fresh directory
+ * (the disk as it is when the power comes back). Until then files live in the real directory
+ * under {@code root} and reads see every byte written, as they see the page cache.
+ *
+ * <p>The model, and why it is enough: the engine's files are written once, from start to end
+ * ({@link Vfs}'s contract), so a file's durable content is its first {@code syncedLength} bytes.
+ * A name is durable once its directory is synced: a file created but not yet named durably
+ * vanishes; a file deleted or renamed away while its directory entry is not yet synced comes back
+ * with its synced content (kept in memory when it is deleted). Anything that breaks the model
+ * fails loudly (IllegalStateException): a file changed behind this filesystem's back, an append
+ * to a deleted file. Directories are taken as durable once created (the engine creates its
+ * directory once, before any file), and unsynced bytes are dropped whole: no torn page survives.
+ *
+ * <p>Power is lost at a call of the test's choosing ({@link #losePowerAt}) or when the test says
+ * so ({@link #powerLoss}); from then on every operation of this filesystem, on any handle, fails with an IOException,
+ * so the abandoned engine can write nothing more. Thread safe: one lock orders every operation.
+ */
+public final class CrashVfs implements Vfs {
+  /** A file's content as the filesystem tracks it (an inode). */
+  private static final class Inode {
+    Path livePath; // its name now, or null once deleted
+    long length;
+    long syncedLength;
+    byte[] contentAfterDelete; // its synced bytes, kept once it is deleted
+
+    Inode(Path livePath, long length, long syncedLength) {
+      this.livePath = livePath;
+      this.length = length;
+      this.syncedLength = syncedLength;
+    }
+  }
+
+  private final Vfs disk = Vfs.real();
+  private final Path root;
+  private final Path survivors;
+  private final Map<Path, Inode> live = new HashMap<>(); // guarded by this
+  private final Map<Path, Inode> durable = new HashMap<>(); // guarded by this
+  private final Map<VfsOp, Long> calls = new EnumMap<>(VfsOp.class); // guarded by this
+  private BiPredicate<VfsOp, Path> trigger = (op, file) -> false; // guarded by this
+  private Consumer<Path> onAppend = file -> {}; // guarded by this
+  private Consumer<Path> onSync = file -> {}; // guarded by this
+  private String lostAt; // guarded by this
+
+  /**
+   * Over the files under {@code root} (created if missing); those already there are durable, as
+   * after a clean shutdown. Every path used must lie under {@code root}. When the power is lost,
+   * what survives is written to {@code survivors}, a directory that must not exist yet.
+   */
+  public CrashVfs(Path root, Path survivors) throws IOException {
+    this.root = root.toAbsolutePath().normalize();
+    this.survivors = survivors;
+    Files.createDirectories(this.root);
+    try (Stream<Path> files = Files.walk(this.root)) {
+      for (Path file : files.filter(Files::isRegularFile).toList()) {
+        long size = Files.size(file);
+        Inode inode = new Inode(file, size, size);
+        live.put(file, inode);
+        durable.put(file, inode);
+      }
+    }
+  }
+
+  /**
+   * Power is lost at the start of the call for which {@code trigger} (given the operation and the
+   * file) says true: that call and every later
+   * one fail.
+   */
+  public synchronized void losePowerAt(BiPredicate<VfsOp, Path> trigger) {
+    this.trigger = trigger;
+  }
+
+  /**
+   * Loses power now, unless it was lost already, and returns the directory holding what
+   * survived, to open a fresh engine on.
+   */
+  public synchronized Path powerLoss() throws IOException {
+    if (lostAt == null) die("the test");
+    return survivors;
+  }
+
+  /**
+   * Calls {@code listener} with the file each time a file's appended bytes become durable, at
+   * that instant (under the filesystem's lock): a test learns which writes a sync covered.
+   */
+  public synchronized void onSync(Consumer<Path> listener) {
+    this.onSync = listener;
+  }
+
+  /** Calls {@code listener} with the file after each append to it, under the lock. */
+  public synchronized void onAppend(Consumer<Path> listener) {
+    this.onAppend = listener;
+  }
+
+  /** Whether the power was lost, and where: the operation and file (or "the test"). */
+  public synchronized String lostAt() {
+    return lostAt;
+  }
+
+  /** How many calls of {@code op} this filesystem saw. */
+  public synchronized long calls(VfsOp op) {
+    return calls.getOrDefault(op, 0L);
+  }
+
+  // Every operation starts here, under the lock.
+  private void enter(VfsOp op, Path file) throws IOException {
+    if (lostAt != null) throw new IOException(file + ": power lost (at " + lostAt + ")");
+    calls.merge(op, 1L, Long::sum);
+    if (trigger.test(op, file)) {
+      die(op + " of " + file.getFileName());
+      throw new IOException(file + ": power lost (at " + lostAt + ")");
+    }
+  }
+
+  private void die(String where) throws IOException {
+    lostAt = where;
+    Files.createDirectory(survivors);
+    for (Map.Entry<Path, Inode> entry : durable.entrySet()) {
+      Path target = survivors.resolve(root.relativize(entry.getKey()).toString());
+      Files.createDirectories(target.getParent());
+      Files.write(target, syncedContent(entry.getValue()));
+    }
+  }
+
+  private byte[] syncedContent(Inode inode) throws IOException {
+    if (inode.livePath == null) return inode.contentAfterDelete;
+    byte[] all = Files.readAllBytes(inode.livePath);
+    return Arrays.copyOf(all, Math.toIntExact(inode.syncedLength));
+  }
+
+  private Path checked(Path file) {
+    Path absolute = file.toAbsolutePath().normalize();
+    if (!absolute.startsWith(root)) {
+      throw new IllegalArgumentException(file + " is outside this filesystem's root " + root);
+    }
+    return absolute;
+  }
+
+  @Override
+  public synchronized WritableFile create(Path file) throws IOException {
+    Path path = checked(file);
+    enter(VfsOp.CREATE, path);
+    if (live.containsKey(path)) throw new FileAlreadyExistsException(path.toString());
+    WritableFile real = disk.create(path);
+    Inode inode = new Inode(path, 0, 0);
+    live.put(path, inode);
+    return new WritableFile() {
+      @Override
+      public int append(ByteBuffer source) throws IOException {
+        synchronized (CrashVfs.this) {
+          enter(VfsOp.APPEND, path);
+          if (inode.livePath == null) {
+            throw new IllegalStateException("append to " + path + " after it was deleted");
+          }
+          long onDisk = Files.size(inode.livePath);
+          if (onDisk != inode.length) {
+            throw new IllegalStateException(inode.livePath + " holds " + onDisk
+                + " bytes where " + inode.length + " were appended: written behind the filesystem");
+          }
+          int written = real.append(source);
+          inode.length += written;
+          onAppend.accept(path);
+          return written;
+        }
+      }
+
+      @Override
+      public void truncate(long sizeBytes) throws IOException {
+        synchronized (CrashVfs.this) {
+          enter(VfsOp.TRUNCATE, path);
+          if (sizeBytes < inode.syncedLength) {
+            throw new IllegalStateException("truncating " + path + " to " + sizeBytes
+                + " bytes, below the " + inode.syncedLength + " synced: durable bytes changed");
+          }
+          real.truncate(sizeBytes);
+          inode.length = Math.min(inode.length, sizeBytes);
+        }
+      }
+
+      // No real fsync: durability is what this class models, and tests run faster without it.
+      @Override
+      public void sync(boolean metadata) throws IOException {
+        synchronized (CrashVfs.this) {
+          enter(VfsOp.SYNC, path);
+          inode.syncedLength = inode.length;
+          onSync.accept(path);
+        }
+      }
+
+      @Override
+      public void close() throws IOException {
+        real.close();
+      }
+    };
+  }
+
+  @Override
+  public synchronized ReadableFile open(Path file) throws IOException {
+    Path path = checked(file);
+    enter(VfsOp.OPEN, path);
+    ReadableFile real = disk.open(path);
+    return new ReadableFile() {
+      @Override
+      public long size() throws IOException {
+        synchronized (CrashVfs.this) {
+          enter(VfsOp.SIZE, path);
+          return real.size();
+        }
+      }
+
+      @Override
+      public int read(ByteBuffer target, long position) throws IOException {
+        synchronized (CrashVfs.this) {
+          enter(VfsOp.READ, path);
+          return real.read(target, position);
+        }
+      }
+
+      @Override
+      public MemorySegment map(Arena arena) throws IOException {
+        synchronized (CrashVfs.this) {
+          enter(VfsOp.MAP, path);
+          return real.map(arena);
+        }
+      }
+
+      @Override
+      public void close() throws IOException {
+        real.close();
+      }
+    };
+  }
+
+  @Override
+  public synchronized void rename(Path source, Path target) throws IOException {
+    Path from = checked(source);
+    Path to = checked(target);
+    enter(VfsOp.RENAME, from);
+    Inode moved = live.get(from);
+    if (moved == null) throw new NoSuchFileException(from.toString());
+    unlink(to);
+    disk.rename(from, to);
+    live.remove(from);
+    moved.livePath = to;
+    live.put(to, moved);
+  }
+
+  @Override
+  public synchronized boolean delete(Path file) throws IOException {
+    Path path = checked(file);
+    enter(VfsOp.DELETE, path);
+    if (!live.containsKey(path)) return disk.delete(path); // a directory, or nothing
+    unlink(path);
+    return true;
+  }
+
+  // Removes the live name; the content stays reachable while a durable name still points to it.
+  private void unlink(Path path) throws IOException {
+    Inode inode = live.get(path);
+    if (inode == null) return;
+    if (durable.containsValue(inode)) inode.contentAfterDelete = syncedContent(inode);
+    disk.delete(path);
+    live.remove(path);
+    inode.livePath = null;
+  }
+
+  @Override
+  public synchronized List<Path> list(Path directory) throws IOException {
+    Path path = checked(directory);
+    enter(VfsOp.LIST, path);
+    return disk.list(path);
+  }
+
+  @Override
+  public synchronized Closeable tryLock(Path file) throws IOException {
+    Path path = checked(file);
+    enter(VfsOp.LOCK, path);
+    Closeable lock = disk.tryLock(path);
+    // The lock file is a name like any other: durable once its directory is synced.
+    if (lock != null) live.putIfAbsent(path, new Inode(path, 0, 0));
+    return lock;
+  }
+
+  @Override
+  public synchronized void syncDirectory(Path directory) throws IOException {
+    Path path = checked(directory);
+    enter(VfsOp.SYNC_DIRECTORY, path);
+    durable.keySet().removeIf(name -> path.equals(name.getParent()));
+    live.forEach((name, inode) -> {
+      if (path.equals(name.getParent())) durable.put(name, inode);
+    });
+  }
+
+  @Override
+  public synchronized long size(Path file) throws IOException {
+    Path path = checked(file);
+    enter(VfsOp.SIZE, path);
+    return disk.size(path);
+  }
+
+  @Override
+  public synchronized boolean exists(Path file) {
+    return disk.exists(checked(file));
+  }
+
+  @Override
+  public synchronized void createDirectories(Path directory) throws IOException {
+    Path path = checked(directory);
+    enter(VfsOp.CREATE_DIRECTORIES, path);
+    disk.createDirectories(path);
+  }
+
+  @Override
+  public synchronized long usableSpace(Path directory) throws IOException {
+    Path path = checked(directory);
+    enter(VfsOp.USABLE_SPACE, path);
+    return disk.usableSpace(path);
+  }
+
+  /** The durable names under the root, for a test's diagnostics. */
+  @Override
+  public synchronized String toString() {
+    StringBuilder out = new StringBuilder("CrashVfs(" + root + ", durable:");
+    durable.forEach((name, inode) -> out.append(' ').append(root.relativize(name))
+        .append('=').append(inode.syncedLength));
+    return out.append(')').toString();
+  }
+}

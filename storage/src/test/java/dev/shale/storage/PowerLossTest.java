@@ -1,0 +1,191 @@
+package dev.shale.storage;
+
+import static dev.shale.storage.WriteHistory.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shale.storage.io.FileNames;
+import dev.shale.storage.manifest.ManifestLoader;
+import dev.shale.storage.table.TableMeta;
+import dev.shale.testkit.TestSeed;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.PathMatcher;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiPredicate;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Power losses at seeded points through writes, flushes, compactions, manifest replacement and
+ * recovery itself (each store lives several lives: open, check, write, lose power). After each,
+ * a fresh engine opens what survived and must hold the state after a prefix of the writes: with
+ * SyncMode.ALWAYS every acknowledged write, with INTERVAL every write acknowledged before a log
+ * sync (the interval thread's) covered it; never a deleted key's old value, never a table the
+ * manifest names missing. Replay a failure with {@code -Dshale.seed=N}.
+ */
+class PowerLossTest {
+  private static final int LIVES = 20;
+  private static final int WRITES_PER_LIFE = 1_500;
+  private static final int KEYS = 400;
+
+  /** Where a life's power loss strikes: the Nth call of an operation on files of a kind. */
+  private record Point(VfsOp op, String glob, int nth) {
+    private static final List<Point> KINDS = List.of(
+        new Point(VfsOp.APPEND, "*.wal", WRITES_PER_LIFE),
+        new Point(VfsOp.SYNC, "*.wal", 200),
+        new Point(VfsOp.CREATE, "*.wal", 6),
+        new Point(VfsOp.APPEND, "*.sst", 40),
+        new Point(VfsOp.SYNC, "*.sst", 12),
+        new Point(VfsOp.SYNC_DIRECTORY, "*", 20),
+        new Point(VfsOp.CREATE, "MANIFEST-*", 2),
+        new Point(VfsOp.SYNC, "MANIFEST-*", 15),
+        new Point(VfsOp.DELETE, "*", 20));
+
+    static Point draw(Random random) {
+      Point kind = KINDS.get(random.nextInt(KINDS.size()));
+      return new Point(kind.op, kind.glob, 1 + random.nextInt(kind.nth));
+    }
+
+    BiPredicate<VfsOp, Path> trigger() {
+      PathMatcher names = Path.of("").getFileSystem().getPathMatcher("glob:" + glob);
+      AtomicInteger seen = new AtomicInteger();
+      return (calledOp, file) -> calledOp == op && names.matches(file.getFileName())
+          && seen.incrementAndGet() == nth;
+    }
+
+    @Override
+    public String toString() {
+      return op + " #" + nth + " of " + glob;
+    }
+  }
+
+  @TempDir Path dir;
+
+  @Test
+  void withSyncAlwaysNoAcknowledgedWriteIsLost() throws IOException {
+    livesOfOneStore(SyncMode.ALWAYS, TestSeed.forTest("PowerLossTest.always"));
+  }
+
+  @Test
+  void withSyncIntervalNoWriteASyncCoveredIsLost() throws IOException {
+    livesOfOneStore(SyncMode.INTERVAL, TestSeed.forTest("PowerLossTest.interval"));
+  }
+
+  private void livesOfOneStore(SyncMode mode, long seed) throws IOException {
+    Random random = new Random(seed);
+    WriteHistory history = new WriteHistory();
+    int mustKeep = 0;
+    Path store = dir.resolve("life-0");
+    for (int life = 0; life < LIVES; life++) {
+      Point point = Point.draw(random);
+      Path survivors = dir.resolve("life-" + (life + 1));
+      CrashVfs vfs = new CrashVfs(store, survivors);
+      vfs.losePowerAt(point.trigger());
+      String where = "seed " + seed + ", life " + life + ", power loss at " + point;
+      Engine engine;
+      try {
+        engine = Engine.open(store, options(mode, vfs));
+      } catch (StorageException e) {
+        // Lost power during recovery: what survived must open next time, holding the same state.
+        assertThat(vfs.lostAt()).as(where + ": open failed without a power loss: " + e).isNotNull();
+        store = checkedSurvivors(vfs, where);
+        continue;
+      }
+      checkAgainstHistory(engine, history, mustKeep, where);
+      mustKeep = writeUntilPowerLoss(engine, vfs, mode, history, random);
+      abandon(engine);
+      store = checkedSurvivors(vfs, where);
+      System.out.println(where + ": lost at " + vfs.lostAt() + " after " + history.attempted()
+          + " writes, keeping at least " + mustKeep);
+    }
+    try (Engine engine = Engine.open(store, options(mode, Vfs.real()))) {
+      checkAgainstHistory(engine, history, mustKeep, "seed " + seed + ", last open");
+    }
+  }
+
+  private static EngineOptions options(SyncMode mode, Vfs vfs) {
+    return EngineOptions.defaults()
+        .withVfs(vfs)
+        .withSyncMode(mode)
+        .withSyncIntervalMillis(5)
+        .withMemtableSizeBytes(64 << 10)
+        .withL0Triggers(2, 8, 12)
+        .withLevelSizes(256 << 10, 64 << 10)
+        .withTombstoneGraceMillis(0)
+        .withWriteStallTimeoutMillis(10_000);
+  }
+
+  /**
+   * Writes (puts and deletes) until one fails because the power is gone, or loses the power
+   * after the last. Returns how many writes the store must keep: in ALWAYS every acknowledged
+   * one; in INTERVAL those acknowledged when a log sync made the log durable.
+   */
+  private static int writeUntilPowerLoss(
+      Engine engine, CrashVfs vfs, SyncMode mode, WriteHistory history, Random random)
+      throws IOException {
+    // A log sync covers the writes whose records its segment holds, and with them every earlier
+    // one (a segment is synced before the next one takes records). Single writer: a write's
+    // record is in the segment appended to last when it returns.
+    AtomicInteger acknowledged = new AtomicInteger();
+    AtomicReference<Path> lastAppended = new AtomicReference<>();
+    Map<Path, Integer> acknowledgedThrough = new ConcurrentHashMap<>();
+    AtomicInteger coveredBySync = new AtomicInteger();
+    vfs.onAppend(lastAppended::set);
+    vfs.onSync(file -> coveredBySync.accumulateAndGet(
+        acknowledgedThrough.getOrDefault(file, 0), Math::max));
+    for (int i = 0; i < WRITES_PER_LIFE; i++) {
+      String key = String.format("key-%04d", random.nextInt(KEYS));
+      String value = random.nextInt(5) == 0 ? null : key + "@" + "v".repeat(random.nextInt(300));
+      history.attempt(key, value);
+      try {
+        if (value == null) engine.delete(bytes(key));
+        else engine.put(bytes(key), bytes(value));
+      } catch (StorageException e) {
+        assertThat(vfs.lostAt()).as("a write failed with the power on: " + e).isNotNull();
+        break;
+      }
+      acknowledgedThrough.put(lastAppended.get(), acknowledged.incrementAndGet());
+    }
+    vfs.powerLoss();
+    return mode == SyncMode.ALWAYS ? acknowledged.get() : coveredBySync.get();
+  }
+
+  private static void checkAgainstHistory(
+      Engine engine, WriteHistory history, int mustKeep, String where) {
+    Map<String, String> recovered = WriteHistory.contents(engine);
+    int prefix = history.consistentPrefix(recovered, mustKeep);
+    assertThat(prefix)
+        .as(where + ": the store after the power loss holds no prefix of the "
+            + history.attempted() + " writes that keeps the first " + mustKeep)
+        .isNotNegative();
+    history.rebase(recovered);
+  }
+
+  // An abandoned engine's close fails (its files are gone); it must still let its threads go.
+  private static void abandon(Engine engine) {
+    try {
+      engine.close();
+    } catch (StorageException expected) {
+      // The power is off.
+    }
+  }
+
+  // Every table the surviving manifest names is there (no open is needed to see it).
+  private static Path checkedSurvivors(CrashVfs vfs, String where) throws IOException {
+    Path image = vfs.powerLoss();
+    var loaded = ManifestLoader.load(Vfs.real(), image);
+    if (loaded.isPresent()) {
+      for (TableMeta table : loaded.get().snapshot().tables()) {
+        assertThat(Files.exists(image.resolve(FileNames.table(table.fileNumber()))))
+            .as(where + ": table " + table.fileNumber() + " named by the manifest").isTrue();
+      }
+    }
+    return image;
+  }
+}
