@@ -65,7 +65,7 @@ final class LsmEngine implements Engine {
   private final Flusher flusher;
   private final Compactor compactor;
   private final IntervalSync intervalSync; // null in SyncMode.ALWAYS
-  private final DamageRegistry damage = new DamageRegistry();
+  private final DamageRegistry damage;
   private final DiskSpace disk;
   private final CountDownLatch closeFinished = new CountDownLatch(1);
 
@@ -76,6 +76,7 @@ final class LsmEngine implements Engine {
     this.directoryLock = directoryLock;
     this.manifest = recovered.manifest();
     FileNumbers fileNumbers = recovered.fileNumbers();
+    this.damage = recovered.damage();
     this.log = new ActiveLog(recovered.log());
     Hooks.CrashPoints crashPoints = hooks.crashPoints();
     ReentrantLock lock = new ReentrantLock();

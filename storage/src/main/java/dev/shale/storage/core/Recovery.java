@@ -1,12 +1,12 @@
 package dev.shale.storage.core;
 
-import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.HybridClock;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.Vfs;
 import dev.shale.storage.io.FileNames;
+import dev.shale.storage.io.RecordFormat;
 import dev.shale.storage.io.RecordReader.TornTail;
 import dev.shale.storage.manifest.Manifest;
 import dev.shale.storage.manifest.ManifestLoader;
@@ -25,6 +25,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedSet;
 
 /**
  * Opening a store's files, exactly as docs/format.md "Recovery at open" says: read the manifest,
@@ -37,9 +38,10 @@ final class Recovery {
    * The store as recovery leaves it.
    *
    * @param tables the live tables, newest first; the caller owns one reference to each
+   * @param damage the damaged files found, which the engine serves around and reports
    */
-  record Recovered(
-      Manifest manifest, List<SharedTable> tables, LogWriter log, FileNumbers fileNumbers) {
+  record Recovered(Manifest manifest, List<SharedTable> tables, LogWriter log,
+      FileNumbers fileNumbers, DamageRegistry damage) {
 
     /** Lets everything go when the engine cannot start after all. */
     void closeQuietly() {
@@ -63,7 +65,10 @@ final class Recovery {
   private final EngineOptions options;
   private final HybridClock clock;
   private final Vfs vfs;
+  private long loadedFrom; // the number of the manifest the state came from, or 0 for a new store
   private final List<SharedTable> tables = new ArrayList<>();
+  private final List<Path> replayedTables = new ArrayList<>(); // written by this open's replay
+  private final DamageRegistry damage = new DamageRegistry();
 
   private Recovery(Path directory, EngineOptions options, HybridClock clock) {
     this.directory = directory;
@@ -79,6 +84,7 @@ final class Recovery {
       return recovery.recover();
     } catch (IOException | RuntimeException e) {
       recovery.tables.forEach(SharedTable::release);
+      recovery.replayedTables.forEach(recovery::delete); // no manifest names them
       throw e;
     }
   }
@@ -86,6 +92,7 @@ final class Recovery {
   private Recovered recover() throws IOException {
     DirectoryListing listing = DirectoryListing.scan(vfs, directory);
     ManifestSnapshot base = loadManifest(listing);
+    if (loadedFrom > 0) SnapshotAccounting.check(directory, loadedFrom, base, listing);
     FileNumbers numbers =
         new FileNumbers(Math.max(base.nextFileNumber(), listing.highestNumber() + 1));
     clock.observe(base.lastVersion());
@@ -98,6 +105,7 @@ final class Recovery {
     ManifestSnapshot snapshot =
         new ManifestSnapshot(numbers.peek(), logNumber, clock.current(), metas);
     Manifest manifest = Manifest.create(vfs, directory, manifestNumber, snapshot);
+    replayedTables.clear(); // named by a durable manifest now: never deleted by a failure below
     LogWriter log;
     try {
       log = LogWriter.create(vfs, directory.resolve(FileNames.log(logNumber)), logNumber);
@@ -109,7 +117,7 @@ final class Recovery {
     LOG.log(Level.INFO, directory + " opened: " + tables.size() + " tables, log "
         + FileNames.log(logNumber) + ", " + FileNames.manifest(manifestNumber) + ", last version "
         + clock.current());
-    return new Recovered(manifest, List.copyOf(tables), log, numbers);
+    return new Recovered(manifest, List.copyOf(tables), log, numbers, damage);
   }
 
   // docs/format.md, "Manifest": a directory with no manifest is a new, empty store, unless it
@@ -117,14 +125,17 @@ final class Recovery {
   private ManifestSnapshot loadManifest(DirectoryListing listing) throws IOException {
     Optional<ManifestLoader.Loaded> loaded = ManifestLoader.load(vfs, directory);
     if (loaded.isPresent()) {
-      LOG.log(Level.INFO,
-          directory + ": state from " + FileNames.manifest(loaded.get().fileNumber()));
+      loadedFrom = loaded.get().fileNumber();
+      LOG.log(Level.INFO, directory + ": state from " + FileNames.manifest(loadedFrom));
       return loaded.get().snapshot();
     }
     if (!listing.logs().isEmpty() || !listing.tables().isEmpty()) {
+      List<String> invalid =
+          ManifestLoader.manifestNumbers(vfs, directory).stream().sorted().map(FileNames::manifest).toList();
+      String found = invalid.isEmpty() ? "" : " (" + String.join(", ", invalid) + " hold no valid record)";
       throw new StorageException(directory + " holds " + listing.logs().size() + " .wal and "
-          + listing.tables().size() + " .sst files but no valid MANIFEST: refusing to open it "
-          + "rather than guess which of them make up the store");
+          + listing.tables().size() + " .sst files but no valid MANIFEST" + found + ": refusing to"
+          + " open it rather than guess which of them make up the store; nothing was deleted");
     }
     return new ManifestSnapshot(1, 0, 0, List.of());
   }
@@ -132,21 +143,21 @@ final class Recovery {
   private void openTables(List<TableMeta> metas) throws IOException {
     for (TableMeta meta : metas) {
       Path file = directory.resolve(FileNames.table(meta.fileNumber()));
-      if (!vfs.exists(file)) {
-        throw new CorruptionException(file, "named by the manifest but missing");
-      }
-      tables.add(SharedTable.open(vfs, file, meta));
+      tables.add(SharedTable.openServingAroundDamage(vfs, file, meta, damage));
       clock.observe(meta.maxVersion());
     }
     tables.sort(Comparator.comparingLong(SharedTable::fileNumber).reversed());
   }
 
-  // Segments are replayed oldest first into one memtable, flushed whenever it fills.
+  // Segments are replayed oldest first into one memtable, flushed whenever it fills. Damage
+  // rather than a torn tail makes it throw; the tables it wrote are then deleted by run().
   private void replayLogs(DirectoryListing listing, long logNumber, FileNumbers numbers)
       throws IOException {
+    SortedSet<Long> segments = listing.logs().tailSet(logNumber);
+    LogDamage damageCheck = new LogDamage(lastNonEmpty(segments), segments.isEmpty() ? -1 : segments.last());
     Memtable memtable = new Memtable(options.memtableSizeBytes());
     try {
-      for (long number : listing.logs().tailSet(logNumber)) {
+      for (long number : segments) {
         Path file = directory.resolve(FileNames.log(number));
         long records = 0;
         try (LogReader reader = LogReader.open(vfs, file)) {
@@ -160,6 +171,7 @@ final class Recovery {
               memtable = new Memtable(options.memtableSizeBytes());
             }
           }
+          damageCheck.check(file, number, reader.tornTail(), reader.headerMissing());
           logTornTail(file, reader.tornTail());
         }
         LOG.log(Level.INFO, "replayed " + records + " records from " + file);
@@ -170,9 +182,19 @@ final class Recovery {
     }
   }
 
+  // The highest-numbered segment longer than its header, or -1: the only one a crash can tear.
+  private long lastNonEmpty(SortedSet<Long> segments) throws IOException {
+    long last = -1;
+    for (long number : segments) {
+      if (vfs.size(directory.resolve(FileNames.log(number))) > RecordFormat.HEADER_BYTES) last = number;
+    }
+    return last;
+  }
+
   private void flush(Memtable memtable, FileNumbers numbers) throws IOException {
     long number = numbers.allocate();
     Path file = directory.resolve(FileNames.table(number));
+    replayedTables.add(file);
     TableMeta meta = TableWriter.write(vfs,
         file, number, memtable.iterator(), options.blockSizeBytes(), options.bloomBitsPerKey());
     // The table's directory entry must be durable before a manifest names it.

@@ -1,5 +1,6 @@
 package dev.shale.storage.core;
 
+import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
 import dev.shale.storage.Vfs;
@@ -32,8 +33,33 @@ final class SharedTable {
     this.meta = meta;
   }
 
+  /**
+   * Opens a table this engine just wrote. Its filter must be intact: damage found right after the
+   * write is a failed write (the flush or compaction fails and is retried), not one to serve around.
+   */
   static SharedTable open(Vfs vfs, Path path, TableMeta meta) throws IOException {
-    return new SharedTable(new OpenFile(vfs, Table.open(vfs, path, meta.fileNumber())), meta);
+    Table table = Table.open(vfs, path, meta.fileNumber());
+    if (table.filterDamage() != null) {
+      table.close();
+      throw new CorruptionException(path, table.filterDamage());
+    }
+    return new SharedTable(new OpenFile(vfs, table, null), meta);
+  }
+
+  /**
+   * Opens a table of the store found at open. A damaged filter is served around (docs/format.md,
+   * "Damage found at open") and reported to {@code damage}, which forgets it when the table is
+   * deleted.
+   */
+  static SharedTable openServingAroundDamage(
+      Vfs vfs, Path path, TableMeta meta, DamageRegistry damage) throws IOException {
+    Table table = Table.open(vfs, path, meta.fileNumber());
+    if (table.filterDamage() != null) {
+      damage.report(path, "Bloom filter unusable: " + table.filterDamage(), "the table is served"
+          + " without its filter (each read of it reads a block; no data is lost); a compaction"
+          + " that rewrites the table (Engine.compact()) gives it a new filter");
+    }
+    return new SharedTable(new OpenFile(vfs, table, damage), meta);
   }
 
   /** The same file at {@code level}, with a reference of its own for the caller. */
@@ -157,15 +183,17 @@ final class SharedTable {
   private static final class OpenFile {
     private final Vfs vfs;
     private final Table table;
+    private final DamageRegistry damage; // null: nothing reported about this file
     // Invariant: > 0 while the table is open; it is closed exactly once, on the step to 0.
     private final AtomicInteger references = new AtomicInteger(1);
     // Set before the reference that would reach 0 is released, so that step sees it.
     private volatile boolean obsolete;
     private volatile boolean setAside;
 
-    OpenFile(Vfs vfs, Table table) {
+    OpenFile(Vfs vfs, Table table, DamageRegistry damage) {
       this.vfs = vfs;
       this.table = table;
+      this.damage = damage;
     }
 
     void retain() {
@@ -184,6 +212,7 @@ final class SharedTable {
     }
 
     private void delete() {
+      if (damage != null) damage.forget(table.path());
       try {
         vfs.delete(table.path());
       } catch (IOException e) {

@@ -6,14 +6,15 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
-import java.util.zip.CRC32C;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads the framed records of a log or manifest file from the start, up to its torn tail
+ * Reads the framed records of a log or manifest file from the start, up to its first bad record
  * (docs/format.md, "Write-ahead log"): the first record that runs past the end of the file or
- * fails its crc ends the file, and so does a record whose payload the caller finds inconsistent
- * ({@link #stopAt}). The file is memory-mapped; frames are slices of the mapping.
+ * fails its crc ends the records, and so does a record whose payload the caller finds
+ * inconsistent ({@link #stopAt}). Past a bad record the reader resynchronises to count the valid
+ * records after it, so that the caller can tell a torn tail from damage in the middle. The file
+ * is memory-mapped; frames are slices of the mapping.
  *
  * <p>Thread safety: none; one thread reads, then closes. Frames are valid until {@link #close}.
  */
@@ -21,15 +22,28 @@ public final class RecordReader implements AutoCloseable {
   /** One record whose crc holds: where it starts in the file, and its payload. */
   public record Frame(long offset, MemorySegment payload) {}
 
-  /** The bytes after the last good record: where they start, how many, why they end the file. */
-  public record TornTail(long offset, long droppedBytes, String reason) {}
+  /**
+   * The bytes from the first bad record on: where they start, how many, why they end the records,
+   * and the valid records found after them by resynchronising. Only with none after it is this a
+   * torn tail proper (docs/format.md, "Write-ahead log").
+   *
+   * @param nextValidOffset where the first valid record after the bad one starts, or -1
+   * @param validRecordsAfter how many valid records follow in a row from there
+   */
+  public record TornTail(
+      long offset, long droppedBytes, String reason, long nextValidOffset, long validRecordsAfter) {
+    public boolean followedByValidRecords() {
+      return validRecordsAfter > 0;
+    }
+  }
 
   private final Path path;
   private final Arena arena;
   private final MemorySegment file;
   private long position;
   private boolean done;
-  private @Nullable TornTail tail; // null: no torn tail (yet)
+  private boolean headerMissing;
+  private @Nullable TornTail tail; // null: no bad record (yet)
 
   private RecordReader(Path path, Arena arena, MemorySegment file) {
     this.path = path;
@@ -68,16 +82,16 @@ public final class RecordReader implements AutoCloseable {
       return null;
     }
     if (remaining < RecordFormat.FRAME_HEADER_BYTES) {
-      return stop(position, "incomplete record header");
+      return stop(position, "incomplete record header", -1);
     }
     int storedCrc = file.get(RecordFormat.U32, position);
     long length = Integer.toUnsignedLong(file.get(RecordFormat.U32, position + 4));
     if (length > remaining - RecordFormat.FRAME_HEADER_BYTES) {
-      return stop(position, "record of " + length + " bytes runs past the end of the file");
+      return stop(position, "record of " + length + " bytes runs past the end of the file", -1);
     }
     long covered = RecordFormat.FRAME_HEADER_BYTES - RecordFormat.CRC_COVERED_FROM + length;
-    if (crc32c(position + RecordFormat.CRC_COVERED_FROM, covered) != storedCrc) {
-      return stop(position, "crc mismatch");
+    if (FrameScan.crc32c(file, position + RecordFormat.CRC_COVERED_FROM, covered) != storedCrc) {
+      return stop(position, "crc mismatch", FrameScan.end(file, position));
     }
     Frame frame =
         new Frame(position, file.asSlice(position + RecordFormat.FRAME_HEADER_BYTES, length));
@@ -90,12 +104,17 @@ public final class RecordReader implements AutoCloseable {
    * format treats like a torn write (docs/format.md, "Write-ahead log").
    */
   public void stopAt(Frame frame, String reason) {
-    stop(frame.offset(), reason);
+    stop(frame.offset(), reason, FrameScan.end(file, frame.offset()));
   }
 
-  /** The torn tail found, or null if the file ended cleanly after its last record. */
+  /** The bad record found and what follows it, or null if the file ended cleanly after its last record. */
   public @Nullable TornTail tornTail() {
     return tail;
+  }
+
+  /** True if the file is shorter than its header or its header is all zeros: it holds no records. */
+  public boolean headerMissing() {
+    return headerMissing;
   }
 
   @Override
@@ -108,13 +127,15 @@ public final class RecordReader implements AutoCloseable {
   private void readHeader(long magic) {
     long size = file.byteSize();
     if (size < RecordFormat.HEADER_BYTES) {
-      stop(0, "file of " + size + " bytes is shorter than its header");
+      headerMissing = true;
+      stop(0, "file of " + size + " bytes is shorter than its header", -1);
       return;
     }
     long storedMagic = file.get(RecordFormat.U64, 0);
     int formatVersion = file.get(RecordFormat.U32, 8);
     if (storedMagic == 0 && formatVersion == 0 && file.get(RecordFormat.U32, 12) == 0) {
-      stop(0, "header never written");
+      headerMissing = true;
+      stop(0, "header never written", -1);
       return;
     }
     if (storedMagic != magic) {
@@ -129,15 +150,15 @@ public final class RecordReader implements AutoCloseable {
     position = RecordFormat.HEADER_BYTES;
   }
 
-  private int crc32c(long offset, long length) {
-    CRC32C crc = new CRC32C();
-    crc.update(file.asSlice(offset, length).asByteBuffer());
-    return (int) crc.getValue();
-  }
-
-  private @Nullable Frame stop(long offset, String reason) {
+  // nextByLength: where the bad record's own length says the next one starts, or -1 when that
+  // length cannot be trusted. Records start after the header, so a scan never starts before it.
+  private @Nullable Frame stop(long offset, String reason, long nextByLength) {
     long dropped = file.byteSize() - offset;
-    tail = dropped == 0 ? null : new TornTail(offset, dropped, reason);
+    if (dropped > 0) {
+      long scanFrom = Math.max(offset + 1, RecordFormat.HEADER_BYTES);
+      FrameScan.After after = FrameScan.validFramesAfter(file, nextByLength, scanFrom);
+      tail = new TornTail(offset, dropped, reason, after.offset(), after.count());
+    }
     done = true;
     return null;
   }

@@ -1,5 +1,6 @@
 package dev.shale.storage.manifest;
 
+import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Vfs;
 import dev.shale.storage.io.FileNames;
 import dev.shale.storage.io.RecordReader;
@@ -29,8 +30,8 @@ public final class ManifestLoader {
   /**
    * The newest valid snapshot in {@code directory}, or empty if no manifest holds one.
    *
-   * @throws dev.shale.storage.CorruptionException if the chosen manifest's last valid record does
-   *     not parse, or a manifest has another kind of header
+   * @throws CorruptionException if the chosen manifest's last valid record does not parse, a
+   *     bad record in it is followed by valid ones, or a manifest has another kind of header
    */
   public static Optional<Loaded> load(Vfs vfs, Path directory) throws IOException {
     List<Long> numbers = manifestNumbers(vfs, directory);
@@ -44,7 +45,7 @@ public final class ManifestLoader {
   }
 
   /** The numbers of the {@code MANIFEST-<n>} files in {@code directory}, in no order. */
-  static List<Long> manifestNumbers(Vfs vfs, Path directory) throws IOException {
+  public static List<Long> manifestNumbers(Vfs vfs, Path directory) throws IOException {
     List<Long> numbers = new ArrayList<>();
     for (Path file : vfs.list(directory)) {
       FileNames.parse(file.getFileName().toString())
@@ -54,11 +55,22 @@ public final class ManifestLoader {
     return numbers;
   }
 
+  // A manifest is never appended to after a failed append (Manifest.commit), so valid records
+  // after a bad one are not a torn append: the bad record was a committed snapshot.
+  private static CorruptionException damagedInTheMiddle(Path file, TornTail tail) {
+    return new CorruptionException(file, "manifest has a bad record (" + tail.reason()
+        + ") at offset " + tail.offset() + " followed by " + tail.validRecordsAfter()
+        + " valid records from offset " + tail.nextValidOffset() + ": not a torn append. The"
+        + " store was not opened and nothing was deleted. Restore the directory from a backup,"
+        + " or in a cluster move it aside and let the node be refilled from its replicas.");
+  }
+
   private static Optional<ManifestSnapshot> lastSnapshot(Vfs vfs, Path file) throws IOException {
     try (RecordReader reader = RecordReader.open(vfs, file, ManifestFormat.MAGIC)) {
       Frame last = null;
       for (Frame frame = reader.next(); frame != null; frame = reader.next()) last = frame;
       TornTail tail = reader.tornTail();
+      if (tail != null && tail.followedByValidRecords()) throw damagedInTheMiddle(file, tail);
       if (tail != null) {
         LOG.log(Level.WARNING, file + ": ignoring " + tail.droppedBytes() + " bytes from offset "
             + tail.offset() + " (" + tail.reason() + ")");

@@ -34,7 +34,8 @@ public final class Table implements AutoCloseable {
   private final MemorySegment file;
   private final Footer footer;
   private final IndexBlock index;
-  private final @Nullable BloomFilter filter; // null when the table was written without one
+  private final @Nullable BloomFilter filter; // null when the table was written without one, or it is damaged
+  private final @Nullable String filterDamage; // why the table's filter is not used, or null
   private final LongAdder blockReads = new LongAdder();
 
   private Table(Path path, long fileNumber, Arena arena, MemorySegment file) {
@@ -44,10 +45,25 @@ public final class Table implements AutoCloseable {
     this.file = file;
     this.footer = Footer.decode(file, path);
     this.index = IndexBlock.open(file, footer, path);
-    this.filter = footer.filter().length() == 0 ? null : BloomFilter.open(file, footer.filter(), path);
+    BloomFilter opened = null;
+    String damage = null;
+    if (footer.filter().length() > 0) {
+      // A filter only spares reads (docs/format.md, "Filter"): without it every get reads the one
+      // block that can hold the key, so a damaged filter costs speed, never data.
+      try {
+        opened = BloomFilter.open(file, footer.filter(), path);
+      } catch (CorruptionException e) {
+        damage = e.problem();
+      }
+    }
+    this.filter = opened;
+    this.filterDamage = damage;
   }
 
-  /** Maps the file and checks its footer, index and filter (CorruptionException naming the file if bad). */
+  /**
+   * Maps the file and checks its footer, index and filter (CorruptionException naming the file if
+   * the footer or index is bad; a bad filter is left unused, see {@link #filterDamage}).
+   */
   public static Table open(Vfs vfs, Path file, long fileNumber) throws IOException {
     Arena arena = Arena.ofShared();
     try (Vfs.ReadableFile opened = vfs.open(file)) {
@@ -142,6 +158,14 @@ public final class Table implements AutoCloseable {
    */
   public static Hash128 filterHash(byte[] key) {
     return Murmur3.hash128(key, BloomFilter.SEED);
+  }
+
+  /**
+   * Why the table's Bloom filter failed its checks at open and is not used (where, which check),
+   * or null if it is intact or the table has none. The caller reports it.
+   */
+  public @Nullable String filterDamage() {
+    return filterDamage;
   }
 
   public long minVersion() {

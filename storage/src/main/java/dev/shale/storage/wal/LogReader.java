@@ -10,8 +10,8 @@ import java.nio.file.Path;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads one write-ahead log segment's records in order, up to its torn tail (docs/format.md,
- * "Write-ahead log"). Thread safety: none; one thread reads, then closes.
+ * Reads one write-ahead log segment's records in order, up to its first bad record
+ * (docs/format.md, "Write-ahead log"); whether that is a torn tail is the caller's to judge. Thread safety: none; one thread reads, then closes.
  */
 public final class LogReader implements AutoCloseable {
   private final RecordReader records;
@@ -46,9 +46,17 @@ public final class LogReader implements AutoCloseable {
     return LogRecord.decode(records.path(), frame);
   }
 
-  /** The torn tail found once {@link #next} returned null, or null if the log ended cleanly. */
+  /**
+   * The bad record that ended the records once {@link #next} returned null (with the valid
+   * records found after it), or null if the log ended cleanly.
+   */
   public @Nullable TornTail tornTail() {
     return records.tornTail();
+  }
+
+  /** True if the file is shorter than its header or its header is zeros: it holds no records. */
+  public boolean headerMissing() {
+    return records.headerMissing();
   }
 
   @Override

@@ -75,6 +75,36 @@ class ManifestTest {
     }
   }
 
+  // Issue 12, defect 2 as it applies to the manifest: a manifest is never appended to after a
+  // failed append, so valid records after a bad one mean a committed snapshot was damaged.
+  @Test
+  void aDamagedRecordFollowedByValidOnesIsCorruptionNamingTheOffset() throws IOException {
+    ManifestSnapshot first = snapshot(10, 2, List.of(table(4, "a", "m")));
+    ManifestSnapshot second = snapshot(11, 3, List.of(table(6, "b", "n"), table(4, "a", "m")));
+    ManifestSnapshot third = snapshot(12, 3, List.of(table(6, "b", "n")));
+    Path file = dir.resolve(FileNames.manifest(1));
+    long secondStart;
+    long thirdStart;
+    try (Manifest manifest = Manifest.create(Vfs.real(), dir, 1, first)) {
+      secondStart = manifest.sizeBytes();
+      manifest.commit(second, fileNumbers::getAndIncrement);
+      thirdStart = manifest.sizeBytes();
+      manifest.commit(third, fileNumbers::getAndIncrement);
+    }
+    byte[] whole = Files.readAllBytes(file);
+
+    for (long at = secondStart; at < thirdStart; at++) {
+      byte[] flipped = whole.clone();
+      flipped[(int) at] ^= 0x01;
+      Files.write(file, flipped);
+      assertThatThrownBy(() -> ManifestLoader.load(Vfs.real(), dir))
+          .as("damage at %d", at)
+          .isInstanceOfSatisfying(CorruptionException.class, e -> assertThat(e.file()).isEqualTo(file))
+          .hasMessageContaining("at offset " + secondStart + " followed by 1 valid records from offset "
+              + thirdStart);
+    }
+  }
+
   @Test
   void theHighestNumberedManifestWithAValidRecordIsChosen() throws IOException {
     ManifestSnapshot three = snapshot(10, 2, List.of(table(4, "a", "b")));

@@ -1,0 +1,81 @@
+package dev.shale.storage.core;
+
+import dev.shale.storage.CorruptionException;
+import dev.shale.storage.io.FileNames;
+import dev.shale.storage.manifest.ManifestSnapshot;
+import dev.shale.storage.table.TableMeta;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Checks that the manifest snapshot chosen at open accounts for the logs and tables in the
+ * directory (docs/format.md, "Recovery at open", step 1), so that a lost commit (a damaged or
+ * truncated manifest falling back to an older snapshot) makes opening fail instead of serving
+ * part of the store and deleting the rest as leftovers.
+ */
+final class SnapshotAccounting {
+  /*
+   * Why these two checks, from the write protocol. A commit that did not return (a torn append)
+   * deleted nothing: the previous snapshot's log segment and tables are all on disk, and tables
+   * it does not name are leftovers whose records are still in the logs or in compaction inputs.
+   * A durable commit that was later lost did delete: the tables a compaction replaced (so the
+   * older snapshot names a missing table), or the segment a flush retired, segment log_number
+   * (flushes go oldest first), beside the flush's table and newer segments numbered above it.
+   * The one time segment log_number is legitimately missing is the window of recovery's step 3,
+   * which names it before creating it; nothing above it but the manifest exists then.
+   */
+
+  private static final String REMEDY = " The store was not opened and nothing was deleted."
+      + " Restore the directory from a backup, or in a cluster move it aside and let the node be"
+      + " refilled from its replicas.";
+
+  private SnapshotAccounting() {}
+
+  /** Throws a CorruptionException saying what is unaccounted for, if anything is. */
+  static void check(
+      Path directory, long manifestNumber, ManifestSnapshot snapshot, DirectoryListing listing) {
+    Path manifest = directory.resolve(FileNames.manifest(manifestNumber));
+    for (TableMeta t : snapshot.tables()) {
+      if (!listing.tables().contains(t.fileNumber())) {
+        throw new CorruptionException(directory.resolve(FileNames.table(t.fileNumber())),
+            "named by " + manifest.getFileName() + " but missing: a later manifest snapshot that"
+                + " no longer named it was lost, or the file was removed." + REMEDY);
+      }
+    }
+    long logNumber = snapshot.logNumber();
+    if (logNumber == 0 || listing.logs().contains(logNumber)) return;
+    List<Long> newer = newerUnaccounted(snapshot, listing);
+    if (newer.isEmpty()) return;
+    throw new CorruptionException(manifest, "its snapshot's log segment "
+        + FileNames.log(logNumber) + " is missing while newer files it does not account for exist ("
+        + describe(newer, listing) + "): a later snapshot, which retired that segment and named"
+        + " those files, was lost (the manifest is damaged or truncated). Opening from this"
+        + " snapshot would lose the writes in them." + REMEDY);
+  }
+
+  // Log segments numbered above log_number, and tables above it that the snapshot does not name.
+  private static List<Long> newerUnaccounted(ManifestSnapshot snapshot, DirectoryListing listing) {
+    Set<Long> named = new HashSet<>();
+    for (TableMeta t : snapshot.tables()) named.add(t.fileNumber());
+    long logNumber = snapshot.logNumber();
+    Set<Long> newer = new TreeSet<>(listing.logs().tailSet(logNumber + 1));
+    for (long table : listing.tables().tailSet(logNumber + 1)) {
+      if (!named.contains(table)) newer.add(table);
+    }
+    return List.copyOf(newer);
+  }
+
+  private static String describe(List<Long> numbers, DirectoryListing listing) {
+    StringBuilder names = new StringBuilder();
+    for (int i = 0; i < Math.min(numbers.size(), 5); i++) {
+      long n = numbers.get(i);
+      if (i > 0) names.append(", ");
+      names.append(listing.logs().contains(n) ? FileNames.log(n) : FileNames.table(n));
+    }
+    if (numbers.size() > 5) names.append(" and ").append(numbers.size() - 5).append(" more");
+    return names.toString();
+  }
+}
