@@ -143,6 +143,14 @@ final class RealVfs implements Vfs {
   }
 
   @Override
+  public void truncate(Path file, long sizeBytes) throws IOException {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+      channel.truncate(sizeBytes);
+      channel.force(true);
+    }
+  }
+
+  @Override
   public long usableSpace(Path directory) throws IOException {
     return Files.getFileStore(directory).getUsableSpace();
   }

@@ -67,6 +67,13 @@ public interface Vfs {
   /** Creates {@code directory} and any missing parents; nothing if it exists already. */
   void createDirectories(Path directory) throws IOException;
 
+  /**
+   * Cuts the existing {@code file} back to {@code sizeBytes} and forces the cut to the device:
+   * how recovery drops a log segment's torn tail before it keeps the segment (the one change of a
+   * written file in place; the bytes cut were never acknowledged).
+   */
+  void truncate(Path file, long sizeBytes) throws IOException;
+
   /** The bytes this process may still write on the filesystem holding {@code directory}. */
   long usableSpace(Path directory) throws IOException;
 

@@ -319,6 +319,18 @@ public final class CrashVfs implements Vfs {
     return disk.size(path);
   }
 
+  // Forced as it returns (Vfs#truncate), so durable at once: the cut bytes never come back.
+  @Override
+  public synchronized void truncate(Path file, long sizeBytes) throws IOException {
+    Path path = checked(file);
+    enter(VfsOp.TRUNCATE, path);
+    Inode inode = live.get(path);
+    if (inode == null) throw new java.nio.file.NoSuchFileException(path.toString());
+    disk.truncate(path, sizeBytes);
+    inode.length = Math.min(inode.length, sizeBytes);
+    inode.syncedLength = Math.min(inode.syncedLength, sizeBytes);
+  }
+
   @Override
   public synchronized boolean exists(Path file) {
     return disk.exists(checked(file));

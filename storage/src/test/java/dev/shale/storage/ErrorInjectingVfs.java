@@ -277,6 +277,12 @@ public final class ErrorInjectingVfs implements Vfs {
   }
 
   @Override
+  public void truncate(Path file, long sizeBytes) throws IOException {
+    check(VfsOp.TRUNCATE, file);
+    delegate.truncate(file, sizeBytes);
+  }
+
+  @Override
   public long usableSpace(Path directory) throws IOException {
     check(VfsOp.USABLE_SPACE, directory);
     return delegate.usableSpace(directory);

@@ -143,7 +143,12 @@ final class Flusher implements Runnable {
     }
     SharedTable table = pendingTable;
     TableMeta meta = table.meta();
-    if (!host.commit(frozen, table)) return; // closed: dropPending lets the table go
+    if (!host.commit(frozen, table)) {
+      // Closed before the commit wrote anything: no manifest can name the table, so it goes now
+      // (when dropPending lets it go) rather than at the next open.
+      table.markObsolete();
+      return;
+    }
     pending = null;
     pendingTable = null;
     table.release(); // the view holds its own reference

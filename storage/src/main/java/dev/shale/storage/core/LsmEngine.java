@@ -82,8 +82,9 @@ final class LsmEngine implements Engine {
     ReentrantLock lock = new ReentrantLock();
     Memtable first = new Memtable(options.memtableSizeBytes());
     this.view = new CurrentView(directory, lock,
-        new ReadView(first, List.of(), Levels.of(recovered.tables())));
-    first.release(); // the view holds it now, and the tables:
+        new ReadView(first, recovered.frozen(), Levels.of(recovered.tables())));
+    first.release(); // the view holds it now, and the replayed memtables and the tables:
+    recovered.frozen().forEach(f -> f.memtable().release());
     recovered.tables().forEach(SharedTable::release);
     this.backpressure = new Backpressure(options, view, lock, directory.toString());
     FileSetCommit fileSets = new FileSetCommit(

@@ -13,7 +13,6 @@ import dev.shale.storage.manifest.ManifestLoader;
 import dev.shale.storage.manifest.ManifestSnapshot;
 import dev.shale.storage.memtable.Memtable;
 import dev.shale.storage.table.TableMeta;
-import dev.shale.storage.table.TableWriter;
 import dev.shale.storage.wal.LogReader;
 import dev.shale.storage.wal.LogWriter;
 import java.io.IOException;
@@ -29,23 +28,26 @@ import java.util.SortedSet;
 
 /**
  * Opening a store's files, exactly as docs/format.md "Recovery at open" says: read the manifest,
- * open its tables, replay the logs it does not cover into tables, write a new manifest naming
- * them and a new empty log, delete what is no longer needed, and move the clock past every
- * version seen. The caller holds the directory's LOCK.
+ * open its tables, replay each log segment it does not cover into a frozen memtable kept with its
+ * segment, write a new manifest and a new empty log, delete what is no longer needed, and move the
+ * clock past every version seen. The caller holds the directory's LOCK.
  */
 final class Recovery {
   /**
    * The store as recovery leaves it.
    *
    * @param tables the live tables, newest first; the caller owns one reference to each
+   * @param frozen the replayed log segments' memtables, newest first, for the flush thread; the
+   *     caller owns one reference to each memtable
    * @param damage the damaged files found, which the engine serves around and reports
    */
-  record Recovered(Manifest manifest, List<SharedTable> tables, LogWriter log,
-      FileNumbers fileNumbers, DamageRegistry damage) {
+  record Recovered(Manifest manifest, List<SharedTable> tables, List<FrozenMemtable> frozen,
+      LogWriter log, FileNumbers fileNumbers, DamageRegistry damage) {
 
     /** Lets everything go when the engine cannot start after all. */
     void closeQuietly() {
       tables.forEach(SharedTable::release);
+      frozen.forEach(f -> f.memtable().release());
       try {
         log.close();
       } catch (IOException | RuntimeException e) {
@@ -67,7 +69,7 @@ final class Recovery {
   private final Vfs vfs;
   private long loadedFrom; // the number of the manifest the state came from, or 0 for a new store
   private final List<SharedTable> tables = new ArrayList<>();
-  private final List<Path> replayedTables = new ArrayList<>(); // written by this open's replay
+  private final List<FrozenMemtable> frozen = new ArrayList<>(); // newest first
   private final DamageRegistry damage = new DamageRegistry();
 
   private Recovery(Path directory, EngineOptions options, HybridClock clock) {
@@ -84,7 +86,7 @@ final class Recovery {
       return recovery.recover();
     } catch (IOException | RuntimeException e) {
       recovery.tables.forEach(SharedTable::release);
-      recovery.replayedTables.forEach(recovery::delete); // no manifest names them
+      recovery.frozen.forEach(f -> f.memtable().release());
       throw e;
     }
   }
@@ -97,15 +99,16 @@ final class Recovery {
         new FileNumbers(Math.max(base.nextFileNumber(), listing.highestNumber() + 1));
     clock.observe(base.lastVersion());
     openTables(base.tables());
-    replayLogs(listing, base.logNumber(), numbers);
+    replayLogs(listing, base.logNumber());
 
     long logNumber = numbers.allocate();
     long manifestNumber = numbers.allocate();
     List<TableMeta> metas = tables.stream().map(SharedTable::meta).toList();
+    // log_number: the oldest segment still holding records that are in no table.
+    long oldestUnflushed = frozen.isEmpty() ? logNumber : frozen.getLast().logNumber();
     ManifestSnapshot snapshot =
-        new ManifestSnapshot(numbers.peek(), logNumber, clock.current(), metas);
+        new ManifestSnapshot(numbers.peek(), oldestUnflushed, clock.current(), metas);
     Manifest manifest = Manifest.create(vfs, directory, manifestNumber, snapshot);
-    replayedTables.clear(); // named by a durable manifest now: never deleted by a failure below
     LogWriter log;
     try {
       log = LogWriter.create(vfs, directory.resolve(FileNames.log(logNumber)), logNumber);
@@ -114,10 +117,10 @@ final class Recovery {
       throw e;
     }
     deleteObsoleteFiles(listing, snapshot);
-    LOG.log(Level.INFO, directory + " opened: " + tables.size() + " tables, log "
-        + FileNames.log(logNumber) + ", " + FileNames.manifest(manifestNumber) + ", last version "
-        + clock.current());
-    return new Recovered(manifest, List.copyOf(tables), log, numbers, damage);
+    LOG.log(Level.INFO, directory + " opened: " + tables.size() + " tables, " + frozen.size()
+        + " replayed log segments to flush, log " + FileNames.log(logNumber) + ", "
+        + FileNames.manifest(manifestNumber) + ", last version " + clock.current());
+    return new Recovered(manifest, List.copyOf(tables), List.copyOf(frozen), log, numbers, damage);
   }
 
   // docs/format.md, "Manifest": a directory with no manifest is a new, empty store, unless it
@@ -149,37 +152,45 @@ final class Recovery {
     tables.sort(Comparator.comparingLong(SharedTable::fileNumber).reversed());
   }
 
-  // Segments are replayed oldest first into one memtable, flushed whenever it fills. Damage
-  // rather than a torn tail makes it throw; the tables it wrote are then deleted by run().
-  private void replayLogs(DirectoryListing listing, long logNumber, FileNumbers numbers)
-      throws IOException {
+  // Each segment from log_number on is replayed into a frozen memtable kept with it, just as the
+  // engine held them before it stopped: opening writes no table, so it needs next to no disk
+  // space (a node whose disk filled up must still start), and the flush thread writes them out
+  // once the engine runs (RocksDB's avoid_flush_during_recovery). Damage rather than a torn tail
+  // makes it throw (LogDamage). A torn tail is cut off its segment, which is kept: left there, it
+  // would sit before the segments this open starts, where the next open would take it for damage.
+  private void replayLogs(DirectoryListing listing, long logNumber) throws IOException {
     SortedSet<Long> segments = listing.logs().tailSet(logNumber);
     LogDamage damageCheck = new LogDamage(lastNonEmpty(segments), segments.isEmpty() ? -1 : segments.last());
-    Memtable memtable = new Memtable(options.memtableSizeBytes());
-    try {
-      for (long number : segments) {
-        Path file = directory.resolve(FileNames.log(number));
-        long records = 0;
-        try (LogReader reader = LogReader.open(vfs, file)) {
-          for (Entry entry = reader.next(); entry != null; entry = reader.next()) {
-            clock.observe(entry.version());
-            memtable.add(entry);
-            records++;
-            if (memtable.sizeBytes() >= options.memtableSizeBytes()) {
-              flush(memtable, numbers);
-              memtable.release();
-              memtable = new Memtable(options.memtableSizeBytes());
-            }
-          }
-          damageCheck.check(file, number, reader.tornTail(), reader.headerMissing());
-          logTornTail(file, reader.tornTail());
+    for (long number : segments) {
+      Path file = directory.resolve(FileNames.log(number));
+      Memtable memtable = new Memtable(options.memtableSizeBytes());
+      TornTail tail;
+      try (LogReader reader = LogReader.open(vfs, file)) {
+        for (Entry entry = reader.next(); entry != null; entry = reader.next()) {
+          clock.observe(entry.version());
+          memtable.add(entry);
         }
-        LOG.log(Level.INFO, "replayed " + records + " records from " + file);
+        damageCheck.check(file, number, reader.tornTail(), reader.headerMissing());
+        tail = reader.tornTail();
+      } catch (IOException | RuntimeException e) {
+        memtable.release();
+        throw e;
       }
-      if (!memtable.isEmpty()) flush(memtable, numbers);
-    } finally {
-      memtable.release(); // its native memory: recovery's memtables end in tables or nowhere
+      LOG.log(Level.INFO, "replayed " + memtable.sizeBytes() + " bytes of records from " + file);
+      if (memtable.isEmpty()) {
+        memtable.release(); // nothing to keep: the segment goes with the obsolete files
+        continue;
+      }
+      frozen.addFirst(new FrozenMemtable(memtable, number));
+      if (tail != null) cutTornTail(file, tail);
     }
+  }
+
+  // Only once the reader's mapping is gone: a mapped page past a file's end cannot be read.
+  private void cutTornTail(Path file, TornTail tail) throws IOException {
+    vfs.truncate(file, tail.offset());
+    LOG.log(Level.WARNING, file + ": cut its torn tail of " + tail.droppedBytes()
+        + " bytes at offset " + tail.offset() + " (" + tail.reason() + ")");
   }
 
   // The highest-numbered segment longer than its header, or -1: the only one a crash can tear.
@@ -191,29 +202,15 @@ final class Recovery {
     return last;
   }
 
-  private void flush(Memtable memtable, FileNumbers numbers) throws IOException {
-    long number = numbers.allocate();
-    Path file = directory.resolve(FileNames.table(number));
-    replayedTables.add(file);
-    TableMeta meta = TableWriter.write(vfs,
-        file, number, memtable.iterator(), options.blockSizeBytes(), options.bloomBitsPerKey());
-    // The table's directory entry must be durable before a manifest names it.
-    vfs.syncDirectory(directory);
-    tables.addFirst(SharedTable.open(vfs, file, meta));
-    LOG.log(Level.INFO, "recovery flushed " + meta.entryCount() + " records to " + file);
-  }
-
-  private static void logTornTail(Path file, TornTail tail) {
-    if (tail == null) return;
-    LOG.log(Level.WARNING, file + ": dropped torn tail of " + tail.droppedBytes()
-        + " bytes at offset " + tail.offset() + " (" + tail.reason() + ")");
-  }
-
   // docs/format.md, "Recovery at open", step 4: only once the new manifest is durable.
   private void deleteObsoleteFiles(DirectoryListing listing, ManifestSnapshot snapshot) {
     Set<Long> live = new HashSet<>();
     for (TableMeta t : snapshot.tables()) live.add(t.fileNumber());
-    for (long number : listing.logs()) delete(directory.resolve(FileNames.log(number)));
+    Set<Long> kept = new HashSet<>();
+    for (FrozenMemtable f : frozen) kept.add(f.logNumber());
+    for (long number : listing.logs()) {
+      if (!kept.contains(number)) delete(directory.resolve(FileNames.log(number)));
+    }
     for (Path temporary : listing.temporaries()) delete(temporary);
     for (long number : listing.tables()) {
       if (!live.contains(number)) delete(directory.resolve(FileNames.table(number)));

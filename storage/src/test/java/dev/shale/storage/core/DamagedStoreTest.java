@@ -113,7 +113,7 @@ class DamagedStoreTest {
   @Test
   void aTableWithADamagedFilterIsServedWithoutItAndReported() throws IOException {
     writeKeysAndClose(dir);
-    Engine.open(dir, EngineOptions.defaults()).close(); // replays the log into a table
+    EngineTesting.openAndFlushReplayedLogs(dir);
     Path table = newest(dir, FileNames.Kind.TABLE);
     byte[] bytes = Files.readAllBytes(table);
     ByteBuffer footer = ByteBuffer.wrap(bytes, bytes.length - 64, 64).slice().order(ByteOrder.LITTLE_ENDIAN);

@@ -55,6 +55,16 @@ final class EngineTesting {
     }
   }
 
+  /**
+   * Opens the store in {@code directory}, waits until the flush thread has written the log
+   * segments that open replayed into tables (open itself writes none), and closes it.
+   */
+  static void openAndFlushReplayedLogs(Path directory) {
+    try (Engine engine = Engine.open(directory, EngineOptions.defaults())) {
+      await("the replayed logs flushed", () -> engine.stats().immutableMemtables() == 0);
+    }
+  }
+
   /** Copies the files of {@code from} (not LOCK) into the new directory {@code to}. */
   static void copyDirectory(Path from, Path to) {
     try (Stream<Path> files = Files.list(from)) {
