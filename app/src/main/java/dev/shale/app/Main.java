@@ -17,8 +17,9 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
-    PrintWriter out = new PrintWriter(System.out, true);
-    PrintWriter err = new PrintWriter(System.err, true);
+    // In the console's encoding, which is what the streams were opened with.
+    PrintWriter out = new PrintWriter(System.out, true, System.out.charset());
+    PrintWriter err = new PrintWriter(System.err, true, System.err.charset());
     try {
       Logging.configure();
     } catch (IllegalArgumentException e) {

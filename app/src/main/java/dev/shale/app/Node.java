@@ -11,6 +11,7 @@ import dev.shale.server.ShaleServer;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One running Shale node: the engine on its data directory, the HTTP server on top, and in a
@@ -24,10 +25,10 @@ final class Node implements AutoCloseable {
   private final Path dataDir;
   private final Engine engine;
   private final ShaleServer server;
-  private final Cluster cluster; // null without --cluster
-  private final HintedHandoff handoff; // null unless the cluster has other nodes; owns the hint store
+  private final @Nullable Cluster cluster; // null without --cluster
+  private final @Nullable HintedHandoff handoff; // null unless the cluster has other nodes; owns the hint store
 
-  private Node(Path dataDir, Engine engine, ShaleServer server, Cluster cluster, HintedHandoff handoff) {
+  private Node(Path dataDir, Engine engine, ShaleServer server, @Nullable Cluster cluster, @Nullable HintedHandoff handoff) {
     this.dataDir = dataDir;
     this.engine = engine;
     this.server = server;
@@ -48,7 +49,7 @@ final class Node implements AutoCloseable {
    *     ({@link HintLimits#checkTombstoneGrace}): a delete purged before an older value's hint
    *     arrives would be undone by it
    */
-  static Node start(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, Cluster cluster,
+  static Node start(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, @Nullable Cluster cluster,
       HintLimits hintLimits) {
     boolean replicated = cluster != null && !cluster.topology().isSingle();
     if (replicated) {
@@ -72,7 +73,7 @@ final class Node implements AutoCloseable {
       Hints missed = hints == null ? null : new Hints(hints);
       server = ShaleServer.start(engine, serverOptions, cluster, missed == null ? MissedWrites.NONE : missed);
       HintedHandoff handoff = null;
-      if (hints != null) {
+      if (hints != null && missed != null) {
         ShaleServer sender = server;
         handoff = new HintedHandoff(hints,
             hint -> sender.deliverMissedWrite(hint.target(), hint.key(), hint.value(), hint.version()), hintLimits);
@@ -95,14 +96,14 @@ final class Node implements AutoCloseable {
    */
   private static final class Hints implements MissedWrites {
     private final HintStore store;
-    volatile HintedHandoff handoff; // null until the handoff starts
+    volatile @Nullable HintedHandoff handoff; // null until the handoff starts
 
     Hints(HintStore store) {
       this.store = store;
     }
 
     @Override
-    public boolean missed(NodeAddress target, byte[] key, byte[] value, long version) {
+    public boolean missed(NodeAddress target, byte[] key, byte @Nullable [] value, long version) {
       return store.add(target, key, value, version);
     }
 

@@ -17,6 +17,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -80,12 +81,12 @@ final class ServerCommand implements Callable<Integer> {
       description =
           "The secret, shared by every node, that signs requests between nodes (at least 16 "
           + "bytes). Prefer --cluster-secret-file: a command line is visible to other users.")
-  String clusterSecret;
+  @Nullable String clusterSecret;
 
   @Option(names = "--cluster-secret-file", paramLabel = "<file>",
       description =
           "A file holding the cluster secret (trailing white space ignored); keep it mode 0600.")
-  Path clusterSecretFile;
+  @Nullable Path clusterSecretFile;
 
   @Option(names = "--trusted-network",
       description =
@@ -291,7 +292,7 @@ final class ServerCommand implements Callable<Integer> {
   }
 
   /** The cluster this node is part of (null without --cluster), or a usage error saying why not. */
-  Cluster cluster() {
+  @Nullable Cluster cluster() {
     if (cluster == null) {
       if (clusterSecret != null || clusterSecretFile != null || trustedNetwork) {
         throw usage("--cluster-secret, --cluster-secret-file and --trusted-network need --cluster");
@@ -341,7 +342,7 @@ final class ServerCommand implements Callable<Integer> {
     return shutdownTimeoutMillis + SHUTDOWN_SLACK_MILLIS;
   }
 
-  private ParameterException usage(String message) {
+  private ParameterException usage(@Nullable String message) {
     return new ParameterException(spec.commandLine(), message);
   }
 
@@ -370,7 +371,8 @@ final class ServerCommand implements Callable<Integer> {
   private static final Pattern WORD = Pattern.compile("\\b[a-zA-Z]+\\b");
 
   /** {@code message} with the options records' field names replaced by option names. */
-  static String optionNames(String message) {
+  static String optionNames(@Nullable String message) {
+    if (message == null) return "invalid settings";
     return WORD.matcher(message)
         .replaceAll(m -> Matcher.quoteReplacement(OPTION_OF_FIELD.getOrDefault(m.group(), m.group())));
   }

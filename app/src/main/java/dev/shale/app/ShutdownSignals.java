@@ -1,7 +1,9 @@
 package dev.shale.app;
 
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import sun.misc.Signal;
 
 /**
@@ -19,7 +21,7 @@ import sun.misc.Signal;
 final class ShutdownSignals {
   private final CountDownLatch stopRequested = new CountDownLatch(1);
   private final CountDownLatch stopped = new CountDownLatch(1);
-  private volatile String reason;
+  private volatile @Nullable String reason; // null until a stop is requested
 
   /** Installs the handlers; {@code hookWaitMillis} bounds how long the shutdown hook waits. */
   static ShutdownSignals install(long hookWaitMillis) {
@@ -44,7 +46,7 @@ final class ShutdownSignals {
   /** Blocks until a stop is requested; returns why. */
   String awaitStopRequest() throws InterruptedException {
     stopRequested.await();
-    return reason;
+    return Objects.requireNonNull(reason, "a reason is set before the latch opens");
   }
 
   /** The main thread has stopped everything. */

@@ -26,7 +26,7 @@ class ClusterCommandTest {
     try (NodeProcess launcher = NodeProcess.startCommand(base + 2, tmp, List.of("-Xmx64m"),
         List.of("cluster", "--nodes", "3", "--base-port", Integer.toString(base), "--data", data.toString(),
             "--node-heap", "128m"))) {
-      launcher.awaitReady(Duration.ofSeconds(120));
+      launcher.awaitReady(Duration.ofMinutes(2));
       Await.until("the cluster to print its URLs", Duration.ofSeconds(60),
           () -> launcher.log().contains("shale cluster of 3 nodes serving"));
       assertThat(launcher.log()).contains("http://127.0.0.1:" + base, "http://127.0.0.1:" + (base + 1));

@@ -19,16 +19,19 @@ import org.junit.jupiter.api.Test;
 class ModuleBoundaryTest {
   // Surefire runs with the module's directory as the working directory.
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+  // The nullness annotations every module may use: no code, only what NullAway checks.
+  private static final String NULLNESS = "org\\.jspecify\\.annotations\\.Nullable;";
   private static final Pattern STORAGE_INTERNALS = Pattern.compile(
       "^import\\s+(static\\s+)?dev\\.shale\\.storage\\.[a-z]\\w*\\.", Pattern.MULTILINE);
 
   @Test
   void storageDependsOnTheJdkOnly() {
+    // JSpecify's @Nullable is the one exception: annotations for NullAway, no code to run.
     assertThat(importsMatching("storage", Pattern.compile(
         // Possessive "?+": otherwise the optional "static " backtracks to nothing, and the
         // lookahead then rejects "static java.nio..." as if "static" were a package.
-        "^import\\s+(static\\s+)?+(?!java\\.|javax\\.|dev\\.shale\\.storage)", Pattern.MULTILINE)))
-        .as("imports in storage/src/main from outside the JDK and the engine").isEmpty();
+        "^import\\s+(static\\s+)?+(?!java\\.|javax\\.|dev\\.shale\\.storage|" + NULLNESS + ")", Pattern.MULTILINE)))
+        .as("imports in storage/src/main from outside the JDK, the engine and JSpecify").isEmpty();
   }
 
   @Test
@@ -36,8 +39,9 @@ class ModuleBoundaryTest {
     // No Netty, nor anything else outside the JDK: placement and routing rules stay testable
     // without a network stack, and the server is the only module that speaks HTTP.
     assertThat(importsMatching("cluster", Pattern.compile(
-        "^import\\s+(static\\s+)?+(?!java\\.|javax\\.|dev\\.shale\\.storage|dev\\.shale\\.cluster)", Pattern.MULTILINE)))
-        .as("imports in cluster/src/main from outside the JDK, the storage API and cluster").isEmpty();
+        "^import\\s+(static\\s+)?+(?!java\\.|javax\\.|dev\\.shale\\.storage|dev\\.shale\\.cluster|" + NULLNESS + ")",
+        Pattern.MULTILINE)))
+        .as("imports in cluster/src/main from outside the JDK, the storage API, cluster and JSpecify").isEmpty();
     assertThat(importsMatching("cluster", Pattern.compile("^import\\s+(static\\s+)?io\\.netty", Pattern.MULTILINE)))
         .as("Netty imports in cluster").isEmpty();
   }

@@ -49,7 +49,7 @@ class NodeCrashTest {
         int writer = w;
         writers.submit(() -> writeUntilTheNodeDies(client, writer, new SplittableRandom(seed + writer)));
       }
-      Await.until(killAfter + " acknowledged operations", Duration.ofSeconds(120),
+      Await.until(killAfter + " acknowledged operations", Duration.ofMinutes(2),
           () -> acknowledged.size() + deleted.size() >= killAfter);
       node.kill();
       writers.shutdown();

@@ -72,7 +72,7 @@ class ScanNodeTest {
         pool.shutdownNow();
       }
       HttpResponse<InputStream> scan = HTTP.send(
-          HttpRequest.newBuilder(URI.create(node.baseUrl() + "/v0/entities?start=big")).timeout(Duration.ofSeconds(120)).build(),
+          HttpRequest.newBuilder(URI.create(node.baseUrl() + "/v0/entities?start=big")).timeout(Duration.ofMinutes(2)).build(),
           HttpResponse.BodyHandlers.ofInputStream());
       assertThat(scan.statusCode()).isEqualTo(200);
       assertThat(scan.headers().firstValue("transfer-encoding")).hasValue("chunked");
@@ -172,7 +172,7 @@ class ScanNodeTest {
 
   private static HttpResponse<String> compact(NodeProcess node) throws Exception {
     return HTTP.send(HttpRequest.newBuilder(URI.create(node.baseUrl() + "/v0/admin/compact"))
-        .timeout(Duration.ofSeconds(120)).POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        .timeout(Duration.ofMinutes(2)).POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
   }
 
   /**
@@ -209,7 +209,7 @@ class ScanNodeTest {
     HttpResponse<String> response = get(baseUrl, query);
     assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
     List<String> out = new ArrayList<>();
-    for (String piece : response.body().split("(?=key-)")) if (!piece.isEmpty()) out.add(piece);
+    for (String piece : response.body().split("(?=key-)", -1)) if (!piece.isEmpty()) out.add(piece);
     return out;
   }
 

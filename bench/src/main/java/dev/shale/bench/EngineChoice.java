@@ -9,6 +9,7 @@ public enum EngineChoice {
   ROCKSDB(List.of(BenchEngine.ROCKSDB)),
   BOTH(List.of(BenchEngine.SHALE, BenchEngine.ROCKSDB));
 
+  @SuppressWarnings("ImmutableEnumChecker") // every constant holds a List.of, which cannot change
   private final List<BenchEngine> engines;
 
   EngineChoice(List<BenchEngine> engines) {

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.function.Function;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs the configured workloads, in order, on one engine in its own directory, the way db_bench
@@ -30,7 +31,7 @@ final class EngineRun {
   /** The most operations of the warm-up: a few seconds at most, even on a busy machine. */
   static final long WARMUP_OPS = 100_000;
 
-  private BenchStore store;
+  private @Nullable BenchStore store; // null: none open (before the first workload, after a failure)
   private boolean loaded;
   private boolean settingsPrinted;
 
@@ -88,8 +89,7 @@ final class EngineRun {
 
   private WorkloadResult runOne(Workload workload) {
     try {
-      prepareStore(workload);
-      return measure(workload);
+      return measure(workload, prepareStore(workload));
     } catch (UnsupportedOperationException e) {
       return WorkloadResult.notRun(engineName, workload, Status.UNSUPPORTED, String.valueOf(e.getMessage()));
     } catch (RuntimeException e) {
@@ -98,41 +98,44 @@ final class EngineRun {
   }
 
   /** A fresh store for a fill; otherwise the current one, loaded first if nothing filled it. */
-  private void prepareStore(Workload workload) {
+  private BenchStore prepareStore(Workload workload) {
     if (workload.freshStore()) {
       closeStore();
       deleteDirectory(directory);
       loaded = false;
     }
-    if (store == null) {
+    BenchStore current = store;
+    if (current == null) {
       createDirectory(directory);
-      store = opener.apply(directory);
+      current = opener.apply(directory);
+      store = current;
       out.println("  " + engineName + ": opened " + directory);
-      printSettingsOnce();
+      printSettingsOnce(current);
     }
     if (!workload.freshStore() && !loaded) {
       out.println("  " + engineName + ": loading " + config.keys()
           + " keys with an untimed fillrandom before " + workload.cliName());
-      workloads.fillRandom(store);
+      workloads.fillRandom(current);
       loaded = true;
     }
+    return current;
   }
 
-  private void printSettingsOnce() {
+  private void printSettingsOnce(BenchStore store) {
     if (settingsPrinted) return;
     settingsPrinted = true;
     out.println("  " + engineName + " settings:");
     for (String line : store.settings()) out.println("    " + line);
   }
 
-  private WorkloadResult measure(Workload workload) {
+  private WorkloadResult measure(Workload workload, BenchStore store) {
     OptionalLong procBefore = ProcIo.writeBytes();
     double compactSeconds = -1;
     Measured measured;
     long growthBytes;
     try (DirectoryGrowth growth = DirectoryGrowth.start(directory)) {
-      if (workload == Workload.READCOMPACTED) compactSeconds = compactAll();
-      measured = runOperations(workload);
+      if (workload == Workload.READCOMPACTED) compactSeconds = compactAll(store);
+      measured = runOperations(workload, store);
       growthBytes = growth.stop();
     }
     if (workload.freshStore()) loaded = true;
@@ -148,13 +151,13 @@ final class EngineRun {
         DirectoryGrowth.spaceBytes(directory), compactSeconds, store.shape());
   }
 
-  private double compactAll() {
+  private double compactAll(BenchStore store) {
     long start = System.nanoTime();
     store.compact();
     return (System.nanoTime() - start) / 1e9;
   }
 
-  private Measured runOperations(Workload workload) {
+  private Measured runOperations(Workload workload, BenchStore store) {
     return switch (workload) {
       case FILLSEQ -> workloads.fillSequential(store);
       case FILLRANDOM -> workloads.fillRandom(store);

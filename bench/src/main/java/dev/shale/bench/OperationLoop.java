@@ -6,6 +6,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs a number of operations on some threads, closed loop (each thread issues its next
@@ -103,7 +104,7 @@ final class OperationLoop {
     if (interrupted) Thread.currentThread().interrupt();
   }
 
-  private static void rethrow(Throwable failure) {
+  private static void rethrow(@Nullable Throwable failure) {
     if (failure == null) return;
     if (failure instanceof RuntimeException e) throw e;
     if (failure instanceof Error e) throw e;

@@ -1,7 +1,6 @@
 package dev.shale.bench;
 
 import java.io.PrintWriter;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -49,23 +48,20 @@ final class ResultTable {
    */
   private static void printRatios(PrintWriter out, List<WorkloadResult> results) {
     Map<String, WorkloadResult[]> pairs = new LinkedHashMap<>();
-    List<String> order = new ArrayList<>();
     Map<String, Integer> seen = new LinkedHashMap<>();
     for (WorkloadResult r : results) {
       // The n-th run of a workload on one engine pairs with the n-th on the other.
       String id = r.engine() + "/" + r.workload().cliName();
       int n = seen.merge(id, 1, Integer::sum);
       String pairKey = r.workload().cliName() + (n > 1 ? "#" + n : "");
-      WorkloadResult[] pair = pairs.computeIfAbsent(pairKey, k -> {
-        order.add(k);
-        return new WorkloadResult[2];
-      });
+      WorkloadResult[] pair = pairs.computeIfAbsent(pairKey, k -> new WorkloadResult[2]);
       if (r.engine().equals(BenchEngine.SHALE.reportName())) pair[0] = r;
       if (r.engine().equals(BenchEngine.ROCKSDB.reportName())) pair[1] = r;
     }
     boolean header = false;
-    for (String key : order) {
-      WorkloadResult[] pair = pairs.get(key);
+    for (Map.Entry<String, WorkloadResult[]> byKey : pairs.entrySet()) { // in order of first appearance
+      String key = byKey.getKey();
+      WorkloadResult[] pair = byKey.getValue();
       if (pair[0] == null || pair[1] == null) continue;
       if (!header) {
         out.println();

@@ -28,7 +28,7 @@ final class Workloads {
 
   /** Logical bytes of one put: key and value. */
   long putBytes() {
-    return KeyFormat.KEY_BYTES + values.valueSizeBytes();
+    return (long) KeyFormat.KEY_BYTES + values.valueSizeBytes();
   }
 
   /** {@code ops} puts of keys 0..ops-1 in order, then {@code ops} gets of them. */

@@ -1,5 +1,7 @@
 package dev.shale.cluster;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * How many replicas a request involves and how many of them must answer: the {@code from}
  * first nodes of the key's preference list hold the key, and {@code ack} of them must answer
@@ -37,7 +39,7 @@ public record Consistency(int ack, int from) {
    * @throws IllegalArgumentException with a one-line reason fit for a 400: a parameter that is
    *     not a positive integer, {@code ack > from}, or {@code from} greater than {@code nodes}
    */
-  public static Consistency parse(String ack, String from, int nodes) {
+  public static Consistency parse(@Nullable String ack, @Nullable String from, int nodes) {
     int replicas = from == null ? nodes : positive("from", from);
     if (replicas > nodes) {
       throw new IllegalArgumentException("from (" + replicas + ") exceeds the cluster's " + nodes + " node(s)");

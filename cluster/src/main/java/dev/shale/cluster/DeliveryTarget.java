@@ -2,6 +2,7 @@ package dev.shale.cluster;
 
 import java.util.ArrayDeque;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The delivery state of one target replica: where its pass through its hints stands, what is in
@@ -19,7 +20,7 @@ import java.util.List;
 final class DeliveryTarget {
   final NodeAddress address;
   private final ArrayDeque<Hint> batch = new ArrayDeque<>();
-  private byte[] cursor; // the key of the last hint read into a batch; null: the pass starts over
+  private byte @Nullable [] cursor; // the key of the last hint read into a batch; null: the pass starts over
   private boolean passEnded = true; // no pass yet: the first starts when the target has hints
   private long nextPassNanos;
   private int inFlight;
@@ -69,7 +70,7 @@ final class DeliveryTarget {
     cursor = null;
   }
 
-  byte[] cursor() {
+  byte @Nullable [] cursor() {
     return cursor;
   }
 

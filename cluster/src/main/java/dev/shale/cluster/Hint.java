@@ -3,6 +3,7 @@ package dev.shale.cluster;
 import dev.shale.storage.Keys;
 import java.util.Arrays;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A write that a coordinator could not deliver to one replica, kept to be delivered later with
@@ -16,7 +17,7 @@ import java.util.Objects;
  * @param value the original value, or null for a tombstone (a DELETE)
  * @param version the original write's version ({@link dev.shale.storage.Versions})
  */
-public record Hint(NodeAddress target, byte[] key, byte[] value, long version) {
+public record Hint(NodeAddress target, byte[] key, byte @Nullable [] value, long version) {
 
   public Hint {
     Objects.requireNonNull(target, "target");

@@ -6,6 +6,7 @@ import dev.shale.storage.Keys;
 import dev.shale.storage.StorageException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The bytes of a hint in the hint store's engine: docs/format.md, "Hints". Stateless.
@@ -47,7 +48,7 @@ final class HintFormat {
   }
 
   /** {@code hint_value := kind:u8 original_value}; a null value is a tombstone (kind 1). */
-  static byte[] value(byte[] originalValue) {
+  static byte[] value(byte @Nullable [] originalValue) {
     if (originalValue == null) return new byte[] {KIND_TOMBSTONE};
     if (originalValue.length > Engine.MAX_VALUE_BYTES - 1) {
       throw new IllegalArgumentException("a hint's value is at most " + (Engine.MAX_VALUE_BYTES - 1) + " bytes: "
@@ -60,7 +61,7 @@ final class HintFormat {
   }
 
   /** The smallest key above every hint key starting with {@code prefix}: the end of a target's range. */
-  static byte[] rangeEnd(byte[] prefix) {
+  static byte @Nullable [] rangeEnd(byte[] prefix) {
     // Bumping the last byte that is not 0xff gives the exclusive end; UTF-8 never holds 0xff, so
     // that is the id's last byte (a port digit) and the loop runs once.
     byte[] end = prefix.clone();
@@ -79,8 +80,9 @@ final class HintFormat {
   }
 
   /** What a stored hint counts against {@link HintLimits#maxBytes}. */
-  static long sizeBytes(byte[] hintKey, byte[] hintValue) {
-    return (long) hintKey.length + hintValue.length + VERSION_BYTES;
+  static long sizeBytes(byte[] hintKey, byte @Nullable [] hintValue) {
+    // null: a removed hint (a tombstone in the engine)
+    return (long) hintKey.length + (hintValue == null ? 0 : hintValue.length) + VERSION_BYTES;
   }
 
   /** The hint an engine record holds. */
@@ -99,7 +101,7 @@ final class HintFormat {
       throw malformed(record);
     }
     byte[] originalKey = Arrays.copyOfRange(key, prefixLength, key.length);
-    byte[] originalValue = value[0] == KIND_TOMBSTONE ? null : Arrays.copyOfRange(value, 1, value.length);
+    byte @Nullable [] originalValue = value[0] == KIND_TOMBSTONE ? null : Arrays.copyOfRange(value, 1, value.length);
     return new Hint(target, originalKey, originalValue, record.version());
   }
 

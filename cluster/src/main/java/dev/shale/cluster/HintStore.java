@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A coordinator's durable hints: writes kept for replicas that did not take them, until
@@ -126,7 +127,7 @@ public final class HintStore implements AutoCloseable {
    *
    * <p>The arrays are copied: the caller keeps them.
    */
-  public boolean add(NodeAddress target, byte[] key, byte[] value, long version) {
+  public boolean add(NodeAddress target, byte[] key, byte @Nullable [] value, long version) {
     if (key.length == 0) throw new IllegalArgumentException("a hint's key must not be empty");
     if (version < 0) throw new IllegalArgumentException("a hint's version must be >= 0: " + version);
     if (isExpired(version, wallClockMillis.getAsLong())) {
@@ -226,7 +227,7 @@ public final class HintStore implements AutoCloseable {
    * Up to {@code maxHints} of {@code target}'s hints in key order, starting after {@code
    * afterKey} (null: from the first), and fewer once they hold {@code maxBytes} (at least one).
    */
-  List<Hint> read(NodeAddress target, byte[] afterKey, int maxHints, long maxBytes) {
+  List<Hint> read(NodeAddress target, byte @Nullable [] afterKey, int maxHints, long maxBytes) {
     byte[] prefix = prefix(target);
     byte[] start = afterKey == null ? prefix : HintFormat.successor(HintFormat.key(prefix, afterKey));
     List<Hint> hints = new ArrayList<>();
@@ -296,6 +297,7 @@ public final class HintStore implements AutoCloseable {
 
   // ---- internals ----
 
+  @SuppressWarnings("ReferenceEquality") // which of the two objects newer() chose, not equal bytes
   private boolean storeIfNewest(NodeAddress target, Entry fresh) {
     long size = HintFormat.sizeBytes(fresh.key(), fresh.value());
     ReentrantLock lock = stripe(fresh.key());
@@ -305,8 +307,9 @@ public final class HintStore implements AutoCloseable {
       // Only the newest hint matters: a stored hint as new or newer (or the removal of one, which
       // was delivered) already brings the replica this write or a later one.
       if (stored != null && Entry.newer(stored, fresh) == stored) return true;
-      boolean replaces = stored != null && !stored.isTombstone();
-      long growth = size - (replaces ? HintFormat.sizeBytes(stored.key(), stored.value()) : 0);
+      Entry replaced = stored == null || stored.isTombstone() ? null : stored;
+      boolean replaces = replaced != null;
+      long growth = size - (replaced != null ? HintFormat.sizeBytes(replaced.key(), replaced.value()) : 0);
       if (!reserve(growth)) {
         refuse(refusedFull, target, fresh, "the hint store holds " + pendingBytes.get() + " of its "
             + limits.maxBytes() + " bytes");

@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Delivers a {@link HintStore}'s hints to their targets in the background, at most {@link
@@ -65,7 +66,7 @@ public final class HintedHandoff implements AutoCloseable {
   }
 
   /** A delivery's end, handed from the sender's thread to the delivery thread. */
-  private record Outcome(DeliveryTarget target, Hint hint, long sizeBytes, int generation, boolean delivered, String failure) {}
+  private record Outcome(DeliveryTarget target, Hint hint, long sizeBytes, int generation, boolean delivered, @Nullable String failure) {}
 
   private final HintStore store;
   private final HintSender sender;
@@ -84,7 +85,7 @@ public final class HintedHandoff implements AutoCloseable {
   private boolean started; // guarded by this
 
   // Owned by the delivery thread.
-  private TokenBucket bucket;
+  private final TokenBucket bucket; // full at first: made here or when the thread starts is the same
   private final List<DeliveryTarget> order = new ArrayList<>();
   private int nextIndex;
   private int inFlight;
@@ -105,6 +106,7 @@ public final class HintedHandoff implements AutoCloseable {
     this.sender = sender;
     this.limits = limits;
     this.timing = timing;
+    this.bucket = new TokenBucket(limits.deliveriesPerSecond(), System.nanoTime());
     this.thread = Thread.ofPlatform().name("shale-hint-delivery").daemon().unstarted(this::run);
   }
 
@@ -160,7 +162,6 @@ public final class HintedHandoff implements AutoCloseable {
   // ---- the delivery thread ----
 
   private void run() {
-    bucket = new TokenBucket(limits.deliveriesPerSecond(), System.nanoTime());
     while (!closed) {
       long parkNanos;
       try {
@@ -194,7 +195,7 @@ public final class HintedHandoff implements AutoCloseable {
   }
 
   /** The next target, round robin, that may be sent to and has a hint to send. */
-  private DeliveryTarget nextReadyTarget(long now) {
+  private @Nullable DeliveryTarget nextReadyTarget(long now) {
     for (int i = 0; i < order.size(); i++) {
       DeliveryTarget t = order.get((nextIndex + i) % order.size());
       t.applyUpSignal(now);
@@ -214,7 +215,7 @@ public final class HintedHandoff implements AutoCloseable {
   }
 
   /** The next hint of {@code t}'s batch that is young enough to send; expired ones are dropped. */
-  private Hint nextHint(DeliveryTarget t) {
+  private @Nullable Hint nextHint(DeliveryTarget t) {
     for (Hint hint = t.poll(); hint != null; hint = t.poll()) {
       // Checked as the hint leaves, so that no hint older than the limit is ever delivered: the
       // data store's tombstone grace period counts on it.

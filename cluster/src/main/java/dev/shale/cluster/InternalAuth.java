@@ -4,9 +4,11 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.Base64;
+import java.util.Objects;
 import java.util.Optional;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Marks and checks requests between nodes, so that no client can pose as a peer.
@@ -43,14 +45,17 @@ public final class InternalAuth {
   private enum Mode { SECRET, TRUSTED_NETWORK, NONE }
 
   private final Mode mode;
-  private final SecretKeySpec key; // null unless SECRET
-  // Mac instances are not thread safe; event loops each get their own.
-  private final ThreadLocal<Mac> macs;
+  // Mac instances are not thread safe; event loops each get their own. Null unless SECRET.
+  private final @Nullable ThreadLocal<Mac> macs;
 
-  private InternalAuth(Mode mode, byte[] secret) {
+  private InternalAuth(Mode mode, byte @Nullable [] secret) {
     this.mode = mode;
-    this.key = secret == null ? null : new SecretKeySpec(secret, ALGORITHM);
-    this.macs = secret == null ? null : ThreadLocal.withInitial(this::newMac);
+    if (secret == null) {
+      this.macs = null;
+    } else {
+      SecretKeySpec key = new SecretKeySpec(secret, ALGORITHM);
+      this.macs = ThreadLocal.withInitial(() -> newMac(key));
+    }
   }
 
   /**
@@ -129,13 +134,13 @@ public final class InternalAuth {
   }
 
   private String mac(String method, String target, long millis) {
-    Mac mac = macs.get();
+    Mac mac = Objects.requireNonNull(macs, "only a node with a secret computes a MAC").get();
     String signed = VERSION + "\n" + method + "\n" + target + "\n" + millis;
     byte[] tag = mac.doFinal(signed.getBytes(StandardCharsets.UTF_8));
     return Base64.getUrlEncoder().withoutPadding().encodeToString(tag);
   }
 
-  private Mac newMac() {
+  private static Mac newMac(SecretKeySpec key) {
     try {
       Mac mac = Mac.getInstance(ALGORITHM);
       mac.init(key);

@@ -92,6 +92,7 @@ class HintStoreModelTest {
   // ---- the model ----
 
   /** Whether the stored record wins over {@code fresh} by the engine's rules (the add changes nothing). */
+  @SuppressWarnings("ReferenceEquality") // which of the two objects newer() chose, as HintStore asks
   private static boolean isCovered(Stored stored, Hint fresh) {
     byte[] key = {1};
     Entry old = stored.removed()

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.shale.storage.SyncMode;
 import dev.shale.storage.Versions;
 import dev.shale.testkit.Await;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -195,6 +196,7 @@ class HintedHandoffTest {
   }
 
   @Test
+  @SuppressWarnings("CollectionUndefinedEquality") // removeAll of the very futures copied: identity is meant
   void inFlightDeliveriesAreBounded() {
     openStore();
     addHints(A, 40);
@@ -318,7 +320,7 @@ class HintedHandoffTest {
         ok = failures.nextInt(4) != 0;
       }
       // A replica keeps the newest version of each key, whatever order deliveries come in.
-      if (ok) replica.merge(hint.target().id() + "/" + new String(hint.key()), hint, (a, b) -> a.version() >= b.version() ? a : b);
+      if (ok) replica.merge(hint.target().id() + "/" + new String(hint.key(), StandardCharsets.UTF_8), hint, (a, b) -> a.version() >= b.version() ? a : b);
       return CompletableFuture.completedFuture(ok);
     }, LIMITS, FAST);
 

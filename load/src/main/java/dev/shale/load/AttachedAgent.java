@@ -9,6 +9,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sends async-profiler commands to a running JVM: attaches through the JDK attach API and loads
@@ -47,7 +48,7 @@ final class AttachedAgent implements NodeProfiler.Agent {
 
   /** libasyncProfiler.so copied once out of the jar into a temporary directory. */
   private static final class Library {
-    private static Path path;
+    private static @Nullable Path path; // null until first copied
 
     static synchronized Path path() throws IOException {
       if (path != null) return path;

@@ -13,8 +13,10 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.util.ReferenceCountUtil;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One connection driven on wrk2's model. Request i is due at {@code firstDueNanos + i *
@@ -48,7 +50,7 @@ final class ConnectionDriver extends ChannelInboundHandlerAdapter {
   private long windowStartNanos;
   private long endNanos;
 
-  private Channel channel;
+  private @Nullable Channel channel; // set by connect(), which comes first
   private long nextIndex;
   private long inFlightDueNanos = -1; // -1: nothing in flight
   private boolean finished;
@@ -71,6 +73,10 @@ final class ConnectionDriver extends ChannelInboundHandlerAdapter {
     }).connect();
     channel = future.channel();
     return future;
+  }
+
+  private Channel channel() {
+    return Objects.requireNonNull(channel, "connect() comes first");
   }
 
   @Override
@@ -105,7 +111,7 @@ final class ConnectionDriver extends ChannelInboundHandlerAdapter {
       loop.schedule(() -> sendWhenTimerFires(due), due - now, TimeUnit.NANOSECONDS);
       return;
     }
-    if (!channel.isActive()) return; // the reconnect resumes the schedule
+    if (!channel().isActive()) return; // the reconnect resumes the schedule
     send(due);
   }
 
@@ -115,7 +121,7 @@ final class ConnectionDriver extends ChannelInboundHandlerAdapter {
    */
   private void sendWhenTimerFires(long due) {
     if (finished || inFlightDueNanos >= 0) return;
-    if (!channel.isActive()) return; // the reconnect resumes the schedule
+    if (!channel().isActive()) return; // the reconnect resumes the schedule
     send(due);
   }
 
@@ -123,7 +129,7 @@ final class ConnectionDriver extends ChannelInboundHandlerAdapter {
     nextIndex++;
     inFlightDueNanos = due;
     FullHttpRequest request = source.next();
-    Channel sending = channel;
+    Channel sending = channel();
     sending.writeAndFlush(request).addListener(f -> {
       if (!f.isSuccess() && !finished) {
         recorder.writeErrors++;
@@ -200,7 +206,7 @@ final class ConnectionDriver extends ChannelInboundHandlerAdapter {
     long firstWindowIndex = Math.max(0, ceilDiv(windowStartNanos - firstDueNanos, intervalNanos));
     long unsentFrom = Math.max(nextIndex, firstWindowIndex);
     recorder.unsent += Math.max(0, lastDueIndex + 1 - unsentFrom);
-    channel.close();
+    channel().close();
     done.complete(recorder);
   }
 
@@ -211,7 +217,7 @@ final class ConnectionDriver extends ChannelInboundHandlerAdapter {
       if (inFlightDueNanos >= 0) recorder.timeouts++;
       inFlightDueNanos = -1;
       finished = true;
-      channel.close();
+      channel().close();
       done.complete(recorder);
     });
   }
@@ -222,7 +228,7 @@ final class ConnectionDriver extends ChannelInboundHandlerAdapter {
    */
   void endIfIdle() {
     loop.execute(() -> {
-      boolean timerPending = firstDueNanos + nextIndex * intervalNanos < endNanos && channel.isActive();
+      boolean timerPending = firstDueNanos + nextIndex * intervalNanos < endNanos && channel().isActive();
       if (!finished && inFlightDueNanos < 0 && !timerPending) finish(System.nanoTime());
     });
   }

@@ -1,6 +1,7 @@
 package dev.shale.load;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -80,7 +81,7 @@ record Environment(int nproc, String cpuModel, String kernel, String jvm, String
   private static String git(List<String> command) {
     try {
       Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-      String out = new String(p.getInputStream().readAllBytes()).trim();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
       if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) return "";
       return out;
     } catch (IOException e) {

@@ -16,9 +16,11 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Loads keys k0..k(N-1) as fast as the node takes them: closed loop, one request in flight per
@@ -67,7 +69,8 @@ public final class Fill {
         double seconds = (System.nanoTime() - started) / 1e9;
         out.printf(Locale.ROOT, "  %d/%d keys (%.1f%%), %.0f puts/s%n", n, total, 100.0 * n / total, n / seconds);
       } catch (java.util.concurrent.ExecutionException e) {
-        throw new LoadException("fill failed: " + e.getCause().getMessage(), e.getCause());
+        Throwable cause = e.getCause() == null ? e : e.getCause();
+        throw new LoadException("fill failed: " + cause.getMessage(), cause);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new LoadException("interrupted", e);
@@ -82,7 +85,7 @@ public final class Fill {
     private final LoadSpec spec;
     private final AtomicLong filled;
     private long nextKey;
-    private Channel channel;
+    private @Nullable Channel channel; // set by start(), which comes first
 
     Filler(RequestSource source, int index, LoadSpec spec, AtomicLong filled) {
       this.source = source;
@@ -100,6 +103,10 @@ public final class Fill {
       };
     }
 
+    private Channel channel() {
+      return Objects.requireNonNull(channel, "start() comes first");
+    }
+
     void start(Channel ch) {
       channel = ch;
       ch.eventLoop().execute(this::sendNext);
@@ -107,7 +114,7 @@ public final class Fill {
 
     private void sendNext() {
       if (nextKey >= spec.keys()) {
-        channel.close();
+        channel().close();
         done.complete(null);
         return;
       }
@@ -116,7 +123,7 @@ public final class Fill {
 
     private void send() {
       FullHttpRequest request = source.putOf(nextKey);
-      channel.writeAndFlush(request);
+      channel().writeAndFlush(request);
     }
 
     @Override

@@ -55,7 +55,8 @@ public final class JsonSummary {
 
   static String quote(String s) {
     StringBuilder q = new StringBuilder("\"");
-    for (char c : s.toCharArray()) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
       switch (c) {
         case '"' -> q.append("\\\"");
         case '\\' -> q.append("\\\\");

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * nginx answering a fixed reply (bench/nginx/fixed-reply.conf, on 127.0.0.1:8090): the
@@ -18,14 +19,14 @@ final class Nginx implements AutoCloseable {
   static final URI URL = URI.create("http://127.0.0.1:8090");
   static final Path CONFIG = Path.of("bench/nginx/fixed-reply.conf");
 
-  private final Path prefix; // null: not started by us
+  private final @Nullable Path prefix; // null: not started by us
 
-  private Nginx(Path prefix) {
+  private Nginx(@Nullable Path prefix) {
     this.prefix = prefix;
   }
 
   /** nginx listening on {@link #URL}, started if needed; null (with the reason printed) if it cannot be. */
-  static Nginx startIfNeeded(java.io.PrintWriter log) {
+  static @Nullable Nginx startIfNeeded(java.io.PrintWriter log) {
     if (listening()) return new Nginx(null);
     Path config = CONFIG.toAbsolutePath();
     if (!Files.isRegularFile(config)) {

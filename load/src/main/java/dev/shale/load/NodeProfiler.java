@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 import one.convert.Arguments;
 import one.convert.JfrToFlame;
+import org.jspecify.annotations.Nullable;
 
 /**
  * async-profiler (the library from Maven Central) attached to the node under test through the
@@ -34,9 +35,9 @@ public final class NodeProfiler implements MeasurementListener {
   private final Map<ProfileEvent, Path> htmlByEvent = new LinkedHashMap<>();
   private final PrintWriter log;
   // Guarded by: the run's main thread only.
-  private String cpuEvent; // "cpu", its fallback "itimer", or null when CPU is not profiled
+  private @Nullable String cpuEvent; // "cpu", its fallback "itimer", or null when CPU is not profiled
   private boolean started;
-  private Exception failure;
+  private @Nullable Exception failure; // the first step that failed, if any
 
   /** Profiles {@code events} of {@code pid} into {@code <prefix>-<event>.html} (and {@code <prefix>.jfr}). */
   public NodeProfiler(long pid, List<ProfileEvent> events, Path prefix, PrintWriter log) {
@@ -65,12 +66,12 @@ public final class NodeProfiler implements MeasurementListener {
   }
 
   /** The CPU event actually profiled: "cpu", "itimer" when it fell back, or null. */
-  public String cpuEvent() {
+  public @Nullable String cpuEvent() {
     return cpuEvent;
   }
 
   /** Why profiling failed, or null. */
-  public Exception failure() {
+  public @Nullable Exception failure() {
     return failure;
   }
 

@@ -22,7 +22,7 @@ public enum ProfileEvent {
   /** "cpu,alloc,lock" to its events, in order; a one-line message for an unknown name. */
   public static List<ProfileEvent> parseList(String list) {
     List<ProfileEvent> events = new ArrayList<>();
-    for (String part : list.split(",")) {
+    for (String part : list.split(",", -1)) { // -1: "cpu," names an empty event, which is refused
       String name = part.trim();
       ProfileEvent found = null;
       for (ProfileEvent e : values()) if (e.name.equals(name)) found = e;

@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.HdrHistogram.Histogram;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -190,7 +191,7 @@ public final class ReportCommand implements Callable<Integer> {
 
   /** A scenario's search and, at its stable rate, the profiles. */
   record Outcome(Scenario scenario, KneeSearch.Knee knee, Map<String, Path> flameGraphs, List<String> notes) {
-    Histogram atStableRate() {
+    @Nullable Histogram atStableRate() {
       return knee.trials().stream().filter(t -> t.stable() && t.target() == knee.stableRate())
           .map(t -> t.result().latencyMicros()).findFirst().orElse(null);
     }
@@ -211,7 +212,8 @@ public final class ReportCommand implements Callable<Integer> {
       NodeProfiler profiler = new NodeProfiler(NodeStatus.pid(base.url()), events, flameDir.resolve(scenario.id()), log);
       LoadRun.run(spec.withRate(knee.stableRate()), profiler);
       flames.putAll(profiler.flameGraphs());
-      if (profiler.failure() != null) notes.add("profiling failed: " + profiler.failure().getMessage());
+      Exception failure = profiler.failure();
+      if (failure != null) notes.add("profiling failed: " + failure.getMessage());
       if ("itimer".equals(profiler.cpuEvent())) notes.add("perf events not allowed: the CPU profile used itimer");
     }
     return new Outcome(scenario, knee, flames, notes);

@@ -30,8 +30,11 @@ final class ReportWriter {
     StringBuilder md = new StringBuilder();
     md.append("# Shale performance report, ").append(env.date().toString(), 0, 10).append(quick ? " (quick smoke run)" : "").append("\n\n");
     if (quick) {
-      md.append("> A `--quick` run: short intervals and a coarse search. Its rates show the tool works; they are not\n"
-          + "> stable rates in PERFORMANCE.md's sense (30 s or more measured).\n\n");
+      md.append("""
+          > A `--quick` run: short intervals and a coarse search. Its rates show the tool works; they are not
+          > stable rates in PERFORMANCE.md's sense (30 s or more measured).
+
+          """);
     }
     environment(md, env, base, method);
     stableRates(md, outcomes, ceiling);

@@ -7,6 +7,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import java.util.SplittableRandom;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The requests of one connection. Connection {@code index} of {@code count} numbers new keys
@@ -24,14 +25,14 @@ final class RequestSource {
   private final LoadSpec spec;
   private final int index;
   private final SplittableRandom random;
-  private final ZipfianKeys zipf; // null unless the distribution is Zipfian
+  private final @Nullable ZipfianKeys zipf; // null unless the distribution is Zipfian
   private final byte[] value;
   private final String host;
   // "&" + the --url's query (say ack=1&from=3), added to every request; "" without one.
   private final String params;
   private long counter;
 
-  RequestSource(LoadSpec spec, int index, ZipfianKeys zipf) {
+  RequestSource(LoadSpec spec, int index, @Nullable ZipfianKeys zipf) {
     this.spec = spec;
     this.index = index;
     this.random = new SplittableRandom(spec.seed() * 1_000_003L + index);

@@ -131,7 +131,7 @@ class LoadModelTest {
       StableRate loose = new StableRate(0.99, Duration.ofMillis(500));
       KneeSearch.Knee knee = new KneeSearch(loose, 0.2, 3)
           .search(rate -> LoadRun.run(base.withRate(rate), MeasurementListener.NONE), 125, 64_000,
-              new java.io.PrintWriter(System.out, true));
+              new java.io.PrintWriter(System.out, true, System.out.charset()));
 
       // Loose below (a stall of the shared machine can fail one trial), strict above: no rate past
       // the capacity can be stable, the server cannot answer it.

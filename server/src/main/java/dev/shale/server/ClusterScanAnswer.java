@@ -21,8 +21,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.PriorityQueue;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A cluster scan's coordinator ({@code scope=cluster}): opens every node's records of the range
@@ -66,9 +68,9 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
       new PriorityQueue<>((a, b) -> Keys.compare(a.peek().key(), b.peek().key()));
   private final ScanChunks.Entries chunks = new ScanChunks.Entries();
   private final List<String> unreachable = new ArrayList<>();
-  private ChannelHandlerContext ctx;
+  private @Nullable ChannelHandlerContext ctx;
   private boolean keepAlive;
-  private Runnable ended;
+  private @Nullable Runnable ended;
   private Phase phase = Phase.NEW;
   private boolean began; // holds a place in ScanThreads
   private int starving; // live streams with nothing buffered that have not ended
@@ -106,13 +108,13 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
 
   private void createStreams() {
     Class<? extends Channel> channelType =
-        ctx.channel() instanceof EpollSocketChannel ? EpollSocketChannel.class : NioSocketChannel.class;
+        ctx().channel() instanceof EpollSocketChannel ? EpollSocketChannel.class : NioSocketChannel.class;
     String target = query.recordsTarget();
     NodeAddress self = cluster.topology().self();
     for (NodeAddress node : cluster.topology().nodes()) {
       NodeStream stream = node.equals(self)
-          ? new LocalNodeStream(self, query::contains, localRecords, threads, ctx.executor())
-          : new PeerNodeStream(node, query::contains, cluster, target, ctx.channel().eventLoop(), channelType);
+          ? new LocalNodeStream(self, query::contains, localRecords, threads, ctx().executor())
+          : new PeerNodeStream(node, query::contains, cluster, target, ctx().channel().eventLoop(), channelType);
       streams.add(stream);
       byNode.put(node, stream);
     }
@@ -186,7 +188,7 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
     if (pumping) return; // a stream that reports inside demand() re-enters here
     pumping = true;
     try {
-      while (phase == Phase.STREAMING && ctx.channel().isWritable()) {
+      while (phase == Phase.STREAMING && ctx().channel().isWritable()) {
         if (starving > 0) {
           // A copy: a stream may fail inside demand(), and the cut clears the list. Records that
           // arrived before the merge began are taken first.
@@ -206,7 +208,7 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
     } finally {
       pumping = false;
     }
-    if (phase == Phase.STREAMING) ctx.flush();
+    if (phase == Phase.STREAMING) ctx().flush();
   }
 
   /** Takes the smallest key from every stream that holds it, and writes its newest value. */
@@ -233,18 +235,18 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
     }
     if (phase == Phase.STREAMING && newest != null && !newest.isTombstone()) {
       writeHead();
-      chunks.write(ctx, List.of(newest), false);
+      chunks.write(ctx(), List.of(newest), false);
     }
   }
 
-  private Entry newestAmongReplicas(byte[] key) {
+  private @Nullable Entry newestAmongReplicas(byte[] key) {
     List<NodeAddress> replicas = consistency.from() == streams.size()
         ? cluster.topology().nodes()
         : cluster.placement().preferenceList(key, consistency.from());
     Entry newest = null;
     int answers = 0;
     for (NodeAddress replica : replicas) {
-      NodeStream stream = byNode.get(replica);
+      NodeStream stream = Objects.requireNonNull(byNode.get(replica), "every node has a stream");
       if (!stream.isOpen()) continue; // unreachable: no answer
       answers++; // its record, or absent
       if (stream.taken != null) newest = newest == null ? stream.taken : Entry.newer(newest, stream.taken);
@@ -259,13 +261,13 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
   private void writeHead() {
     if (headWritten) return;
     headWritten = true;
-    ctx.write(chunks.head(version, keepAlive), ctx.voidPromise());
+    ctx().write(chunks.head(version, keepAlive), ctx().voidPromise());
   }
 
   private void complete() {
     phase = Phase.OVER;
     writeHead();
-    var done = ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+    var done = ctx().writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
     if (!keepAlive) done.addListener(ChannelFutureListener.CLOSE);
     finish();
   }
@@ -283,21 +285,21 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
     }
     phase = Phase.OVER;
     LOG.log(Level.ERROR, () -> "cluster scan " + describe() + " cut: " + reason);
-    ctx.close();
+    ctx().close();
     finish();
   }
 
   private void answerWhole(FullHttpResponse response) {
     phase = Phase.OVER;
     HttpUtil.setKeepAlive(response, keepAlive);
-    var written = ctx.writeAndFlush(response);
+    var written = ctx().writeAndFlush(response);
     if (!keepAlive) written.addListener(ChannelFutureListener.CLOSE);
     finish();
   }
 
   private void finish() {
     release();
-    ended.run();
+    ended().run();
   }
 
   @Override
@@ -318,5 +320,13 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
 
   private String describe() {
     return EngineScanAnswer.describe(query.start(), query.end()) + " (" + consistency + ")";
+  }
+
+  private ChannelHandlerContext ctx() {
+    return Objects.requireNonNull(ctx, "start() comes first");
+  }
+
+  private Runnable ended() {
+    return Objects.requireNonNull(ended, "start() comes first");
   }
 }

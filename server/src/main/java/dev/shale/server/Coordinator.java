@@ -7,6 +7,7 @@ import dev.shale.storage.HybridClock;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.List;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Coordinates a client's request over the replicas of its key: the first {@code from} nodes of
@@ -53,7 +54,7 @@ final class Coordinator {
    * {@code done} runs once, on {@code loop}, when the request is decided, and {@code allIn} once
    * every replica answered or failed (the value is no longer needed then).
    */
-  void write(EventExecutor loop, byte[] key, byte[] value, Consistency consistency, Consumer<Outcome> done, Runnable allIn) {
+  void write(EventExecutor loop, byte[] key, byte @Nullable [] value, Consistency consistency, Consumer<Outcome> done, Runnable allIn) {
     List<NodeAddress> replicas = placement.preferenceList(key, consistency.from());
     long version = clock.next();
     new ReplicatedWrite(calls, loop, key, value, version, replicas, new Tally(consistency), missed, stats, done, allIn)
@@ -66,9 +67,5 @@ final class Coordinator {
    * @param shortfall null when {@code ack} replicas answered; else what was asked and got (504)
    * @param newest of a read that succeeded: the newest record among the answers, null if none had one
    */
-  record Outcome(String shortfall, dev.shale.storage.Entry newest) {
-    boolean succeeded() {
-      return shortfall == null;
-    }
-  }
+  record Outcome(@Nullable String shortfall, dev.shale.storage.@Nullable Entry newest) {}
 }

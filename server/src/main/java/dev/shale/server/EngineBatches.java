@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Pulls a scan's records from an engine iterator in batches on the scan threads, and hands each
@@ -32,12 +33,12 @@ final class EngineBatches {
    * Records pulled in key order; {@code last}: the range is exhausted (the iterator released);
    * {@code failure}: the pull failed (no records then).
    */
-  record Batch(List<Entry> entries, boolean last, RuntimeException failure) {}
+  record Batch(List<Entry> entries, boolean last, @Nullable RuntimeException failure) {}
 
   private final Supplier<EntryIterator> open;
   private final Executor threads;
   private final EventExecutor loop;
-  private EntryIterator iterator; // scan threads only
+  private @Nullable EntryIterator iterator; // scan threads only
   private boolean inFlight; // event loop only
   private volatile boolean closed;
 

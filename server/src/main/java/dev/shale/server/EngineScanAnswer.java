@@ -10,7 +10,9 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.lang.System.Logger.Level;
+import java.util.Objects;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Streams this node's records of a range from its engine: a client's local scan, or a peer's
@@ -33,10 +35,10 @@ final class EngineScanAnswer implements StreamingAnswer {
   private final ScanChunks chunks;
   private final HttpVersion version;
   private final String what; // for log lines: the range
-  private ChannelHandlerContext ctx;
+  private @Nullable ChannelHandlerContext ctx;
   private boolean keepAlive;
-  private Runnable ended;
-  private EngineBatches batches;
+  private @Nullable Runnable ended;
+  private @Nullable EngineBatches batches;
   private boolean began; // holds a place in ScanThreads
   private boolean headWritten;
   private boolean waitingForWritable;
@@ -73,24 +75,24 @@ final class EngineScanAnswer implements StreamingAnswer {
     }
     boolean first = !headWritten;
     if (first) {
-      ctx.write(chunks.head(version, keepAlive), ctx.voidPromise());
+      ctx().write(chunks.head(version, keepAlive), ctx().voidPromise());
       headWritten = true;
     }
-    chunks.write(ctx, batch.entries(), first);
+    chunks.write(ctx(), batch.entries(), first);
     if (batch.last()) {
-      chunks.end(ctx);
-      var done = ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+      chunks.end(ctx());
+      var done = ctx().writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
       if (!keepAlive) done.addListener(ChannelFutureListener.CLOSE);
       finish();
       return;
     }
-    ctx.flush();
+    ctx().flush();
     pullWhenWritable();
   }
 
   private void pullWhenWritable() {
-    if (ctx.channel().isWritable()) {
-      batches.request(this::onBatch);
+    if (ctx().channel().isWritable()) {
+      batches().request(this::onBatch);
     } else {
       waitingForWritable = true; // writabilityChanged resumes
     }
@@ -98,9 +100,9 @@ final class EngineScanAnswer implements StreamingAnswer {
 
   @Override
   public void writabilityChanged() {
-    if (over || !waitingForWritable || !ctx.channel().isWritable()) return;
+    if (over || !waitingForWritable || !ctx().channel().isWritable()) return;
     waitingForWritable = false;
-    batches.request(this::onBatch);
+    batches().request(this::onBatch);
   }
 
   private void fail(RuntimeException failure) {
@@ -113,20 +115,20 @@ final class EngineScanAnswer implements StreamingAnswer {
     // The status was 200 already: cutting the connection before the terminating chunk is the
     // only way left to tell the client that the body is not whole.
     LOG.log(Level.ERROR, () -> "scan " + what + " failed mid-stream, cutting the connection: " + reason);
-    ctx.close();
+    ctx().close();
     finish();
   }
 
   private void answerWhole(FullHttpResponse response) {
     HttpUtil.setKeepAlive(response, keepAlive);
-    var written = ctx.writeAndFlush(response);
+    var written = ctx().writeAndFlush(response);
     if (!keepAlive) written.addListener(ChannelFutureListener.CLOSE);
     finish();
   }
 
   private void finish() {
     release();
-    ended.run();
+    ended().run();
   }
 
   @Override
@@ -142,7 +144,19 @@ final class EngineScanAnswer implements StreamingAnswer {
   }
 
   /** A range for log lines. */
-  static String describe(byte[] start, byte[] end) {
+  static String describe(byte[] start, byte @Nullable [] end) {
     return "[" + Keys.toDisplay(start) + ", " + (end == null ? "end" : Keys.toDisplay(end)) + ")";
+  }
+
+  private ChannelHandlerContext ctx() {
+    return Objects.requireNonNull(ctx, "start() comes first");
+  }
+
+  private Runnable ended() {
+    return Objects.requireNonNull(ended, "start() comes first");
+  }
+
+  private EngineBatches batches() {
+    return Objects.requireNonNull(batches, "start() comes first");
   }
 }

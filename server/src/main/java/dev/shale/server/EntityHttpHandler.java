@@ -20,10 +20,12 @@ import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.lang.System.Logger.Level;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Translates the requests of one connection into calls of the {@link EntityService}, and their
@@ -64,26 +66,26 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private static final ThrottledLog LISTS_DIFFER_LOG = new ThrottledLog(LOG, Level.ERROR, 10_000);
 
   private final EntityService service;
-  private final StoragePool pool; // null: storage calls run inline on the event loop
+  private final @Nullable StoragePool pool; // null: storage calls run inline on the event loop
   private final BodyBudget budget;
   private final ServerOptions options;
-  private final Cluster cluster; // null for a node started without --cluster
-  private final Coordinator coordinator; // null unless the cluster has other nodes
+  private final @Nullable Cluster cluster; // null for a node started without --cluster
+  private final @Nullable Coordinator coordinator; // null unless the cluster has other nodes
   private final ReplicationStats stats;
   private final int nodes; // in the cluster; 1 without one
-  private final String fingerprint; // of the cluster's node list; null without a cluster
+  private final @Nullable String fingerprint; // of the cluster's node list; null without a cluster
   private final Scans scans;
   private final ResponseQueue responses = new ResponseQueue();
   private final CallOrder calls = new CallOrder();
-  private ChannelHandlerContext ctx;
+  private @Nullable ChannelHandlerContext ctx;
   // Read no more, close once nothing is owed (ConnectionEvent.FINISH).
   private boolean finishing;
   // An answer that closes the connection is queued: read no more.
   private boolean closing;
 
   EntityHttpHandler(
-      EntityService service, StoragePool pool, BodyBudget budget, ServerOptions options, Cluster cluster,
-      Coordinator coordinator, ReplicationStats stats, Scans scans) {
+      EntityService service, @Nullable StoragePool pool, BodyBudget budget, ServerOptions options, @Nullable Cluster cluster,
+      @Nullable Coordinator coordinator, ReplicationStats stats, Scans scans) {
     this.scans = scans;
     this.service = service;
     this.pool = pool;
@@ -126,13 +128,14 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
    * {@code atOnce}, for writes: the call done on the event loop if the engine can do it without
    * waiting, answering null (nothing done) if it cannot; then {@code work} runs on the pool.
    */
-  private record Call(Supplier<EntityResult> work, Supplier<EntityResult> atOnce, boolean write, boolean usesBody)
+  private record Call(
+      Supplier<EntityResult> work, @Nullable Supplier<@Nullable EntityResult> atOnce, boolean write, boolean usesBody)
       implements Action {
     static Call read(Supplier<EntityResult> work) {
       return new Call(work, null, false, false);
     }
 
-    static Call write(Supplier<EntityResult> work, Supplier<EntityResult> atOnce, boolean usesBody) {
+    static Call write(Supplier<EntityResult> work, Supplier<@Nullable EntityResult> atOnce, boolean usesBody) {
       return new Call(work, atOnce, true, usesBody);
     }
   }
@@ -141,7 +144,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private record Stream(StreamingAnswer answer) implements Action {}
 
   /** A client's request coordinated over its key's replicas; {@code value} null: a read or a delete. */
-  private record Coordinate(byte[] key, byte[] value, boolean write, Consistency consistency) implements Action {}
+  private record Coordinate(byte[] key, byte @Nullable [] value, boolean write, Consistency consistency) implements Action {}
 
   private void onRequest(InboundRequest.Received request) {
     HttpRequest head = request.head();
@@ -177,15 +180,16 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     RequestTarget target = RequestTarget.parse(head.uri());
     String internal = head.headers().get(InternalAuth.HEADER);
     if (internal != null) {
-      Optional<String> refusal = cluster == null
+      Cluster member = cluster;
+      Optional<String> refusal = member == null
           ? Optional.of("this node is not part of a cluster")
-          : cluster.auth().refusal(head.method().name(), head.uri(), internal, System.currentTimeMillis());
+          : member.auth().refusal(head.method().name(), head.uri(), internal, System.currentTimeMillis());
       if (refusal.isPresent()) {
         return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.FORBIDDEN,
             "internal request refused: " + refusal.get()));
       }
       String theirs = head.headers().get(InternalAuth.CLUSTER_HEADER);
-      if (theirs != null && !theirs.equals(fingerprint)) return new Answer(listsDiffer(head, theirs));
+      if (member != null && theirs != null && !theirs.equals(fingerprint)) return new Answer(listsDiffer(member, head, theirs));
     }
     return switch (target.path()) {
       case ENTITY_PATH -> entity(head, target, request.body(), internal != null);
@@ -211,7 +215,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     try {
       key = EntityService.keyOf(target.query());
     } catch (InvalidRequestException e) {
-      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, e.getMessage()));
+      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, Reasons.oneLine(e.getMessage())));
     }
     if (internal) return replicaCall(head, key, body);
     Consistency consistency;
@@ -219,7 +223,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       consistency = Consistency.parse(
           QueryParams.value(target.query(), "ack"), QueryParams.value(target.query(), "from"), nodes);
     } catch (InvalidRequestException | IllegalArgumentException e) {
-      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, e.getMessage()));
+      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, Reasons.oneLine(e.getMessage())));
     }
     if (coordinator != null && !coordinator.isLocalOnly(key, consistency)) {
       return new Coordinate(key, put ? body : null, !get, consistency);
@@ -243,7 +247,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST,
           "an internal write needs its version: " + e.getMessage()));
     }
-    byte[] value = HttpMethod.PUT.equals(method) ? body : null;
+    byte @Nullable [] value = HttpMethod.PUT.equals(method) ? body : null;
     return Call.write(() -> service.write(key, value, version), () -> service.tryWrite(key, value, version), value != null);
   }
 
@@ -254,20 +258,21 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
    */
   private void start(Call call, HttpVersion version, long bodyBytes, ResponseQueue.Slot slot) {
     if (pool == null) {
-      responses.complete(slot, execute(call.work(), version, bodyBytes));
+      responses.complete(slot, answer(call.work(), version, bodyBytes));
       calls.finished(call.write());
       return;
     }
     // A write the engine can do without waiting costs less here than the two thread hand-offs
     // of the pool (docs/perf/replication.md).
-    FullHttpResponse atOnce = call.atOnce() == null ? null : execute(call.atOnce(), version, 0);
+    Supplier<@Nullable EntityResult> attempt = call.atOnce();
+    FullHttpResponse atOnce = attempt == null ? null : execute(attempt, version, 0);
     if (atOnce != null) {
       budget.release(bodyBytes);
       responses.complete(slot, atOnce);
       calls.finished(call.write());
       return;
     }
-    boolean accepted = pool.trySubmit(() -> finish(slot, call.write(), execute(call.work(), version, bodyBytes)));
+    boolean accepted = pool.trySubmit(() -> finish(slot, call.write(), answer(call.work(), version, bodyBytes)));
     if (!accepted) {
       budget.release(bodyBytes);
       responses.complete(slot, Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE,
@@ -281,39 +286,48 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
    * body's budget is released once every replica is done with it (or failed), which may be later.
    */
   private void start(Coordinate coordinate, HttpVersion version, long bodyBytes, ResponseQueue.Slot slot) {
+    Coordinator coordinator = Objects.requireNonNull(this.coordinator, "requests are coordinated only with peers");
     Consumer<Coordinator.Outcome> done = outcome -> { // on this connection's event loop
       responses.complete(slot, coordinated(coordinate, version, outcome));
       calls.finished(coordinate.write());
       afterChange();
     };
     if (coordinate.write()) {
-      coordinator.write(ctx.executor(), coordinate.key(), coordinate.value(), coordinate.consistency(), done,
+      coordinator.write(ctx().executor(), coordinate.key(), coordinate.value(), coordinate.consistency(), done,
           () -> budget.release(bodyBytes));
     } else {
-      coordinator.read(ctx.executor(), coordinate.key(), coordinate.consistency(), done);
+      coordinator.read(ctx().executor(), coordinate.key(), coordinate.consistency(), done);
     }
   }
 
   private static FullHttpResponse coordinated(Coordinate coordinate, HttpVersion version, Coordinator.Outcome outcome) {
-    if (!outcome.succeeded()) return Responses.error(version, HttpResponseStatus.GATEWAY_TIMEOUT, outcome.shortfall());
+    String shortfall = outcome.shortfall();
+    if (shortfall != null) return Responses.error(version, HttpResponseStatus.GATEWAY_TIMEOUT, shortfall);
     if (coordinate.write()) {
       return Responses.empty(version, coordinate.value() == null ? HttpResponseStatus.ACCEPTED : HttpResponseStatus.CREATED);
     }
     Entry newest = outcome.newest();
-    if (newest == null || newest.isTombstone()) return notFound(version, newest == null ? EntityResult.NO_VERSION : newest.version());
-    return withVersion(Responses.value(version, newest.value()), newest.version());
+    if (newest == null) return notFound(version, EntityResult.NO_VERSION);
+    byte[] value = newest.value(); // null: a tombstone
+    if (value == null) return notFound(version, newest.version());
+    return withVersion(Responses.value(version, value), newest.version());
   }
 
   /** A peer has another node list: serving would store keys where the others do not look. */
-  private FullHttpResponse listsDiffer(HttpRequest head, String theirs) {
+  private FullHttpResponse listsDiffer(Cluster member, HttpRequest head, String theirs) {
     String reason = "the sender's --cluster list (fingerprint " + theirs + ") differs from this node's "
-        + cluster.topology().nodes() + " (fingerprint " + fingerprint + "); start every node with the same list";
+        + member.topology().nodes() + " (fingerprint " + fingerprint + "); start every node with the same list";
     LISTS_DIFFER_LOG.log("refusing requests from a peer: " + reason);
     return Responses.error(head.protocolVersion(), HttpResponseStatus.INTERNAL_SERVER_ERROR, reason);
   }
 
+  // The answer of a call that always has one: every call but an attempt (Call.atOnce).
+  private FullHttpResponse answer(Supplier<EntityResult> call, HttpVersion version, long reservedBytes) {
+    return Objects.requireNonNull(execute(call, version, reservedBytes), "a storage call answers");
+  }
+
   // The call's answer, or null if the call answered null (an attempt the engine declined).
-  private FullHttpResponse execute(Supplier<EntityResult> call, HttpVersion version, long reservedBytes) {
+  private @Nullable FullHttpResponse execute(Supplier<@Nullable EntityResult> call, HttpVersion version, long reservedBytes) {
     try {
       EntityResult result = call.get();
       return result == null ? null : toResponse(result, version);
@@ -330,7 +344,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   /** Called by a storage worker: hands the answer back to the connection's event loop. */
   private void finish(ResponseQueue.Slot slot, boolean write, FullHttpResponse response) {
     try {
-      ctx.executor().execute(() -> {
+      ctx().executor().execute(() -> {
         responses.complete(slot, response);
         calls.finished(write);
         afterChange();
@@ -344,13 +358,13 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private static FullHttpResponse toResponse(EntityResult result, HttpVersion version) {
     return switch (result.outcome()) {
       case STORED -> Responses.empty(version, HttpResponseStatus.CREATED);
-      case FOUND -> withVersion(Responses.value(version, result.value()), result.version());
+      case FOUND -> withVersion(Responses.value(version, result.requireValue()), result.version());
       case NOT_FOUND -> notFound(version, result.version());
       case DELETED -> Responses.empty(version, HttpResponseStatus.ACCEPTED);
-      case DONE -> Responses.text(version, HttpResponseStatus.OK, new String(result.value(), StandardCharsets.UTF_8));
-      case OVERLOADED -> Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE, result.reason());
-      case DISK_FULL -> Responses.error(version, HttpResponseStatus.INSUFFICIENT_STORAGE, result.reason());
-      case FAILED -> Responses.error(version, HttpResponseStatus.INTERNAL_SERVER_ERROR, result.reason());
+      case DONE -> Responses.text(version, HttpResponseStatus.OK, new String(result.requireValue(), StandardCharsets.UTF_8));
+      case OVERLOADED -> Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE, result.requireReason());
+      case DISK_FULL -> Responses.error(version, HttpResponseStatus.INSUFFICIENT_STORAGE, result.requireReason());
+      case FAILED -> Responses.error(version, HttpResponseStatus.INTERNAL_SERVER_ERROR, result.requireReason());
     };
   }
 
@@ -400,9 +414,9 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
 
   /** After any change to what is owed: write what is ready, then decide whether to read or close. */
   private void afterChange() {
-    responses.writeReady(ctx);
+    responses.writeReady(ctx());
     if (finishing && responses.owed() == 0) {
-      ctx.close();
+      ctx().close();
       return;
     }
     updateReading();
@@ -411,8 +425,8 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private void updateReading() {
     boolean read = !closing && !finishing
         && responses.owed() < options.maxPipelinedRequests()
-        && ctx.channel().isWritable();
-    ChannelConfig config = ctx.channel().config();
+        && ctx().channel().isWritable();
+    ChannelConfig config = ctx().channel().config();
     if (config.isAutoRead() != read) config.setAutoRead(read);
   }
 
@@ -443,7 +457,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private void closeIfIdle() {
     // Nothing moved either way for the idle timeout. Keep the connection only while the server
     // itself is working on an answer; a client that does not read its answers is let go.
-    if (responses.owed() == 0 || !ctx.channel().isWritable()) ctx.close();
+    if (responses.owed() == 0 || !ctx().channel().isWritable()) ctx().close();
   }
 
   @Override
@@ -460,5 +474,9 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
           + Reasons.oneLine(cause.toString()));
     }
     ctx.close();
+  }
+
+  private ChannelHandlerContext ctx() {
+    return Objects.requireNonNull(ctx, "handlerAdded() comes first");
   }
 }

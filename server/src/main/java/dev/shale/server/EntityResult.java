@@ -1,5 +1,8 @@
 package dev.shale.server;
 
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
 /**
  * What became of one entity call, in the service's terms; {@link EntityHttpHandler} maps it to
  * an HTTP status.
@@ -12,7 +15,7 @@ package dev.shale.server;
  *     ({@link Outcome#FOUND}) or of the tombstone ({@link Outcome#NOT_FOUND}); else
  *     {@link #NO_VERSION}, also for a key the store has no record of
  */
-record EntityResult(Outcome outcome, byte[] value, String reason, long version) {
+record EntityResult(Outcome outcome, byte @Nullable [] value, @Nullable String reason, long version) {
   static final long NO_VERSION = -1;
 
   enum Outcome {
@@ -50,6 +53,16 @@ record EntityResult(Outcome outcome, byte[] value, String reason, long version) 
   /** A tombstone with its version (a replica read). */
   static EntityResult tombstone(long version) {
     return new EntityResult(Outcome.NOT_FOUND, null, null, version);
+  }
+
+  /** The value of a {@link Outcome#FOUND} result, the report of a {@link Outcome#DONE} one. */
+  byte[] requireValue() {
+    return Objects.requireNonNull(value, () -> outcome + " has no value");
+  }
+
+  /** Why a call was {@link Outcome#OVERLOADED}, {@link Outcome#DISK_FULL} or {@link Outcome#FAILED}. */
+  String requireReason() {
+    return Objects.requireNonNull(reason, () -> outcome + " has no reason");
   }
 
   /** A tombstone (a replica read found one). */

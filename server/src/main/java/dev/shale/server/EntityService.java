@@ -14,6 +14,7 @@ import dev.shale.storage.WriteStallException;
 import java.lang.System.Logger.Level;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The entity API in plain Java: turns an id into a key and reads, stores or deletes it in the
@@ -48,15 +49,16 @@ final class EntityService {
    * @throws InvalidRequestException when the id is missing, empty, longer than
    *     {@link #MAX_ID_BYTES}, malformed or not UTF-8; the message says which
    */
-  static byte[] keyOf(String rawQuery) throws InvalidRequestException {
+  static byte[] keyOf(@Nullable String rawQuery) throws InvalidRequestException {
     return IdDecoder.decodeId(rawQuery, MAX_ID_BYTES);
   }
 
   EntityResult get(byte[] key) {
     return call("get", key, () -> {
       Entry entry = engine.get(key);
-      if (entry == null || entry.isTombstone()) return EntityResult.NOT_FOUND;
-      return EntityResult.found(entry.value());
+      byte[] value = entry == null ? null : entry.value(); // null: no record, or a tombstone
+      if (value == null) return EntityResult.NOT_FOUND;
+      return EntityResult.found(value);
     });
   }
 
@@ -65,8 +67,9 @@ final class EntityService {
     return call("read", key, () -> {
       Entry entry = engine.get(key);
       if (entry == null) return EntityResult.NOT_FOUND;
-      if (entry.isTombstone()) return EntityResult.tombstone(entry.version());
-      return EntityResult.found(entry.value(), entry.version());
+      byte[] value = entry.value();
+      if (value == null) return EntityResult.tombstone(entry.version());
+      return EntityResult.found(value, entry.version());
     });
   }
 
@@ -75,7 +78,7 @@ final class EntityService {
    * null; the engine keeps the array as is. Answers {@link EntityResult.Outcome#STORED} or
    * {@link EntityResult.Outcome#DELETED}.
    */
-  EntityResult write(byte[] key, byte[] value, long version) {
+  EntityResult write(byte[] key, byte @Nullable [] value, long version) {
     return call(value == null ? "replica delete" : "replica put", key, () -> {
       engine.write(key, value, version);
       return value == null ? EntityResult.DELETED : EntityResult.STORED;
@@ -86,7 +89,7 @@ final class EntityService {
    * {@link #write}, done at once if the engine can do it without waiting ({@link Engine#tryWrite});
    * null, with nothing written, if it cannot.
    */
-  EntityResult tryWrite(byte[] key, byte[] value, long version) {
+  @Nullable EntityResult tryWrite(byte[] key, byte @Nullable [] value, long version) {
     return attempt(value == null ? "replica delete" : "replica put", key, value, () -> version);
   }
 
@@ -94,13 +97,13 @@ final class EntityService {
    * {@link #put}, or {@link #delete} when {@code value} is null, done at once if the engine can do
    * it without waiting; null, with nothing written, if it cannot.
    */
-  EntityResult tryStore(byte[] key, byte[] value) {
+  @Nullable EntityResult tryStore(byte[] key, byte @Nullable [] value) {
     // The engine clock's next version, as put and delete take. One taken and not used (the engine
     // declined) is a gap in the clock: harmless.
     return attempt(value == null ? "delete" : "put", key, value, engine.clock()::next);
   }
 
-  private EntityResult attempt(String operation, byte[] key, byte[] value, LongSupplier version) {
+  private @Nullable EntityResult attempt(String operation, byte[] key, byte @Nullable [] value, LongSupplier version) {
     return call(operation, key, () -> {
       if (!engine.tryWrite(key, value, version.getAsLong())) return null;
       return value == null ? EntityResult.DELETED : EntityResult.STORED;
@@ -127,7 +130,7 @@ final class EntityService {
    * tombstones when {@code includeTombstones}; the caller closes the iterator. Failures are
    * thrown (as {@link StorageException}), to be handled by whoever streams the records.
    */
-  EntryIterator scan(byte[] start, byte[] end, boolean includeTombstones) {
+  EntryIterator scan(byte[] start, byte @Nullable [] end, boolean includeTombstones) {
     return engine.scan(start, end, includeTombstones);
   }
 
@@ -158,7 +161,7 @@ final class EntityService {
     return engine.health();
   }
 
-  private static EntityResult call(String operation, byte[] key, Supplier<EntityResult> work) {
+  private static EntityResult call(String operation, byte @Nullable [] key, Supplier<EntityResult> work) {
     try {
       return work.get();
     } catch (WriteStallException e) {
@@ -177,7 +180,7 @@ final class EntityService {
     }
   }
 
-  private static EntityResult logged(String operation, byte[] key, String reason) {
+  private static EntityResult logged(String operation, byte @Nullable [] key, String reason) {
     String line = Reasons.oneLine(reason);
     // The id is left out of the failure's name: the line shows the first id, the count the rest.
     LOG.log(operation + " failed: " + line,

@@ -6,6 +6,7 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One request on its way to a peer. Its promise completes exactly once, with the peer's answer
@@ -21,8 +22,8 @@ final class ForwardCall {
   private final Promise<FullHttpResponse> promise;
   private final String peer;
   // Set once the request is written; read by the timeout on another thread.
-  private volatile Channel channel;
-  private volatile ScheduledFuture<?> timeout;
+  private volatile @Nullable Channel channel;
+  private volatile @Nullable ScheduledFuture<?> timeout;
 
   ForwardCall(FullHttpRequest request, Promise<FullHttpResponse> promise, String peer) {
     this.request = request;
@@ -47,7 +48,7 @@ final class ForwardCall {
   }
 
   /** Takes the request to write on {@code channel}; null if the call is already over. */
-  FullHttpRequest takeRequest(Channel channel) {
+  @Nullable FullHttpRequest takeRequest(Channel channel) {
     this.channel = channel;
     return isDone() ? null : request.retain();
   }

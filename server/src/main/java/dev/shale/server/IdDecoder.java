@@ -3,6 +3,7 @@ package dev.shale.server;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds the {@code id} parameter (or another named parameter holding an id, such as a scan's
@@ -21,7 +22,7 @@ final class IdDecoder {
   private IdDecoder() {}
 
   /** The key named by {@code rawQuery} (null when the URI has none), or why there is none. */
-  static byte[] decodeId(String rawQuery, int maxIdBytes) throws InvalidRequestException {
+  static byte[] decodeId(@Nullable String rawQuery, int maxIdBytes) throws InvalidRequestException {
     byte[] key = decodeOptional(rawQuery, NAME, maxIdBytes);
     if (key == null) throw new InvalidRequestException("missing id parameter: use ?id=<id>");
     return key;
@@ -31,7 +32,7 @@ final class IdDecoder {
    * The key that parameter {@code name} of {@code rawQuery} holds, checked as an id is (not
    * empty, at most {@code maxIdBytes}, UTF-8), or null when the query has no such parameter.
    */
-  static byte[] decodeOptional(String rawQuery, String name, int maxIdBytes) throws InvalidRequestException {
+  static byte @Nullable [] decodeOptional(@Nullable String rawQuery, String name, int maxIdBytes) throws InvalidRequestException {
     // The query is at most a request line long (ServerInitializer), so decoding all of it is
     // cheap, and the reason can say how long the id really is.
     byte[] key = find(rawQuery == null ? "" : rawQuery, name);
@@ -53,7 +54,7 @@ final class IdDecoder {
    *
    * @throws InvalidRequestException when it is given twice or is malformed
    */
-  static byte[] find(String query, String name) throws InvalidRequestException {
+  static byte @Nullable [] find(String query, String name) throws InvalidRequestException {
     byte[] value = null;
     int start = 0;
     while (start < query.length()) {

@@ -42,7 +42,7 @@ final class LocalNodeStream extends NodeStream {
       if (!accept(entry)) return;
     }
     if (batch.last()) end();
-    listener.readable(this);
+    listener().readable(this);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.shale.server;
 
 import dev.shale.cluster.NodeAddress;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a coordinator puts a write that a replica of its {@code from} set could not take (not
@@ -19,7 +20,7 @@ public interface MissedWrites {
    * Keeps {@code value} (null: a tombstone) with {@code version} for {@code target}; false when
    * it was refused (the store is full, say) and only read repair will heal the replica.
    */
-  boolean missed(NodeAddress target, byte[] key, byte[] value, long version);
+  boolean missed(NodeAddress target, byte[] key, byte @Nullable [] value, long version);
 
   /** {@code replica} answered a request: hints for it may be worth delivering now. */
   default void replicaAnswered(NodeAddress replica) {}

@@ -4,6 +4,8 @@ import dev.shale.cluster.NodeAddress;
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
 import java.util.ArrayDeque;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One node's records of a cluster scan's range, as the coordinator receives them: opened, then
@@ -31,13 +33,13 @@ abstract class NodeStream {
   private final ScanRange range;
   private final ArrayDeque<Entry> buffered = new ArrayDeque<>();
   private long bufferedBytes;
-  private byte[] lastKey;
+  private byte @Nullable [] lastKey;
   private boolean ended;
   private State state = State.NEW;
-  Listener listener;
+  private @Nullable Listener listener; // set by open(), which comes first
   // The coordinator's bookkeeping: waiting for records (in no heap), or taken for the current key.
   boolean starving;
-  Entry taken;
+  @Nullable Entry taken;
 
   NodeStream(NodeAddress node, ScanRange range) {
     this.node = node;
@@ -57,6 +59,10 @@ abstract class NodeStream {
     return state;
   }
 
+  final Listener listener() {
+    return Objects.requireNonNull(listener, "open() comes first");
+  }
+
   final void open(Listener listener) {
     this.listener = listener;
     state = State.OPENING;
@@ -66,7 +72,7 @@ abstract class NodeStream {
   /** Starts the stream; reports {@link #opened} or {@link #fail}. */
   abstract void begin();
 
-  /** Asks for more records; they come through {@link #readable}. */
+  /** Asks for more records; they come through {@link Listener#readable}. */
   abstract void demand();
 
   /** Lets go of the connection or iterator; nothing is reported afterwards. */
@@ -102,7 +108,7 @@ abstract class NodeStream {
   final void opened() {
     if (state != State.OPENING) return;
     state = State.OPEN;
-    listener.opened(this);
+    listener().opened(this);
   }
 
   /** Buffers {@code entry}; false (and the stream failed) if it breaks the key order or the range. */
@@ -126,7 +132,7 @@ abstract class NodeStream {
     if (state == State.FAILED || state == State.CLOSED) return;
     state = State.FAILED;
     release();
-    listener.failed(this, Reasons.oneLine(reason));
+    listener().failed(this, Reasons.oneLine(reason));
   }
 
   final void close() {

@@ -16,7 +16,6 @@ import io.netty.util.concurrent.Future;
 import java.net.ConnectException;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -49,7 +48,7 @@ final class PeerClient {
 
   private final NodeAddress peer;
   // One per event loop of the group, each running on its loop; fixed after construction.
-  private final Map<EventExecutor, FixedChannelPool> pools = new IdentityHashMap<>();
+  private final IdentityHashMap<EventExecutor, FixedChannelPool> pools = new IdentityHashMap<>();
   // System.nanoTime() until which the peer is taken as down; 0 when it is not.
   private volatile long downUntilNanos;
 

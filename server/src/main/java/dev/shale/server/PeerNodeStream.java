@@ -27,6 +27,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A peer's records in a cluster scan: the internal scan ({@link Scans#RECORDS_PATH}) over a
@@ -53,10 +54,10 @@ final class PeerNodeStream extends NodeStream {
   private final EventLoop loop;
   private final Class<? extends Channel> channelType;
   private final RecordFrames.Decoder decoder;
-  private Channel channel;
-  private ScheduledFuture<?> timeout;
+  private @Nullable Channel channel;
+  private @Nullable ScheduledFuture<?> timeout;
   private long progress; // reads seen; the stall timeout checks it moved
-  private HttpResponseStatus errorStatus; // the peer refused: collect its reason
+  private @Nullable HttpResponseStatus errorStatus; // the peer refused: collect its reason
   private final StringBuilder errorBody = new StringBuilder();
 
   PeerNodeStream(
@@ -95,8 +96,8 @@ final class PeerNodeStream extends NodeStream {
         return;
       }
       if (state() != State.OPENING) return;
-      channel.writeAndFlush(request());
-      channel.read();
+      connect.channel().writeAndFlush(request());
+      connect.channel().read();
     });
   }
 
@@ -110,8 +111,9 @@ final class PeerNodeStream extends NodeStream {
 
   @Override
   void demand() {
-    if (!isOpen() || ended()) return;
-    channel.read();
+    Channel open = channel; // set before the stream can be open
+    if (!isOpen() || ended() || open == null) return;
+    open.read();
     if (isEmpty()) armStallTimeout();
   }
 
@@ -182,7 +184,7 @@ final class PeerNodeStream extends NodeStream {
           if (!accept(entry)) return;
         }
       } catch (RecordFrames.FormatException e) {
-        fail(e.getMessage());
+        fail(Reasons.oneLine(e.getMessage()));
         return;
       }
       if (content instanceof LastHttpContent) {
@@ -198,7 +200,7 @@ final class PeerNodeStream extends NodeStream {
     public void channelReadComplete(ChannelHandlerContext ctx) {
       if (isClosed()) return;
       if (state() == State.OPENING || (isOpen() && !ended() && bufferedBytes() < READ_AHEAD_BYTES)) ctx.read();
-      if (isOpen()) listener.readable(PeerNodeStream.this);
+      if (isOpen()) listener().readable(PeerNodeStream.this);
     }
 
     @Override

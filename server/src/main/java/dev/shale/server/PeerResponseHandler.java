@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.lang.System.Logger.Level;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The last handler of a connection to a peer: hands the answer to the {@link ForwardCall} in
@@ -20,7 +21,7 @@ final class PeerResponseHandler extends ChannelInboundHandlerAdapter {
   private static final System.Logger LOG = System.getLogger(PeerResponseHandler.class.getName());
 
   private final ChannelPool pool;
-  private ForwardCall call; // the call this connection carries, or null when idle
+  private @Nullable ForwardCall call; // the call this connection carries, or null when idle
 
   PeerResponseHandler(ChannelPool pool) {
     this.pool = pool;

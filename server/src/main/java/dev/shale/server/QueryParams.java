@@ -1,6 +1,7 @@
 package dev.shale.server;
 
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The other query parameters of an entity request ({@code ack}, {@code from}), and the encoding
@@ -17,7 +18,7 @@ final class QueryParams {
    *
    * @throws InvalidRequestException when it is given twice or is malformed
    */
-  static String value(String rawQuery, String name) throws InvalidRequestException {
+  static @Nullable String value(@Nullable String rawQuery, String name) throws InvalidRequestException {
     if (rawQuery == null) return null;
     byte[] bytes = IdDecoder.find(rawQuery, name);
     return bytes == null ? null : new String(bytes, StandardCharsets.ISO_8859_1);

@@ -8,6 +8,7 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The internal scan stream's frames (docs/format.md, "Internal scan stream"): how a node sends
@@ -108,7 +109,7 @@ final class RecordFrames {
     }
 
     /** The next record, or null if more bytes are needed or the stream has ended ({@link #ended}). */
-    Entry next() throws FormatException {
+    @Nullable Entry next() throws FormatException {
       if (ended) {
         if (pending.isReadable()) throw new FormatException(source + " sent bytes after the end frame at offset " + offset);
         return null;
@@ -159,7 +160,7 @@ final class RecordFrames {
       }
     }
 
-    private Entry decode(int at, int length) throws FormatException {
+    private @Nullable Entry decode(int at, int length) throws FormatException {
       byte type = pending.getByte(at);
       if (type == END) {
         long count = pending.getLongLE(at + 1);

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads and writes one key on one replica, this node or a peer, and hands the {@link ReplicaReply}
@@ -30,11 +31,11 @@ final class ReplicaCalls {
 
   private final NodeAddress self;
   private final EntityService service;
-  private final StoragePool pool; // null: storage calls run inline on the event loop
-  private final InternalClient client; // null on a single node
+  private final @Nullable StoragePool pool; // null: storage calls run inline on the event loop
+  private final InternalClient client; // of the peers: ReplicaCalls exist on a node that has some
   private final MissedWrites hints; // told of every peer that answers
 
-  ReplicaCalls(NodeAddress self, EntityService service, StoragePool pool, InternalClient client, MissedWrites hints) {
+  ReplicaCalls(NodeAddress self, EntityService service, @Nullable StoragePool pool, InternalClient client, MissedWrites hints) {
     this.self = self;
     this.service = service;
     this.pool = pool;
@@ -60,7 +61,7 @@ final class ReplicaCalls {
    * Writes {@code value} (null: a tombstone) with {@code version} to {@code replica}; {@code done}
    * runs on {@code loop}. The value array must not change from now on.
    */
-  void write(EventExecutor loop, NodeAddress replica, byte[] key, byte[] value, long version, Consumer<ReplicaReply> done) {
+  void write(EventExecutor loop, NodeAddress replica, byte[] key, byte @Nullable [] value, long version, Consumer<ReplicaReply> done) {
     if (replica.equals(self)) {
       // A write the engine can do without waiting costs less here than the pool's two hand-offs.
       // (Only on loop itself: done must run there.)
@@ -107,10 +108,6 @@ final class ReplicaCalls {
   private void remote(
       EventExecutor loop, NodeAddress replica, HttpMethod method, byte[] key, byte[] body, long version,
       java.util.function.Function<FullHttpResponse, ReplicaReply> parse, Consumer<ReplicaReply> done) {
-    if (client == null) {
-      done.accept(new ReplicaReply.Failed(replica.id() + " is not a peer of this node"));
-      return;
-    }
     Future<FullHttpResponse> answer = client.send(loop, replica, method, QueryParams.entityTarget(key), body, version);
     answer.addListener(f -> { // on loop
       if (!f.isSuccess()) {
@@ -133,7 +130,7 @@ final class ReplicaCalls {
     return switch (result.outcome()) {
       case FOUND -> new ReplicaReply.Read(new Entry(key, result.version(), result.value()));
       case NOT_FOUND -> new ReplicaReply.Read(result.isTombstone() ? Entry.tombstone(key, result.version()) : null);
-      default -> new ReplicaReply.Failed(result.reason());
+      default -> new ReplicaReply.Failed(result.requireReason());
     };
   }
 

@@ -1,6 +1,7 @@
 package dev.shale.server;
 
 import dev.shale.storage.Entry;
+import org.jspecify.annotations.Nullable;
 
 /** What one replica answered a coordinator, or why it did not. */
 sealed interface ReplicaReply {
@@ -11,7 +12,7 @@ sealed interface ReplicaReply {
   }
 
   /** The replica's newest record of the key: a value, a tombstone, or null when it has none. */
-  record Read(Entry entry) implements ReplicaReply {}
+  record Read(@Nullable Entry entry) implements ReplicaReply {}
 
   /** No answer, or one that says the replica failed; {@code reason} names the replica. */
   record Failed(String reason) implements ReplicaReply {}

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One read over a key's replicas: answers with the newest record once {@code ack} replicas
@@ -31,7 +32,7 @@ final class ReplicatedRead {
   private final Consumer<Coordinator.Outcome> done;
   // What each replica that answered holds; a null value: nothing.
   private final Map<NodeAddress, Entry> answers = new HashMap<>();
-  private Entry newest; // of the answers so far; null while none had a record
+  private @Nullable Entry newest; // of the answers so far; null while none had a record
   private boolean decided;
 
   ReplicatedRead(ReplicaCalls calls, EventExecutor loop, byte[] key, List<NodeAddress> replicas, Tally tally,

@@ -6,6 +6,7 @@ import io.netty.util.concurrent.EventExecutor;
 import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One write (a value or a tombstone, with the version the coordinator stamped) over a key's
@@ -24,7 +25,7 @@ final class ReplicatedWrite {
   private final ReplicaCalls calls;
   private final EventExecutor loop;
   private final byte[] key;
-  private final byte[] value; // null: a tombstone
+  private final byte @Nullable [] value; // null: a tombstone
   private final long version;
   private final List<NodeAddress> replicas;
   private final Tally tally;
@@ -34,7 +35,7 @@ final class ReplicatedWrite {
   private final Runnable allIn;
   private boolean decided;
 
-  ReplicatedWrite(ReplicaCalls calls, EventExecutor loop, byte[] key, byte[] value, long version,
+  ReplicatedWrite(ReplicaCalls calls, EventExecutor loop, byte[] key, byte @Nullable [] value, long version,
       List<NodeAddress> replicas, Tally tally, MissedWrites missed, ReplicationStats stats,
       Consumer<Coordinator.Outcome> done, Runnable allIn) {
     this.calls = calls;

@@ -13,6 +13,8 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns the decoder's request heads and body chunks into whole requests
@@ -43,12 +45,12 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
   private final RequestTimeoutHandler requestTimeout;
 
   // The request being received, or null between requests.
-  private HttpRequest head;
+  private @Nullable HttpRequest head;
   // With a Content-Length: the body's final array and how much of it has arrived.
-  private byte[] body;
+  private byte @Nullable [] body;
   private int bodyLength;
   // Without one: the bytes so far.
-  private ChunkedBody chunked;
+  private @Nullable ChunkedBody chunked;
   // Invariant: the budget bytes held for the current body; given back or handed on with it.
   private long reservedBytes;
   // The current request was refused: drop its body up to its last chunk.
@@ -161,7 +163,8 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
 
   private void completeRequest(ChannelHandlerContext ctx) {
     byte[] value = body != null ? body : chunked == null ? EMPTY : chunked.toArray();
-    InboundRequest.Received received = new InboundRequest.Received(head, value, reservedBytes);
+    HttpRequest request = Objects.requireNonNull(head, "a request is being received");
+    InboundRequest.Received received = new InboundRequest.Received(request, value, reservedBytes);
     // The budget bytes now travel with the request; the receiver gives them back.
     reservedBytes = 0;
     dropBody();
@@ -184,8 +187,9 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
   }
 
   private void refuseChunked(ChannelHandlerContext ctx, HttpResponseStatus status, String reason) {
+    HttpRequest request = Objects.requireNonNull(head, "a request is being received");
     InboundRequest.Refused refused =
-        new InboundRequest.Refused(head.protocolVersion(), status, reason, HttpUtil.isKeepAlive(head));
+        new InboundRequest.Refused(request.protocolVersion(), status, reason, HttpUtil.isKeepAlive(request));
     dropBody();
     discarding = true;
     ctx.fireChannelRead(refused);

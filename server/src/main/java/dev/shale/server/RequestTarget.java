@@ -1,11 +1,13 @@
 package dev.shale.server;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A request-target split into its path and its raw query (the text after {@code ?}, or null).
  * Accepts the origin form ({@code /v0/entity?id=a}) and the absolute form
  * ({@code http://host/v0/entity?id=a}), which RFC 9112 section 3.2.2 requires servers to accept.
  */
-record RequestTarget(String path, String query) {
+record RequestTarget(String path, @Nullable String query) {
 
   static RequestTarget parse(String target) {
     int pathStart = pathStart(target);

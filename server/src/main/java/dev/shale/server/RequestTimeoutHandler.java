@@ -3,7 +3,9 @@ package dev.shale.server;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Cuts a request that takes longer than the request timeout to arrive, head and body together:
@@ -20,8 +22,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class RequestTimeoutHandler extends ChannelInboundHandlerAdapter {
   private final long timeoutMillis;
-  private ChannelHandlerContext ctx;
-  private ScheduledFuture<?> timer;
+  private @Nullable ChannelHandlerContext ctx;
+  private @Nullable ScheduledFuture<?> timer;
   private boolean receiving;
   private boolean expired;
 
@@ -61,7 +63,7 @@ final class RequestTimeoutHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void schedule() {
-    timer = ctx.executor().schedule(this::expire, timeoutMillis, TimeUnit.MILLISECONDS);
+    timer = ctx().executor().schedule(this::expire, timeoutMillis, TimeUnit.MILLISECONDS);
   }
 
   private void cancel() {
@@ -73,8 +75,8 @@ final class RequestTimeoutHandler extends ChannelInboundHandlerAdapter {
 
   private void expire() {
     timer = null;
-    if (!receiving || !ctx.channel().isActive()) return;
-    if (!ctx.channel().config().isAutoRead()) {
+    if (!receiving || !ctx().channel().isActive()) return;
+    if (!ctx().channel().config().isAutoRead()) {
       // The server paused reading (too many unanswered requests, or a client that does not
       // read its responses): the wait is not the request's to pay for. Give it a new period.
       schedule();
@@ -82,6 +84,10 @@ final class RequestTimeoutHandler extends ChannelInboundHandlerAdapter {
     }
     expired = true;
     receiving = false;
-    ctx.fireUserEventTriggered(ConnectionEvent.REQUEST_TIMED_OUT);
+    ctx().fireUserEventTriggered(ConnectionEvent.REQUEST_TIMED_OUT);
+  }
+
+  private ChannelHandlerContext ctx() {
+    return Objects.requireNonNull(ctx, "handlerAdded() comes first");
   }
 }

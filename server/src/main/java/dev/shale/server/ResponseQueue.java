@@ -10,6 +10,8 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The answers one connection owes, in the order its requests arrived. HTTP/1.1 pipelining lets a
@@ -33,9 +35,10 @@ final class ResponseQueue {
   static final class Slot {
     private final boolean keepAlive;
     private final boolean interim;
-    private FullHttpResponse response;
-    private StreamingAnswer stream;
-    private Runnable afterStream; // run on the event loop once the stream has ended
+    // Null until the answer is known: a whole response, or a stream (then afterStream too).
+    private @Nullable FullHttpResponse response;
+    private @Nullable StreamingAnswer stream;
+    private @Nullable Runnable afterStream; // run on the event loop once the stream has ended
     private boolean streamStarted;
 
     private Slot(boolean keepAlive, boolean interim) {
@@ -90,7 +93,7 @@ final class ResponseQueue {
   /** Tells the streaming answer in progress, if any, that the channel's writability changed. */
   void writabilityChanged() {
     Slot front = slots.peekFirst();
-    if (!finished && front != null && front.streamStarted) front.stream.writabilityChanged();
+    if (!finished && front != null && front.streamStarted && front.stream != null) front.stream.writabilityChanged();
   }
 
   /** Requests received whose answers are not written yet. */
@@ -139,7 +142,7 @@ final class ResponseQueue {
     owed--;
     // A stream that does not keep the connection alive closed it after its last byte.
     if (!slot.keepAlive) discard();
-    slot.afterStream.run();
+    Objects.requireNonNull(slot.afterStream, "set with the stream").run();
     writeReady(ctx);
   }
 

@@ -45,10 +45,11 @@ sealed interface ScanChunks {
     @Override
     public void write(ChannelHandlerContext ctx, List<Entry> entries, boolean first) {
       for (Entry entry : entries) {
-        if (entry.isTombstone()) continue; // the engine hides them; never trust it to be asked right
-        ByteBuf chunk = entry.value().length == 0
+        byte[] value = entry.value();
+        if (value == null) continue; // a tombstone: the engine hides them; never trust it to be asked right
+        ByteBuf chunk = value.length == 0
             ? Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(entry.key()), NEWLINE.duplicate())
-            : Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(entry.key()), NEWLINE.duplicate(), Unpooled.wrappedBuffer(entry.value()));
+            : Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(entry.key()), NEWLINE.duplicate(), Unpooled.wrappedBuffer(value));
         ctx.write(new DefaultHttpContent(chunk), ctx.voidPromise());
       }
     }

@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Routes range scans: {@code GET /v0/entities?start=<id>[&end=<id>][&scope=cluster[&ack=A][&from=F]]}
@@ -32,9 +33,9 @@ final class Scans {
 
   private final EntityService service;
   private final ScanThreads threads;
-  private final Cluster cluster; // null for a node started without --cluster
+  private final @Nullable Cluster cluster; // null for a node started without --cluster
 
-  Scans(EntityService service, ScanThreads threads, Cluster cluster) {
+  Scans(EntityService service, ScanThreads threads, @Nullable Cluster cluster) {
     this.service = service;
     this.threads = threads;
     this.cluster = cluster;
@@ -61,7 +62,7 @@ final class Scans {
       if (!query.cluster() || internal) return new Streamed(local(query, version, false));
       return new Streamed(cluster(query, version));
     } catch (InvalidRequestException e) {
-      return refused(version, HttpResponseStatus.BAD_REQUEST, e.getMessage());
+      return refused(version, HttpResponseStatus.BAD_REQUEST, Reasons.oneLine(e.getMessage()));
     }
   }
 
@@ -72,16 +73,17 @@ final class Scans {
   }
 
   private StreamingAnswer cluster(ScanQuery query, HttpVersion version) throws InvalidRequestException {
-    int nodes = cluster == null ? 1 : cluster.topology().size();
+    Cluster member = cluster;
+    int nodes = member == null ? 1 : member.topology().size();
     Consistency consistency;
     try {
       consistency = Consistency.parse(query.ack(), query.from(), nodes);
     } catch (IllegalArgumentException e) {
-      throw new InvalidRequestException(e.getMessage());
+      throw new InvalidRequestException(Reasons.oneLine(e.getMessage()));
     }
     // A node alone is the whole cluster: its own entries are the answer.
-    if (nodes == 1) return local(query, version, false);
-    return new ClusterScanAnswer(cluster, consistency, query, version, threads,
+    if (member == null || nodes == 1) return local(query, version, false);
+    return new ClusterScanAnswer(member, consistency, query, version, threads,
         () -> service.scan(query.start(), query.end(), true));
   }
 
@@ -94,8 +96,9 @@ final class Scans {
    * {@code scope} {@code local} (the default) or {@code cluster}; {@code ack} and {@code from}
    * as received, for {@link Consistency#parse}.
    */
-  record ScanQuery(byte[] start, byte[] end, boolean cluster, String ack, String from) {
-    static ScanQuery parse(String rawQuery) throws InvalidRequestException {
+  record ScanQuery(
+      byte[] start, byte @Nullable [] end, boolean cluster, @Nullable String ack, @Nullable String from) {
+    static ScanQuery parse(@Nullable String rawQuery) throws InvalidRequestException {
       byte[] start = IdDecoder.decodeOptional(rawQuery, "start", EntityService.MAX_ID_BYTES);
       if (start == null) throw new InvalidRequestException("missing start parameter: use ?start=<id>[&end=<id>]");
       byte[] end = IdDecoder.decodeOptional(rawQuery, "end", EntityService.MAX_ID_BYTES);

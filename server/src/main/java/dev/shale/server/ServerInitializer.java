@@ -11,6 +11,7 @@ import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Assembles each connection's pipeline, and with it every limit a connection is held to:
@@ -38,18 +39,18 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
 
   private final ServerOptions options;
   private final EntityService service;
-  private final StoragePool pool;
+  private final @Nullable StoragePool pool; // null: storage calls run inline on the event loops (--workers 0)
   private final BodyBudget budget;
   private final ChannelGroup connections;
   private final BooleanSupplier draining;
-  private final Cluster cluster; // null without --cluster
-  private final Coordinator coordinator; // null without peers
+  private final @Nullable Cluster cluster; // null without --cluster
+  private final @Nullable Coordinator coordinator; // null without peers
   private final ReplicationStats stats;
   private final Scans scans;
 
   ServerInitializer(
-      ServerOptions options, EntityService service, StoragePool pool, BodyBudget budget,
-      ChannelGroup connections, BooleanSupplier draining, Cluster cluster, Coordinator coordinator,
+      ServerOptions options, EntityService service, @Nullable StoragePool pool, BodyBudget budget,
+      ChannelGroup connections, BooleanSupplier draining, @Nullable Cluster cluster, @Nullable Coordinator coordinator,
       ReplicationStats stats, Scans scans) {
     this.scans = scans;
     this.cluster = cluster;

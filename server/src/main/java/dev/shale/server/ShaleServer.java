@@ -29,6 +29,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Shale's HTTP server: listens, serves the entity API on an {@link Engine}, and shuts down
@@ -49,11 +50,11 @@ public final class ShaleServer implements AutoCloseable {
   private final ServerOptions options;
   private final EventLoopGroup acceptGroup;
   private final EventLoopGroup ioGroup;
-  private final StoragePool pool;
+  private final @Nullable StoragePool pool; // null: storage calls run inline on the event loops (--workers 0)
   private final ScanThreads scanThreads;
-  private final InternalClient client; // null without peers
+  private final @Nullable InternalClient client; // null without peers
   private final ReplicationStats stats;
-  private final ReplicaCalls replicaCalls; // null without peers
+  private final @Nullable ReplicaCalls replicaCalls; // null without peers
   private final ChannelGroup connections;
   private final AtomicBoolean draining;
   private final Channel listener;
@@ -61,8 +62,8 @@ public final class ShaleServer implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private ShaleServer(
-      ServerOptions options, EventLoopGroup acceptGroup, EventLoopGroup ioGroup, StoragePool pool,
-      ScanThreads scanThreads, InternalClient client, ReplicationStats stats, ReplicaCalls replicaCalls, ChannelGroup connections, AtomicBoolean draining, Channel listener,
+      ServerOptions options, EventLoopGroup acceptGroup, EventLoopGroup ioGroup, @Nullable StoragePool pool,
+      ScanThreads scanThreads, @Nullable InternalClient client, ReplicationStats stats, @Nullable ReplicaCalls replicaCalls, ChannelGroup connections, AtomicBoolean draining, Channel listener,
       String transport) {
     this.options = options;
     this.acceptGroup = acceptGroup;
@@ -88,7 +89,7 @@ public final class ShaleServer implements AutoCloseable {
   }
 
   /** {@link #start(Engine, ServerOptions, Cluster, MissedWrites)} without hints. */
-  public static ShaleServer start(Engine engine, ServerOptions options, Cluster cluster) {
+  public static ShaleServer start(Engine engine, ServerOptions options, @Nullable Cluster cluster) {
     return start(engine, options, cluster, MissedWrites.NONE);
   }
 
@@ -100,7 +101,7 @@ public final class ShaleServer implements AutoCloseable {
    *
    * @throws UncheckedIOException if it cannot listen on the host and port
    */
-  public static ShaleServer start(Engine engine, ServerOptions options, Cluster cluster, MissedWrites missed) {
+  public static ShaleServer start(Engine engine, ServerOptions options, @Nullable Cluster cluster, MissedWrites missed) {
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     Class<? extends ServerChannel> channelType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
@@ -112,13 +113,18 @@ public final class ShaleServer implements AutoCloseable {
     ChannelGroup connections = new DefaultChannelGroup("shale-connections", GlobalEventExecutor.INSTANCE);
     AtomicBoolean draining = new AtomicBoolean();
     BodyBudget budget = new BodyBudget(options.inflightBodyBytes());
-    InternalClient client = cluster == null || cluster.topology().isSingle() ? null
-        : new InternalClient(cluster, ioGroup, epoll ? EpollSocketChannel.class : NioSocketChannel.class, options.maxValueSizeBytes());
     EntityService service = new EntityService(engine);
     ReplicationStats stats = new ReplicationStats();
-    ReplicaCalls replicaCalls = client == null ? null : new ReplicaCalls(cluster.topology().self(), service, pool, client, missed);
-    Coordinator coordinator = client == null ? null
-        : new Coordinator(cluster.placement(), replicaCalls, engine.clock(), missed, stats);
+    // Without peers (no cluster, or a cluster of one) every request is served here: no client,
+    // no replica calls, no coordinator.
+    InternalClient client = null;
+    ReplicaCalls replicaCalls = null;
+    Coordinator coordinator = null;
+    if (cluster != null && !cluster.topology().isSingle()) {
+      client = new InternalClient(cluster, ioGroup, epoll ? EpollSocketChannel.class : NioSocketChannel.class, options.maxValueSizeBytes());
+      replicaCalls = new ReplicaCalls(cluster.topology().self(), service, pool, client, missed);
+      coordinator = new Coordinator(cluster.placement(), replicaCalls, engine.clock(), missed, stats);
+    }
     ServerBootstrap bootstrap = new ServerBootstrap()
         .group(acceptGroup, ioGroup)
         .channel(channelType)
@@ -153,7 +159,7 @@ public final class ShaleServer implements AutoCloseable {
    * (null: a tombstone) with its original {@code version}. Completes with true once the replica
    * stored it, false when it did not (down, timed out, refused): try again later. Never blocks.
    */
-  public CompletionStage<Boolean> deliverMissedWrite(NodeAddress target, byte[] key, byte[] value, long version) {
+  public CompletionStage<Boolean> deliverMissedWrite(NodeAddress target, byte[] key, byte @Nullable [] value, long version) {
     CompletableFuture<Boolean> stored = new CompletableFuture<>();
     if (replicaCalls == null || closed.get()) {
       stored.complete(false);
@@ -216,7 +222,8 @@ public final class ShaleServer implements AutoCloseable {
     }
   }
 
-  private static void stopThreads(EventLoopGroup acceptGroup, EventLoopGroup ioGroup, StoragePool pool, ScanThreads scanThreads) {
+  private static void stopThreads(
+      EventLoopGroup acceptGroup, EventLoopGroup ioGroup, @Nullable StoragePool pool, ScanThreads scanThreads) {
     // Storage calls first: their answers go back through the event loops.
     if (pool != null && !pool.shutdown(STOP_STEP_MILLIS)) {
       LOG.log(System.Logger.Level.WARNING, "storage calls were still running after " + STOP_STEP_MILLIS + " ms");

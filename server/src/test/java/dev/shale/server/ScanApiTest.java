@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -180,7 +181,7 @@ class ScanApiTest {
       RawConnection.Chunked scan = scan("start=" + enc(start) + (end == null ? "" : "&end=" + enc(end)));
       byte[] s = start.getBytes(StandardCharsets.UTF_8);
       var expected = end == null ? model.tailMap(s, true) : (Keys.compare(s, end.getBytes(StandardCharsets.UTF_8)) >= 0
-          ? new TreeMap<byte[], byte[]>() : model.subMap(s, true, end.getBytes(StandardCharsets.UTF_8), false));
+          ? Collections.<byte[], byte[]>emptyNavigableMap() : model.subMap(s, true, end.getBytes(StandardCharsets.UTF_8), false));
       List<byte[]> want = new ArrayList<>();
       expected.forEach((k, v) -> want.add(chunk(k, v)));
       assertThat(scan.chunks()).as("[%s, %s)", start, end).hasSize(want.size());

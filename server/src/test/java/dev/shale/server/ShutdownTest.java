@@ -7,6 +7,7 @@ import dev.shale.testkit.Await;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
@@ -28,7 +29,7 @@ class ShutdownTest {
   @Test
   void inFlightRequestIsAnsweredBeforeTheServerStops() throws Exception {
     node = TestServer.start(dir, TestServer.options(), e -> engine = new BlockingEngine(e, "slow"));
-    node.engine.put("slow".getBytes(), "value".getBytes());
+    node.engine.put("slow".getBytes(StandardCharsets.UTF_8), "value".getBytes(StandardCharsets.UTF_8));
     try (RawConnection inFlight = node.connect(); RawConnection idle = node.connect()) {
       inFlight.send(ConnectionTest.get("slow"));
       engine.awaitBlocked();

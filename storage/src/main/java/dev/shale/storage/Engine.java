@@ -1,6 +1,7 @@
 package dev.shale.storage;
 
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A durable, ordered key-value store on an LSM tree: the only door to Shale's storage.
@@ -40,7 +41,7 @@ public interface Engine extends AutoCloseable {
   }
 
   /** The newest record of {@code key} (possibly a tombstone), or null if the store has none. */
-  Entry get(byte[] key);
+  @Nullable Entry get(byte[] key);
 
   /** Stores {@code value} under {@code key} with a fresh version, and returns that version. */
   long put(byte[] key, byte[] value);
@@ -53,7 +54,7 @@ public interface Engine extends AutoCloseable {
    * null. A record whose version is not higher than the stored one loses every later read, as
    * the version rules say; it is still logged. Advances the engine's clock past {@code version}.
    */
-  void write(byte[] key, byte[] value, long version);
+  void write(byte[] key, byte @Nullable [] value, long version);
 
   /**
    * {@link #write}, but only if the engine can do it at once, without waiting for anything: no
@@ -68,7 +69,7 @@ public interface Engine extends AutoCloseable {
    * write() of the log to the page cache, which the kernel may slow when it is short of clean
    * pages.
    */
-  default boolean tryWrite(byte[] key, byte[] value, long version) {
+  default boolean tryWrite(byte[] key, byte @Nullable [] value, long version) {
     return false;
   }
 
@@ -88,7 +89,7 @@ public interface Engine extends AutoCloseable {
    * other replicas); skipping them costs no extra I/O. The iterator sees every write that
    * completed before the call, and may or may not see writes that complete while it runs.
    */
-  EntryIterator scan(byte[] startInclusive, byte[] endExclusive, boolean includeTombstones);
+  EntryIterator scan(byte[] startInclusive, byte @Nullable [] endExclusive, boolean includeTombstones);
 
   /**
    * Compacts the whole store, blocking until done: afterwards every record that another record

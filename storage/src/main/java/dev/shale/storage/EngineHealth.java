@@ -3,6 +3,7 @@ package dev.shale.storage;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Whether an engine serves fully, and if not, why: what an operator reads in a status probe. A
@@ -15,7 +16,7 @@ import java.util.Objects;
  *     again), false when it lasts until a restart; false when writes are taken
  * @param damage files found damaged that the engine serves around, oldest report first
  */
-public record EngineHealth(String writeRefusal, boolean refusalClearsByItself, List<Damage> damage) {
+public record EngineHealth(@Nullable String writeRefusal, boolean refusalClearsByItself, List<Damage> damage) {
   /** Healthy: writes taken, no damage known. */
   public static final EngineHealth HEALTHY = new EngineHealth(null, false, List.of());
 

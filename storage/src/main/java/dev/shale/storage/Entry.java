@@ -1,6 +1,7 @@
 package dev.shale.storage;
 
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One record: a key, its version, and a value or (when {@code value} is null) a tombstone.
@@ -8,7 +9,7 @@ import java.util.Arrays;
  * <p>The arrays belong to the entry once it is made: callers must not change them. Equality
  * compares the bytes, not the array references.
  */
-public record Entry(byte[] key, long version, byte[] value) {
+public record Entry(byte[] key, long version, byte @Nullable [] value) {
 
   public static Entry tombstone(byte[] key, long version) {
     return new Entry(key, version, null);

@@ -14,6 +14,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** {@link Vfs#real()}: the operating system's filesystem, through file channels. */
 final class RealVfs implements Vfs {
@@ -97,7 +98,7 @@ final class RealVfs implements Vfs {
   }
 
   @Override
-  public Closeable tryLock(Path file) throws IOException {
+  public @Nullable Closeable tryLock(Path file) throws IOException {
     FileChannel channel =
         FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
     try {

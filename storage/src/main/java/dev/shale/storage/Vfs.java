@@ -7,6 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The only door between the engine and the disk (as Pebble's {@code vfs.FS}, LevelDB's
@@ -53,7 +54,7 @@ public interface Vfs {
    *
    * @throws java.nio.channels.OverlappingFileLockException if this process holds it already
    */
-  Closeable tryLock(Path file) throws IOException;
+  @Nullable Closeable tryLock(Path file) throws IOException;
 
   /** Forces {@code directory}'s entries to the device: names created, renamed or deleted in it. */
   void syncDirectory(Path directory) throws IOException;

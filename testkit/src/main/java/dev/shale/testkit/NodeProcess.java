@@ -48,7 +48,10 @@ public final class NodeProcess implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create " + dataDir, e);
     }
-    return startCommand(port, dataDir.getParent(), jvmOptions, args);
+    // The log goes beside the data directory, which a relative single name ("data") also has.
+    Path logDir = dataDir.toAbsolutePath().getParent();
+    if (logDir == null) throw new IllegalArgumentException("the data directory cannot be the root: " + dataDir);
+    return startCommand(port, logDir, jvmOptions, args);
   }
 
   /**

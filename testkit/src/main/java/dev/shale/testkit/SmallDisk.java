@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -69,7 +70,7 @@ public final class SmallDisk implements AutoCloseable {
   }
 
   // Runs a command; null if it succeeded, else what it printed and its exit code.
-  private static String run(List<String> command) {
+  private static @Nullable String run(List<String> command) { // null: it ran and exited 0
     try {
       Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();

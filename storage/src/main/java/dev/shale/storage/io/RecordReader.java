@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the framed records of a log or manifest file from the start, up to its first bad record
@@ -42,7 +43,7 @@ public final class RecordReader implements AutoCloseable {
   private long position;
   private boolean done;
   private boolean headerMissing;
-  private TornTail tail;
+  private @Nullable TornTail tail; // null: no bad record (yet)
 
   private RecordReader(Path path, Arena arena, MemorySegment file) {
     this.path = path;
@@ -73,7 +74,7 @@ public final class RecordReader implements AutoCloseable {
   }
 
   /** The next record, or null at the end of the records (see {@link #tornTail}). */
-  public Frame next() {
+  public @Nullable Frame next() {
     if (done) return null;
     long remaining = file.byteSize() - position;
     if (remaining == 0) {
@@ -107,7 +108,7 @@ public final class RecordReader implements AutoCloseable {
   }
 
   /** The bad record found and what follows it, or null if the file ended cleanly after its last record. */
-  public TornTail tornTail() {
+  public @Nullable TornTail tornTail() {
     return tail;
   }
 
@@ -151,7 +152,7 @@ public final class RecordReader implements AutoCloseable {
 
   // nextByLength: where the bad record's own length says the next one starts, or -1 when that
   // length cannot be trusted. Records start after the header, so a scan never starts before it.
-  private Frame stop(long offset, String reason, long nextByLength) {
+  private @Nullable Frame stop(long offset, String reason, long nextByLength) {
     long dropped = file.byteSize() - offset;
     if (dropped > 0) {
       long scanFrom = Math.max(offset + 1, RecordFormat.HEADER_BYTES);

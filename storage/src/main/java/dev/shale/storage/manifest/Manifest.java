@@ -6,7 +6,9 @@ import dev.shale.storage.io.RecordWriter;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
+import java.util.Objects;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The manifest a store appends its file-set changes to (docs/format.md, "Manifest"): each
@@ -31,7 +33,7 @@ public final class Manifest implements AutoCloseable {
 
   private final Path directory;
   private final Vfs vfs;
-  private RecordWriter writer; // guarded by this
+  private @Nullable RecordWriter writer; // guarded by this; null once closed
   private long fileNumber; // guarded by this
   private boolean tailUnknown; // guarded by this
 
@@ -108,7 +110,7 @@ public final class Manifest implements AutoCloseable {
     ManifestSnapshot numbered =
         snapshot.withNextFileNumber(Math.max(snapshot.nextFileNumber(), newNumber + 1));
     RecordWriter replacement = writeNewFile(vfs, directory, newNumber, numbered);
-    RecordWriter old = writer;
+    RecordWriter old = Objects.requireNonNull(writer, "manifest is closed");
     long oldNumber = fileNumber;
     writer = replacement;
     fileNumber = newNumber;

@@ -3,6 +3,7 @@ package dev.shale.storage.memtable;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A skip list of distinct keys in a {@link MemtableArena}, each node carrying one {@code long}
@@ -163,7 +164,7 @@ final class ArenaSkipList {
 
   // Descends from the top level; at each level records the last node before key in prev (when
   // given) and returns the first node at level 0 that is >= key.
-  private long findGreaterOrEqual(byte[] key, long[] prev) {
+  private long findGreaterOrEqual(byte[] key, long @Nullable [] prev) {
     long node = head;
     int level = height - 1;
     while (true) {

@@ -9,6 +9,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A sorted in-memory table outside the Java heap; one record per key, the winner by
@@ -87,6 +88,7 @@ public final class Memtable {
    * Keeps, per key, the record {@link Entry#newer} picks (docs/format.md, "Conventions"). A record
    * that loses to the one held is dropped. The entry's bytes are copied. One caller at a time.
    */
+  @SuppressWarnings("NonAtomicVolatileUpdate") // one writer: see the counters above
   public void add(Entry entry) {
     trackVersion(entry.version());
     filter.add(Table.filterHash(entry.key())); // before the list: see "Memory model" in MemtableFilter
@@ -100,7 +102,7 @@ public final class Memtable {
   }
 
   /** The record of key (a value or a tombstone), or null. Lock free. */
-  public Entry get(byte[] key) {
+  public @Nullable Entry get(byte[] key) {
     return get(key, Table.filterHash(key));
   }
 
@@ -108,7 +110,7 @@ public final class Memtable {
    * {@link #get(byte[])} with {@code keyHash} = {@link Table#filterHash}(key) already computed: a
    * read hashes its key once for every memtable and table it consults.
    */
-  public Entry get(byte[] key, Hash128 keyHash) {
+  public @Nullable Entry get(byte[] key, Hash128 keyHash) {
     if (!filter.mayContain(keyHash)) return null;
     long node = list.find(key);
     return node == MemtableArena.NULL ? null : entry(node);
@@ -154,7 +156,7 @@ public final class Memtable {
    * side) in key order, each a copy, weakly consistent like {@link #iterator()}. Empty when
    * {@code toExclusive <= fromInclusive}.
    */
-  public Iterator<Entry> iterator(byte[] fromInclusive, byte[] toExclusive) {
+  public Iterator<Entry> iterator(byte @Nullable [] fromInclusive, byte @Nullable [] toExclusive) {
     long first = fromInclusive == null ? list.first() : list.seek(fromInclusive);
     return new RecordIterator(first, toExclusive);
   }
@@ -191,6 +193,7 @@ public final class Memtable {
 
   // Entry.newer(held, entry) == held. Versions decide almost always, read in place; a tie (a
   // replica receiving the same write again) is left to Entry.newer, the rule's one home.
+  @SuppressWarnings("ReferenceEquality") // which of the two objects newer() chose, not equal bytes
   private boolean heldWins(long node, Entry entry) {
     long record = list.payload(node);
     long version = arena.segment(record).get(ValueLayout.JAVA_LONG, MemtableArena.offset(record) + VERSION);
@@ -205,7 +208,7 @@ public final class Memtable {
     long offset = MemtableArena.offset(record);
     long version = segment.get(ValueLayout.JAVA_LONG, offset + VERSION);
     int length = segment.get(ValueLayout.JAVA_INT, offset + VALUE_LENGTH);
-    byte[] value = length == TOMBSTONE_LENGTH ? null : ArenaBytes.toArray(segment, offset + VALUE, length);
+    byte @Nullable [] value = length == TOMBSTONE_LENGTH ? null : ArenaBytes.toArray(segment, offset + VALUE, length);
     return new Entry(list.key(node), version, value);
   }
 
@@ -218,10 +221,10 @@ public final class Memtable {
 
   /** Walks level 0 from a node to the end or to the first key >= an exclusive bound. */
   private final class RecordIterator implements Iterator<Entry> {
-    private final byte[] toExclusive;
+    private final byte @Nullable [] toExclusive;
     private long node;
 
-    RecordIterator(long first, byte[] toExclusive) {
+    RecordIterator(long first, byte @Nullable [] toExclusive) {
       this.toExclusive = toExclusive;
       this.node = withinBound(first);
     }

@@ -55,6 +55,7 @@ final class MemtableArena implements AutoCloseable {
   }
 
   /** A zeroed block of at least {@code bytes}, 8-byte aligned. Writer only. */
+  @SuppressWarnings("NonAtomicVolatileUpdate") // one writer: see allocatedBytes below
   long allocate(long bytes) {
     long size = align(bytes);
     allocatedBytes += size; // single writer: a plain read-add-write of the volatile is exact

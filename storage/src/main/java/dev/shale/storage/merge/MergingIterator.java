@@ -25,19 +25,21 @@ public final class MergingIterator implements Iterator<Entry> {
    * the same, keeping the winner by Entry.newer: every source that holds the key advances past it
    * in the same call, so no key is returned twice. Each advance replaces the top's record and sifts
    * it down: O(log k) key comparisons per record consumed, no heap node allocated or freed while
-   * merging (the cursors are made once), and keys are compared where they lie, never copied.
+   * merging (the cursors are made once, each with its source's first record; a cursor whose
+   * source is done leaves the heap), and keys are compared where they lie, never copied.
    *
    * The first record of every source is pulled on the first hasNext(), not in of(): building the
    * iterator does no I/O.
    */
 
+  private final List<? extends Iterator<Entry>> sources;
   private final Cursor[] heap;
   private int size; // Invariant: heap[0, size) is a min-heap by (key, order); heap[size..] is null.
   private boolean primed;
 
   private MergingIterator(List<? extends Iterator<Entry>> sources) {
+    this.sources = sources;
     heap = new Cursor[sources.size()];
-    for (int i = 0; i < heap.length; i++) heap[i] = new Cursor(sources.get(i), i);
   }
 
   /**
@@ -73,13 +75,10 @@ public final class MergingIterator implements Iterator<Entry> {
   private void prime() {
     primed = true;
     int filled = 0;
-    for (Cursor cursor : heap) {
-      if (cursor.source.hasNext()) {
-        cursor.current = cursor.source.next();
-        heap[filled++] = cursor;
-      }
+    for (int i = 0; i < sources.size(); i++) {
+      Iterator<Entry> source = sources.get(i);
+      if (source.hasNext()) heap[filled++] = new Cursor(source, i, source.next());
     }
-    for (int i = filled; i < heap.length; i++) heap[i] = null;
     size = filled;
     for (int i = size / 2 - 1; i >= 0; i--) siftDown(i);
   }
@@ -96,7 +95,6 @@ public final class MergingIterator implements Iterator<Entry> {
       }
       top.current = next;
     } else {
-      top.current = null;
       heap[0] = heap[--size];
       heap[size] = null;
       if (size == 0) return;
@@ -126,11 +124,12 @@ public final class MergingIterator implements Iterator<Entry> {
   private static final class Cursor {
     final Iterator<Entry> source;
     final int order; // the source's position in the list: breaks key ties in the heap
-    Entry current; // null once the source is done (the cursor has left the heap then)
+    Entry current;
 
-    Cursor(Iterator<Entry> source, int order) {
+    Cursor(Iterator<Entry> source, int order, Entry first) {
       this.source = source;
       this.order = order;
+      this.current = first;
     }
   }
 }

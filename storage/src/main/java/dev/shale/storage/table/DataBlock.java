@@ -7,6 +7,7 @@ import dev.shale.storage.Entry;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A data block of a mapped table, crc-checked: its {@code entry} items (docs/format.md, "Table")
@@ -34,7 +35,7 @@ final class DataBlock {
    * The record of {@code key} in this block, or null. The returned entry's key is {@code key}
    * itself; its value is the one copy this read makes.
    */
-  Entry get(byte[] key) {
+  @Nullable Entry get(byte[] key) {
     int i = reader.seek(key);
     if (i == reader.count() || !reader.keyEquals(i, key)) return null;
     return decode(i, key);

@@ -11,6 +11,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An open table (docs/format.md, "Table"): memory-mapped, immutable, thread safe.
@@ -33,8 +34,8 @@ public final class Table implements AutoCloseable {
   private final MemorySegment file;
   private final Footer footer;
   private final IndexBlock index;
-  private final BloomFilter filter; // null when the table was written without one, or it is damaged
-  private final String filterDamage; // why the table's filter is not used, or null
+  private final @Nullable BloomFilter filter; // null when the table was written without one, or it is damaged
+  private final @Nullable String filterDamage; // why the table's filter is not used, or null
   private final LongAdder blockReads = new LongAdder();
 
   private Table(Path path, long fileNumber, Arena arena, MemorySegment file) {
@@ -81,7 +82,7 @@ public final class Table implements AutoCloseable {
    * @throws CorruptionException (naming the file and block offset, and logged) if the block that
    *     could hold the key fails its crc or does not parse
    */
-  public Entry get(byte[] key) {
+  public @Nullable Entry get(byte[] key) {
     return get(key, filterHash(key));
   }
 
@@ -89,7 +90,7 @@ public final class Table implements AutoCloseable {
    * {@link #get(byte[])} with the key's {@linkplain #filterHash filter hash} already computed: a
    * read that consults many tables hashes its key once, not once per table.
    */
-  public Entry get(byte[] key, Hash128 keyHash) {
+  public @Nullable Entry get(byte[] key, Hash128 keyHash) {
     if (!mayContain(keyHash)) return null;
     int block = index.find(key);
     if (block == index.blockCount()) return null;
@@ -109,7 +110,7 @@ public final class Table implements AutoCloseable {
    *
    * @throws CorruptionException (from hasNext/next, naming the file) if a block it reaches is bad
    */
-  public Iterator<Entry> iterator(byte[] fromInclusive) {
+  public Iterator<Entry> iterator(byte @Nullable [] fromInclusive) {
     return new TableIterator(this, fromInclusive, null);
   }
 
@@ -118,7 +119,7 @@ public final class Table implements AutoCloseable {
    * the end). The bound is compared with the keys where they lie in the file, so the record past
    * the range is never decoded.
    */
-  public Iterator<Entry> iterator(byte[] fromInclusive, byte[] toExclusive) {
+  public Iterator<Entry> iterator(byte @Nullable [] fromInclusive, byte @Nullable [] toExclusive) {
     return new TableIterator(this, fromInclusive, toExclusive);
   }
 
@@ -163,7 +164,7 @@ public final class Table implements AutoCloseable {
    * Why the table's Bloom filter failed its checks at open and is not used (where, which check),
    * or null if it is intact or the table has none. The caller reports it.
    */
-  public String filterDamage() {
+  public @Nullable String filterDamage() {
     return filterDamage;
   }
 

@@ -16,7 +16,7 @@ final class TableCorruption {
   /** Corruption of the block (or footer) at {@code offset} of {@code file}. */
   static CorruptionException at(Path file, long offset, String what) {
     CorruptionException e = unlogged(file, offset, what);
-    String line = e.getMessage();
+    String line = String.valueOf(e.getMessage()); // a CorruptionException always has one
     LOG.log(line, () -> line);
     return e;
   }

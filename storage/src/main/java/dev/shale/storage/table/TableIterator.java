@@ -5,6 +5,8 @@ import dev.shale.storage.Keys;
 import java.lang.foreign.MemorySegment;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The records of a table in key order from an optional start key to an optional end key, read one
@@ -27,16 +29,16 @@ final class TableIterator implements Iterator<Entry> {
 
   private final Table table;
   private final boolean wholeTable; // started at the first record: the entry count can be checked
-  private final MemorySegment end; // null: to the last record
-  private byte[] seekKey; // null once sought (or when starting from the first record)
+  private final @Nullable MemorySegment end; // null: to the last record
+  private byte @Nullable [] seekKey; // null once sought (or when starting from the first record)
   private int nextBlock;
-  private DataBlock block;
+  private @Nullable DataBlock block; // null before the first block and once done
   private int nextInBlock;
-  private byte[] previousKey;
+  private byte @Nullable [] previousKey; // null before the first record
   private long returned;
   private boolean done;
 
-  TableIterator(Table table, byte[] fromInclusive, byte[] toExclusive) {
+  TableIterator(Table table, byte @Nullable [] fromInclusive, byte @Nullable [] toExclusive) {
     this.table = table;
     this.wholeTable = fromInclusive == null;
     this.seekKey = fromInclusive;
@@ -46,23 +48,24 @@ final class TableIterator implements Iterator<Entry> {
   @Override
   public boolean hasNext() {
     if (done) return false;
-    if (seekKey != null) seek();
-    while (block == null || nextInBlock == block.count()) {
+    if (seekKey != null) seek(seekKey);
+    DataBlock current = block;
+    while (current == null || nextInBlock == current.count()) {
       if (nextBlock == table.blockCount()) {
         if (wholeTable) checkEntryCount();
         return finish();
       }
-      block = table.readBlock(nextBlock++);
+      current = block = table.readBlock(nextBlock++);
       nextInBlock = 0;
     }
-    if (end != null && block.compareKeyAt(nextInBlock, end) >= 0) return finish();
+    if (end != null && current.compareKeyAt(nextInBlock, end) >= 0) return finish();
     return true;
   }
 
   @Override
   public Entry next() {
     if (!hasNext()) throw new NoSuchElementException();
-    Entry entry = block.entryAt(nextInBlock);
+    Entry entry = Objects.requireNonNull(block, "hasNext() found a block").entryAt(nextInBlock);
     if (previousKey != null && Keys.compare(previousKey, entry.key()) >= 0) {
       throw table.corruptBlock(
           nextBlock - 1, "key of entry " + nextInBlock + " does not follow the previous key");
@@ -74,12 +77,13 @@ final class TableIterator implements Iterator<Entry> {
   }
 
   /** Positions the iteration at the first record whose key is {@code >= seekKey}. */
-  private void seek() {
-    int first = table.findBlock(seekKey);
+  private void seek(byte[] key) {
+    int first = table.findBlock(key);
     nextBlock = first;
     if (first < table.blockCount()) {
-      block = table.readBlock(nextBlock++);
-      nextInBlock = block.seek(seekKey);
+      DataBlock found = table.readBlock(nextBlock++);
+      block = found;
+      nextInBlock = found.seek(key);
     }
     seekKey = null;
   }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes a table file (docs/format.md, "Table") from records in key order, streaming: data blocks
@@ -21,12 +22,12 @@ public final class TableWriter {
   private final int blockSizeBytes;
   private final TableOutput out;
   private final BlockBuilder dataBlock;
-  private final BloomFilterBuilder filter; // null when bloomBitsPerKey is 0
+  private final @Nullable BloomFilterBuilder filter; // null when bloomBitsPerKey is 0
   // Per finished data block: its last key (the entry's own array) and where it went.
   private final List<byte[]> blockLastKeys = new ArrayList<>();
   private final List<BlockHandle> blockHandles = new ArrayList<>();
-  private byte[] smallestKey;
-  private byte[] lastKey;
+  private byte @Nullable [] smallestKey; // null before the first entry
+  private byte @Nullable [] lastKey; // null before the first entry
   private long entryCount;
   private long minVersion = Long.MAX_VALUE;
   private long maxVersion = Long.MIN_VALUE;
@@ -110,7 +111,10 @@ public final class TableWriter {
     out.putBytes(new Footer(indexHandle, filterHandle, entryCount, minVersion, maxVersion).encode());
     out.sync();
     long sizeBytes = out.position();
-    return new TableMeta(fileNumber, 0, sizeBytes, entryCount, minVersion, maxVersion, smallestKey, lastKey);
+    // Set by the first add(): write() refuses a table with no records.
+    byte[] smallest = Objects.requireNonNull(smallestKey, "a table has a first record");
+    byte[] largest = Objects.requireNonNull(lastKey, "a table has a last record");
+    return new TableMeta(fileNumber, 0, sizeBytes, entryCount, minVersion, maxVersion, smallest, largest);
   }
 
   private BlockHandle writeIndex() throws IOException {

@@ -7,6 +7,7 @@ import dev.shale.storage.io.RecordReader.Frame;
 import dev.shale.storage.io.RecordReader.TornTail;
 import java.io.IOException;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads one write-ahead log segment's records in order, up to its first bad record
@@ -19,7 +20,11 @@ public final class LogReader implements AutoCloseable {
     this.records = records;
   }
 
-  /** @throws dev.shale.storage.CorruptionException if the file is not a log of a known version */
+  /**
+   * Opens the log {@code file} for reading.
+   *
+   * @throws dev.shale.storage.CorruptionException if the file is not a log of a known version
+   */
   public static LogReader open(Vfs vfs, Path file) throws IOException {
     return new LogReader(RecordReader.open(vfs, file, LogFormat.MAGIC));
   }
@@ -30,7 +35,7 @@ public final class LogReader implements AutoCloseable {
    * @throws dev.shale.storage.CorruptionException for a record whose crc holds but whose type is
    *     unknown
    */
-  public Entry next() {
+  public @Nullable Entry next() {
     Frame frame = records.next();
     if (frame == null) return null;
     String inconsistency = LogRecord.inconsistency(frame);
@@ -45,7 +50,7 @@ public final class LogReader implements AutoCloseable {
    * The bad record that ended the records once {@link #next} returned null (with the valid
    * records found after it), or null if the log ended cleanly.
    */
-  public TornTail tornTail() {
+  public @Nullable TornTail tornTail() {
     return records.tornTail();
   }
 

@@ -9,6 +9,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One log record's payload (docs/format.md, "Write-ahead log"):
@@ -43,11 +44,12 @@ final class LogRecord implements Payload {
     sink.putInt(entry.key().length);
     sink.putInt(valueLength(entry));
     sink.put(entry.key());
-    if (!entry.isTombstone()) sink.put(entry.value());
+    byte[] value = entry.value(); // null: a tombstone
+    if (value != null) sink.put(value);
   }
 
   /** Why {@code frame}'s payload lengths disagree (a torn tail, by the format), or null. */
-  static String inconsistency(Frame frame) {
+  static @Nullable String inconsistency(Frame frame) {
     MemorySegment p = frame.payload();
     long length = p.byteSize();
     if (length < LogFormat.PAYLOAD_HEADER_BYTES) return "record length " + length + " < 17";
@@ -98,6 +100,7 @@ final class LogRecord implements Payload {
   }
 
   private static int valueLength(Entry entry) {
-    return entry.isTombstone() ? 0 : entry.value().length;
+    byte[] value = entry.value(); // null: a tombstone
+    return value == null ? 0 : value.length;
   }
 }

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Appends records to one write-ahead log segment (docs/format.md, "Write-ahead log").
@@ -37,7 +38,7 @@ public final class LogWriter implements AutoCloseable {
     RecordWriter records = RecordWriter.create(vfs, file, LogFormat.MAGIC);
     try {
       records.force();
-      vfs.syncDirectory(file.toAbsolutePath().getParent());
+      vfs.syncDirectory(Objects.requireNonNull(file.toAbsolutePath().getParent(), "a log file is in a directory"));
       return new LogWriter(number, records);
     } catch (IOException | RuntimeException e) {
       records.close();

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -49,7 +51,7 @@ class MemtableConcurrencyTest {
     for (Thread t : readers) assertThat(t.join(java.time.Duration.ofMinutes(1))).as("reader finished").isTrue();
 
     assertThat(violations).as("seed " + seed).isEmpty();
-    TreeMap<byte[], Entry> expected = winners(writes);
+    NavigableMap<byte[], Entry> expected = winners(writes);
     List<Entry> held = new ArrayList<>();
     memtable.iterator().forEachRemaining(held::add);
     assertThat(held).as("seed " + seed).containsExactlyElementsOf(expected.values());
@@ -68,7 +70,7 @@ class MemtableConcurrencyTest {
     System.out.println("MemtableConcurrencyTest seed " + seed + " (replay with -Dshale.seed=" + seed + ")");
     int keys = 100_000;
     List<byte[]> order = new ArrayList<>();
-    for (int i = 0; i < keys; i++) order.add(("key-" + i).getBytes());
+    for (int i = 0; i < keys; i++) order.add(("key-" + i).getBytes(StandardCharsets.UTF_8));
     java.util.Collections.shuffle(order, new Random(seed));
     Memtable memtable = new Memtable(1 << 20);
     java.util.concurrent.atomic.AtomicInteger added = new java.util.concurrent.atomic.AtomicInteger();
@@ -89,7 +91,7 @@ class MemtableConcurrencyTest {
           for (var it = memtable.iterator(); it.hasNext(); seen++) {
             byte[] key = it.next().key();
             if (previous != null && Keys.compare(previous, key) >= 0) {
-              violations.add(new String(previous) + " then " + new String(key));
+              violations.add(new String(previous, StandardCharsets.UTF_8) + " then " + new String(key, StandardCharsets.UTF_8));
             }
             previous = key;
           }
@@ -131,7 +133,7 @@ class MemtableConcurrencyTest {
     List<Entry> ops = new ArrayList<>(WRITES_PER_STREAM);
     for (int i = 0; i < WRITES_PER_STREAM; i++) {
       byte[] key = key(random.nextInt(KEYS));
-      long version = i / 100 + random.nextInt(3); // climbing, with frequent ties across writers
+      long version = (long) i / 100 + random.nextInt(3); // climbing, with frequent ties across writers
       if (random.nextInt(10) == 0) {
         ops.add(Entry.tombstone(key, version));
       } else {
@@ -143,7 +145,7 @@ class MemtableConcurrencyTest {
     return ops;
   }
 
-  private static TreeMap<byte[], Entry> winners(List<List<Entry>> writes) {
+  private static NavigableMap<byte[], Entry> winners(List<List<Entry>> writes) {
     TreeMap<byte[], Entry> winners = new TreeMap<>(Keys.ORDER);
     for (List<Entry> ops : writes) for (Entry e : ops) winners.merge(e.key(), e, Entry::newer);
     return winners;
