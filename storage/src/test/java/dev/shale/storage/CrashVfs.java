@@ -2,8 +2,6 @@ package dev.shale.storage;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -12,7 +10,6 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.BiPredicate;
 import java.util.function.Consumer;
@@ -37,7 +34,7 @@ import java.util.stream.Stream;
  * so ({@link #powerLoss}); from then on every operation of this filesystem, on any handle, fails with an IOException,
  * so the abandoned engine can write nothing more. Thread safe: one lock orders every operation.
  */
-public final class CrashVfs implements Vfs {
+public final class CrashVfs extends ForwardingVfs {
   /** A file's content as the filesystem tracks it (an inode). */
   private static final class Inode {
     Path livePath; // its name now, or null once deleted
@@ -52,7 +49,6 @@ public final class CrashVfs implements Vfs {
     }
   }
 
-  private final Vfs disk = Vfs.real();
   private final Path root;
   private final Path survivors;
   private final Map<Path, Inode> live = new HashMap<>(); // guarded by this
@@ -69,6 +65,7 @@ public final class CrashVfs implements Vfs {
    * what survives is written to {@code survivors}, a directory that must not exist yet.
    */
   public CrashVfs(Path root, Path survivors) throws IOException {
+    super(Vfs.real());
     this.root = root.toAbsolutePath().normalize();
     this.survivors = survivors;
     Files.createDirectories(this.root);
@@ -157,19 +154,25 @@ public final class CrashVfs implements Vfs {
     return absolute;
   }
 
+  // Every forwarded call, and every call of a handle, takes the lock and checks the power.
+  @Override
+  protected synchronized <T> T around(VfsOp op, Path file, IoCall<T> call) throws IOException {
+    enter(op, checked(file));
+    return call.call();
+  }
+
   @Override
   public synchronized WritableFile create(Path file) throws IOException {
     Path path = checked(file);
     enter(VfsOp.CREATE, path);
     if (live.containsKey(path)) throw new FileAlreadyExistsException(path.toString());
-    WritableFile real = disk.create(path);
+    WritableFile real = delegate.create(path);
     Inode inode = new Inode(path, 0, 0);
     live.put(path, inode);
-    return new WritableFile() {
+    return new ForwardingWritableFile(path, real) {
       @Override
       public int append(ByteBuffer source) throws IOException {
-        synchronized (CrashVfs.this) {
-          enter(VfsOp.APPEND, path);
+        return around(VfsOp.APPEND, path, () -> {
           if (inode.livePath == null) {
             throw new IllegalStateException("append to " + path + " after it was deleted");
           }
@@ -182,72 +185,28 @@ public final class CrashVfs implements Vfs {
           inode.length += written;
           onAppend.accept(path);
           return written;
-        }
+        });
       }
 
       @Override
       public void truncate(long sizeBytes) throws IOException {
-        synchronized (CrashVfs.this) {
-          enter(VfsOp.TRUNCATE, path);
+        around(VfsOp.TRUNCATE, path, () -> {
           if (sizeBytes < inode.syncedLength) {
             throw new IllegalStateException("truncating " + path + " to " + sizeBytes
                 + " bytes, below the " + inode.syncedLength + " synced: durable bytes changed");
           }
           real.truncate(sizeBytes);
           inode.length = Math.min(inode.length, sizeBytes);
-        }
+        });
       }
 
       // No real fsync: durability is what this class models, and tests run faster without it.
       @Override
       public void sync(boolean metadata) throws IOException {
-        synchronized (CrashVfs.this) {
-          enter(VfsOp.SYNC, path);
+        around(VfsOp.SYNC, path, () -> {
           inode.syncedLength = inode.length;
           onSync.accept(path);
-        }
-      }
-
-      @Override
-      public void close() throws IOException {
-        real.close();
-      }
-    };
-  }
-
-  @Override
-  public synchronized ReadableFile open(Path file) throws IOException {
-    Path path = checked(file);
-    enter(VfsOp.OPEN, path);
-    ReadableFile real = disk.open(path);
-    return new ReadableFile() {
-      @Override
-      public long size() throws IOException {
-        synchronized (CrashVfs.this) {
-          enter(VfsOp.SIZE, path);
-          return real.size();
-        }
-      }
-
-      @Override
-      public int read(ByteBuffer target, long position) throws IOException {
-        synchronized (CrashVfs.this) {
-          enter(VfsOp.READ, path);
-          return real.read(target, position);
-        }
-      }
-
-      @Override
-      public MemorySegment map(Arena arena) throws IOException {
-        synchronized (CrashVfs.this) {
-          enter(VfsOp.MAP, path);
-          return real.map(arena);
-        }
-      }
-
-      @Override
-      public void close() throws IOException {
-        real.close();
+        });
       }
     };
   }
@@ -260,7 +219,7 @@ public final class CrashVfs implements Vfs {
     Inode moved = live.get(from);
     if (moved == null) throw new NoSuchFileException(from.toString());
     unlink(to);
-    disk.rename(from, to);
+    delegate.rename(from, to);
     live.remove(from);
     moved.livePath = to;
     live.put(to, moved);
@@ -270,7 +229,7 @@ public final class CrashVfs implements Vfs {
   public synchronized boolean delete(Path file) throws IOException {
     Path path = checked(file);
     enter(VfsOp.DELETE, path);
-    if (!live.containsKey(path)) return disk.delete(path); // a directory, or nothing
+    if (!live.containsKey(path)) return delegate.delete(path); // a directory, or nothing
     unlink(path);
     return true;
   }
@@ -280,23 +239,17 @@ public final class CrashVfs implements Vfs {
     Inode inode = live.get(path);
     if (inode == null) return;
     if (durable.containsValue(inode)) inode.contentAfterDelete = syncedContent(inode);
-    disk.delete(path);
+    delegate.delete(path);
     live.remove(path);
     inode.livePath = null;
   }
 
-  @Override
-  public synchronized List<Path> list(Path directory) throws IOException {
-    Path path = checked(directory);
-    enter(VfsOp.LIST, path);
-    return disk.list(path);
-  }
 
   @Override
   public synchronized Closeable tryLock(Path file) throws IOException {
     Path path = checked(file);
     enter(VfsOp.LOCK, path);
-    Closeable lock = disk.tryLock(path);
+    Closeable lock = delegate.tryLock(path);
     // The lock file is a name like any other: durable once its directory is synced.
     if (lock != null) live.putIfAbsent(path, new Inode(path, 0, 0));
     return lock;
@@ -312,12 +265,6 @@ public final class CrashVfs implements Vfs {
     });
   }
 
-  @Override
-  public synchronized long size(Path file) throws IOException {
-    Path path = checked(file);
-    enter(VfsOp.SIZE, path);
-    return disk.size(path);
-  }
 
   // Forced as it returns (Vfs#truncate), so durable at once: the cut bytes never come back.
   @Override
@@ -325,30 +272,18 @@ public final class CrashVfs implements Vfs {
     Path path = checked(file);
     enter(VfsOp.TRUNCATE, path);
     Inode inode = live.get(path);
-    if (inode == null) throw new java.nio.file.NoSuchFileException(path.toString());
-    disk.truncate(path, sizeBytes);
+    if (inode == null) throw new NoSuchFileException(path.toString());
+    delegate.truncate(path, sizeBytes);
     inode.length = Math.min(inode.length, sizeBytes);
     inode.syncedLength = Math.min(inode.syncedLength, sizeBytes);
   }
 
   @Override
   public synchronized boolean exists(Path file) {
-    return disk.exists(checked(file));
+    return delegate.exists(checked(file));
   }
 
-  @Override
-  public synchronized void createDirectories(Path directory) throws IOException {
-    Path path = checked(directory);
-    enter(VfsOp.CREATE_DIRECTORIES, path);
-    disk.createDirectories(path);
-  }
 
-  @Override
-  public synchronized long usableSpace(Path directory) throws IOException {
-    Path path = checked(directory);
-    enter(VfsOp.USABLE_SPACE, path);
-    return disk.usableSpace(path);
-  }
 
   /** The durable names under the root, for a test's diagnostics. */
   @Override

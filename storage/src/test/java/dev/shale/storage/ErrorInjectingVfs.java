@@ -1,9 +1,6 @@
 package dev.shale.storage;
 
-import java.io.Closeable;
 import java.io.IOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.file.FileSystems;
 import java.nio.file.Path;
@@ -28,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * or a seeded chance. They can be added and cleared at any time ({@link #clear}: the disk heals).
  * {@link Vfs#exists} cannot fail (it throws nothing). Thread safe.
  */
-public final class ErrorInjectingVfs implements Vfs {
+public final class ErrorInjectingVfs extends ForwardingVfs {
   /** The error injected, with the message Linux gives for it. */
   public enum Errno {
     EIO("Input/output error"),
@@ -119,14 +116,13 @@ public final class ErrorInjectingVfs implements Vfs {
     }
   }
 
-  private final Vfs delegate;
   private final Random random;
   private final List<Fault> faults = new CopyOnWriteArrayList<>();
   private final Map<VfsOp, AtomicLong> calls = new EnumMap<>(VfsOp.class);
 
   /** Over {@code delegate}; {@code seed} drives the faults given a {@linkplain Fault#chance chance}. */
   public ErrorInjectingVfs(Vfs delegate, long seed) {
-    this.delegate = delegate;
+    super(delegate);
     this.random = new Random(seed);
     for (VfsOp op : VfsOp.values()) calls.put(op, new AtomicLong());
   }
@@ -164,10 +160,14 @@ public final class ErrorInjectingVfs implements Vfs {
   }
 
   @Override
-  public WritableFile create(Path file) throws IOException {
-    check(VfsOp.CREATE, file);
-    WritableFile created = delegate.create(file);
-    return new WritableFile() {
+  protected <T> T around(VfsOp op, Path file, IoCall<T> call) throws IOException {
+    check(op, file);
+    return call.call();
+  }
+
+  @Override
+  protected WritableFile writable(Path file, WritableFile created) {
+    return new ForwardingWritableFile(file, created) {
       @Override
       public int append(ByteBuffer source) throws IOException {
         try {
@@ -179,112 +179,6 @@ public final class ErrorInjectingVfs implements Vfs {
         }
         return created.append(source);
       }
-
-      @Override
-      public void sync(boolean metadata) throws IOException {
-        check(VfsOp.SYNC, file);
-        created.sync(metadata);
-      }
-
-      @Override
-      public void truncate(long sizeBytes) throws IOException {
-        check(VfsOp.TRUNCATE, file);
-        created.truncate(sizeBytes);
-      }
-
-      @Override
-      public void close() throws IOException {
-        created.close();
-      }
     };
-  }
-
-  @Override
-  public ReadableFile open(Path file) throws IOException {
-    check(VfsOp.OPEN, file);
-    ReadableFile opened = delegate.open(file);
-    return new ReadableFile() {
-      @Override
-      public long size() throws IOException {
-        check(VfsOp.SIZE, file);
-        return opened.size();
-      }
-
-      @Override
-      public int read(ByteBuffer target, long position) throws IOException {
-        check(VfsOp.READ, file);
-        return opened.read(target, position);
-      }
-
-      @Override
-      public MemorySegment map(Arena arena) throws IOException {
-        check(VfsOp.MAP, file);
-        return opened.map(arena);
-      }
-
-      @Override
-      public void close() throws IOException {
-        opened.close();
-      }
-    };
-  }
-
-  @Override
-  public void rename(Path source, Path target) throws IOException {
-    check(VfsOp.RENAME, source);
-    delegate.rename(source, target);
-  }
-
-  @Override
-  public boolean delete(Path file) throws IOException {
-    check(VfsOp.DELETE, file);
-    return delegate.delete(file);
-  }
-
-  @Override
-  public List<Path> list(Path directory) throws IOException {
-    check(VfsOp.LIST, directory);
-    return delegate.list(directory);
-  }
-
-  @Override
-  public Closeable tryLock(Path file) throws IOException {
-    check(VfsOp.LOCK, file);
-    return delegate.tryLock(file);
-  }
-
-  @Override
-  public void syncDirectory(Path directory) throws IOException {
-    check(VfsOp.SYNC_DIRECTORY, directory);
-    delegate.syncDirectory(directory);
-  }
-
-  @Override
-  public long size(Path file) throws IOException {
-    check(VfsOp.SIZE, file);
-    return delegate.size(file);
-  }
-
-  @Override
-  public boolean exists(Path file) {
-    return delegate.exists(file);
-  }
-
-  @Override
-  public void createDirectories(Path directory) throws IOException {
-    check(VfsOp.CREATE_DIRECTORIES, directory);
-    delegate.createDirectories(directory);
-  }
-
-  @Override
-  public void truncate(Path file, long sizeBytes) throws IOException {
-    check(VfsOp.TRUNCATE, file);
-    delegate.truncate(file, sizeBytes);
-  }
-
-  @Override
-  public long usableSpace(Path directory) throws IOException {
-    check(VfsOp.USABLE_SPACE, directory);
-    return delegate.usableSpace(directory);
   }
 }
