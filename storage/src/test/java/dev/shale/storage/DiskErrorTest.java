@@ -4,7 +4,6 @@ import static dev.shale.storage.WriteHistory.bytes;
 import static dev.shale.storage.WriteHistory.string;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.shale.storage.ErrorInjectingVfs.Errno;
 import dev.shale.storage.ErrorInjectingVfs.Fault;
 import dev.shale.testkit.Await;
 import dev.shale.testkit.TestSeed;
@@ -149,15 +148,8 @@ class DiskErrorTest {
 
   private static Fault draw(List<Target> targets, Random random) {
     Target target = targets.get(random.nextInt(targets.size()));
-    Fault fault = Fault.on(target.glob(), target.ops())
-        .errno(random.nextBoolean() ? Errno.EIO : Errno.ENOSPC);
-    // Most kinds see a few calls per trial (a flush or two); log appends see one per write.
-    int nth = 1 + random.nextInt(random.nextBoolean() ? 4 : 400);
-    return switch (random.nextInt(3)) {
-      case 0 -> fault.nthCall(nth);
-      case 1 -> fault.fromCall(nth);
-      default -> fault.chance(0.05 + random.nextDouble() * 0.3);
-    };
+    // Tables and manifests see a few calls per trial (a flush or two); log appends one per write.
+    return Fault.drawn(random, 400, target.glob(), target.ops());
   }
 
   private static EngineOptions options(SyncMode mode, Vfs vfs) {

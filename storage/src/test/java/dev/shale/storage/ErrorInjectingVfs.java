@@ -61,6 +61,21 @@ public final class ErrorInjectingVfs extends ForwardingVfs {
       return new Fault(ops.length == 0 ? EnumSet.allOf(VfsOp.class) : EnumSet.of(ops[0], ops), glob);
     }
 
+    /**
+     * A fault on {@code ops} of {@code glob}, drawn from {@code random}: EIO or ENOSPC, on the
+     * Nth matching call only, on every one from the Nth on, or on each by a chance of 5 to 35%;
+     * N up to 4 (for the kinds of call a test makes a few of) or up to {@code mostCalls}.
+     */
+    public static Fault drawn(Random random, int mostCalls, String glob, VfsOp... ops) {
+      Fault fault = on(glob, ops).errno(random.nextBoolean() ? Errno.EIO : Errno.ENOSPC);
+      int nth = 1 + random.nextInt(random.nextBoolean() ? 4 : mostCalls);
+      return switch (random.nextInt(3)) {
+        case 0 -> fault.nthCall(nth);
+        case 1 -> fault.fromCall(nth);
+        default -> fault.chance(0.05 + random.nextDouble() * 0.3);
+      };
+    }
+
     public Fault errno(Errno e) {
       this.errno = e;
       return this;

@@ -10,14 +10,9 @@ import dev.shale.testkit.TestSeed;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.PathMatcher;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BiPredicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,36 +29,17 @@ class PowerLossTest {
   private static final int WRITES_PER_LIFE = 1_500;
   private static final int KEYS = 400;
 
-  /** Where a life's power loss strikes: the Nth call of an operation on files of a kind. */
-  private record Point(VfsOp op, String glob, int nth) {
-    private static final List<Point> KINDS = List.of(
-        new Point(VfsOp.APPEND, "*.wal", WRITES_PER_LIFE),
-        new Point(VfsOp.SYNC, "*.wal", 200),
-        new Point(VfsOp.CREATE, "*.wal", 6),
-        new Point(VfsOp.APPEND, "*.sst", 40),
-        new Point(VfsOp.SYNC, "*.sst", 12),
-        new Point(VfsOp.SYNC_DIRECTORY, "*", 20),
-        new Point(VfsOp.CREATE, "MANIFEST-*", 2),
-        new Point(VfsOp.SYNC, "MANIFEST-*", 15),
-        new Point(VfsOp.DELETE, "*", 20));
-
-    static Point draw(Random random) {
-      Point kind = KINDS.get(random.nextInt(KINDS.size()));
-      return new Point(kind.op, kind.glob, 1 + random.nextInt(kind.nth));
-    }
-
-    BiPredicate<VfsOp, Path> trigger() {
-      PathMatcher names = Path.of("").getFileSystem().getPathMatcher("glob:" + glob);
-      AtomicInteger seen = new AtomicInteger();
-      return (calledOp, file) -> calledOp == op && names.matches(file.getFileName())
-          && seen.incrementAndGet() == nth;
-    }
-
-    @Override
-    public String toString() {
-      return op + " #" + nth + " of " + glob;
-    }
-  }
+  /** Where a life's power loss strikes: the most calls of each kind a life makes. */
+  private static final List<PowerLossPoint> POINTS = List.of(
+      new PowerLossPoint(VfsOp.APPEND, "*.wal", WRITES_PER_LIFE),
+      new PowerLossPoint(VfsOp.SYNC, "*.wal", 200),
+      new PowerLossPoint(VfsOp.CREATE, "*.wal", 6),
+      new PowerLossPoint(VfsOp.APPEND, "*.sst", 40),
+      new PowerLossPoint(VfsOp.SYNC, "*.sst", 12),
+      new PowerLossPoint(VfsOp.SYNC_DIRECTORY, "*", 20),
+      new PowerLossPoint(VfsOp.CREATE, "MANIFEST-*", 2),
+      new PowerLossPoint(VfsOp.SYNC, "MANIFEST-*", 15),
+      new PowerLossPoint(VfsOp.DELETE, "*", 20));
 
   @TempDir Path dir;
 
@@ -83,7 +59,7 @@ class PowerLossTest {
     int mustKeep = 0;
     Path store = dir.resolve("life-0");
     for (int life = 0; life < LIVES; life++) {
-      Point point = Point.draw(random);
+      PowerLossPoint point = PowerLossPoint.draw(POINTS, random);
       Path survivors = dir.resolve("life-" + (life + 1));
       CrashVfs vfs = new CrashVfs(store, survivors);
       vfs.losePowerAt(point.trigger());
@@ -129,16 +105,7 @@ class PowerLossTest {
   private static int writeUntilPowerLoss(
       Engine engine, CrashVfs vfs, SyncMode mode, WriteHistory history, Random random)
       throws IOException {
-    // A log sync covers the writes whose records its segment holds, and with them every earlier
-    // one (a segment is synced before the next one takes records). Single writer: a write's
-    // record is in the segment appended to last when it returns.
-    AtomicInteger acknowledged = new AtomicInteger();
-    AtomicReference<Path> lastAppended = new AtomicReference<>();
-    Map<Path, Integer> acknowledgedThrough = new ConcurrentHashMap<>();
-    AtomicInteger coveredBySync = new AtomicInteger();
-    vfs.onAppend(lastAppended::set);
-    vfs.onSync(file -> coveredBySync.accumulateAndGet(
-        acknowledgedThrough.getOrDefault(file, 0), Math::max));
+    DurableWrites durable = new DurableWrites(vfs);
     for (int i = 0; i < WRITES_PER_LIFE; i++) {
       String key = String.format("key-%04d", random.nextInt(KEYS));
       String value = random.nextInt(5) == 0 ? null : key + "@" + "v".repeat(random.nextInt(300));
@@ -150,10 +117,10 @@ class PowerLossTest {
         assertThat(vfs.lostAt()).as("a write failed with the power on: " + e).isNotNull();
         break;
       }
-      acknowledgedThrough.put(lastAppended.get(), acknowledged.incrementAndGet());
+      durable.acknowledged();
     }
     vfs.powerLoss();
-    return mode == SyncMode.ALWAYS ? acknowledged.get() : coveredBySync.get();
+    return durable.mustKeep(mode);
   }
 
   private static void checkAgainstHistory(

@@ -15,26 +15,27 @@ import java.util.TreeMap;
  * attempted since, in order (one writer thread). A store after a fault must hold the state after
  * some prefix of the writes: at least those it must keep (the acknowledged ones, or those a sync
  * covered), at most every one attempted (one that failed may still have reached the disk).
+ * Other stores built on the engine (the hint store) use it too, through storage's test-jar.
  */
-final class WriteHistory {
+public final class WriteHistory {
   private record Write(String key, String value) {} // value null: a delete
 
   private Map<String, String> base = new TreeMap<>();
   private final List<Write> writes = new ArrayList<>();
 
   /** Records a write about to be attempted; returns its number (the count before it). */
-  int attempt(String key, String value) {
+  public int attempt(String key, String value) {
     writes.add(new Write(key, value));
     return writes.size() - 1;
   }
 
   /** Writes attempted since the last {@link #rebase}. */
-  int attempted() {
+  public int attempted() {
     return writes.size();
   }
 
   /** The value after every attempted write, as the model of a store that lost nothing. */
-  String latest(String key) {
+  public String latest(String key) {
     for (int i = writes.size() - 1; i >= 0; i--) {
       if (writes.get(i).key().equals(key)) return writes.get(i).value();
     }
@@ -45,7 +46,7 @@ final class WriteHistory {
    * The length k, {@code atLeast <= k <= attempted()}, of the first prefix of writes after which
    * the model equals {@code recovered}, or -1 if none does.
    */
-  int consistentPrefix(Map<String, String> recovered, int atLeast) {
+  public int consistentPrefix(Map<String, String> recovered, int atLeast) {
     Map<String, String> state = new HashMap<>(base);
     for (int i = 0; i < atLeast; i++) apply(state, writes.get(i));
     Set<String> differing = new HashSet<>();
@@ -65,13 +66,13 @@ final class WriteHistory {
   }
 
   /** Starts a new history from {@code state}: what a store held when it was checked. */
-  void rebase(Map<String, String> state) {
+  public void rebase(Map<String, String> state) {
     base = new TreeMap<>(state);
     writes.clear();
   }
 
   /** Every live key and value of {@code engine}, read with one scan. */
-  static Map<String, String> contents(Engine engine) {
+  public static Map<String, String> contents(Engine engine) {
     Map<String, String> contents = new TreeMap<>();
     try (EntryIterator entries = engine.scan(new byte[] {0}, null, false)) {
       while (entries.hasNext()) {
@@ -82,11 +83,11 @@ final class WriteHistory {
     return contents;
   }
 
-  static byte[] bytes(String s) {
+  public static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  static String string(byte[] b) {
+  public static String string(byte[] b) {
     return new String(b, StandardCharsets.UTF_8);
   }
 
