@@ -132,7 +132,7 @@ class PowerLossTest {
     // A log sync covers the writes whose records its segment holds, and with them every earlier
     // one (a segment is synced before the next one takes records). Single writer: a write's
     // record is in the segment appended to last when it returns.
-    AtomicInteger acknowledged = new AtomicInteger();
+    int acknowledged = 0;
     AtomicReference<Path> lastAppended = new AtomicReference<>();
     Map<Path, Integer> acknowledgedThrough = new ConcurrentHashMap<>();
     AtomicInteger coveredBySync = new AtomicInteger();
@@ -150,10 +150,10 @@ class PowerLossTest {
         assertThat(vfs.lostAt()).as("a write failed with the power on: " + e).isNotNull();
         break;
       }
-      acknowledgedThrough.put(lastAppended.get(), acknowledged.incrementAndGet());
+      acknowledgedThrough.put(lastAppended.get(), ++acknowledged);
     }
     vfs.powerLoss();
-    return mode == SyncMode.ALWAYS ? acknowledged.get() : coveredBySync.get();
+    return mode == SyncMode.ALWAYS ? acknowledged : coveredBySync.get();
   }
 
   private static void checkAgainstHistory(
