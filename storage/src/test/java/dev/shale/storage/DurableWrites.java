@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * write's record is in the segment appended to last when the write returns.
  */
 public final class DurableWrites {
-  private final AtomicInteger acknowledged = new AtomicInteger();
+  private int acknowledged; // the writer thread's only
   private final AtomicReference<Path> lastAppended = new AtomicReference<>();
   private final Map<Path, Integer> acknowledgedThrough = new ConcurrentHashMap<>();
   private final AtomicInteger coveredBySync = new AtomicInteger();
@@ -29,16 +29,16 @@ public final class DurableWrites {
   public void acknowledged() {
     Path segment = lastAppended.get();
     if (segment == null) throw new IllegalStateException("a write acknowledged before any append");
-    acknowledgedThrough.put(segment, acknowledged.incrementAndGet());
+    acknowledgedThrough.put(segment, ++acknowledged);
   }
 
   /** How many writes were acknowledged. */
   public int acknowledgedCount() {
-    return acknowledged.get();
+    return acknowledged;
   }
 
   /** How many of the first writes acknowledged a power loss must keep in {@code mode}. */
   public int mustKeep(SyncMode mode) {
-    return mode == SyncMode.ALWAYS ? acknowledged.get() : coveredBySync.get();
+    return mode == SyncMode.ALWAYS ? acknowledged : coveredBySync.get();
   }
 }

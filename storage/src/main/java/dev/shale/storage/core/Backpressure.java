@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * When writers must slow down or stop because flushes or compactions lag: the stop rule, the
@@ -44,7 +45,8 @@ final class Backpressure {
   private final Condition roomMade;
   private boolean stalled; // guarded by the engine's lock
   private String stallReason = ""; // guarded by the engine's lock
-  private volatile Exception lastFlushFailure;
+  // The last failed flush attempt; null while none failed since a flush last landed.
+  private volatile @Nullable Exception lastFlushFailure;
 
   private final LongAdder writeStalls = new LongAdder();
   private final LongAdder writeStallRejections = new LongAdder();
@@ -70,7 +72,7 @@ final class Backpressure {
   }
 
   // Why a full memtable may not be frozen now, or null if it may.
-  String stopReason(ReadView current) {
+  @Nullable String stopReason(ReadView current) {
     if (current.frozen().size() >= options.maxImmutableMemtables()) {
       return current.frozen().size() + " frozen memtables wait for their flush (the limit) and"
           + " the active one is full";
@@ -118,7 +120,13 @@ final class Backpressure {
     }
   }
 
-  /** Waits up to {@code nanos} for a flush or compaction to make room (or for close). */
+  /**
+   * Waits up to {@code nanos} for a flush or compaction to make room (or for close). May return
+   * early (a signal meant for another change, or a spurious wakeup): the caller looks again.
+   */
+  // WaitNotInLoop: the loop is the caller's (WriteQueue.makeRoomForWrite), which re-reads the view,
+  // the stop rule, its deadline and close after every return, so an early one only costs a look.
+  @SuppressWarnings("WaitNotInLoop")
   void awaitRoom(long nanos) throws InterruptedException {
     roomMade.awaitNanos(nanos);
   }

@@ -3,6 +3,7 @@ package dev.shale.storage.core;
 import dev.shale.storage.table.TableMeta;
 import java.io.IOException;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The engine as the compaction thread sees it: the current view to compact from, and the commit
@@ -23,7 +24,7 @@ final class CompactionHost implements Compactor.Host {
   }
 
   @Override
-  public ReadView retainView() {
+  public @Nullable ReadView retainView() {
     return view.retainUnlessClosed();
   }
 

@@ -5,6 +5,7 @@ import dev.shale.storage.Keys;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Chooses the next compaction by score, as LevelDB's VersionSet::Finalize does: level 0 scores
@@ -54,7 +55,7 @@ final class CompactionPicker {
    * The most urgent compaction, or null if no level is due (or none that is due can be done). A
    * damaged table still below level 0 goes first: its move to level 0 unblocks the rest.
    */
-  Compaction pick(Levels levels) {
+  @Nullable Compaction pick(Levels levels) {
     Compaction setAside = setAsideMove(levels);
     if (setAside != null) return setAside;
     List<Integer> due = new ArrayList<>();
@@ -70,7 +71,7 @@ final class CompactionPicker {
   }
 
   /** Every table into the last level; null if the store has no table. */
-  static Compaction full(Levels levels) {
+  static @Nullable Compaction full(Levels levels) {
     List<SharedTable> all = levels.all();
     if (all.isEmpty()) return null;
     return new Compaction(0, Levels.LAST, all, List.of(), true, "compact() called");
@@ -79,7 +80,7 @@ final class CompactionPicker {
   // Level-0 tables overlap each other, so all of them go at once (as RocksDB does): taking only
   // some would leave L1 outputs overlapping the L0 tables left behind, which is harmless for
   // versions but leaves the read cost where it was.
-  private Compaction pickLevel0(Levels levels) {
+  private @Nullable Compaction pickLevel0(Levels levels) {
     List<SharedTable> inputs = new ArrayList<>();
     for (SharedTable t : levels.level(0)) {
       if (!t.isSetAside()) inputs.add(t);
@@ -92,7 +93,7 @@ final class CompactionPicker {
   }
 
   // The move of the first damaged table below level 0 to level 0, or null if there is none.
-  private static Compaction setAsideMove(Levels levels) {
+  private static @Nullable Compaction setAsideMove(Levels levels) {
     for (int level = 1; level < Levels.COUNT; level++) {
       for (SharedTable t : levels.level(level)) {
         if (t.isSetAside()) {
@@ -104,7 +105,7 @@ final class CompactionPicker {
     return null;
   }
 
-  private Compaction pickLevel(Levels levels, int level) {
+  private @Nullable Compaction pickLevel(Levels levels, int level) {
     List<SharedTable> tables = levels.level(level);
     int start = firstAfterPointer(tables, compactPointers[level]);
     for (int i = 0; i < tables.size(); i++) {
@@ -120,7 +121,7 @@ final class CompactionPicker {
     return null;
   }
 
-  private static int firstAfterPointer(List<SharedTable> tables, byte[] pointer) {
+  private static int firstAfterPointer(List<SharedTable> tables, byte @Nullable [] pointer) {
     if (pointer == null) return 0;
     for (int i = 0; i < tables.size(); i++) {
       if (Keys.compare(tables.get(i).smallestKey(), pointer) > 0) return i;

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes a compaction's output tables: merges the inputs (one record per key, the winner by
@@ -102,7 +103,8 @@ final class CompactionRun {
   // docs/format.md, "Table": an entry's 17-byte header, key and value, and its u32 offset. Block
   // trailers, index and filter come on top, so a table ends a few percent above its target.
   private static long entryBytes(Entry e) {
-    return 17L + 4 + e.key().length + (e.isTombstone() ? 0 : e.value().length);
+    byte[] value = e.value(); // null: a tombstone
+    return 17L + 4 + e.key().length + (value == null ? 0 : value.length);
   }
 
   private void deleteQuietly(Path file) {
@@ -122,7 +124,7 @@ final class CompactionRun {
     private final Iterator<Entry> merged;
     private final TombstonePurge purge;
     private final BooleanSupplier cancelled;
-    private Entry next;
+    private @Nullable Entry next; // the survivor hasNext() found and take() has not returned yet
 
     Survivors(Iterator<Entry> merged, TombstonePurge purge, BooleanSupplier cancelled) {
       this.merged = merged;
@@ -131,19 +133,24 @@ final class CompactionRun {
     }
 
     boolean hasNext() {
+      return peek() != null;
+    }
+
+    Entry take() {
+      Entry e = peek();
+      if (e == null) throw new NoSuchElementException();
+      next = null;
+      return e;
+    }
+
+    // The next survivor, found if need be; null once the merge is exhausted.
+    private @Nullable Entry peek() {
       while (next == null && merged.hasNext()) {
         if (cancelled.getAsBoolean()) throw new CancellationException("the engine is closing");
         Entry e = merged.next();
         if (!purge.drop(e)) next = e;
       }
-      return next != null;
-    }
-
-    Entry take() {
-      if (!hasNext()) throw new NoSuchElementException();
-      Entry e = next;
-      next = null;
-      return e;
+      return next;
     }
 
     Iterator<Entry> upTo(long targetBytes) {

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The compaction thread, apart from the flush thread so that a flush never waits behind a long
@@ -35,7 +36,7 @@ final class Compactor implements Runnable {
   /** What the compaction thread needs from the engine. All methods are thread safe. */
   interface Host {
     /** The current view, retained for the caller; null once the engine is closed. */
-    ReadView retainView();
+    @Nullable ReadView retainView();
 
     /**
      * Under the engine's manifest lock: commits the snapshot with {@code compaction}'s inputs
@@ -68,7 +69,6 @@ final class Compactor implements Runnable {
   private final LongAdder bytesRead = new LongAdder();
   private final LongAdder bytesWritten = new LongAdder();
   private final LongAdder failures = new LongAdder();
-  private volatile Exception lastFailure;
 
   Compactor(Host host, EngineOptions options, CompactionRun run, FlushGate gate,
       DamageRegistry damage, DiskSpace disk, String threadName) {
@@ -190,7 +190,7 @@ final class Compactor implements Runnable {
   }
 
   // A full request, or null when there may be picked work (or the thread is stopping).
-  private CompletableFuture<Void> awaitWork() throws InterruptedException {
+  private @Nullable CompletableFuture<Void> awaitWork() throws InterruptedException {
     lock.lock();
     try {
       while (!stopping && !changed && fullRequests.isEmpty()) wake.await();
@@ -245,7 +245,7 @@ final class Compactor implements Runnable {
       Compaction compaction = picker.pick(pinned.levels());
       if (compaction == null) return true;
       if (!roomFor(compaction)) return false; // retried after the backoff
-      boolean ok = runOne(compaction, pinned);
+      boolean ok = runOne(compaction, pinned) == null;
       if (ok) signal();
       return ok;
     } finally {
@@ -283,7 +283,7 @@ final class Compactor implements Runnable {
    * What a full compaction tells its caller: {@code failure} null when the whole store was
    * compacted; {@code compactionFailed} when the merge itself failed (the thread pauses then).
    */
-  private record FullOutcome(Throwable failure, boolean compactionFailed) {}
+  private record FullOutcome(@Nullable Throwable failure, boolean compactionFailed) {}
 
   private FullOutcome fullCompaction(ReadView pinned) {
     List<SharedTable> corrupt = new ArrayList<>();
@@ -301,12 +301,11 @@ final class Compactor implements Runnable {
           + compaction.inputBytes() + " bytes of new tables beyond the disk reserve of "
           + options.diskReserveBytes() + " bytes; free some space and call it again"), false);
     }
-    boolean ok = compaction == null || runOne(compaction, pinned);
-    if (ok && stopRequested) {
+    Exception failure = compaction == null ? null : runOne(compaction, pinned);
+    if (failure == null && stopRequested) {
       return new FullOutcome(new StorageException("engine closed before compact() finished"), false);
     }
-    if (ok) return new FullOutcome(null, false);
-    Exception failure = lastFailure;
+    if (failure == null) return new FullOutcome(null, false);
     // A corruption is passed on as itself, so the caller learns which file is bad.
     return new FullOutcome(failure instanceof CorruptionException bad ? bad
         : new StorageException("compact() failed: " + failure, failure), true);
@@ -326,7 +325,8 @@ final class Compactor implements Runnable {
     return room;
   }
 
-  private boolean runOne(Compaction compaction, ReadView pinned) {
+  // Null when the compaction is done (or abandoned because the engine closes); else its failure.
+  private @Nullable Exception runOne(Compaction compaction, ReadView pinned) {
     long startNanos = System.nanoTime();
     try {
       CompactionRun.Outputs outputs = compaction.isTrivialMove()
@@ -336,13 +336,13 @@ final class Compactor implements Runnable {
               () -> stopRequested);
       boolean committed = commit(compaction, outputs);
       if (committed) record(compaction, outputs, startNanos);
-      return true;
+      return null;
     } catch (CancellationException closing) {
       LOG.log(Level.INFO, "compaction " + compaction.describe() + " abandoned: " + closing.getMessage());
-      return true;
+      return null;
     } catch (IOException | RuntimeException e) {
       fail(compaction, e);
-      return false;
+      return e;
     }
   }
 
@@ -388,7 +388,6 @@ final class Compactor implements Runnable {
 
   private void fail(Compaction compaction, Exception e) {
     failures.increment();
-    lastFailure = e;
     if (e instanceof CorruptionException corrupt) {
       for (SharedTable t : compaction.allInputs()) {
         if (t.path().equals(corrupt.file())) {

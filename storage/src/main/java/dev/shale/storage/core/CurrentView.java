@@ -2,8 +2,8 @@ package dev.shale.storage.core;
 
 import dev.shale.storage.StorageException;
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The engine's current {@link ReadView}: the one reads retain, and the one the writer queue, the
@@ -23,35 +23,37 @@ final class CurrentView {
 
   private final Path directory;
   private final ReentrantLock lock; // the engine's write lock
-  private final AtomicReference<ReadView> view; // replaced under lock
+  // Replaced under lock only, so publish's read-then-replace needs no atomic swap; volatile for
+  // the lock-free readers.
+  private volatile ReadView view;
   private volatile boolean closed; // written under lock
   private boolean released; // guarded by lock: set once close has let the view go
 
   CurrentView(Path directory, ReentrantLock lock, ReadView first) {
     this.directory = directory;
     this.lock = lock;
-    this.view = new AtomicReference<>(first);
+    this.view = first;
   }
 
   /** The current view, not retained: for the lock holder, or for a glance (stats, tests). */
   ReadView get() {
-    return view.get();
+    return view;
   }
 
   /** The current view, retained: the caller releases it. Throws once the engine is closed. */
   ReadView retain() {
     while (true) {
       if (closed) throw closedException();
-      ReadView current = view.get();
+      ReadView current = view;
       // Fails only for a view replaced (and released) since the read above: retry on the new.
       if (current.tryRetain()) return current;
     }
   }
 
   /** The current view, retained; null once the engine is closed (the compaction thread's way). */
-  ReadView retainUnlessClosed() {
+  @Nullable ReadView retainUnlessClosed() {
     while (!closed) {
-      ReadView current = view.get();
+      ReadView current = view;
       if (current.tryRetain()) return current;
     }
     return null;
@@ -60,7 +62,8 @@ final class CurrentView {
   /** Replaces the current view by {@code next}, releasing the engine's reference to the old. */
   void publish(ReadView next) {
     assert lock.isHeldByCurrentThread();
-    ReadView previous = view.getAndSet(next);
+    ReadView previous = view;
+    view = next;
     previous.release();
   }
 
@@ -88,7 +91,7 @@ final class CurrentView {
     lock.lock();
     try {
       released = true;
-      view.get().release();
+      view.release();
     } finally {
       lock.unlock();
     }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The engine's account of its disk's free space: writes are refused before the disk is full, and
@@ -42,7 +43,7 @@ final class DiskSpace {
   private long freeAtProbe = Long.MAX_VALUE; // guarded by this
   private long admittedSinceProbe; // guarded by this
   private long probeNanos = System.nanoTime() - REFRESH_NANOS; // guarded by this
-  private String refusal; // guarded by this: why writes are refused now, or null
+  private @Nullable String refusal; // guarded by this: why writes are refused now, or null
 
   DiskSpace(Vfs vfs, Path directory, long reserveBytes) {
     this.vfs = vfs;
@@ -108,7 +109,7 @@ final class DiskSpace {
   }
 
   /** Why writes are refused now, or null while they are taken. */
-  synchronized String refusal() {
+  synchronized @Nullable String refusal() {
     return refusal;
   }
 

@@ -7,6 +7,7 @@ import dev.shale.storage.table.TableMeta;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Commits a change of the store's file set (a flush's new table, a compaction's inputs replaced
@@ -89,7 +90,8 @@ final class FileSetCommit {
     }
   }
 
-  private ManifestSnapshot snapshotAfter(Change change) {
+  // The snapshot with the change in it; null if the engine closed (nothing to commit).
+  private @Nullable ManifestSnapshot snapshotAfter(Change change) {
     lock.lock();
     try {
       if (view.isClosed()) return null;

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The engine as the flush thread sees it: hands out frozen memtables, commits each flushed table
@@ -37,7 +38,7 @@ final class FlushHost implements Flusher.Host {
   }
 
   @Override
-  public FrozenMemtable awaitOldestFrozen() throws InterruptedException {
+  public @Nullable FrozenMemtable awaitOldestFrozen() throws InterruptedException {
     lock.lock();
     try {
       while (!view.isClosed()) {
@@ -133,7 +134,7 @@ final class FlushHost implements Flusher.Host {
 
     @Override
     public boolean flushes(FrozenMemtable frozen) {
-      return frozen == flushed;
+      return frozen.equals(flushed); // a record: the same memtable and log number
     }
 
     @Override

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The flush thread: writes each frozen memtable, oldest first, to {@code <n>.sst}, commits a
@@ -27,7 +28,7 @@ final class Flusher implements Runnable {
      * a close that gives up waiting for the flush); waits until there is one; null once the
      * engine closes.
      */
-    FrozenMemtable awaitOldestFrozen() throws InterruptedException;
+    @Nullable FrozenMemtable awaitOldestFrozen() throws InterruptedException;
 
     /**
      * Under the engine's manifest lock (so a compaction's commit cannot interleave): commits the
@@ -55,9 +56,9 @@ final class Flusher implements Runnable {
   private final FlushGate gate;
   private final Hooks.CrashPoints crashPoints;
   private final Thread thread;
-  // A table written for `pending` whose manifest commit failed; reused by the retry.
-  private FrozenMemtable pending;
-  private SharedTable pendingTable;
+  // A table written for a memtable whose manifest commit failed, reused by the retry; null when
+  // no commit failed since the last table was written.
+  private @Nullable Written pending;
 
   Flusher(Host host, Path directory, EngineOptions options, FileNumbers fileNumbers,
       Hooks hooks, String threadName) {
@@ -135,13 +136,14 @@ final class Flusher implements Runnable {
 
   private void flush(FrozenMemtable frozen) throws IOException {
     long startNanos = System.nanoTime();
-    if (pending != frozen) {
+    Written written = pending;
+    if (written == null || !written.frozen().equals(frozen)) {
       dropPending();
-      pendingTable = writeTable(frozen);
-      pending = frozen;
+      written = new Written(frozen, writeTable(frozen));
+      pending = written;
       crashPoints.reached("flush.afterTableWritten");
     }
-    SharedTable table = pendingTable;
+    SharedTable table = written.table();
     TableMeta meta = table.meta();
     if (!host.commit(frozen, table)) {
       // Closed before the commit wrote anything: no manifest can name the table, so it goes now
@@ -150,7 +152,6 @@ final class Flusher implements Runnable {
       return;
     }
     pending = null;
-    pendingTable = null;
     table.release(); // the view holds its own reference
     crashPoints.reached("flush.afterInstall");
     deleteLog(frozen.logNumber());
@@ -179,10 +180,13 @@ final class Flusher implements Runnable {
   // A table whose commit failed may yet be named by a manifest record that reached the disk,
   // so it is not deleted here: the next open deletes it if no manifest names it.
   private void dropPending() {
-    if (pendingTable != null) pendingTable.release();
+    Written dropped = pending;
     pending = null;
-    pendingTable = null;
+    if (dropped != null) dropped.table().release();
   }
+
+  /** {@code frozen} written to {@code table}, which holds a reference of this thread's. */
+  private record Written(FrozenMemtable frozen, SharedTable table) {}
 
   private void deleteLog(long logNumber) {
     Path file = directory.resolve(FileNames.log(logNumber));

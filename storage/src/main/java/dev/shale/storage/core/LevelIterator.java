@@ -1,9 +1,11 @@
 package dev.shale.storage.core;
 
 import dev.shale.storage.Entry;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The records of one level below 0 in {@code [start, end)}: its tables hold disjoint key ranges
@@ -20,11 +22,11 @@ import java.util.NoSuchElementException;
 final class LevelIterator implements Iterator<Entry> {
   private final List<SharedTable> tables; // of one level >= 1, by key, each overlapping the range
   private final byte[] start;
-  private final byte[] end;
+  private final byte @Nullable [] end; // null: unbounded
   private int nextTable;
-  private Iterator<Entry> current;
+  private Iterator<Entry> current = Collections.emptyIterator(); // the table being read
 
-  LevelIterator(List<SharedTable> tables, byte[] start, byte[] end) {
+  LevelIterator(List<SharedTable> tables, byte[] start, byte @Nullable [] end) {
     this.tables = tables;
     this.start = start;
     this.end = end;
@@ -32,10 +34,10 @@ final class LevelIterator implements Iterator<Entry> {
 
   @Override
   public boolean hasNext() {
-    while ((current == null || !current.hasNext()) && nextTable < tables.size()) {
+    while (!current.hasNext() && nextTable < tables.size()) {
       current = tables.get(nextTable++).iterator(start, end);
     }
-    return current != null && current.hasNext();
+    return current.hasNext();
   }
 
   @Override

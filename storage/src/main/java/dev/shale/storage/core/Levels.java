@@ -8,6 +8,7 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The tables of a store by level, immutable (docs/format.md, "Levels"). Level 0 holds tables as
@@ -107,7 +108,7 @@ final class Levels {
   }
 
   /** The one table of {@code level} (>= 1) whose range holds {@code key}, or null. */
-  SharedTable find(int level, byte[] key) {
+  @Nullable SharedTable find(int level, byte[] key) {
     List<SharedTable> tables = levels.get(level);
     int lo = 0;
     int hi = tables.size() - 1;

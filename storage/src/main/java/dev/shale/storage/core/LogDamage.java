@@ -3,6 +3,7 @@ package dev.shale.storage.core;
 import dev.shale.storage.CorruptionException;
 import dev.shale.storage.io.RecordReader.TornTail;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Tells a torn tail of the logs being replayed, which recovery drops, from damage to acknowledged
@@ -30,7 +31,7 @@ final class LogDamage {
    * @param tail the bad record that ended its records, or null if it ended cleanly
    * @param headerMissing whether the segment is shorter than its header or its header is zeros
    */
-  void check(Path file, long number, TornTail tail, boolean headerMissing) {
+  void check(Path file, long number, @Nullable TornTail tail, boolean headerMissing) {
     if (headerMissing && number < lastSegment) {
       throw refusal(file, "has no header, yet a later log segment exists (a segment's header is"
           + " fsynced before the next segment is created)",

@@ -19,9 +19,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Shale's LSM-tree {@link Engine}: a write-ahead log, memtables, levelled tables and a manifest in
@@ -64,7 +66,8 @@ final class LsmEngine implements Engine {
   private final FlushHost flushes;
   private final Flusher flusher;
   private final Compactor compactor;
-  private final IntervalSync intervalSync; // null in SyncMode.ALWAYS
+  // Only in SyncMode.INTERVAL: in ALWAYS each write group's leader fsyncs the log itself.
+  private final Optional<IntervalSync> intervalSync;
   private final DamageRegistry damage;
   private final DiskSpace disk;
   private final CountDownLatch closeFinished = new CountDownLatch(1);
@@ -101,9 +104,9 @@ final class LsmEngine implements Engine {
     this.writes = new WriteQueue(
         directory, options, clock, fileNumbers, log, lock, view, backpressure, flushes, disk);
     this.intervalSync = options.syncMode() == SyncMode.INTERVAL
-        ? new IntervalSync(log, options.syncIntervalMillis(),
-            e -> writes.poison("interval fsync of " + log.describe(), e), "shale-log-sync-" + name)
-        : null;
+        ? Optional.of(new IntervalSync(log, options.syncIntervalMillis(),
+            e -> writes.poison("interval fsync of " + log.describe(), e), "shale-log-sync-" + name))
+        : Optional.empty();
   }
 
   /** Opens (creating if needed) the store in {@code directory}, recovering its files. */
@@ -114,10 +117,14 @@ final class LsmEngine implements Engine {
   static LsmEngine open(Path directory, EngineOptions options, Hooks hooks) {
     Objects.requireNonNull(directory, "directory");
     Objects.requireNonNull(options, "options");
-    DirectoryLock directoryLock = null;
+    DirectoryLock directoryLock;
     try {
       options.vfs().createDirectories(directory);
       directoryLock = DirectoryLock.acquire(options.vfs(), directory);
+    } catch (IOException e) {
+      throw new StorageException("opening " + directory + " failed: " + e, e);
+    }
+    try {
       HybridClock clock = new HybridClock(options.wallClockMillis());
       Recovery.Recovered recovered = Recovery.run(directory, options, clock);
       try {
@@ -125,7 +132,7 @@ final class LsmEngine implements Engine {
             new LsmEngine(directory, options, hooks, clock, directoryLock, recovered);
         engine.flusher.start();
         engine.compactor.start();
-        if (engine.intervalSync != null) engine.intervalSync.start();
+        engine.intervalSync.ifPresent(IntervalSync::start);
         return engine;
       } catch (RuntimeException | Error e) {
         recovered.closeQuietly();
@@ -141,7 +148,7 @@ final class LsmEngine implements Engine {
   }
 
   @Override
-  public Entry get(byte[] key) {
+  public @Nullable Entry get(byte[] key) {
     requireKey(key);
     ReadView current = view.retain();
     try {
@@ -168,19 +175,20 @@ final class LsmEngine implements Engine {
   }
 
   @Override
-  public void write(byte[] key, byte[] value, long version) {
+  public void write(byte[] key, byte @Nullable [] value, long version) {
     requireRecord(key, value, version);
     writes.submit(key, value, version);
   }
 
   @Override
-  public boolean tryWrite(byte[] key, byte[] value, long version) {
+  public boolean tryWrite(byte[] key, byte @Nullable [] value, long version) {
     requireRecord(key, value, version);
     return writes.tryWrite(key, value, version);
   }
 
   @Override
-  public EntryIterator scan(byte[] startInclusive, byte[] endExclusive, boolean includeTombstones) {
+  public EntryIterator scan(
+      byte[] startInclusive, byte @Nullable [] endExclusive, boolean includeTombstones) {
     if (startInclusive == null) {
       throw new IllegalArgumentException("scan needs a start key (an empty array starts at the first key)");
     }
@@ -300,7 +308,7 @@ final class LsmEngine implements Engine {
 
   private void finishClose() {
     List<Exception> failures = new ArrayList<>();
-    if (intervalSync != null) intervalSync.stop();
+    intervalSync.ifPresent(IntervalSync::stop);
     try {
       log.close(writes.failure() == null);
     } catch (IOException e) {
@@ -353,7 +361,7 @@ final class LsmEngine implements Engine {
   }
 
   // A record with the caller's version (write, tryWrite): value null is a tombstone.
-  private static void requireRecord(byte[] key, byte[] value, long version) {
+  private static void requireRecord(byte[] key, byte @Nullable [] value, long version) {
     requireKey(key);
     if (value != null) requireValue(value);
     if (version < 0) throw new IllegalArgumentException("version must be >= 0: " + version);
@@ -368,7 +376,6 @@ final class LsmEngine implements Engine {
   }
 
   private static void closeQuietly(AutoCloseable closeable) {
-    if (closeable == null) return;
     try {
       closeable.close();
     } catch (Exception e) {

@@ -1,10 +1,10 @@
 package dev.shale.storage.core;
 
-import dev.shale.storage.Entry;
 import dev.shale.storage.wal.LogWriter;
 import java.util.List;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A write waiting in the engine's writer queue. All fields but the finals are guarded by the
@@ -14,25 +14,41 @@ final class PendingWrite {
   /** {@link #callerVersion} of a put or delete: the engine's clock picks the version. */
   static final long CLOCK_VERSION = -1;
 
-  final byte[] key; // null for a freeze request (see LsmEngine.compact)
-  final byte[] value; // null for a tombstone
+  private static final byte[] NO_KEY = {};
+
+  private final boolean freezeRequest;
+  final byte[] key; // empty for a freeze request
+  final byte @Nullable [] value; // null for a tombstone (and a freeze request)
   final long callerVersion;
   final long deadlineNanos;
   // Made the first time this writer waits: a lone writer heads the queue at once and never does,
-  // so most writes allocate none. Only waiting writers can miss a signal, so wake() may skip a
-  // writer without one: it re-checks its state under the lock before it ever waits.
-  private Condition turn;
-  Entry entry; // set when a leader takes it into a group
+  // so most writes allocate none (null until then). Only waiting writers can miss a signal, so
+  // wake() may skip a writer without one: it re-checks its state under the lock before it waits.
+  private @Nullable Condition turn;
+  long version; // stamped when a leader takes it into a group
   boolean taken;
   boolean done;
   boolean stallCounted;
-  RuntimeException failure;
+  @Nullable RuntimeException failure; // set when done, if the write failed; null if it succeeded
 
-  PendingWrite(byte[] key, byte[] value, long callerVersion, long deadlineNanos) {
+  private PendingWrite(boolean freezeRequest, byte[] key, byte @Nullable [] value,
+      long callerVersion, long deadlineNanos) {
+    this.freezeRequest = freezeRequest;
     this.key = key;
     this.value = value;
     this.callerVersion = callerVersion;
     this.deadlineNanos = deadlineNanos;
+  }
+
+  /** A write of one record (value null: a tombstone) at {@code callerVersion} or CLOCK_VERSION. */
+  static PendingWrite write(
+      byte[] key, byte @Nullable [] value, long callerVersion, long deadlineNanos) {
+    return new PendingWrite(false, key, value, callerVersion, deadlineNanos);
+  }
+
+  /** A request to freeze the active memtable (see LsmEngine.compact). */
+  static PendingWrite freezeRequest(long deadlineNanos) {
+    return new PendingWrite(true, NO_KEY, null, CLOCK_VERSION, deadlineNanos);
   }
 
   /** The condition this writer waits on, made from {@code lock} (the engine's, held) on first use. */
@@ -48,7 +64,7 @@ final class PendingWrite {
 
   /** A request to freeze the active memtable, not a write: it never joins a group. */
   boolean isFreezeRequest() {
-    return key == null;
+    return freezeRequest;
   }
 
   /** The bytes its record takes in the log, to size write groups. */

@@ -7,6 +7,7 @@ import dev.shale.storage.util.Murmur3.Hash128;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything a read consults, frozen in one immutable object: the active memtable, the frozen
@@ -89,7 +90,7 @@ final class ReadView {
    * one table whose range holds it. Damaged tables set aside in level 0 come last: a newer record
    * found elsewhere spares a read of their damaged blocks.
    */
-  Entry get(byte[] key) {
+  @Nullable Entry get(byte[] key) {
     // One hash serves every memtable's key filter and every table's Bloom filter.
     Hash128 keyHash = Table.filterHash(key);
     Entry best = consider(null, active, key, keyHash);
@@ -127,18 +128,21 @@ final class ReadView {
     }
   }
 
-  private static Entry consider(Entry best, Memtable memtable, byte[] key, Hash128 keyHash) {
+  // best: the winning record so far, null while none is found; returns it after this source.
+  private static @Nullable Entry consider(
+      @Nullable Entry best, Memtable memtable, byte[] key, Hash128 keyHash) {
     // maxVersion is raised before a record enters the memtable, so this skip is never wrong.
     if (best != null && memtable.maxVersion() < best.version()) return best;
     return newer(best, memtable.get(key, keyHash));
   }
 
-  private static Entry consider(Entry best, SharedTable table, byte[] key, Hash128 keyHash) {
+  private static @Nullable Entry consider(
+      @Nullable Entry best, SharedTable table, byte[] key, Hash128 keyHash) {
     if (best != null && table.maxVersion() < best.version()) return best;
     return newer(best, table.get(key, keyHash));
   }
 
-  private static Entry newer(Entry best, Entry found) {
+  private static @Nullable Entry newer(@Nullable Entry best, @Nullable Entry found) {
     if (found == null) return best;
     return best == null ? found : Entry.newer(best, found);
   }

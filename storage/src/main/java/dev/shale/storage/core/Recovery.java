@@ -170,8 +170,8 @@ final class Recovery {
           clock.observe(entry.version());
           memtable.add(entry);
         }
-        damageCheck.check(file, number, reader.tornTail(), reader.headerMissing());
         tail = reader.tornTail();
+        damageCheck.check(file, number, tail, reader.headerMissing());
       } catch (IOException | RuntimeException e) {
         memtable.release();
         throw e;

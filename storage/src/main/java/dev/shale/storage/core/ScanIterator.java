@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The iterator {@link LsmEngine#scan} returns: the merge of every source of one retained
@@ -36,12 +37,12 @@ final class ScanIterator implements EntryIterator {
   private final LsmEngine engine;
   private final Iterator<Entry> merged;
   private final boolean includeTombstones;
-  private ReadView view; // null once released
-  private Entry next; // the record hasNext() found and next() has not returned yet
+  private @Nullable ReadView view; // null once released
+  private @Nullable Entry next; // the record hasNext() found and next() has not returned yet
 
-  /** Takes over the caller's reference to {@code view}. */
-  ScanIterator(LsmEngine engine, ReadView view, byte[] startInclusive, byte[] endExclusive,
-      boolean includeTombstones) {
+  /** Takes over the caller's reference to {@code view}; {@code endExclusive} null: no end. */
+  ScanIterator(LsmEngine engine, ReadView view, byte[] startInclusive,
+      byte @Nullable [] endExclusive, boolean includeTombstones) {
     this.engine = engine;
     this.view = view;
     this.includeTombstones = includeTombstones;
@@ -68,24 +69,13 @@ final class ScanIterator implements EntryIterator {
 
   @Override
   public boolean hasNext() {
-    if (next != null) return true;
-    if (view == null) return false;
-    checkEngineOpen();
-    while (merged.hasNext()) {
-      Entry candidate = merged.next();
-      if (includeTombstones || !candidate.isTombstone()) {
-        next = candidate;
-        return true;
-      }
-    }
-    close(); // exhausted: the tables need not wait for the caller's close()
-    return false;
+    return peek() != null;
   }
 
   @Override
   public Entry next() {
-    if (!hasNext()) throw new NoSuchElementException();
-    Entry result = next;
+    Entry result = peek();
+    if (result == null) throw new NoSuchElementException();
     next = null;
     return result;
   }
@@ -100,8 +90,24 @@ final class ScanIterator implements EntryIterator {
   }
 
   /** The view this scan pins; null once released (tests check what it holds). */
-  ReadView view() {
+  @Nullable ReadView view() {
     return view;
+  }
+
+  // The next record to return, found if need be; null once the scan is exhausted or closed.
+  private @Nullable Entry peek() {
+    if (next != null) return next;
+    if (view == null) return null;
+    checkEngineOpen();
+    while (merged.hasNext()) {
+      Entry candidate = merged.next();
+      if (includeTombstones || !candidate.isTombstone()) {
+        next = candidate;
+        return candidate;
+      }
+    }
+    close(); // exhausted: the tables need not wait for the caller's close()
+    return null;
   }
 
   /** A closed engine has let its files go: the scan stops too, releasing its own pins. */
@@ -118,7 +124,8 @@ final class ScanIterator implements EntryIterator {
    * One source per memtable and per level-0 table that can hold keys of the range, and one per
    * deeper level with such tables (its tables in key order, read in turn).
    */
-  private static List<Iterator<Entry>> sources(ReadView view, byte[] start, byte[] end) {
+  private static List<Iterator<Entry>> sources(
+      ReadView view, byte[] start, byte @Nullable [] end) {
     List<Iterator<Entry>> sources = new ArrayList<>();
     sources.add(view.active().iterator(start, end));
     for (FrozenMemtable f : view.frozen()) sources.add(f.memtable().iterator(start, end));

@@ -12,6 +12,7 @@ import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An open table at a level, shared by the read views (and compactions) that list it, closed
@@ -112,7 +113,7 @@ final class SharedTable {
   }
 
   /** The record of {@code key}, or null; {@code keyHash} is {@link Table#filterHash} of it. */
-  Entry get(byte[] key, Hash128 keyHash) {
+  @Nullable Entry get(byte[] key, Hash128 keyHash) {
     return file.table.get(key, keyHash);
   }
 
@@ -148,12 +149,12 @@ final class SharedTable {
   }
 
   /** The table's records in {@code [fromInclusive, toExclusive)}; see {@link Table#iterator(byte[], byte[])}. */
-  Iterator<Entry> iterator(byte[] fromInclusive, byte[] toExclusive) {
+  Iterator<Entry> iterator(byte @Nullable [] fromInclusive, byte @Nullable [] toExclusive) {
     return file.table.iterator(fromInclusive, toExclusive);
   }
 
   /** Whether the table's key range meets {@code [fromInclusive, toExclusive)} (null: unbounded). */
-  boolean overlaps(byte[] fromInclusive, byte[] toExclusive) {
+  boolean overlaps(byte @Nullable [] fromInclusive, byte @Nullable [] toExclusive) {
     return (fromInclusive == null || Keys.compare(meta.largestKey(), fromInclusive) >= 0)
         && (toExclusive == null || Keys.compare(meta.smallestKey(), toExclusive) < 0);
   }
@@ -183,14 +184,15 @@ final class SharedTable {
   private static final class OpenFile {
     private final Vfs vfs;
     private final Table table;
-    private final DamageRegistry damage; // null: nothing reported about this file
+    // Null for a table this engine just wrote: its damage is a failed write, reported nowhere.
+    private final @Nullable DamageRegistry damage;
     // Invariant: > 0 while the table is open; it is closed exactly once, on the step to 0.
     private final AtomicInteger references = new AtomicInteger(1);
     // Set before the reference that would reach 0 is released, so that step sees it.
     private volatile boolean obsolete;
     private volatile boolean setAside;
 
-    OpenFile(Vfs vfs, Table table, DamageRegistry damage) {
+    OpenFile(Vfs vfs, Table table, @Nullable DamageRegistry damage) {
       this.vfs = vfs;
       this.table = table;
       this.damage = damage;

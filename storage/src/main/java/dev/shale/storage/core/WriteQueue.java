@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The engine's write path: the writer queue, its leader's group commit, and the freezing of a
@@ -74,8 +75,8 @@ final class WriteQueue {
   }
 
   /** Writes one record (value null: a tombstone) and returns its version. */
-  long submit(byte[] key, byte[] value, long callerVersion) {
-    PendingWrite w = new PendingWrite(key, value, callerVersion, backpressure.deadlineFromNow());
+  long submit(byte[] key, byte @Nullable [] value, long callerVersion) {
+    PendingWrite w = PendingWrite.write(key, value, callerVersion, backpressure.deadlineFromNow());
     lock.lock();
     try {
       checkWritable();
@@ -83,14 +84,14 @@ final class WriteQueue {
       awaitTurn(w);
       if (!w.done) leadGroup(w);
       if (w.failure != null) throw w.failure;
-      return w.entry.version();
+      return w.version;
     } finally {
       lock.unlock();
     }
   }
 
   /** {@link dev.shale.storage.Engine#tryWrite}: writes only if nothing would make it wait. */
-  boolean tryWrite(byte[] key, byte[] value, long version) {
+  boolean tryWrite(byte[] key, byte @Nullable [] value, long version) {
     if (options.syncMode() != SyncMode.INTERVAL || !lock.tryLock()) return false;
     try {
       checkWritable();
@@ -102,7 +103,7 @@ final class WriteQueue {
           || backpressure.slowsDown(current)) {
         return false;
       }
-      PendingWrite w = new PendingWrite(key, value, version, backpressure.deadlineFromNow());
+      PendingWrite w = PendingWrite.write(key, value, version, backpressure.deadlineFromNow());
       writers.addLast(w);
       leadGroup(w); // a group of one: nobody else is queued
       if (w.failure != null) throw w.failure;
@@ -115,8 +116,7 @@ final class WriteQueue {
   // Freezes the active memtable through the writer queue (only a leader may swap memtables),
   // then waits until every memtable frozen so far is in a table.
   void flushMemtables() {
-    PendingWrite request = new PendingWrite(
-        null, null, PendingWrite.CLOCK_VERSION, backpressure.deadlineFromNow());
+    PendingWrite request = PendingWrite.freezeRequest(backpressure.deadlineFromNow());
     lock.lock();
     try {
       checkWritable();
@@ -150,8 +150,8 @@ final class WriteQueue {
     }
   }
 
-  /** The failure that made the engine refuse writes, or null. */
-  StorageException failure() {
+  /** The failure that made the engine refuse writes, or null while it takes them. */
+  @Nullable StorageException failure() {
     return poison.get();
   }
 
@@ -307,8 +307,8 @@ final class WriteQueue {
         clock.observe(p.callerVersion);
         version = p.callerVersion;
       }
-      p.entry = new Entry(p.key, version, p.value);
-      entries.add(p.entry);
+      p.version = version;
+      entries.add(new Entry(p.key, version, p.value));
     }
     return entries;
   }
@@ -354,20 +354,27 @@ final class WriteQueue {
   }
 
   // The group is the head of the queue, in order. Completing it hands the lead to the next.
-  private void complete(List<PendingWrite> group, RuntimeException failure) {
+  // failure: why the group failed, or null if it was written.
+  private void complete(List<PendingWrite> group, @Nullable RuntimeException failure) {
     PendingWrite leader = group.getFirst();
     for (PendingWrite p : group) {
       PendingWrite head = writers.pollFirst();
       if (head != p) throw new IllegalStateException("write group is not the head of the queue");
       p.done = true;
       if (failure != null) {
-        p.failure = p == leader ? failure : new StorageException(failure.getMessage(), failure);
+        p.failure = p == leader ? failure : new StorageException(messageOf(failure), failure);
       }
       if (p != leader) p.wake();
     }
     PendingWrite next = writers.peekFirst();
     if (next != null) next.wake();
     else queueDrained.signalAll();
+  }
+
+  // A failure without a message (a bug's IllegalStateException, say) is named by its class.
+  private static String messageOf(RuntimeException failure) {
+    String message = failure.getMessage();
+    return message != null ? message : failure.toString();
   }
 
   private void checkWritable() {

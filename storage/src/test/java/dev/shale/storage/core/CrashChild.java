@@ -42,7 +42,7 @@ final class CrashChild {
   }
 
   static byte[] key(int i) {
-    return ("key-%06d".formatted(i)).getBytes(StandardCharsets.US_ASCII);
+    return "key-%06d".formatted(i).getBytes(StandardCharsets.US_ASCII);
   }
 
   static byte[] value(int i) {

@@ -76,7 +76,7 @@ class CrashTest {
     List<Integer> keys = new ArrayList<>();
     int end = text.lastIndexOf('\n');
     if (end < 0) return keys;
-    for (String line : text.substring(0, end).split("\n")) keys.add(Integer.parseInt(line));
+    text.substring(0, end).lines().forEach(line -> keys.add(Integer.parseInt(line)));
     return keys;
   }
 

@@ -8,6 +8,7 @@ import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Keys;
 import dev.shale.testkit.TestSeed;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -44,7 +45,7 @@ class ScanConcurrencyTest {
       for (int i = 0; i < STABLE_KEYS; i++) {
         byte[] key = stableKey(i);
         byte[] value = bytes("stable " + i);
-        stable.put(new String(key), new Entry(key, engine.put(key, value), value));
+        stable.put(new String(key, StandardCharsets.UTF_8), new Entry(key, engine.put(key, value), value));
       }
       AtomicBoolean writing = new AtomicBoolean(true);
       ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
@@ -119,11 +120,11 @@ class ScanConcurrencyTest {
       try (EntryIterator scan = engine.scan(start, end, includeTombstones)) {
         while (scan.hasNext()) {
           Entry e = scan.next();
-          String key = new String(e.key());
+          String key = new String(e.key(), StandardCharsets.UTF_8);
           check(Keys.compare(e.key(), start) >= 0 && (end == null || Keys.compare(e.key(), end) < 0),
               "key " + key + " outside " + range);
           check(previous == null || Keys.compare(previous, e.key()) < 0,
-              "key " + key + " after " + (previous == null ? "" : new String(previous)) + " in " + range);
+              "key " + key + " after " + (previous == null ? "" : new String(previous, StandardCharsets.UTF_8)) + " in " + range);
           check(includeTombstones || !e.isTombstone(), "tombstone of " + key + " returned");
           Long before = newestSeen.put(key, e.version());
           check(before == null || e.version() >= before,

@@ -10,6 +10,7 @@ import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
 import dev.shale.storage.StorageException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -101,7 +102,7 @@ class ScanTest {
       List<Entry> seen = new ArrayList<>();
       scan.forEachRemaining(seen::add);
       assertThat(seen).hasSize(before.size());
-      for (Entry e : seen) assertThat(e).isEqualTo(before.get(new String(e.key())));
+      for (Entry e : seen) assertThat(e).isEqualTo(before.get(new String(e.key(), StandardCharsets.UTF_8)));
 
       assertThat(scan.view()).as("exhausted: released").isNull();
       awaitReferences(pinned, 1);
@@ -174,9 +175,9 @@ class ScanTest {
         var expected = range[1] == null ? model.tailMap(range[0], true) : model.subMap(range[0], true, range[1], false);
         if (range[1] != null && range[0].compareTo(range[1]) >= 0) expected = new java.util.TreeMap<>();
         List<Entry> scanned = drain(engine.scan(start, end, false));
-        assertThat(scanned.stream().map(e -> new String(e.key())).toList()).as("[%s, %s)", range[0], range[1])
+        assertThat(scanned.stream().map(e -> new String(e.key(), StandardCharsets.UTF_8)).toList()).as("[%s, %s)", range[0], range[1])
             .isEqualTo(List.copyOf(expected.keySet()));
-        for (Entry e : scanned) assertThat(new String(e.value())).isEqualTo(model.get(new String(e.key())));
+        for (Entry e : scanned) assertThat(new String(e.value(), StandardCharsets.UTF_8)).isEqualTo(model.get(new String(e.key(), StandardCharsets.UTF_8)));
       }
     }
   }
@@ -216,7 +217,7 @@ class ScanTest {
   }
 
   private static List<String> keys(EntryIterator scan) {
-    return drain(scan).stream().map(e -> new String(e.key())).toList();
+    return drain(scan).stream().map(e -> new String(e.key(), StandardCharsets.UTF_8)).toList();
   }
 
   // No compaction: these tests count the references flushes and scans hold on each table.

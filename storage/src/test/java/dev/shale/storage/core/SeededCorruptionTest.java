@@ -119,7 +119,7 @@ class SeededCorruptionTest {
       engine = Engine.open(dir, EngineOptions.defaults());
     } catch (StorageException refused) {
       String message = String.valueOf(refused.getMessage());
-      assertThat(message.contains(damaged) || kind == Kind.MANIFEST && message.contains("MANIFEST-"))
+      assertThat(message.contains(damaged) || (kind == Kind.MANIFEST && message.contains("MANIFEST-")))
           .as("%s: the refusal names the damaged file: %s", what, message).isTrue();
       assertThat(storeFiles(dir)).as("%s: a refused open deletes nothing", what).isEqualTo(before);
       return;

@@ -7,6 +7,7 @@ import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Entry;
 import dev.shale.storage.Vfs;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.List;
@@ -118,7 +119,7 @@ class CraftedTableTest {
         Entry found = table.get(e.key());
         if (found != null) assertThat(found.key()).isEqualTo(e.key());
       }
-      assertThat(table.get("absent".getBytes())).isNull();
+      assertThat(table.get("absent".getBytes(StandardCharsets.UTF_8))).isNull();
       Iterator<Entry> it = table.iterator();
       while (it.hasNext()) it.next();
     }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -89,6 +90,6 @@ final class TableBytes {
   }
 
   static Entry entry(int i, int valueBytes) {
-    return new Entry(String.format("key-%06d", i).getBytes(), i + 1, new byte[valueBytes]);
+    return new Entry(String.format("key-%06d", i).getBytes(StandardCharsets.UTF_8), i + 1, new byte[valueBytes]);
   }
 }

@@ -9,8 +9,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.NavigableMap;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,7 +23,7 @@ class TableConcurrentReadTest {
   void threadsReadingOneTableAllSeeExactRecords() throws Exception {
     long seed = Long.getLong("shale.seed", new Random().nextLong());
     System.out.println("TableConcurrentReadTest seed " + seed + " (replay with -Dshale.seed=" + seed + ")");
-    TreeMap<byte[], Entry> records = TableRoundTripTest.randomRecords(new Random(seed), 5000);
+    NavigableMap<byte[], Entry> records = TableRoundTripTest.randomRecords(new Random(seed), 5000);
     List<Entry> expected = new ArrayList<>(records.values());
     Path file = dir.resolve("000001.sst");
     TableWriter.write(Vfs.real(), file, 1, expected.iterator(), 1024, 10);

@@ -7,6 +7,7 @@ import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Entry;
 import dev.shale.storage.Vfs;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -94,7 +95,7 @@ class TableCorruptionTest {
         assertThat(table.filterDamage()).as("damage at %d", position)
             .contains("offset " + filter.offset());
         for (Entry e : entries) assertThat(table.get(e.key())).isEqualTo(e);
-        assertThat(table.get("absent".getBytes())).isNull();
+        assertThat(table.get("absent".getBytes(StandardCharsets.UTF_8))).isNull();
       }
     }
   }

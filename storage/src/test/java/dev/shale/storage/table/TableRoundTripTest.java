@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import java.util.NavigableMap;
 import java.util.Random;
 import java.util.TreeMap;
 import org.junit.jupiter.api.RepeatedTest;
@@ -26,7 +27,7 @@ class TableRoundTripTest {
     long seed = Long.getLong("shale.seed", new Random().nextLong());
     System.out.println("TableRoundTripTest seed " + seed + " (replay with -Dshale.seed=" + seed + ")");
     Random random = new Random(seed);
-    TreeMap<byte[], Entry> records = randomRecords(random, 1 + random.nextInt(3000));
+    NavigableMap<byte[], Entry> records = randomRecords(random, 1 + random.nextInt(3000));
     int blockSizeBytes = 256 + random.nextInt(64 * 1024 - 256 + 1);
     int bitsPerKey = random.nextInt(4) == 0 ? 0 : 1 + random.nextInt(16);
     Path file = dir.resolve("000001.sst");
@@ -68,7 +69,7 @@ class TableRoundTripTest {
   }
 
   /** Keys just before and after each stored key (a byte less, a 0x00 appended, a prefix). */
-  private static void assertAbsentAroundEveryKey(Table table, TreeMap<byte[], Entry> records, String context) {
+  private static void assertAbsentAroundEveryKey(Table table, NavigableMap<byte[], Entry> records, String context) {
     for (byte[] key : records.keySet()) {
       for (byte[] near : neighbours(key)) {
         assertThat(table.get(near)).as(context + ", near key " + Arrays.toString(near)).isEqualTo(records.get(near));
@@ -91,7 +92,7 @@ class TableRoundTripTest {
     return near;
   }
 
-  static TreeMap<byte[], Entry> randomRecords(Random random, int count) {
+  static NavigableMap<byte[], Entry> randomRecords(Random random, int count) {
     TreeMap<byte[], Entry> records = new TreeMap<>(Keys.ORDER);
     while (records.size() < count) {
       byte[] key = randomKey(random);

@@ -16,8 +16,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import java.util.NavigableMap;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,7 +38,7 @@ class TableSeekTest {
     long seed = TestSeed.forTest("everySeekPointStartsAtTheFirstKeyNotBelowIt");
     Random random = new Random(seed);
     for (int t = 0; t < TABLES; t++) {
-      TreeMap<byte[], Entry> records = randomRecords(random, 1 + random.nextInt(600));
+      NavigableMap<byte[], Entry> records = randomRecords(random, 1 + random.nextInt(600));
       int blockSizeBytes = 64 + random.nextInt(t % 2 == 0 ? 512 : 16 * 1024);
       Path file = dir.resolve(t + ".sst");
       TableWriter.write(Vfs.real(), file, t, records.values().iterator(), blockSizeBytes, 10);
@@ -65,7 +65,7 @@ class TableSeekTest {
     long seed = TestSeed.forTest("rangesStopBeforeTheirEndKey");
     Random random = new Random(seed);
     for (int t = 0; t < TABLES; t++) {
-      TreeMap<byte[], Entry> records = randomRecords(random, 1 + random.nextInt(600));
+      NavigableMap<byte[], Entry> records = randomRecords(random, 1 + random.nextInt(600));
       int blockSizeBytes = 64 + random.nextInt(4096);
       Path file = dir.resolve(t + ".sst");
       TableWriter.write(Vfs.real(), file, t, records.values().iterator(), blockSizeBytes, 10);
@@ -122,7 +122,7 @@ class TableSeekTest {
   }
 
   /** Before the first key, each key, just after each key (between it and the next), after the last. */
-  private static List<byte[]> seekPoints(TreeMap<byte[], Entry> records) {
+  private static List<byte[]> seekPoints(NavigableMap<byte[], Entry> records) {
     List<byte[]> points = new ArrayList<>();
     points.add(new byte[0]);
     for (byte[] key : records.keySet()) {
@@ -140,7 +140,7 @@ class TableSeekTest {
     return points;
   }
 
-  private static List<Entry> expectedRange(TreeMap<byte[], Entry> records, byte[] from, byte[] to) {
+  private static List<Entry> expectedRange(NavigableMap<byte[], Entry> records, byte[] from, byte[] to) {
     List<Entry> expected = new ArrayList<>();
     for (Entry e : records.values()) {
       if (from != null && Keys.compare(e.key(), from) < 0) continue;
