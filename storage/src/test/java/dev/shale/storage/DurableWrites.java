@@ -1,5 +1,6 @@
 package dev.shale.storage;
 
+import dev.shale.storage.io.FileNames;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,7 +22,12 @@ public final class DurableWrites {
 
   /** Listens to {@code vfs}'s appends and syncs (replacing any listener it had). */
   public DurableWrites(CrashVfs vfs) {
-    vfs.onAppend(lastAppended::set);
+    // Log segments only: the flush thread appends to tables and the manifest between a write's
+    // append and its return, and a write taken for a table's would count as covered by that
+    // table's sync, though its log record was never synced.
+    vfs.onAppend(file -> {
+      if (isLogSegment(file)) lastAppended.set(file);
+    });
     vfs.onSync(file -> coveredBySync.accumulateAndGet(acknowledgedThrough.getOrDefault(file, 0), Math::max));
   }
 
@@ -30,6 +36,11 @@ public final class DurableWrites {
     Path segment = lastAppended.get();
     if (segment == null) throw new IllegalStateException("a write acknowledged before any append");
     acknowledgedThrough.put(segment, ++acknowledged);
+  }
+
+  private static boolean isLogSegment(Path file) {
+    return FileNames.parse(file.getFileName().toString())
+        .map(name -> name.kind() == FileNames.Kind.LOG).orElse(false);
   }
 
   /** How many writes were acknowledged. */

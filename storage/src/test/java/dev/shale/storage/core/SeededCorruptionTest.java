@@ -82,6 +82,10 @@ class SeededCorruptionTest {
           operations.add(new Operation(key, value));
         }
       }
+      // Every kind of file must be there to damage: the frozen memtables in tables, the active
+      // one in its log. A flush still running at close would be abandoned, and its table with it.
+      EngineTesting.await("the fill's flushes", () -> engine.stats().immutableMemtables() == 0);
+      assertThat(engine.stats().tables()).as("tables after the fill").isPositive();
     }
     return operations;
   }
