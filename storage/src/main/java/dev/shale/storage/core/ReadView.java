@@ -86,23 +86,23 @@ final class ReadView {
    * write()) may sit in an older source, so once a record of version v is found only sources
    * that hold a version >= v are still searched; {@link Entry#newer} settles the rest. Levels
    * do not order versions either (a compaction moves old and new records down alike), so every
-   * level is consulted: each level-0 table whose range holds the key, and in each deeper level the
-   * one table whose range holds it. Damaged tables set aside in level 0 come last: a newer record
-   * found elsewhere spares a read of their damaged blocks.
+   * level is consulted: all of level 0, and in each deeper level the one table whose range holds
+   * the key. Damaged tables set aside in level 0 come last, and only when their range holds the
+   * key: a newer record found elsewhere spares a read of their damaged blocks.
    */
   @Nullable Entry get(byte[] key) {
     // One hash serves every memtable's key filter and every table's Bloom filter.
     Hash128 keyHash = Table.filterHash(key);
     Entry best = consider(null, active, key, keyHash);
     for (FrozenMemtable f : frozen) best = consider(best, f.memtable(), key, keyHash);
-    for (SharedTable t : levels.level0Backlog()) {
-      if (t.covers(key)) best = consider(best, t, key, keyHash);
-    }
+    for (SharedTable t : levels.level0Backlog()) best = consider(best, t, key, keyHash);
     for (int level = 1; level < Levels.COUNT; level++) {
       SharedTable t = levels.find(level, key);
       if (t != null) best = consider(best, t, key, keyHash);
     }
     for (SharedTable t : levels.setAside()) {
+      // Only a key in its range: a filter's false positive would otherwise send a key below
+      // its first key to its first block, which may be the damaged one.
       if (t.covers(key)) best = consider(best, t, key, keyHash);
     }
     return best;
