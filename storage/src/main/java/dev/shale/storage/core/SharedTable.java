@@ -44,13 +44,13 @@ final class SharedTable {
       table.close();
       throw new CorruptionException(path, table.filterDamage());
     }
-    return new SharedTable(new OpenFile(vfs, table, null), meta);
+    return new SharedTable(new OpenFile(vfs, table), meta);
   }
 
   /**
    * Opens a table of the store found at open. A damaged filter is served around (docs/format.md,
-   * "Damage found at open") and reported to {@code damage}, which forgets it when the table is
-   * deleted.
+   * "Damage found at open") and reported to {@code damage}; the compaction that rewrites the table
+   * makes the registry forget it (CompactionHost).
    */
   static SharedTable openServingAroundDamage(
       Vfs vfs, Path path, TableMeta meta, DamageRegistry damage) throws IOException {
@@ -60,7 +60,7 @@ final class SharedTable {
           + " without its filter (each read of it reads a block; no data is lost); a compaction"
           + " that rewrites the table (Engine.compact()) gives it a new filter");
     }
-    return new SharedTable(new OpenFile(vfs, table, damage), meta);
+    return new SharedTable(new OpenFile(vfs, table), meta);
   }
 
   /** The same file at {@code level}, with a reference of its own for the caller. */
@@ -184,18 +184,15 @@ final class SharedTable {
   private static final class OpenFile {
     private final Vfs vfs;
     private final Table table;
-    // Null for a table this engine just wrote: its damage is a failed write, reported nowhere.
-    private final @Nullable DamageRegistry damage;
     // Invariant: > 0 while the table is open; it is closed exactly once, on the step to 0.
     private final AtomicInteger references = new AtomicInteger(1);
     // Set before the reference that would reach 0 is released, so that step sees it.
     private volatile boolean obsolete;
     private volatile boolean setAside;
 
-    OpenFile(Vfs vfs, Table table, @Nullable DamageRegistry damage) {
+    OpenFile(Vfs vfs, Table table) {
       this.vfs = vfs;
       this.table = table;
-      this.damage = damage;
     }
 
     void retain() {
@@ -214,7 +211,6 @@ final class SharedTable {
     }
 
     private void delete() {
-      if (damage != null) damage.forget(table.path());
       try {
         vfs.delete(table.path());
       } catch (IOException e) {
