@@ -112,6 +112,16 @@ final class Node implements AutoCloseable {
       HintedHandoff h = handoff;
       if (h != null) h.onReplicaUp(replica);
     }
+
+    @Override
+    public long pending() {
+      return store.pendingHints();
+    }
+
+    @Override
+    public long pendingBytes() {
+      return store.pendingBytes();
+    }
   }
 
   private static HintStore openHints(Path dataDir, HintLimits limits, EngineOptions engineOptions) {

@@ -5,17 +5,24 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.HintLimits;
+import dev.shale.cluster.HintedHandoff;
 import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.Placement;
 import dev.shale.cluster.Topology;
 import dev.shale.server.ServerOptions;
 import dev.shale.storage.EngineOptions;
+import dev.shale.testkit.Await;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -63,6 +70,53 @@ class NodeTest {
         + dev.shale.cluster.HintedHandoff.DELIVERY_TIMEOUT_MILLIS + InternalAuth.MAX_SKEW_MILLIS + 1),
         ServerOptions.defaults().withPort(port), cluster, new HintLimits(1 << 20, 3_600_000, 10))) {
       assertThat(dir.resolve("grace").resolve(Node.HINTS_DIR)).isDirectory();
+    }
+  }
+
+  @Test
+  void aHintForAReplicaThatIsDownIsAPendingGaugeAndItsWarningSaysTheReplicaCannotBeReached() throws Exception {
+    int port = dev.shale.testkit.FreePort.find();
+    int down = dev.shale.testkit.FreePort.find(); // nothing listens there
+    Cluster cluster = new Cluster(new Placement(Topology.fromUrls(
+        List.of("http://127.0.0.1:" + port, "http://127.0.0.1:" + down), "127.0.0.1", port)),
+        InternalAuth.trustedNetwork(), 1_000, 1, 1);
+    List<String> warnings = new CopyOnWriteArrayList<>();
+    Logger delivery = Logger.getLogger(HintedHandoff.class.getName());
+    Handler capture = new Handler() {
+      @Override
+      public void publish(LogRecord record) {
+        warnings.add(record.getMessage());
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    };
+    delivery.addHandler(capture);
+    try (Node node = Node.start(dir.resolve("data"), EngineOptions.defaults(), ServerOptions.defaults().withPort(port), cluster,
+        HintLimits.DEFAULT)) {
+      URI entity = URI.create("http://127.0.0.1:" + port + "/v0/entity?id=k&ack=1&from=2");
+      assertThat(send(HttpRequest.newBuilder(entity).PUT(HttpRequest.BodyPublishers.ofString("value"))).statusCode()).isEqualTo(201);
+      URI status = URI.create("http://127.0.0.1:" + port + "/v0/status");
+      Await.until("the hint is kept", Duration.ofSeconds(30), () -> statusOf(status).contains("\"hintsPending\": 1,"));
+      assertThat(send(HttpRequest.newBuilder(status)).body()).containsPattern("\"hintsPendingBytes\": [1-9]");
+      Await.until("a delivery failed", Duration.ofSeconds(30), () -> warnings.stream().anyMatch(w -> w.contains("delivery of")));
+      String warning = warnings.stream().filter(w -> w.contains("delivery of")).findFirst().orElseThrow();
+      // The first attempt finds the port closed; later ones are refused by the mark that it is down.
+      assertThat(warning).containsAnyOf("cannot connect to http://127.0.0.1:" + down, "http://127.0.0.1:" + down + " is down")
+          .doesNotContain("did not store");
+    } finally {
+      delivery.removeHandler(capture);
+    }
+  }
+
+  private String statusOf(URI status) {
+    try {
+      return send(HttpRequest.newBuilder(status)).body();
+    } catch (Exception e) {
+      throw new IllegalStateException("GET " + status + " failed", e);
     }
   }
 

@@ -8,10 +8,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
@@ -235,10 +237,24 @@ public final class HintedHandoff implements AutoCloseable {
     inFlightBytes += sizeBytes;
     withTimeout(startDelivery(hint)).whenComplete((ok, error) -> {
       boolean stored = error == null && Boolean.TRUE.equals(ok);
-      String failure = stored ? null : error != null ? String.valueOf(error) : "the replica did not store it";
+      String failure = stored ? null : failureReason(error);
       outcomes.add(new Outcome(target, hint, sizeBytes, generation, stored, failure));
       wake();
     });
+  }
+
+  /**
+   * The words of a failed delivery's warning: the sender's reason when it gave one, else what the
+   * outcome says. Never that the replica "did not store" a hint it may never have seen.
+   */
+  private String failureReason(@Nullable Throwable error) {
+    if (error == null) return "the sender reported it undelivered, without a reason";
+    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    return switch (cause) {
+      case HintNotDelivered notDelivered -> String.valueOf(notDelivered.getMessage());
+      case TimeoutException ignored -> "no outcome within " + timing.deliveryTimeoutMillis() + " ms";
+      default -> cause.toString();
+    };
   }
 
   private CompletionStage<Boolean> startDelivery(Hint hint) {

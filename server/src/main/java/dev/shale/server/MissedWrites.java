@@ -24,4 +24,14 @@ public interface MissedWrites {
 
   /** {@code replica} answered a request: hints for it may be worth delivering now. */
   default void replicaAnswered(NodeAddress replica) {}
+
+  /** Writes kept and not yet delivered, all replicas together: a gauge for {@code /v0/status}. Cheap. */
+  default long pending() {
+    return 0;
+  }
+
+  /** The bytes of the {@link #pending} writes, as counted against the store's size limit. Cheap. */
+  default long pendingBytes() {
+    return 0;
+  }
 }

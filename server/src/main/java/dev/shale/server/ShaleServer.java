@@ -1,6 +1,7 @@
 package dev.shale.server;
 
 import dev.shale.cluster.Cluster;
+import dev.shale.cluster.HintNotDelivered;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.storage.Engine;
 import io.netty.bootstrap.ServerBootstrap;
@@ -114,7 +115,7 @@ public final class ShaleServer implements AutoCloseable {
     AtomicBoolean draining = new AtomicBoolean();
     BodyBudget budget = new BodyBudget(options.inflightBodyBytes());
     EntityService service = new EntityService(engine);
-    ReplicationStats stats = new ReplicationStats();
+    ReplicationStats stats = new ReplicationStats(missed);
     // Without peers (no cluster, or a cluster of one) every request is served here: no client,
     // no replica calls, no coordinator.
     InternalClient client = null;
@@ -157,18 +158,25 @@ public final class ShaleServer implements AutoCloseable {
   /**
    * Writes a record that {@code target} missed (a hint) with the replica protocol: {@code value}
    * (null: a tombstone) with its original {@code version}. Completes with true once the replica
-   * stored it, false when it did not (down, timed out, refused): try again later. Never blocks.
+   * stored it, and exceptionally with {@link HintNotDelivered} saying why when it did not (down,
+   * timed out, refused): try again later. Never blocks.
    */
   public CompletionStage<Boolean> deliverMissedWrite(NodeAddress target, byte[] key, byte @Nullable [] value, long version) {
     CompletableFuture<Boolean> stored = new CompletableFuture<>();
     if (replicaCalls == null || closed.get()) {
-      stored.complete(false);
+      stored.completeExceptionally(new HintNotDelivered("this node is shutting down"));
       return stored;
     }
     replicaCalls.write(ioGroup.next(), target, key, value, version, reply -> {
-      boolean ok = reply instanceof ReplicaReply.Stored;
-      if (ok) stats.hintsDelivered.increment();
-      stored.complete(ok);
+      switch (reply) {
+        case ReplicaReply.Stored ignored -> {
+          stats.hintsDelivered.increment();
+          stored.complete(true);
+        }
+        case ReplicaReply.Failed(String reason) -> stored.completeExceptionally(new HintNotDelivered(reason));
+        case ReplicaReply.Read ignored -> stored.completeExceptionally(
+            new IllegalStateException("a write was answered as a read"));
+      }
     });
     return stored;
   }
