@@ -264,12 +264,16 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * The client sent its last byte (it half-closed). A request cut short was already refused
-   * (the decoder reports it as a failed chunk); every whole request before is answered, then
-   * the connection closes.
+   * The client sent its last byte (it half-closed): every whole request before is answered, a
+   * body cut short gets a 400 (the decoder drops it without a word), then the connection
+   * closes. A head cut short is dropped unanswered: there is no request to answer.
    */
   private void onInputEnded(ChannelHandlerContext ctx) {
     if (closing) return;
+    if (head != null && !discarding) {
+      refuseAndClose(ctx, HttpResponseStatus.BAD_REQUEST, "the connection ended before the request's body did");
+      return;
+    }
     dropBody();
     head = null;
     discarding = false;
