@@ -99,6 +99,9 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
           "malformed request: " + request.decoderResult().cause().getMessage());
       return;
     }
+    // The connection closes after this request's answer, and the client may have sent more
+    // (pipelined) that will not be read: close in stages so that the answer is not lost.
+    if (!HttpUtil.isKeepAlive(request)) lingeringClose.arm();
     boolean waitsForContinue = HttpUtil.is100ContinueExpected(request);
     RequestHeadCheck.Refusal refusal = RequestHeadCheck.refusal(request);
     if (refusal != null) {

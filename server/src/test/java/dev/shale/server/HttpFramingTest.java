@@ -121,6 +121,16 @@ class HttpFramingTest {
   }
 
   @Test
+  void answerToHeadHasNoBodySoTheNextAnswerFollowsIt() throws Exception {
+    try (RawConnection connection = node.connect()) {
+      connection.send("HEAD /v0/entity?id=a HTTP/1.1\r\nHost: x\r\n\r\n" + ConnectionTest.get("a"));
+      String head = readHead(connection);
+      assertThat(head).startsWith("HTTP/1.1 405").contains("content-length: ");
+      assertThat(connection.read().status()).isEqualTo(404);
+    }
+  }
+
+  @Test
   void expectationOtherThanContinueIs417() throws Exception {
     try (RawConnection connection = node.connect()) {
       connection.send(BodyLimitTest.putHead("a", 4, "Expect: 200-ok\r\n") + "evil" + ConnectionTest.get("a"));
@@ -145,6 +155,12 @@ class HttpFramingTest {
       assertThat(connection.closedByServer()).isTrue();
     }
     assertNothingStored("smuggled");
+  }
+
+  private static String readHead(RawConnection connection) throws java.io.IOException {
+    StringBuilder head = new StringBuilder();
+    while (!head.toString().endsWith("\r\n\r\n")) head.append((char) connection.input().read());
+    return head.toString();
   }
 
   private void assertNothingStored(String id) {
