@@ -123,6 +123,7 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
       return;
     }
     startBody(request, declaredLength);
+    if (declaredLength > 0 || HttpUtil.isTransferEncodingChunked(request)) requestTimeout.bodyExpected();
     if (waitsForContinue) ctx.fireChannelRead(InboundRequest.ContinueExpected.INSTANCE);
   }
 

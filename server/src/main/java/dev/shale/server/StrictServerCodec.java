@@ -5,11 +5,13 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.CombinedChannelDuplexHandler;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseEncoder;
+import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -22,7 +24,9 @@ import java.util.List;
  * space, tab, VT, FF or bare CR, so {@code DELETE\r /v0/...} or {@code PUT\x0b /v0/...} would
  * run as a DELETE or a PUT where another reader of the same bytes (a proxy) sees something
  * else: a line that is not strict is a decoder failure here (400), and a well-formed version
- * other than 1.0 and 1.1 is {@link UnsupportedVersionException} (505). The failure's message
+ * other than 1.0 and 1.1 is {@link UnsupportedVersionException} (505). A second
+ * {@code Content-Length} header is refused here too (Netty would use the first in HTTP/1.0, and
+ * hides that there were two). The failure's message
  * makes the decoder drop the rest of the connection's bytes.
  *
  * <p>It plays HttpServerCodec's other part too: the response to a HEAD request carries no body,
@@ -59,6 +63,8 @@ final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRequestDe
     // Where the method and the target end in the line being split: the word hooks run in order.
     private int methodEnd;
     private int targetEnd;
+    // Content-Length headers seen in the current request's head.
+    private int contentLengths;
 
     StrictRequestDecoder(HttpDecoderConfig config) {
       super(config);
@@ -79,7 +85,19 @@ final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRequestDe
         if (!isTokenChar(line[i])) throw new IllegalArgumentException("the method holds byte " + hex(line[i]));
       }
       methodEnd = start + length;
+      contentLengths = 0; // a new request
       return super.splitFirstWordInitialLine(line, start, length);
+    }
+
+    @Override
+    protected AsciiString splitHeaderName(byte[] line, int start, int length) {
+      AsciiString name = super.splitHeaderName(line, start, length);
+      // Netty refuses a second Content-Length in HTTP/1.1 but uses the first in HTTP/1.0, and
+      // keeps only the one it used: the second must be refused here, where it is still seen.
+      if (HttpHeaderNames.CONTENT_LENGTH.contentEqualsIgnoreCase(name) && ++contentLengths > 1) {
+        throw new IllegalArgumentException("a request must not have two Content-Length headers");
+      }
+      return name;
     }
 
     @Override

@@ -66,6 +66,14 @@ class HttpFramingTest {
     assertNothingStored("a");
   }
 
+  @Test
+  void repeatedContentLengthIs400InHttp10Too() throws Exception {
+    // Netty alone used the first one there: the body then ran as a request.
+    assertRefusedAndClosed(400, "PUT /v0/entity?id=a HTTP/1.0\r\nContent-Length: 0\r\nContent-Length: " + SMUGGLED.length()
+        + "\r\n\r\n" + SMUGGLED);
+    assertNothingStored("a");
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"PUT\u0000", "DELETE\r", "PUT\u000b", "PUT\u000c", "PUT\t", "PUT "})
   void controlBytesOrExtraSpaceInTheRequestLineAre400AndNotRun(String method) throws Exception {

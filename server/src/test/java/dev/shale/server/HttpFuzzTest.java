@@ -98,6 +98,8 @@ class HttpFuzzTest {
       int first;
       try {
         first = in.read();
+      } catch (java.net.SocketTimeoutException e) {
+        throw new AssertionError(what + ": neither answer nor close after " + answers + " answers", e);
       } catch (SocketException e) {
         throw new AssertionError(what + ": reset after " + answers + " answers: " + e);
       }
@@ -206,13 +208,18 @@ class HttpFuzzTest {
     }
   }
 
+  /** The bytes sent, control bytes escaped; a long run of one byte (a value) is shortened. */
   private static String printable(byte[] bytes) {
     StringBuilder text = new StringBuilder();
-    for (int i = 0; i < Math.min(bytes.length, 600); i++) {
+    for (int i = 0; i < bytes.length; i++) {
+      int run = 1;
+      while (i + run < bytes.length && bytes[i + run] == bytes[i]) run++;
       int b = bytes[i] & 0xff;
-      text.append(b >= 0x20 && b < 0x7f ? String.valueOf((char) b) : String.format("\\x%02x", b));
+      String one = b >= 0x20 && b < 0x7f ? String.valueOf((char) b) : String.format("\\x%02x", b);
+      text.append(run > 8 ? one + "{" + run + "}" : one.repeat(run));
+      i += run - 1;
     }
-    return bytes.length > 600 ? text + "..." : text.toString();
+    return text.toString();
   }
 
   private static byte[] bytes(String text) {
