@@ -28,12 +28,18 @@ import org.jspecify.annotations.Nullable;
  * end, two copies, so that the aggregator never pins Netty's buffers.
  *
  * <p>Refusals ({@link InboundRequest.Refused}) go downstream in request order like requests,
- * as soon as the request is known to be refused: 413 when the declared length or the bytes
- * received pass {@code maxValueSizeBytes}; 503 when the body does not fit in the budget; 400
- * (or 414/431) when the bytes are not HTTP. A refused body is then read and dropped, so the
- * connection stays usable; except when the client waits for 100 Continue: it will not send the
- * body, so the connection is closed after the answer. After the decoder fails the connection is
- * closed too: its bytes can no longer be trusted to delimit requests.
+ * as soon as the request is known to be refused: what {@link RequestHeadCheck} refuses in the
+ * head (framing, Host, Expect); 413 when the declared length or the bytes received pass
+ * {@code maxValueSizeBytes}; 503 when the body does not fit in the budget; 400 (or 414/431/505)
+ * when the bytes are not strict HTTP ({@link StrictServerCodec}). A refused body whose length is
+ * known and small (503, a bad Host, 417) is read and dropped, so the connection stays usable;
+ * every other refusal closes the connection after its answer, in stages ({@link LingeringClose}):
+ * a 413's body may be endless, a framing the server does not trust cannot delimit the next
+ * request, and after the decoder fails its bytes can no longer be trusted at all. So does any
+ * refusal when the client waits for 100 Continue: it will not send the body.
+ *
+ * <p>When the client ends its side ({@link StrictServerCodec.InputEnded}), the requests received
+ * are answered and the connection closes ({@link ConnectionEvent#FINISH}).
  *
  * <p>Confined to the channel's event loop.
  */
@@ -43,6 +49,7 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
   private final int maxValueSizeBytes;
   private final BodyBudget budget;
   private final RequestTimeoutHandler requestTimeout;
+  private final LingeringClose lingeringClose;
 
   // The request being received, or null between requests.
   private @Nullable HttpRequest head;
@@ -58,14 +65,20 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
   // The connection is being closed: ignore everything it still sends.
   private boolean closing;
 
-  RequestAggregator(int maxValueSizeBytes, BodyBudget budget, RequestTimeoutHandler requestTimeout) {
+  RequestAggregator(
+      int maxValueSizeBytes, BodyBudget budget, RequestTimeoutHandler requestTimeout, LingeringClose lingeringClose) {
     this.maxValueSizeBytes = maxValueSizeBytes;
     this.budget = budget;
     this.requestTimeout = requestTimeout;
+    this.lingeringClose = lingeringClose;
   }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (msg == StrictServerCodec.InputEnded.INSTANCE) {
+      onInputEnded(ctx);
+      return;
+    }
     if (!(msg instanceof HttpRequest) && !(msg instanceof HttpContent)) {
       ctx.fireChannelRead(msg);
       return;
@@ -86,11 +99,23 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
           "malformed request: " + request.decoderResult().cause().getMessage());
       return;
     }
+    // The connection closes after this request's answer, and the client may have sent more
+    // (pipelined) that will not be read: close in stages so that the answer is not lost.
+    if (!HttpUtil.isKeepAlive(request)) lingeringClose.arm();
     boolean waitsForContinue = HttpUtil.is100ContinueExpected(request);
+    RequestHeadCheck.Refusal refusal = RequestHeadCheck.refusal(request);
+    if (refusal != null) {
+      if (refusal.close()) {
+        refuseAndClose(ctx, refusal.status(), refusal.reason());
+      } else {
+        refuseBody(ctx, request, waitsForContinue, refusal.status(), refusal.reason());
+      }
+      return;
+    }
     long declaredLength = HttpUtil.getContentLength(request, -1L);
     if (declaredLength > maxValueSizeBytes) {
-      refuseBody(ctx, request, waitsForContinue, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
-          tooLarge("value is " + declaredLength + " bytes"));
+      // The body may be far larger than anything worth reading just to drop it.
+      refuseAndClose(ctx, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, tooLarge("value is " + declaredLength + " bytes"));
       return;
     }
     if (declaredLength > 0 && !budget.tryReserve(declaredLength)) {
@@ -98,6 +123,7 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
       return;
     }
     startBody(request, declaredLength);
+    if (declaredLength > 0 || HttpUtil.isTransferEncodingChunked(request)) requestTimeout.bodyExpected();
     if (waitsForContinue) ctx.fireChannelRead(InboundRequest.ContinueExpected.INSTANCE);
   }
 
@@ -148,7 +174,8 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
     }
     if (chunked == null) chunked = new ChunkedBody();
     if (chunked.length() + n > maxValueSizeBytes) {
-      refuseChunked(ctx, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+      // Nothing bounds the rest of a chunked body: not worth reading just to drop it.
+      refuseAndClose(ctx, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
           tooLarge("value is more than " + maxValueSizeBytes + " bytes"));
       return false;
     }
@@ -198,6 +225,10 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
   private void refuseAndClose(ChannelHandlerContext ctx, HttpResponseStatus status, String reason) {
     dropBody();
     closing = true;
+    // Nothing more is read as a request; what the client still sends is dropped while the
+    // connection closes in stages, so that the answer reaches it before any reset.
+    requestTimeout.requestReceived();
+    lingeringClose.arm();
     // The request's version is not to be trusted (it may not have parsed): answer in 1.1.
     ctx.fireChannelRead(new InboundRequest.Refused(HttpVersion.HTTP_1_1, status, reason, false));
   }
@@ -212,6 +243,7 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
   }
 
   private static HttpResponseStatus malformedStatus(Throwable cause) {
+    if (cause instanceof StrictServerCodec.UnsupportedVersionException) return HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED;
     if (cause instanceof TooLongHttpLineException) return HttpResponseStatus.REQUEST_URI_TOO_LONG;
     if (cause instanceof TooLongHttpHeaderException) {
       return HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
@@ -233,6 +265,23 @@ final class RequestAggregator extends ChannelInboundHandlerAdapter {
     body = null;
     budget.release(reservedBytes);
     reservedBytes = 0;
+  }
+
+  /**
+   * The client sent its last byte (it half-closed): every whole request before is answered, a
+   * body cut short gets a 400 (the decoder drops it without a word), then the connection
+   * closes. A head cut short is dropped unanswered: there is no request to answer.
+   */
+  private void onInputEnded(ChannelHandlerContext ctx) {
+    if (closing) return;
+    if (head != null && !discarding) {
+      refuseAndClose(ctx, HttpResponseStatus.BAD_REQUEST, "the connection ended before the request's body did");
+      return;
+    }
+    dropBody();
+    head = null;
+    discarding = false;
+    finish(ctx);
   }
 
   /** Reads no more; the connection closes once the requests before are answered. */

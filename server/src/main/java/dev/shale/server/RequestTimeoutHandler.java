@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>It sits before the HTTP decoder, so it sees raw bytes: the clock starts with the first
  * bytes read while no request is under way, and {@link RequestAggregator} stops it with
- * {@link #requestReceived} once the request's last byte is decoded. On expiry it sends
+ * {@link #requestReceived} once the request's last byte is decoded (and restarts it with
+ * {@link #bodyExpected} for a body still to come). On expiry it sends
  * {@link ConnectionEvent#REQUEST_TIMED_OUT} down the pipeline, and the connection is answered
  * 408 and closed. A connection that is idle between requests is not its business (see the idle
  * timeout in {@link ServerInitializer}).
@@ -43,6 +44,18 @@ final class RequestTimeoutHandler extends ChannelInboundHandlerAdapter {
       schedule();
     }
     ctx.fireChannelRead(msg);
+  }
+
+  /**
+   * A request's head has arrived and its body is still to come: start the clock if it is not
+   * running. It is not when the head came in the same read as the end of the request before
+   * (pipelining), which stopped the clock that read had started.
+   */
+  void bodyExpected() {
+    if (!receiving && !expired) {
+      receiving = true;
+      schedule();
+    }
   }
 
   /** The request under way has arrived whole: stop its clock. */

@@ -5,7 +5,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
@@ -173,10 +172,10 @@ final class ResponseQueue {
   }
 
   private static void writeInterim(ChannelHandlerContext ctx) {
-    // Written below the HTTP encoder on purpose: HttpServerCodec pairs each response it
+    // Written below the HTTP encoder on purpose: StrictServerCodec pairs each response it
     // encodes with the method of the oldest unanswered request (to omit bodies for HEAD), and
     // an interim response would consume a pairing and shift every later one by one.
-    ChannelHandlerContext codec = ctx.pipeline().context(HttpServerCodec.class);
+    ChannelHandlerContext codec = ctx.pipeline().context(StrictServerCodec.class);
     ByteBuf bytes = Unpooled.wrappedBuffer(CONTINUE);
     codec.write(bytes, codec.voidPromise());
   }

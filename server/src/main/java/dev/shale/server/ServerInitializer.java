@@ -6,7 +6,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.util.concurrent.TimeUnit;
@@ -17,11 +16,14 @@ import org.jspecify.annotations.Nullable;
  * Assembles each connection's pipeline, and with it every limit a connection is held to:
  *
  * <pre>
+ *   linger           LingeringClose: after a refusal that closes, the answer goes out before the close
  *   idle             IdleStateHandler: nothing moved for idleTimeoutMillis -> close (if nothing is owed)
  *   request-timeout  RequestTimeoutHandler: one request took over requestTimeoutMillis to arrive -> 408, close
- *   http             HttpServerCodec: request line <= 8 KiB (414), headers <= 8 KiB (431)
+ *   http             StrictServerCodec: a strict request line (400, 505), request line <= 8 KiB (414),
+ *                    headers <= 8 KiB (431)
  *   flow             FlowControlHandler: holds decoded requests while the handler does not read
- *   aggregator       RequestAggregator: body <= maxValueSizeBytes (413), within the body budget (503)
+ *   aggregator       RequestAggregator: framing, Host and Expect (RequestHeadCheck: 400, 411, 417, 501),
+ *                    body <= maxValueSizeBytes (413), within the body budget (503)
  *   entity           EntityHttpHandler: routes, runs storage calls or coordinates, streams scans,
  *                    answers in order, at most maxPipelinedRequests unanswered per connection
  * </pre>
@@ -67,12 +69,14 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   @Override
   protected void initChannel(SocketChannel channel) {
     RequestTimeoutHandler requestTimeout = new RequestTimeoutHandler(options.requestTimeoutMillis());
+    LingeringClose lingeringClose = new LingeringClose();
     ChannelPipeline pipeline = channel.pipeline();
+    pipeline.addLast("linger", lingeringClose);
     pipeline.addLast("idle", new IdleStateHandler(0, 0, options.idleTimeoutMillis(), TimeUnit.MILLISECONDS));
     pipeline.addLast("request-timeout", requestTimeout);
-    pipeline.addLast("http", new HttpServerCodec(decoderConfig()));
+    pipeline.addLast("http", new StrictServerCodec(decoderConfig()));
     pipeline.addLast("flow", new FlowControlHandler());
-    pipeline.addLast("aggregator", new RequestAggregator(options.maxValueSizeBytes(), budget, requestTimeout));
+    pipeline.addLast("aggregator", new RequestAggregator(options.maxValueSizeBytes(), budget, requestTimeout, lingeringClose));
     pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, options, cluster, coordinator, stats, scans));
     // Added to the group before the check: either ShaleServer.close sees this connection in the
     // group, or this sees that the server drains. A connection accepted during shutdown closes.
@@ -81,9 +85,16 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   }
 
   private static HttpDecoderConfig decoderConfig() {
+    // Strict line parsing (no bare LF) and RFC 9112 Transfer-Encoding rules (none in HTTP/1.0,
+    // none with Content-Length) are Netty's defaults; set here so that no system property can
+    // turn them off. Two Content-Length headers are refused, even equal ones.
     return new HttpDecoderConfig()
         .setMaxInitialLineLength(MAX_REQUEST_LINE_BYTES)
         .setMaxHeaderSize(MAX_HEADER_BYTES)
-        .setMaxChunkSize(MAX_CHUNK_BYTES);
+        .setMaxChunkSize(MAX_CHUNK_BYTES)
+        .setStrictLineParsing(true)
+        .setUseRfc9112TransferEncoding(true)
+        .setAllowDuplicateContentLengths(false)
+        .setValidateHeaders(true);
   }
 }

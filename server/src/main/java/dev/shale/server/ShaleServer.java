@@ -132,6 +132,9 @@ public final class ShaleServer implements AutoCloseable {
         .option(ChannelOption.SO_BACKLOG, 1024)
         .option(ChannelOption.SO_REUSEADDR, true)
         .childOption(ChannelOption.TCP_NODELAY, true)
+        // A client that shuts down its sending side still reads: answer what it sent, then
+        // close (StrictServerCodec.InputEnded), rather than close at its end of input.
+        .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .childHandler(new ServerInitializer(
             options, service, pool, budget, connections, draining::get, cluster, coordinator, stats,
             new Scans(service, scanThreads, cluster)));

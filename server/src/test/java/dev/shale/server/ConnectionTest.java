@@ -211,6 +211,20 @@ class ConnectionTest {
   }
 
   @Test
+  void bodyThatStopsAfterAPipelinedRequestIsCutWith408() throws Exception {
+    node = TestServer.start(dir, TestServer.options().withRequestTimeoutMillis(200));
+    try (RawConnection connection = node.connect()) {
+      // One write: the first request's end stops the clock its bytes started; the second's
+      // body still to come must start it again.
+      connection.send(get("a") + "PUT /v0/entity?id=k HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhalf");
+      assertThat(connection.read().status()).isEqualTo(404);
+      assertThat(connection.read().status()).isEqualTo(408);
+      assertThat(connection.closedByServer()).isTrue();
+    }
+    assertThat(node.engine.get(bytes("k"))).isNull();
+  }
+
+  @Test
   void refusedBodyThatNeverEndsIsCutWithoutASecondAnswer() throws Exception {
     node = TestServer.start(dir, TestServer.options().withMaxValueSizeBytes(1000).withRequestTimeoutMillis(200));
     try (RawConnection connection = node.connect()) {
