@@ -92,7 +92,7 @@ class CommandLineTest {
         "--workers=0", "--queue-size=7", "--io-threads=3", "--max-pipelined=4", "--idle-timeout=1000",
         "--request-timeout=2000", "--shutdown-timeout=3000");
     assertThat(command.serverOptions()).isEqualTo(
-        new ServerOptions("0.0.0.0", 9000, 3, 0, 7, 64 << 10, 1L << 30, 4, 1000, 2000, 3000));
+        new ServerOptions("0.0.0.0", 9000, 3, 0, 7, 64 << 10, 1L << 30, 0, 4, 1000, 2000, 3000));
     EngineOptions engine = command.engineOptions();
     assertThat(engine.syncMode()).isEqualTo(SyncMode.ALWAYS);
     assertThat(engine.syncIntervalMillis()).isEqualTo(50);

@@ -7,7 +7,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class CallOrderTest {
-  final CallOrder order = new CallOrder();
+  final CallOrder order = new CallOrder(bytes -> true);
   final List<String> started = new ArrayList<>();
 
   @Test
