@@ -179,6 +179,15 @@ final class ServerCommand implements Callable<Integer> {
           + "${DEFAULT-VALUE}.")
   long inflightBodyBytes;
 
+  @Option(names = "--max-inflight-answers", paramLabel = "<size>", defaultValue = "0",
+      converter = ByteSizeConverter.class,
+      description =
+          "Memory for values read and not yet written to their clients, server-wide; a read "
+          + "that does not fit waits until earlier answers are written, and a connection "
+          + "holding a quarter of it is not read meanwhile. 0: a quarter of the heap (-Xmx), "
+          + "at least --max-value-size. Otherwise at least --max-value-size. Default: 0.")
+  long inflightAnswerBytes;
+
   @Option(names = "--workers", paramLabel = "<n>", defaultValue = "16",
       description =
           "Threads that run storage calls. 0: run them on the event loops instead (no "
@@ -262,7 +271,7 @@ final class ServerCommand implements Callable<Integer> {
     }
     try {
       return new ServerOptions(host, port, ioThreads, workers, queueSize, (int) maxValueSizeBytes,
-          inflightBodyBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis,
+          inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis,
           shutdownTimeoutMillis);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
@@ -355,6 +364,7 @@ final class ServerCommand implements Callable<Integer> {
       Map.entry("queueSize", "--queue-size"),
       Map.entry("maxValueSizeBytes", "--max-value-size"),
       Map.entry("inflightBodyBytes", "--max-inflight-bodies"),
+      Map.entry("inflightAnswerBytes", "--max-inflight-answers"),
       Map.entry("maxPipelinedRequests", "--max-pipelined"),
       Map.entry("idleTimeoutMillis", "--idle-timeout"),
       Map.entry("requestTimeoutMillis", "--request-timeout"),

@@ -79,6 +79,9 @@ class CommandLineTest {
     assertThat(server.port()).isEqualTo(8080);
     assertThat(server.maxValueSizeBytes()).isEqualTo(16 << 20);
     assertThat(server.inflightBodyBytes()).isEqualTo(256L << 20);
+    assertThat(server.inflightAnswerBytes()).isZero(); // from the heap:
+    assertThat(server.answerBudgetBytes(1L << 30)).isEqualTo(256L << 20);
+    assertThat(server.answerBudgetBytes(32L << 20)).as("at least one value").isEqualTo(16L << 20);
     assertThat(command.data).isEqualTo(Path.of("./data"));
     EngineOptions engine = command.engineOptions();
     assertThat(engine.syncMode()).isEqualTo(SyncMode.INTERVAL);
@@ -89,10 +92,10 @@ class CommandLineTest {
   void optionsReachTheServerAndEngineSettings() {
     ServerCommand command = parse("--host=0.0.0.0", "--port=9000", "--data=/tmp/x", "--sync=ALWAYS",
         "--sync-interval=50", "--memtable-size=1m", "--max-value-size=64k", "--max-inflight-bodies=1g",
-        "--workers=0", "--queue-size=7", "--io-threads=3", "--max-pipelined=4", "--idle-timeout=1000",
+        "--max-inflight-answers=2m", "--workers=0", "--queue-size=7", "--io-threads=3", "--max-pipelined=4", "--idle-timeout=1000",
         "--request-timeout=2000", "--shutdown-timeout=3000");
     assertThat(command.serverOptions()).isEqualTo(
-        new ServerOptions("0.0.0.0", 9000, 3, 0, 7, 64 << 10, 1L << 30, 4, 1000, 2000, 3000));
+        new ServerOptions("0.0.0.0", 9000, 3, 0, 7, 64 << 10, 1L << 30, 2L << 20, 4, 1000, 2000, 3000));
     EngineOptions engine = command.engineOptions();
     assertThat(engine.syncMode()).isEqualTo(SyncMode.ALWAYS);
     assertThat(engine.syncIntervalMillis()).isEqualTo(50);
@@ -103,6 +106,12 @@ class CommandLineTest {
   void invalidCombinationNamesTheOptions() {
     assertThat(run("server", "--max-value-size=1m", "--max-inflight-bodies=64k", "--port=0")).isEqualTo(2);
     assertThat(err.toString()).contains("--max-inflight-bodies").contains("--max-value-size");
+  }
+
+  @Test
+  void anAnswerBudgetBelowOneValueNamesTheOptions() {
+    assertThat(run("server", "--max-value-size=1m", "--max-inflight-answers=64k", "--port=0")).isEqualTo(2);
+    assertThat(err.toString()).contains("--max-inflight-answers").contains("--max-value-size");
   }
 
   @Test

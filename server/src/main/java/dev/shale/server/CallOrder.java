@@ -1,6 +1,7 @@
 package dev.shale.server;
 
 import java.util.ArrayDeque;
+import java.util.function.LongPredicate;
 
 /**
  * Starts one connection's storage calls in an order that keeps HTTP's promise to pipelining
@@ -9,21 +10,36 @@ import java.util.ArrayDeque;
  * finished and before any later one starts. So a pipelined PUT followed by a GET of the same id
  * reads the PUT's value, as it would one request at a time.
  *
+ * <p>A call that reads a value first takes the answer bytes it may need ({@code answerBytes},
+ * from the connection's {@link AnswerShare}); while it cannot, it and every call after it wait,
+ * and {@link #resume} tries again.
+ *
  * <p>Confined to the channel's event loop. Every started call must be reported with
  * {@link #finished}.
  */
 final class CallOrder {
-  private record Waiting(boolean write, Runnable start) {}
+  private record Waiting(boolean write, long answerBytes, Runnable start) {}
 
+  private final LongPredicate takeAnswerBytes;
   private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
   private int running;
   // Invariant: writeRunning implies running == 1.
   private boolean writeRunning;
   private boolean starting;
 
+  /** {@code takeAnswerBytes}: takes the bytes a read's answer may need, or says they are not to be had now. */
+  CallOrder(LongPredicate takeAnswerBytes) {
+    this.takeAnswerBytes = takeAnswerBytes;
+  }
+
   /** Runs {@code start} (which begins the call) now or once the calls before it allow. */
   void submit(boolean write, Runnable start) {
-    waiting.addLast(new Waiting(write, start));
+    submit(write, 0, start);
+  }
+
+  /** {@link #submit(boolean, Runnable)} for a call whose answer may need {@code answerBytes}, taken before it starts. */
+  void submit(boolean write, long answerBytes, Runnable start) {
+    waiting.addLast(new Waiting(write, answerBytes, start));
     startReady();
   }
 
@@ -31,6 +47,11 @@ final class CallOrder {
   void finished(boolean write) {
     running--;
     if (write) writeRunning = false;
+    startReady();
+  }
+
+  /** Answer bytes may be had again: starts the calls waiting for them. */
+  void resume() {
     startReady();
   }
 
@@ -51,7 +72,9 @@ final class CallOrder {
     }
   }
 
+  // Asked last: the answer bytes are taken only by a call that starts.
   private boolean canStart(Waiting next) {
-    return !writeRunning && (!next.write() || running == 0);
+    return !writeRunning && (!next.write() || running == 0)
+        && (next.answerBytes() == 0 || takeAnswerBytes.test(next.answerBytes()));
   }
 }

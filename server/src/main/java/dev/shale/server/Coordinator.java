@@ -43,10 +43,14 @@ final class Coordinator {
     return consistency.from() == 1 && placement.owner(key).equals(calls.self());
   }
 
-  /** Reads {@code key} from its replicas; {@code done} runs once, on {@code loop}. */
-  void read(EventExecutor loop, byte[] key, Consistency consistency, Consumer<Outcome> done) {
+  /**
+   * Reads {@code key} from its replicas; {@code done} runs once, on {@code loop}, when the read is
+   * decided, and {@code allIn} once, on {@code loop}, after every replica answered or failed and
+   * every read repair was answered (the replicas' values are no longer held then).
+   */
+  void read(EventExecutor loop, byte[] key, Consistency consistency, Consumer<Outcome> done, Runnable allIn) {
     List<NodeAddress> replicas = placement.preferenceList(key, consistency.from());
-    new ReplicatedRead(calls, loop, key, replicas, new Tally(consistency), clock, stats, done).start();
+    new ReplicatedRead(calls, loop, key, replicas, new Tally(consistency), clock, stats, done, allIn).start();
   }
 
   /**

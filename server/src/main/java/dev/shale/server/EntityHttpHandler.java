@@ -23,7 +23,6 @@ import java.lang.System.Logger.Level;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -47,9 +46,13 @@ import org.jspecify.annotations.Nullable;
  * {@link CallOrder}, from their start to their last chunk.
  *
  * <p>Flow control: the handler stops reading the connection while it owes
- * {@code maxPipelinedRequests} answers or while the client is not reading what was written
- * (the channel is not writable), and reads again once both clear. So one connection holds at
- * most that many requests, and their answers, in memory.
+ * {@code maxPipelinedRequests} answers, while the client is not reading what was written
+ * (the channel is not writable), or while its answers not yet written hold its whole
+ * {@link AnswerShare}, and reads again once all clear. A read (a GET, served here or
+ * coordinated) starts only once its answer's bytes, at the most they can be, are taken from the
+ * connection's share and the node's {@link AnswerBudget}; they are given back as the answer's
+ * write completes. So one connection holds at most that many requests, and answer bytes up to
+ * its share, in memory, and the node at most its answer budget.
  *
  * <p>Confined to the channel's event loop, except {@link #finish}, which storage workers call.
  */
@@ -75,8 +78,10 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final int nodes; // in the cluster; 1 without one
   private final @Nullable String fingerprint; // of the cluster's node list; null without a cluster
   private final Scans scans;
-  private final ResponseQueue responses = new ResponseQueue();
-  private final CallOrder calls = new CallOrder();
+  private final AnswerBudget answerBudget;
+  private @Nullable AnswerShare share; // set in handlerAdded: it runs on the channel's loop
+  private final ResponseQueue responses = new ResponseQueue(bytes -> share().release(bytes));
+  private final CallOrder calls = new CallOrder(bytes -> share().tryTake(bytes));
   private @Nullable ChannelHandlerContext ctx;
   // Read no more, close once nothing is owed (ConnectionEvent.FINISH).
   private boolean finishing;
@@ -84,9 +89,10 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private boolean closing;
 
   EntityHttpHandler(
-      EntityService service, @Nullable StoragePool pool, BodyBudget budget, ServerOptions options, @Nullable Cluster cluster,
-      @Nullable Coordinator coordinator, ReplicationStats stats, Scans scans) {
+      EntityService service, @Nullable StoragePool pool, BodyBudget budget, AnswerBudget answerBudget, ServerOptions options,
+      @Nullable Cluster cluster, @Nullable Coordinator coordinator, ReplicationStats stats, Scans scans) {
     this.scans = scans;
+    this.answerBudget = answerBudget;
     this.service = service;
     this.pool = pool;
     this.budget = budget;
@@ -101,6 +107,11 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
+    long share = AnswerShare.shareOf(answerBudget.limitBytes(), answerBudget.fit(options.maxValueSizeBytes()));
+    this.share = new AnswerShare(answerBudget, share, ctx.executor(), () -> {
+      calls.resume();
+      afterChange();
+    });
   }
 
   @Override
@@ -127,16 +138,23 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
    * A call of the engine; {@code usesBody}: the body must live until the call returns.
    * {@code atOnce}, for writes: the call done on the event loop if the engine can do it without
    * waiting, answering null (nothing done) if it cannot; then {@code work} runs on the pool.
+   * {@code answersValue}: its answer may carry a stored value (its answer bytes are taken first).
    */
   private record Call(
-      Supplier<EntityResult> work, @Nullable Supplier<@Nullable EntityResult> atOnce, boolean write, boolean usesBody)
+      Supplier<EntityResult> work, @Nullable Supplier<@Nullable EntityResult> atOnce, boolean write, boolean usesBody,
+      boolean answersValue)
       implements Action {
     static Call read(Supplier<EntityResult> work) {
-      return new Call(work, null, false, false);
+      return new Call(work, null, false, false, true);
+    }
+
+    /** An operator's call: not a write (it changes no record), answered with a line. */
+    static Call operation(Supplier<EntityResult> work) {
+      return new Call(work, null, false, false, false);
     }
 
     static Call write(Supplier<EntityResult> work, Supplier<@Nullable EntityResult> atOnce, boolean usesBody) {
-      return new Call(work, atOnce, true, usesBody);
+      return new Call(work, atOnce, true, usesBody, false);
     }
   }
 
@@ -157,8 +175,16 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     budget.release(request.reservedBytes() - bodyBytes); // a body no call uses is let go now
     switch (action) {
       case Answer answer -> responses.complete(slot, answer.response());
-      case Call call -> calls.submit(call.write(), () -> start(call, version, bodyBytes, slot));
-      case Coordinate coordinate -> calls.submit(coordinate.write(), () -> start(coordinate, version, bodyBytes, slot));
+      case Call call -> {
+        long answerBytes = call.answersValue() ? answerBudget.fit(options.maxValueSizeBytes()) : 0;
+        calls.submit(call.write(), answerBytes, () -> start(call, version, bodyBytes, slot, answerBytes));
+      }
+      case Coordinate coordinate -> {
+        // Every replica's answer may carry the value, and all are in memory until the last is in.
+        long answerBytes = coordinate.write() ? 0
+            : answerBudget.fit((long) coordinate.consistency().from() * options.maxValueSizeBytes());
+        calls.submit(coordinate.write(), answerBytes, () -> start(coordinate, version, bodyBytes, slot, answerBytes));
+      }
       case Stream stream -> calls.submit(false, () -> responses.stream(slot, stream.answer(), () -> {
         calls.finished(false);
         afterChange();
@@ -254,11 +280,13 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   /**
    * Runs a storage call on the pool (inline when there is none, or when it is a write the engine
    * does at once) and queues its answer; the body's budget ({@code bodyBytes}) is released once
-   * the call has returned.
+   * the call has returned. {@code answerBytes}, taken for the call's answer, are held by its
+   * slot from now on, and come down to the answer's size once it is known.
    */
-  private void start(Call call, HttpVersion version, long bodyBytes, ResponseQueue.Slot slot) {
+  private void start(Call call, HttpVersion version, long bodyBytes, ResponseQueue.Slot slot, long answerBytes) {
+    responses.hold(slot, answerBytes);
     if (pool == null) {
-      responses.complete(slot, answer(call.work(), version, bodyBytes));
+      complete(slot, answerBytes, answer(call.work(), version, bodyBytes));
       calls.finished(call.write());
       return;
     }
@@ -272,10 +300,10 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       calls.finished(call.write());
       return;
     }
-    boolean accepted = pool.trySubmit(() -> finish(slot, call.write(), answer(call.work(), version, bodyBytes)));
+    boolean accepted = pool.trySubmit(() -> finish(slot, answerBytes, call.write(), answer(call.work(), version, bodyBytes)));
     if (!accepted) {
       budget.release(bodyBytes);
-      responses.complete(slot, Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE,
+      complete(slot, answerBytes, Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE,
           "the server is overloaded (" + pool.queued() + " storage calls queued); retry later"));
       calls.finished(call.write());
     }
@@ -285,19 +313,27 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
    * Sends a request to its key's replicas; the outcome fills the slot once it is decided. The
    * body's budget is released once every replica is done with it (or failed), which may be later.
    */
-  private void start(Coordinate coordinate, HttpVersion version, long bodyBytes, ResponseQueue.Slot slot) {
+  private void start(Coordinate coordinate, HttpVersion version, long bodyBytes, ResponseQueue.Slot slot, long answerBytes) {
     Coordinator coordinator = Objects.requireNonNull(this.coordinator, "requests are coordinated only with peers");
-    Consumer<Coordinator.Outcome> done = outcome -> { // on this connection's event loop
-      responses.complete(slot, coordinated(coordinate, version, outcome));
-      calls.finished(coordinate.write());
-      afterChange();
-    };
     if (coordinate.write()) {
-      coordinator.write(ctx().executor(), coordinate.key(), coordinate.value(), coordinate.consistency(), done,
-          () -> budget.release(bodyBytes));
-    } else {
-      coordinator.read(ctx().executor(), coordinate.key(), coordinate.consistency(), done);
+      coordinator.write(ctx().executor(), coordinate.key(), coordinate.value(), coordinate.consistency(), outcome -> {
+        responses.complete(slot, coordinated(coordinate, version, outcome));
+        calls.finished(true);
+        afterChange();
+      }, () -> budget.release(bodyBytes));
+      return;
     }
+    // The replicas' answers are in memory until the last is in (and its repairs are written),
+    // which may be after the answer went out: the bytes not held by the answer stay taken until then.
+    CoordinatedReadBytes held = new CoordinatedReadBytes(share(), answerBytes);
+    responses.hold(slot, answerBytes);
+    coordinator.read(ctx().executor(), coordinate.key(), coordinate.consistency(), outcome -> { // on this loop
+      FullHttpResponse response = coordinated(coordinate, version, outcome);
+      responses.hold(slot, held.answered(response.content().readableBytes()));
+      responses.complete(slot, response);
+      calls.finished(false);
+      afterChange();
+    }, held::allIn);
   }
 
   private static FullHttpResponse coordinated(Coordinate coordinate, HttpVersion version, Coordinator.Outcome outcome) {
@@ -342,17 +378,23 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   }
 
   /** Called by a storage worker: hands the answer back to the connection's event loop. */
-  private void finish(ResponseQueue.Slot slot, boolean write, FullHttpResponse response) {
+  private void finish(ResponseQueue.Slot slot, long answerBytes, boolean write, FullHttpResponse response) {
     try {
       ctx().executor().execute(() -> {
-        responses.complete(slot, response);
+        complete(slot, answerBytes, response);
         calls.finished(write);
         afterChange();
       });
     } catch (RejectedExecutionException e) {
-      // The event loop is gone (a forced shutdown): so is the connection.
+      // The event loop is gone (a forced shutdown): so is the connection, and the node's budget.
       ReferenceCountUtil.release(response);
     }
+  }
+
+  /** Fills a call's slot; the answer bytes taken for it ({@code answerBytes}) come to the answer's size. */
+  private void complete(ResponseQueue.Slot slot, long answerBytes, FullHttpResponse response) {
+    if (answerBytes > 0) responses.hold(slot, share().settle(answerBytes, response.content().readableBytes()));
+    responses.complete(slot, response);
   }
 
   private static FullHttpResponse toResponse(EntityResult result, HttpVersion version) {
@@ -399,7 +441,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     if (!HttpMethod.POST.equals(head.method())) {
       return new Answer(Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), COMPACT_METHODS));
     }
-    return Call.read(service::compact); // not a write: it changes no record
+    return Call.operation(service::compact);
   }
 
   private ResponseQueue.Slot takeSlot(boolean keepAlive) {
@@ -425,6 +467,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private void updateReading() {
     boolean read = !closing && !finishing
         && responses.owed() < options.maxPipelinedRequests()
+        && !share().isFull()
         && ctx().channel().isWritable();
     ChannelConfig config = ctx().channel().config();
     if (config.isAutoRead() != read) config.setAutoRead(read);
@@ -462,6 +505,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
+    share().close();
     responses.discard();
     ctx.fireChannelInactive();
   }
@@ -478,5 +522,9 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
 
   private ChannelHandlerContext ctx() {
     return Objects.requireNonNull(ctx, "handlerAdded() comes first");
+  }
+
+  private AnswerShare share() {
+    return Objects.requireNonNull(share, "handlerAdded() comes first");
   }
 }

@@ -16,6 +16,8 @@ import org.jspecify.annotations.Nullable;
  * answered, and once every replica is in (late answers included) writes that record, with its
  * original version, to each replica that answered with an older one or none (read repair), in
  * the background. Replicas that failed are not repaired here: hints and later reads cover them.
+ * {@code allIn} runs once every replica is in and every repair answered: the values it held are
+ * free then.
  *
  * <p>Confined to the event loop of the client's connection.
  */
@@ -30,13 +32,14 @@ final class ReplicatedRead {
   private final HybridClock clock;
   private final ReplicationStats stats;
   private final Consumer<Coordinator.Outcome> done;
+  private final Runnable allIn;
   // What each replica that answered holds; a null value: nothing.
   private final Map<NodeAddress, Entry> answers = new HashMap<>();
   private @Nullable Entry newest; // of the answers so far; null while none had a record
   private boolean decided;
 
   ReplicatedRead(ReplicaCalls calls, EventExecutor loop, byte[] key, List<NodeAddress> replicas, Tally tally,
-      HybridClock clock, ReplicationStats stats, Consumer<Coordinator.Outcome> done) {
+      HybridClock clock, ReplicationStats stats, Consumer<Coordinator.Outcome> done, Runnable allIn) {
     this.calls = calls;
     this.loop = loop;
     this.key = key;
@@ -45,6 +48,7 @@ final class ReplicatedRead {
     this.clock = clock;
     this.stats = stats;
     this.done = done;
+    this.allIn = allIn;
   }
 
   void start() {
@@ -72,17 +76,24 @@ final class ReplicatedRead {
   }
 
   private void repairStale() {
-    if (newest == null) return; // nobody has a record: nothing to disagree about
     Entry winner = newest;
-    answers.forEach((replica, held) -> {
-      if (winner.equals(held)) return;
+    if (winner == null) { // nobody has a record: nothing to disagree about
+      allIn.run();
+      return;
+    }
+    List<NodeAddress> stale =
+        answers.entrySet().stream().filter(e -> !winner.equals(e.getValue())).map(Map.Entry::getKey).toList();
+    int[] unanswered = {stale.size()};
+    if (stale.isEmpty()) allIn.run();
+    for (NodeAddress replica : stale) {
       calls.write(loop, replica, key, winner.value(), winner.version(), reply -> {
         if (reply instanceof ReplicaReply.Stored) {
           stats.readRepairs.increment();
         } else if (reply instanceof ReplicaReply.Failed(String reason)) {
           LOG.log(Level.DEBUG, () -> "read repair of " + replica.id() + " failed: " + reason);
         }
+        if (--unanswered[0] == 0) allIn.run();
       });
-    });
+    }
   }
 }

@@ -2,6 +2,7 @@ package dev.shale.server;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -10,6 +11,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Objects;
+import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,6 +25,11 @@ import org.jspecify.annotations.Nullable;
  * started and writes its own body, as fast as the client reads; the slots behind it wait, ready
  * or not, until it reports its end. So a scan between point requests is answered in its place,
  * and the requests after it are answered after its last chunk.
+ *
+ * <p>Answer bytes: a slot may hold bytes of the connection's {@link AnswerShare} for its answer
+ * ({@link #hold}); they are given back once the answer's write has completed (it has left the
+ * process), or when the answer is dropped, and not before: an answer in Netty's outbound buffer
+ * is still in memory.
  *
  * <p>Confined to the channel's event loop.
  */
@@ -39,6 +46,7 @@ final class ResponseQueue {
     private @Nullable StreamingAnswer stream;
     private @Nullable Runnable afterStream; // run on the event loop once the stream has ended
     private boolean streamStarted;
+    private long heldBytes; // of the connection's answer share, for this answer
 
     private Slot(boolean keepAlive, boolean interim) {
       this.keepAlive = keepAlive;
@@ -46,6 +54,7 @@ final class ResponseQueue {
     }
   }
 
+  private final LongConsumer releaseAnswerBytes;
   private final ArrayDeque<Slot> slots = new ArrayDeque<>();
   // Invariant: the number of slots in `slots` that are not interim.
   private int owed;
@@ -53,6 +62,11 @@ final class ResponseQueue {
   private boolean finished;
   // writeReady is on the stack: a stream that ends inside start() must not re-enter it.
   private boolean writing;
+
+  /** {@code releaseAnswerBytes}: gives back bytes held by slots ({@link #hold}). */
+  ResponseQueue(LongConsumer releaseAnswerBytes) {
+    this.releaseAnswerBytes = releaseAnswerBytes;
+  }
 
   /** Takes the next place for a request's answer; the connection closes after it unless {@code keepAlive}. */
   Slot add(boolean keepAlive) {
@@ -67,10 +81,19 @@ final class ResponseQueue {
     slots.addLast(new Slot(true, true));
   }
 
-  /** Gives {@code slot} its answer; the queue owns the response from now on. */
+  /**
+   * {@code slot}'s answer holds {@code bytes} of the connection's answer share from now on (they
+   * replace what it held); the queue gives them back once the answer is written or dropped.
+   */
+  void hold(Slot slot, long bytes) {
+    slot.heldBytes = bytes;
+  }
+
+  /** Gives {@code slot} its answer; the queue owns the response (and the bytes it holds) from now on. */
   void complete(Slot slot, FullHttpResponse response) {
     if (finished) {
       ReferenceCountUtil.release(response);
+      releaseHeld(slot);
       return;
     }
     slot.response = response;
@@ -145,11 +168,18 @@ final class ResponseQueue {
     writeReady(ctx);
   }
 
-  /** The channel is gone: drops every answer not written. */
+  /**
+   * The channel is gone: drops every answer not written. A slot whose call is still running
+   * keeps its bytes until the call's answer comes ({@link #complete} drops it then): the call
+   * may still be filling them.
+   */
   void discard() {
     finished = true;
     for (Slot slot : slots) {
-      ReferenceCountUtil.release(slot.response);
+      if (slot.response != null) {
+        ReferenceCountUtil.release(slot.response);
+        releaseHeld(slot);
+      }
       if (slot.stream != null) slot.stream.discard();
     }
     slots.clear();
@@ -163,12 +193,23 @@ final class ResponseQueue {
   private void write(ChannelHandlerContext ctx, Slot slot) {
     FullHttpResponse response = slot.response;
     HttpUtil.setKeepAlive(response, slot.keepAlive);
-    if (slot.keepAlive) {
+    if (slot.keepAlive && slot.heldBytes == 0) {
       ctx.write(response, ctx.voidPromise());
       return;
     }
-    ctx.write(response).addListener(ChannelFutureListener.CLOSE);
-    discard();
+    ChannelFuture written = ctx.write(response);
+    // Done, failed or cut: the bytes left Netty's buffer either way.
+    if (slot.heldBytes > 0) written.addListener(ignored -> releaseHeld(slot));
+    if (!slot.keepAlive) {
+      written.addListener(ChannelFutureListener.CLOSE);
+      discard();
+    }
+  }
+
+  private void releaseHeld(Slot slot) {
+    long bytes = slot.heldBytes;
+    slot.heldBytes = 0;
+    releaseAnswerBytes.accept(bytes);
   }
 
   private static void writeInterim(ChannelHandlerContext ctx) {

@@ -25,7 +25,8 @@ import org.jspecify.annotations.Nullable;
  *   aggregator       RequestAggregator: framing, Host and Expect (RequestHeadCheck: 400, 411, 417, 501),
  *                    body <= maxValueSizeBytes (413), within the body budget (503)
  *   entity           EntityHttpHandler: routes, runs storage calls or coordinates, streams scans,
- *                    answers in order, at most maxPipelinedRequests unanswered per connection
+ *                    answers in order, at most maxPipelinedRequests unanswered per connection,
+ *                    answer bytes within the connection's share of the AnswerBudget
  * </pre>
  */
 final class ServerInitializer extends ChannelInitializer<SocketChannel> {
@@ -43,6 +44,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   private final EntityService service;
   private final @Nullable StoragePool pool; // null: storage calls run inline on the event loops (--workers 0)
   private final BodyBudget budget;
+  private final AnswerBudget answerBudget;
   private final ChannelGroup connections;
   private final BooleanSupplier draining;
   private final @Nullable Cluster cluster; // null without --cluster
@@ -52,7 +54,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
 
   ServerInitializer(
       ServerOptions options, EntityService service, @Nullable StoragePool pool, BodyBudget budget,
-      ChannelGroup connections, BooleanSupplier draining, @Nullable Cluster cluster, @Nullable Coordinator coordinator,
+      AnswerBudget answerBudget, ChannelGroup connections, BooleanSupplier draining, @Nullable Cluster cluster, @Nullable Coordinator coordinator,
       ReplicationStats stats, Scans scans) {
     this.scans = scans;
     this.cluster = cluster;
@@ -62,6 +64,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     this.service = service;
     this.pool = pool;
     this.budget = budget;
+    this.answerBudget = answerBudget;
     this.connections = connections;
     this.draining = draining;
   }
@@ -77,7 +80,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     pipeline.addLast("http", new StrictServerCodec(decoderConfig()));
     pipeline.addLast("flow", new FlowControlHandler());
     pipeline.addLast("aggregator", new RequestAggregator(options.maxValueSizeBytes(), budget, requestTimeout, lingeringClose));
-    pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, options, cluster, coordinator, stats, scans));
+    pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, answerBudget, options, cluster, coordinator, stats, scans));
     // Added to the group before the check: either ShaleServer.close sees this connection in the
     // group, or this sees that the server drains. A connection accepted during shutdown closes.
     connections.add(channel);

@@ -13,6 +13,10 @@ import dev.shale.storage.Engine;
  * @param maxValueSizeBytes the largest request body (value) accepted; larger gets 413
  * @param inflightBodyBytes bytes of request bodies held in memory by the whole server at once;
  *     a body that does not fit gets 503
+ * @param inflightAnswerBytes bytes of answers (values read) held in memory by the whole server
+ *     at once, from before the read until the answer's write completes; a read that does not
+ *     fit waits for earlier answers to be written. 0: {@link #DEFAULT_ANSWER_HEAP_FRACTION} of
+ *     the heap ({@link #answerBudgetBytes})
  * @param maxPipelinedRequests requests of one connection received but not yet answered; past
  *     it the server stops reading that connection until it has answered some
  * @param idleTimeoutMillis a connection that sends and receives nothing for this long, while it
@@ -30,6 +34,7 @@ public record ServerOptions(
     int queueSize,
     int maxValueSizeBytes,
     long inflightBodyBytes,
+    long inflightAnswerBytes,
     int maxPipelinedRequests,
     long idleTimeoutMillis,
     long requestTimeoutMillis,
@@ -37,6 +42,14 @@ public record ServerOptions(
 
   /** The largest value the server can be configured to accept: the engine's limit (256 MiB). */
   public static final int MAX_VALUE_SIZE_LIMIT_BYTES = Engine.MAX_VALUE_BYTES;
+
+  /**
+   * The part of the heap answers may hold when {@code inflightAnswerBytes} is 0: a quarter,
+   * which leaves the rest to memtables, request bodies, the engine's caches and Netty. Netty
+   * writes a heap value through a direct copy, and the JVM's direct memory defaults to the heap's
+   * size, so the same bound keeps the direct copies within it too.
+   */
+  public static final double DEFAULT_ANSWER_HEAP_FRACTION = 0.25;
 
   public ServerOptions {
     if (host == null || host.isBlank()) throw new IllegalArgumentException("host must not be empty");
@@ -53,6 +66,11 @@ public record ServerOptions(
       throw new IllegalArgumentException("inflightBodyBytes (" + inflightBodyBytes
           + ") must be >= maxValueSizeBytes (" + maxValueSizeBytes + ")");
     }
+    // 0 is the heap-derived default; otherwise a value of the largest allowed size must fit.
+    if (inflightAnswerBytes != 0 && inflightAnswerBytes < maxValueSizeBytes) {
+      throw new IllegalArgumentException("inflightAnswerBytes (" + inflightAnswerBytes
+          + ") must be 0 (from the heap) or >= maxValueSizeBytes (" + maxValueSizeBytes + ")");
+    }
     if (maxPipelinedRequests < 1) throw new IllegalArgumentException("maxPipelinedRequests must be >= 1: " + maxPipelinedRequests);
     if (idleTimeoutMillis <= 0) throw new IllegalArgumentException("idleTimeoutMillis must be > 0: " + idleTimeoutMillis);
     if (requestTimeoutMillis <= 0) throw new IllegalArgumentException("requestTimeoutMillis must be > 0: " + requestTimeoutMillis);
@@ -61,50 +79,64 @@ public record ServerOptions(
 
   public static ServerOptions defaults() {
     return new ServerOptions(
-        "127.0.0.1", 8080, 0, 16, 1024, 16 << 20, 256L << 20, 16, 60_000, 30_000, 5_000);
+        "127.0.0.1", 8080, 0, 16, 1024, 16 << 20, 256L << 20, 0, 16, 60_000, 30_000, 5_000);
+  }
+
+  /**
+   * The answer budget in bytes: {@code inflightAnswerBytes}, or when it is 0 the default part of
+   * {@code maxHeapBytes} (the JVM's {@link Runtime#maxMemory}), but at least one value of
+   * {@code maxValueSizeBytes} (a smaller heap than that cannot serve such a value anyway).
+   */
+  public long answerBudgetBytes(long maxHeapBytes) {
+    if (inflightAnswerBytes != 0) return inflightAnswerBytes;
+    return Math.max(Math.max(1, maxValueSizeBytes), (long) (maxHeapBytes * DEFAULT_ANSWER_HEAP_FRACTION));
   }
 
   public ServerOptions withHost(String v) {
-    return new ServerOptions(v, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+    return new ServerOptions(v, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
   }
 
   public ServerOptions withPort(int v) {
-    return new ServerOptions(host, v, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+    return new ServerOptions(host, v, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
   }
 
   public ServerOptions withIoThreads(int v) {
-    return new ServerOptions(host, port, v, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+    return new ServerOptions(host, port, v, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
   }
 
   public ServerOptions withWorkers(int v) {
-    return new ServerOptions(host, port, ioThreads, v, queueSize, maxValueSizeBytes, inflightBodyBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+    return new ServerOptions(host, port, ioThreads, v, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
   }
 
   public ServerOptions withQueueSize(int v) {
-    return new ServerOptions(host, port, ioThreads, workers, v, maxValueSizeBytes, inflightBodyBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+    return new ServerOptions(host, port, ioThreads, workers, v, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
   }
 
   public ServerOptions withMaxValueSizeBytes(int v) {
-    return new ServerOptions(host, port, ioThreads, workers, queueSize, v, inflightBodyBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, v, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
   }
 
   public ServerOptions withInflightBodyBytes(long v) {
-    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, v, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, v, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+  }
+
+  public ServerOptions withInflightAnswerBytes(long v) {
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, v, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
   }
 
   public ServerOptions withMaxPipelinedRequests(int v) {
-    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, v, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, v, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
   }
 
   public ServerOptions withIdleTimeoutMillis(long v) {
-    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, maxPipelinedRequests, v, requestTimeoutMillis, shutdownTimeoutMillis);
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, v, requestTimeoutMillis, shutdownTimeoutMillis);
   }
 
   public ServerOptions withRequestTimeoutMillis(long v) {
-    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, maxPipelinedRequests, idleTimeoutMillis, v, shutdownTimeoutMillis);
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, v, shutdownTimeoutMillis);
   }
 
   public ServerOptions withShutdownTimeoutMillis(long v) {
-    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, v);
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, v);
   }
 }

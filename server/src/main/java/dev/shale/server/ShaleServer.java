@@ -114,6 +114,7 @@ public final class ShaleServer implements AutoCloseable {
     ChannelGroup connections = new DefaultChannelGroup("shale-connections", GlobalEventExecutor.INSTANCE);
     AtomicBoolean draining = new AtomicBoolean();
     BodyBudget budget = new BodyBudget(options.inflightBodyBytes());
+    AnswerBudget answerBudget = new AnswerBudget(options.answerBudgetBytes(Runtime.getRuntime().maxMemory()));
     EntityService service = new EntityService(engine);
     ReplicationStats stats = new ReplicationStats(missed);
     // Without peers (no cluster, or a cluster of one) every request is served here: no client,
@@ -136,7 +137,7 @@ public final class ShaleServer implements AutoCloseable {
         // close (StrictServerCodec.InputEnded), rather than close at its end of input.
         .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .childHandler(new ServerInitializer(
-            options, service, pool, budget, connections, draining::get, cluster, coordinator, stats,
+            options, service, pool, budget, answerBudget, connections, draining::get, cluster, coordinator, stats,
             new Scans(service, scanThreads, cluster)));
     try {
       Channel listener = bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();

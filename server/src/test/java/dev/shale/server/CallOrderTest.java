@@ -7,8 +7,34 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class CallOrderTest {
-  final CallOrder order = new CallOrder();
+  // The answer bytes the connection may still take: reads that need more wait.
+  long answerBytesLeft = Long.MAX_VALUE;
+  final CallOrder order = new CallOrder(bytes -> {
+    if (bytes > answerBytesLeft) return false;
+    answerBytesLeft -= bytes;
+    return true;
+  });
   final List<String> started = new ArrayList<>();
+
+  @Test
+  void aReadWhoseAnswerBytesAreNotToBeHadWaitsAndSoDoesEveryCallAfterIt() {
+    answerBytesLeft = 10;
+    order.submit(false, 8, () -> started.add("r1"));
+    order.submit(false, 8, () -> started.add("r2"));
+    submit(true, "w");
+    submit(false, "r3"); // needs no answer bytes, but comes after r2
+    assertThat(started).containsExactly("r1");
+    order.resume(); // nothing was given back: still waiting
+    assertThat(started).containsExactly("r1");
+    answerBytesLeft += 8; // r1's answer was written
+    order.resume();
+    assertThat(started).containsExactly("r1", "r2");
+    order.finished(false);
+    order.finished(false);
+    assertThat(started).containsExactly("r1", "r2", "w");
+    order.finished(true);
+    assertThat(started).containsExactly("r1", "r2", "w", "r3");
+  }
 
   @Test
   void readsRunSideBySide() {
