@@ -333,7 +333,7 @@ final class ServerCommand implements Callable<Integer> {
     }
     if (secret != null) {
       try {
-        return InternalAuth.withSecret(secret);
+        return InternalAuth.withSecret(secret, topology);
       } catch (IllegalArgumentException e) {
         throw usage(e.getMessage());
       }

@@ -134,7 +134,13 @@ class ClusterTest {
     try (TestCluster cluster = new TestCluster(tmp, 2, List.of()).startAll()) {
       String url = cluster.urls().get(0) + "/v0/entity?id=a";
       assertThat(send(url, "trusted").statusCode()).isEqualTo(403);
-      HttpResponse<String> forged = send(url, "v1 " + System.currentTimeMillis() + " AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
+      HttpResponse<String> v1 = send(url, "v1 " + System.currentTimeMillis() + " AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
+      assertThat(v1.statusCode()).isEqualTo(403);
+      assertThat(v1.body()).contains("internal request refused", "v1 is not taken", "same build");
+      String sender = cluster.urls().get(1).substring("http://".length());
+      String receiver = cluster.urls().get(0).substring("http://".length());
+      HttpResponse<String> forged = send(url, "v2 " + sender + " " + receiver + " 1 " + System.currentTimeMillis()
+          + " AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
       assertThat(forged.statusCode()).isEqualTo(403);
       assertThat(forged.body()).contains("internal request refused", "does not match");
       // Without the header the same request is a client's, and served.

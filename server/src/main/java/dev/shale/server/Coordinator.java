@@ -4,6 +4,7 @@ import dev.shale.cluster.Consistency;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Placement;
 import dev.shale.storage.HybridClock;
+import dev.shale.storage.StorageException;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.List;
 import java.util.function.Consumer;
@@ -18,7 +19,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Versions: one hybrid logical clock per node, the engine's. A write is stamped here with
  * {@code clock.next()}, and every version a replica returns is observed, so a write this node
- * coordinates after it has seen a version is newer than it, whatever the wall clocks say.
+ * coordinates after it has seen a version is newer than it, whatever the wall clocks say (a
+ * version further ahead of the wall clock than {@link HybridClock#MAX_AHEAD_MILLIS} is not
+ * followed: no replica stores one either).
  *
  * <p>Thread safe: the state of each request lives in its {@link ReplicatedRead} or
  * {@link ReplicatedWrite}, confined to the event loop given.
@@ -60,7 +63,14 @@ final class Coordinator {
    */
   void write(EventExecutor loop, byte[] key, byte @Nullable [] value, Consistency consistency, Consumer<Outcome> done, Runnable allIn) {
     List<NodeAddress> replicas = placement.preferenceList(key, consistency.from());
-    long version = clock.next();
+    long version;
+    try {
+      version = clock.next();
+    } catch (StorageException e) { // the clock cannot advance: nothing is sent
+      done.accept(new Outcome("the write was not sent: " + e.getMessage(), null));
+      allIn.run();
+      return;
+    }
     new ReplicatedWrite(calls, loop, key, value, version, replicas, new Tally(consistency), missed, stats, done, allIn)
         .start();
   }

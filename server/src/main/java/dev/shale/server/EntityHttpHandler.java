@@ -4,7 +4,9 @@ import dev.shale.cluster.Cluster;
 import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.Consistency;
 import dev.shale.cluster.ReplicaProtocol;
+import dev.shale.cluster.SignedContent;
 import dev.shale.storage.Entry;
+import dev.shale.storage.HybridClock;
 import dev.shale.storage.ThrottledLog;
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelHandlerContext;
@@ -21,7 +23,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.lang.System.Logger.Level;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -67,6 +68,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private static final System.Logger LOG = System.getLogger(EntityHttpHandler.class.getName());
   // Every replica request would say it again: one line per 10 s is enough to be seen.
   private static final ThrottledLog LISTS_DIFFER_LOG = new ThrottledLog(LOG, Level.ERROR, 10_000);
+  private static final ThrottledLog VERSION_AHEAD_LOG = new ThrottledLog(LOG, Level.WARNING, 10_000);
 
   private final EntityService service;
   private final @Nullable StoragePool pool; // null: storage calls run inline on the event loop
@@ -205,20 +207,24 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     HttpRequest head = request.head();
     RequestTarget target = RequestTarget.parse(head.uri());
     String internal = head.headers().get(InternalAuth.HEADER);
+    String sender = null; // of a genuine internal request
     if (internal != null) {
       Cluster member = cluster;
-      Optional<String> refusal = member == null
-          ? Optional.of("this node is not part of a cluster")
-          : member.auth().refusal(head.method().name(), head.uri(), internal, System.currentTimeMillis());
-      if (refusal.isPresent()) {
-        return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.FORBIDDEN,
-            "internal request refused: " + refusal.get()));
+      InternalAuth.Verdict verdict = member == null
+          ? new InternalAuth.Verdict.Refused("this node is not part of a cluster")
+          : member.auth().verify(() -> SignedContent.of(head.method().name(), head.uri(),
+              head.headers().get(ReplicaProtocol.VERSION_HEADER), request.body()), internal, System.currentTimeMillis());
+      switch (verdict) {
+        case InternalAuth.Verdict.Refused(String reason) -> {
+          return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.FORBIDDEN, "internal request refused: " + reason));
+        }
+        case InternalAuth.Verdict.Accepted(String who) -> sender = who;
       }
       String theirs = head.headers().get(InternalAuth.CLUSTER_HEADER);
       if (member != null && theirs != null && !theirs.equals(fingerprint)) return new Answer(listsDiffer(member, head, theirs));
     }
     return switch (target.path()) {
-      case ENTITY_PATH -> entity(head, target, request.body(), internal != null);
+      case ENTITY_PATH -> entity(head, target, request.body(), sender);
       case STATUS_PATH -> new Answer(status(head));
       case Scans.ENTITIES_PATH, Scans.RECORDS_PATH -> switch (scans.route(head, target, internal != null)) {
         case Scans.Refused(FullHttpResponse response) -> new Answer(response);
@@ -230,7 +236,8 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     };
   }
 
-  private Action entity(HttpRequest head, RequestTarget target, byte[] body, boolean internal) {
+  // sender: that of a genuine internal request; null for a client's.
+  private Action entity(HttpRequest head, RequestTarget target, byte[] body, @Nullable String sender) {
     HttpMethod method = head.method();
     boolean get = HttpMethod.GET.equals(method);
     boolean put = HttpMethod.PUT.equals(method);
@@ -243,7 +250,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     } catch (InvalidRequestException e) {
       return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, Reasons.oneLine(e.getMessage())));
     }
-    if (internal) return replicaCall(head, key, body);
+    if (sender != null) return replicaCall(head, key, body, sender);
     Consistency consistency;
     try {
       consistency = Consistency.parse(
@@ -261,9 +268,11 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
 
   /**
    * A peer's request in the replica protocol: a read answered with the record's version, or a
-   * write of a record with the coordinator's version ({@link ReplicaProtocol#VERSION_HEADER}).
+   * write of a record with the coordinator's version ({@link ReplicaProtocol#VERSION_HEADER}),
+   * unless that version is further ahead of this node's clock than the engine follows
+   * ({@link HybridClock#MAX_AHEAD_MILLIS}): stored, it would win over every later write of its key.
    */
-  private Action replicaCall(HttpRequest head, byte[] key, byte[] body) {
+  private Action replicaCall(HttpRequest head, byte[] key, byte[] body, String sender) {
     HttpMethod method = head.method();
     if (HttpMethod.GET.equals(method)) return Call.read(() -> service.read(key));
     long version;
@@ -272,6 +281,13 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     } catch (IllegalArgumentException e) {
       return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST,
           "an internal write needs its version: " + e.getMessage()));
+    }
+    long aheadMillis = service.aheadOfClockMillis(version);
+    if (aheadMillis > HybridClock.MAX_AHEAD_MILLIS) {
+      String reason = "the record's version " + version + " is " + aheadMillis + " ms ahead of this node's clock (at most "
+          + HybridClock.MAX_AHEAD_MILLIS + " ms): not stored";
+      VERSION_AHEAD_LOG.log("refusing replica writes from " + sender + " at " + ctx().channel().remoteAddress() + ": " + reason);
+      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, reason));
     }
     byte @Nullable [] value = HttpMethod.PUT.equals(method) ? body : null;
     return Call.write(() -> service.write(key, value, version), () -> service.tryWrite(key, value, version), value != null);

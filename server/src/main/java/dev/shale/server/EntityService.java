@@ -73,6 +73,11 @@ final class EntityService {
     });
   }
 
+  /** How far {@code version} is ahead of the engine's wall clock, in ms ({@link dev.shale.storage.HybridClock#aheadOfWallMillis}). */
+  long aheadOfClockMillis(long version) {
+    return engine.clock().aheadOfWallMillis(version);
+  }
+
   /**
    * Stores a record with a coordinator's {@code version}: {@code value}, or a tombstone when it is
    * null; the engine keeps the array as is. Answers {@link EntityResult.Outcome#STORED} or

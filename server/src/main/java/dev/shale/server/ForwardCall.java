@@ -1,11 +1,13 @@
 package dev.shale.server;
 
+import dev.shale.cluster.InternalAuth;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,14 +21,17 @@ import org.jspecify.annotations.Nullable;
  */
 final class ForwardCall {
   private final FullHttpRequest request;
+  // The InternalAuth.HEADER value, taken when the request goes out (see takeRequest).
+  private final Supplier<String> signature;
   private final Promise<FullHttpResponse> promise;
   private final String peer;
   // Set once the request is written; read by the timeout on another thread.
   private volatile @Nullable Channel channel;
   private volatile @Nullable ScheduledFuture<?> timeout;
 
-  ForwardCall(FullHttpRequest request, Promise<FullHttpResponse> promise, String peer) {
+  ForwardCall(FullHttpRequest request, Supplier<String> signature, Promise<FullHttpResponse> promise, String peer) {
     this.request = request;
+    this.signature = signature;
     this.promise = promise;
     this.peer = peer;
   }
@@ -47,10 +52,18 @@ final class ForwardCall {
     this.timeout = timeout;
   }
 
-  /** Takes the request to write on {@code channel}; null if the call is already over. */
+  /**
+   * Takes the request to write on {@code channel}, signed now; null if the call is already over.
+   * Signed as it goes out rather than when it was made: its time is then that of the sending, and
+   * the peer receives a sender's sequence numbers out of order only as far as requests on
+   * parallel connections overtake each other, not by a whole queue of requests that waited for
+   * a connection (its replay window is finite).
+   */
   @Nullable FullHttpRequest takeRequest(Channel channel) {
     this.channel = channel;
-    return isDone() ? null : request.retain();
+    if (isDone()) return null;
+    request.headers().set(InternalAuth.HEADER, signature.get());
+    return request.retain();
   }
 
   /** Whether the request went out on a connection (then a timeout's outcome is unknown). */

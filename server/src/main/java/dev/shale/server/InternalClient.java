@@ -4,6 +4,7 @@ import dev.shale.cluster.Cluster;
 import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.ReplicaProtocol;
+import dev.shale.cluster.SignedContent;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -23,6 +24,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sends internal requests to peers (the replica protocol, {@link ReplicaProtocol}),
@@ -31,7 +34,8 @@ import java.util.concurrent.TimeUnit;
  * waits for a peer.
  *
  * <p>Every request is marked internal ({@link InternalAuth#HEADER}), signed with the cluster
- * secret, so the peer serves it from its own store. It ends within {@code forwardTimeoutMillis}
+ * secret over what the peer acts on (method, target, version, a digest of the body) when it goes
+ * out, so the peer serves it from its own store. It ends within {@code forwardTimeoutMillis}
  * (the replica timeout): with the peer's answer, or a {@link ForwardFailure} (503 if it was not
  * sent, 504 if it was).
  *
@@ -74,7 +78,10 @@ final class InternalClient {
     if (peer == null) {
       return promise.setFailure(ForwardFailure.unavailable(owner + " is not a peer of this node"));
     }
-    ForwardCall call = new ForwardCall(request(owner, method, target, body, version), promise, owner.toString());
+    String versionText = version == NO_VERSION ? null : Long.toString(version);
+    Supplier<String> signature = () -> cluster.auth().sign(
+        () -> SignedContent.of(method.name(), target, versionText, body), owner, System.currentTimeMillis());
+    ForwardCall call = new ForwardCall(request(owner, method, target, body, versionText), signature, promise, owner.toString());
     long timeoutMillis = cluster.forwardTimeoutMillis();
     call.setTimeout(loop.schedule(() -> call.fail(call.wasSent()
         ? ForwardFailure.timedOut(owner + " did not answer within " + timeoutMillis + " ms")
@@ -84,14 +91,14 @@ final class InternalClient {
     return promise;
   }
 
-  private FullHttpRequest request(NodeAddress owner, HttpMethod method, String target, byte[] body, long version) {
+  // Without InternalAuth.HEADER: the call signs the request when it goes out (ForwardCall.takeRequest).
+  private FullHttpRequest request(NodeAddress owner, HttpMethod method, String target, byte[] body, @Nullable String version) {
     FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, target, Unpooled.wrappedBuffer(body));
     HttpHeaders headers = request.headers();
     headers.set(HttpHeaderNames.HOST, owner.id());
     headers.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-    headers.set(InternalAuth.HEADER, cluster.auth().sign(method.name(), target, System.currentTimeMillis()));
     headers.set(InternalAuth.CLUSTER_HEADER, fingerprint);
-    if (version != NO_VERSION) headers.set(ReplicaProtocol.VERSION_HEADER, Long.toString(version));
+    if (version != null) headers.set(ReplicaProtocol.VERSION_HEADER, version);
     return request;
   }
 

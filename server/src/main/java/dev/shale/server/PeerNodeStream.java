@@ -2,6 +2,7 @@ package dev.shale.server;
 
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.InternalAuth;
+import dev.shale.cluster.SignedContent;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.storage.Entry;
 import io.netty.bootstrap.Bootstrap;
@@ -104,7 +105,8 @@ final class PeerNodeStream extends NodeStream {
   private FullHttpRequest request() {
     FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, target);
     request.headers().set(HttpHeaderNames.HOST, node().id());
-    request.headers().set(InternalAuth.HEADER, cluster.auth().sign("GET", target, System.currentTimeMillis()));
+    request.headers().set(InternalAuth.HEADER,
+        cluster.auth().sign(() -> SignedContent.of("GET", target), node(), System.currentTimeMillis()));
     request.headers().set(InternalAuth.CLUSTER_HEADER, cluster.topology().fingerprint());
     return request;
   }

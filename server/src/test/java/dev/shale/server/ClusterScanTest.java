@@ -306,8 +306,8 @@ class ClusterScanTest {
       Nodes all = new Nodes(nodes, urls, new Placement(Topology.fromUrls(urls, "127.0.0.1", ports.getFirst())));
       try {
         for (int i = 0; i < started; i++) {
-          Cluster cluster = new Cluster(new Placement(Topology.fromUrls(urls, "127.0.0.1", ports.get(i))),
-              InternalAuth.withSecret(SECRET), timeoutMillis, 4, 16);
+          Topology topology = Topology.fromUrls(urls, "127.0.0.1", ports.get(i));
+          Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET, topology), timeoutMillis, 4, 16);
           Engine engine = Engine.open(tmp.resolve("node-" + i), EngineOptions.defaults());
           try {
             ServerOptions options = TestServer.options().withPort(ports.get(i)).withShutdownTimeoutMillis(200);

@@ -7,10 +7,12 @@ import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Placement;
 import dev.shale.cluster.ReplicaProtocol;
+import dev.shale.cluster.SignedContent;
 import dev.shale.cluster.Topology;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
+import dev.shale.storage.HybridClock;
 import dev.shale.storage.Versions;
 import dev.shale.testkit.Await;
 import dev.shale.testkit.FreePort;
@@ -216,7 +218,7 @@ class ReplicationTest {
         assertThat(tombstone.headers().firstValue(ReplicaProtocol.TOMBSTONE_HEADER)).hasValue(ReplicaProtocol.TOMBSTONE);
         assertThat(a.engine.clock().current()).as("the clock observed the versions written").isGreaterThan(version);
 
-        String stale = InternalAuth.withSecret(SECRET).sign("GET", target, System.currentTimeMillis() - 120_000);
+        String stale = a.signer.sign(() -> SignedContent.of("GET", target), a.self(), System.currentTimeMillis() - 120_000);
         HttpResponse<byte[]> refused = a.server.send(HttpRequest.newBuilder(a.server.uri(target))
             .header(InternalAuth.HEADER, stale).timeout(TestServer.TIMEOUT).GET().build());
         assertThat(refused.statusCode()).isEqualTo(403);
@@ -275,7 +277,9 @@ class ReplicationTest {
     int portA = FreePort.find();
     int portB = FreePort.find();
     List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + portB);
-    EngineOptions lagging = EngineOptions.defaults().withWallClockMillis(() -> System.currentTimeMillis() - 3_600_000);
+    // 20 s behind: within what the clocks of a working cluster may differ by (a replica refuses a
+    // version more than HybridClock.MAX_AHEAD_MILLIS ahead of its own wall clock).
+    EngineOptions lagging = EngineOptions.defaults().withWallClockMillis(() -> System.currentTimeMillis() - 20_000);
     try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 4, 16, MissedWrites.NONE, lagging);
         Node b = Node.start(tmp.resolve("b"), portB, urls, 2_000, 4, 16)) {
       assertThat(b.server.put(b.server.entity("k"), bytes("first")).statusCode()).isEqualTo(201);
@@ -286,6 +290,50 @@ class ReplicationTest {
       assertThat(a.server.get(a.server.uri("/v0/entity?id=r&ack=2")).body()).isEqualTo(bytes("from b"));
       assertThat(a.server.put(a.server.uri("/v0/entity?id=r&ack=2"), bytes("from a")).statusCode()).isEqualTo(201);
       assertThat(b.server.get(b.server.entity("r")).body()).isEqualTo(bytes("from a"));
+    }
+  }
+
+  @Test
+  void aClientCannotChooseTheVersionOfItsWrite(@TempDir Path tmp) {
+    long chosen = Versions.of(System.currentTimeMillis() + 50_000, 0);
+    Engine engine = Engine.open(tmp.resolve("alone"), EngineOptions.defaults());
+    try (TestServer alone = TestServer.wrap(engine, ShaleServer.start(engine, TestServer.options()))) {
+      assertThat(alone.send(HttpRequest.newBuilder(alone.entity("k")).header(ReplicaProtocol.VERSION_HEADER, Long.toString(chosen))
+          .timeout(TestServer.TIMEOUT).PUT(HttpRequest.BodyPublishers.ofByteArray(bytes("v"))).build()).statusCode()).isEqualTo(201);
+      assertThat(engine.get(bytes("k")).version()).as("the node's own version").isLessThan(chosen);
+    }
+    int portA = FreePort.find();
+    int portB = FreePort.find();
+    List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + portB);
+    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 4, 16);
+        Node b = Node.start(tmp.resolve("b"), portB, urls, 2_000, 4, 16)) {
+      HttpResponse<byte[]> put = a.server.send(HttpRequest.newBuilder(a.server.entity("k"))
+          .header(ReplicaProtocol.VERSION_HEADER, Long.toString(chosen)).timeout(TestServer.TIMEOUT)
+          .PUT(HttpRequest.BodyPublishers.ofByteArray(bytes("v"))).build());
+      assertThat(put.statusCode()).isEqualTo(201);
+      assertThat(a.engine.get(bytes("k")).version()).as("the coordinator's version").isLessThan(chosen).isEqualTo(b.engine.get(bytes("k")).version());
+    }
+  }
+
+  @Test
+  void onATrustedNetworkAVersionFarAheadIsRefusedAndTheKeyStaysWritable(@TempDir Path tmp) {
+    int port = FreePort.find();
+    Cluster cluster = new Cluster(new Placement(Topology.single(new NodeAddress("127.0.0.1", port))),
+        InternalAuth.trustedNetwork(), 2_000, 4, 16);
+    Engine engine = Engine.open(tmp, EngineOptions.defaults());
+    long beyondReach = Versions.of(System.currentTimeMillis() + HybridClock.MAX_AHEAD_MILLIS + 60_000, 0);
+    try (TestServer server = TestServer.wrap(engine, ShaleServer.start(engine, TestServer.options().withPort(port), cluster))) {
+      for (long version : new long[] {Long.MAX_VALUE, Long.MAX_VALUE - 50, beyondReach}) {
+        HttpResponse<byte[]> forged = server.send(HttpRequest.newBuilder(server.entity("k"))
+            .header(InternalAuth.HEADER, "trusted").header(ReplicaProtocol.VERSION_HEADER, Long.toString(version))
+            .timeout(TestServer.TIMEOUT).PUT(HttpRequest.BodyPublishers.ofByteArray(bytes("forged"))).build());
+        assertThat(forged.statusCode()).as("version %d", version).isEqualTo(400);
+        assertThat(TestServer.text(forged)).contains("ms ahead of this node's clock (at most 60000 ms): not stored");
+      }
+      assertThat(engine.get(bytes("k"))).isNull();
+      assertThat(server.put(server.entity("k"), bytes("mine")).statusCode()).isEqualTo(201);
+      assertThat(server.get(server.entity("k")).body()).isEqualTo(bytes("mine"));
+      assertThat(engine.clock().current()).isLessThan(beyondReach);
     }
   }
 
@@ -306,8 +354,9 @@ class ReplicationTest {
   }
 
   private static HttpResponse<byte[]> internal(Node node, String method, String target, byte[] body, String version) {
+    SignedContent content = SignedContent.of(method, target, version, body == null ? new byte[0] : body);
     HttpRequest.Builder request = HttpRequest.newBuilder(node.server.uri(target))
-        .header(InternalAuth.HEADER, InternalAuth.withSecret(SECRET).sign(method, target, System.currentTimeMillis()))
+        .header(InternalAuth.HEADER, node.signer.sign(() -> content, node.self(), System.currentTimeMillis()))
         .timeout(TestServer.TIMEOUT)
         .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
     if (version != null) request.header(ReplicaProtocol.VERSION_HEADER, version);
@@ -324,8 +373,11 @@ class ReplicationTest {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  /** A cluster node in this JVM: an engine, a server, its cluster, and a client ({@link TestServer}). */
-  private record Node(Engine engine, TestServer server, Cluster cluster) implements AutoCloseable {
+  /**
+   * A cluster node in this JVM: an engine, a server, its cluster, and a client ({@link TestServer});
+   * {@code signer} signs requests to it as a tool holding the secret does, in the node's own name.
+   */
+  private record Node(Engine engine, TestServer server, Cluster cluster, InternalAuth signer) implements AutoCloseable {
     static Node start(Path dir, int port, List<String> urls, long timeoutMillis, int connections, int pending) {
       return start(dir, port, urls, timeoutMillis, connections, pending, MissedWrites.NONE, EngineOptions.defaults());
     }
@@ -337,15 +389,20 @@ class ReplicationTest {
 
     static Node start(Path dir, int port, List<String> urls, long timeoutMillis, int connections, int pending,
         MissedWrites missed, EngineOptions engineOptions, ServerOptions serverOptions) {
-      Cluster cluster = new Cluster(new Placement(Topology.fromUrls(urls, "127.0.0.1", port)),
-          InternalAuth.withSecret(SECRET), timeoutMillis, connections, pending);
+      Topology topology = Topology.fromUrls(urls, "127.0.0.1", port);
+      Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET, topology), timeoutMillis, connections, pending);
       Engine engine = Engine.open(dir, engineOptions);
       try {
-        return new Node(engine, TestServer.wrap(engine, ShaleServer.start(engine, serverOptions.withPort(port), cluster, missed)), cluster);
+        return new Node(engine, TestServer.wrap(engine, ShaleServer.start(engine, serverOptions.withPort(port), cluster, missed)), cluster,
+            InternalAuth.withSecret(SECRET, topology));
       } catch (RuntimeException e) {
         engine.close();
         throw e;
       }
+    }
+
+    NodeAddress self() {
+      return cluster.topology().self();
     }
 
     @Override

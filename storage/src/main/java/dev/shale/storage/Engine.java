@@ -53,6 +53,10 @@ public interface Engine extends AutoCloseable {
    * Stores a record with the caller's version: a value, or a tombstone when {@code value} is
    * null. A record whose version is not higher than the stored one loses every later read, as
    * the version rules say; it is still logged. Advances the engine's clock past {@code version}.
+   *
+   * @throws IllegalArgumentException if {@code version} is further ahead of the engine's wall
+   *     clock than {@link HybridClock#MAX_AHEAD_MILLIS}: stored, it would win over every later
+   *     write of its key, and the clock cannot follow it
    */
   void write(byte[] key, byte @Nullable [] value, long version);
 

@@ -5,7 +5,7 @@ package dev.shale.storage;
  * {@code physical milliseconds since the Unix epoch << 16 | logical counter}.
  *
  * <p>Comparing two versions as signed longs orders them in time (the top bit stays clear until
- * the year 10889). The engine's clock ({@link HybridClock}) and, later, the cluster
+ * {@link #MAX_PHYSICAL_MILLIS}, in the year 6429). The engine's clock ({@link HybridClock}) and, later, the cluster
  * coordinator's produce versions in this form, and tombstone expiry reads the physical part.
  *
  * <p>Do not change: versions are embedded in on-disk data (docs/format.md).
@@ -13,6 +13,8 @@ package dev.shale.storage;
 public final class Versions {
   public static final int LOGICAL_BITS = 16;
   public static final long LOGICAL_MASK = (1L << LOGICAL_BITS) - 1;
+  /** The highest physical time a version holds without its top bit set. */
+  public static final long MAX_PHYSICAL_MILLIS = Long.MAX_VALUE >>> LOGICAL_BITS;
 
   private Versions() {}
 

@@ -177,12 +177,14 @@ final class LsmEngine implements Engine {
   @Override
   public void write(byte[] key, byte @Nullable [] value, long version) {
     requireRecord(key, value, version);
+    requireWithinReach(version);
     writes.submit(key, value, version);
   }
 
   @Override
   public boolean tryWrite(byte[] key, byte @Nullable [] value, long version) {
     requireRecord(key, value, version);
+    requireWithinReach(version);
     return writes.tryWrite(key, value, version);
   }
 
@@ -365,6 +367,16 @@ final class LsmEngine implements Engine {
     requireKey(key);
     if (value != null) requireValue(value);
     if (version < 0) throw new IllegalArgumentException("version must be >= 0: " + version);
+  }
+
+  // A caller's version the clock would not follow (HybridClock#observe) is refused, not stored:
+  // stored, it would win over every later write of its key.
+  private void requireWithinReach(long version) {
+    long ahead = clock.aheadOfWallMillis(version);
+    if (ahead > HybridClock.MAX_AHEAD_MILLIS) {
+      throw new IllegalArgumentException("version " + version + " is " + ahead + " ms ahead of this engine's wall clock (at most "
+          + HybridClock.MAX_AHEAD_MILLIS + " ms)");
+    }
   }
 
   private static void requireValue(byte[] value) {

@@ -97,7 +97,7 @@ final class Recovery {
     if (loadedFrom > 0) SnapshotAccounting.check(directory, loadedFrom, base, listing);
     FileNumbers numbers =
         new FileNumbers(Math.max(base.nextFileNumber(), listing.highestNumber() + 1));
-    clock.observe(base.lastVersion());
+    clock.recover(base.lastVersion());
     openTables(base.tables());
     replayLogs(listing, base.logNumber());
 
@@ -147,7 +147,7 @@ final class Recovery {
     for (TableMeta meta : metas) {
       Path file = directory.resolve(FileNames.table(meta.fileNumber()));
       tables.add(SharedTable.openServingAroundDamage(vfs, file, meta, damage));
-      clock.observe(meta.maxVersion());
+      clock.recover(meta.maxVersion());
     }
     tables.sort(Comparator.comparingLong(SharedTable::fileNumber).reversed());
   }
@@ -167,7 +167,7 @@ final class Recovery {
       TornTail tail;
       try (LogReader reader = LogReader.open(vfs, file)) {
         for (Entry entry = reader.next(); entry != null; entry = reader.next()) {
-          clock.observe(entry.version());
+          clock.recover(entry.version());
           memtable.add(entry);
         }
         tail = reader.tornTail();

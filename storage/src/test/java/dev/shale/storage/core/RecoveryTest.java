@@ -128,8 +128,10 @@ class RecoveryTest {
 
   @Test
   void theClockMovesPastEveryVersionSeen() {
-    long future = Versions.of(System.currentTimeMillis() + 86_400_000L, 7);
-    try (Engine engine = Engine.open(dir, EngineOptions.defaults())) {
+    // Written while the wall clock read a day later: the clock then went back.
+    long laterMillis = System.currentTimeMillis() + 86_400_000L;
+    long future = Versions.of(laterMillis, 7);
+    try (Engine engine = Engine.open(dir, EngineOptions.defaults().withWallClockMillis(() -> laterMillis))) {
       engine.write(bytes("from-the-future"), bytes("v"), future);
     }
     try (Engine engine = Engine.open(dir, EngineOptions.defaults())) {
@@ -141,6 +143,23 @@ class RecoveryTest {
       assertThat(engine.put(bytes("later"), bytes("v"))).isGreaterThan(future);
       assertThat(engine.get(bytes("from-the-future")))
           .isEqualTo(new Entry(bytes("from-the-future"), future, bytes("v")));
+    }
+  }
+
+  @Test
+  void storedDataAtTheHighestVersionMakesWritesFailInsteadOfWrapping() {
+    // The highest version is within reach only of a wall clock at the end of the versions' range;
+    // before versions from elsewhere were bounded, any replica write could store it.
+    EngineOptions endOfTime = EngineOptions.defaults().withWallClockMillis(() -> Versions.MAX_PHYSICAL_MILLIS);
+    try (Engine engine = Engine.open(dir, endOfTime)) {
+      engine.write(bytes("poisoned"), bytes("v"), Long.MAX_VALUE - 1);
+    }
+    try (Engine engine = Engine.open(dir, EngineOptions.defaults())) {
+      assertThat(engine.put(bytes("a"), bytes("v"))).isEqualTo(Long.MAX_VALUE);
+      assertThatThrownBy(() -> engine.put(bytes("b"), bytes("v")))
+          .isInstanceOf(StorageException.class).hasMessageContaining("the clock cannot advance");
+      assertThat(engine.get(bytes("b"))).as("nothing written with a wrapped version").isNull();
+      assertThat(engine.get(bytes("a")).version()).isEqualTo(Long.MAX_VALUE);
     }
   }
 

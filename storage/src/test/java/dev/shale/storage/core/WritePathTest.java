@@ -104,6 +104,11 @@ class WritePathTest {
           .isInstanceOf(NullPointerException.class);
       assertThatThrownBy(() -> engine.write(bytes("k"), bytes("v"), -1))
           .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("version");
+      assertThatThrownBy(() -> engine.write(bytes("k"), bytes("v"), Long.MAX_VALUE))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ahead of this engine's wall clock");
+      assertThatThrownBy(() -> engine.tryWrite(bytes("k"), null, Long.MAX_VALUE - 50))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ahead of this engine's wall clock");
+      assertThat(engine.clock().current()).as("the clock did not follow").isLessThan(Long.MAX_VALUE - 50);
       assertThat(engine.get(bytes("k"))).isNull();
       assertThat(engine.stats().memtableBytes()).isZero();
 
