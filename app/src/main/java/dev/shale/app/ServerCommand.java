@@ -171,12 +171,12 @@ final class ServerCommand implements Callable<Integer> {
           + "${DEFAULT-VALUE}.")
   long maxValueSizeBytes;
 
-  @Option(names = "--max-inflight-bodies", paramLabel = "<size>", defaultValue = "256m",
+  @Option(names = "--max-inflight-bodies", paramLabel = "<size>", defaultValue = "0",
       converter = ByteSizeConverter.class,
       description =
           "Memory for request bodies being received or stored, server-wide; a body that "
-          + "does not fit gets 503 with Retry-After. At least --max-value-size. Default: "
-          + "${DEFAULT-VALUE}.")
+          + "does not fit gets 503 with Retry-After. 0: a quarter of the heap (-Xmx), at most "
+          + "256m, at least --max-value-size. Otherwise at least --max-value-size. Default: 0.")
   long inflightBodyBytes;
 
   @Option(names = "--max-inflight-answers", paramLabel = "<size>", defaultValue = "0",

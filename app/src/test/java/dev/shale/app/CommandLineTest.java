@@ -78,7 +78,10 @@ class CommandLineTest {
     assertThat(server.host()).isEqualTo("127.0.0.1");
     assertThat(server.port()).isEqualTo(8080);
     assertThat(server.maxValueSizeBytes()).isEqualTo(16 << 20);
-    assertThat(server.inflightBodyBytes()).isEqualTo(256L << 20);
+    assertThat(server.inflightBodyBytes()).isZero(); // from the heap, capped:
+    assertThat(server.bodyBudgetBytes(256L << 20)).as("a quarter of a small heap").isEqualTo(64L << 20);
+    assertThat(server.bodyBudgetBytes(8L << 30)).as("the cap").isEqualTo(256L << 20);
+    assertThat(server.bodyBudgetBytes(32L << 20)).as("at least one value").isEqualTo(16L << 20);
     assertThat(server.inflightAnswerBytes()).isZero(); // from the heap:
     assertThat(server.answerBudgetBytes(1L << 30)).isEqualTo(256L << 20);
     assertThat(server.answerBudgetBytes(32L << 20)).as("at least one value").isEqualTo(16L << 20);

@@ -12,7 +12,8 @@ import dev.shale.storage.Engine;
  * @param queueSize storage calls waiting for a worker; past it requests get 503 at once
  * @param maxValueSizeBytes the largest request body (value) accepted; larger gets 413
  * @param inflightBodyBytes bytes of request bodies held in memory by the whole server at once;
- *     a body that does not fit gets 503
+ *     a body that does not fit gets 503. 0: {@link #DEFAULT_BODY_HEAP_FRACTION} of the heap, at
+ *     most {@link #DEFAULT_BODY_BUDGET_CAP_BYTES} ({@link #bodyBudgetBytes})
  * @param inflightAnswerBytes bytes of answers (values read) held in memory by the whole server
  *     at once, from before the read until the answer's write completes; a read that does not
  *     fit waits for earlier answers to be written. 0: {@link #DEFAULT_ANSWER_HEAP_FRACTION} of
@@ -51,6 +52,16 @@ public record ServerOptions(
    */
   public static final double DEFAULT_ANSWER_HEAP_FRACTION = 0.25;
 
+  /**
+   * The part of the heap request bodies may hold when {@code inflightBodyBytes} is 0: a quarter,
+   * as for answers, so that bodies and answers together leave half the heap to the rest; and at
+   * most {@link #DEFAULT_BODY_BUDGET_CAP_BYTES}, which keeps a large heap's budget what it was.
+   */
+  public static final double DEFAULT_BODY_HEAP_FRACTION = 0.25;
+
+  /** The default body budget's ceiling: 256 MiB, the fixed default before it followed the heap. */
+  public static final long DEFAULT_BODY_BUDGET_CAP_BYTES = 256L << 20;
+
   public ServerOptions {
     if (host == null || host.isBlank()) throw new IllegalArgumentException("host must not be empty");
     if (port < 0 || port > 65535) throw new IllegalArgumentException("port must be in [0, 65535]: " + port);
@@ -61,10 +72,11 @@ public record ServerOptions(
       throw new IllegalArgumentException(
           "maxValueSizeBytes must be in [0, " + MAX_VALUE_SIZE_LIMIT_BYTES + "]: " + maxValueSizeBytes);
     }
-    // Otherwise a value of the largest allowed size could never be stored.
-    if (inflightBodyBytes < maxValueSizeBytes) {
+    // 0 is the heap-derived default; otherwise a value of the largest allowed size must fit, or
+    // it could never be stored.
+    if (inflightBodyBytes != 0 && inflightBodyBytes < maxValueSizeBytes) {
       throw new IllegalArgumentException("inflightBodyBytes (" + inflightBodyBytes
-          + ") must be >= maxValueSizeBytes (" + maxValueSizeBytes + ")");
+          + ") must be 0 (from the heap) or >= maxValueSizeBytes (" + maxValueSizeBytes + ")");
     }
     // 0 is the heap-derived default; otherwise a value of the largest allowed size must fit.
     if (inflightAnswerBytes != 0 && inflightAnswerBytes < maxValueSizeBytes) {
@@ -79,7 +91,7 @@ public record ServerOptions(
 
   public static ServerOptions defaults() {
     return new ServerOptions(
-        "127.0.0.1", 8080, 0, 16, 1024, 16 << 20, 256L << 20, 0, 16, 60_000, 30_000, 5_000);
+        "127.0.0.1", 8080, 0, 16, 1024, 16 << 20, 0, 0, 16, 60_000, 30_000, 5_000);
   }
 
   /**
@@ -89,7 +101,22 @@ public record ServerOptions(
    */
   public long answerBudgetBytes(long maxHeapBytes) {
     if (inflightAnswerBytes != 0) return inflightAnswerBytes;
-    return Math.max(Math.max(1, maxValueSizeBytes), (long) (maxHeapBytes * DEFAULT_ANSWER_HEAP_FRACTION));
+    return atLeastOneValue((long) (maxHeapBytes * DEFAULT_ANSWER_HEAP_FRACTION));
+  }
+
+  /**
+   * The body budget in bytes: {@code inflightBodyBytes}, or when it is 0 the default part of
+   * {@code maxHeapBytes}, capped at {@link #DEFAULT_BODY_BUDGET_CAP_BYTES}, but at least one value
+   * of {@code maxValueSizeBytes}.
+   */
+  public long bodyBudgetBytes(long maxHeapBytes) {
+    if (inflightBodyBytes != 0) return inflightBodyBytes;
+    return atLeastOneValue(Math.min(DEFAULT_BODY_BUDGET_CAP_BYTES, (long) (maxHeapBytes * DEFAULT_BODY_HEAP_FRACTION)));
+  }
+
+  // A budget smaller than one value could never serve a value of the largest allowed size.
+  private long atLeastOneValue(long budgetBytes) {
+    return Math.max(Math.max(1, maxValueSizeBytes), budgetBytes);
   }
 
   public ServerOptions withHost(String v) {

@@ -113,7 +113,7 @@ public final class ShaleServer implements AutoCloseable {
     ScanThreads scanThreads = new ScanThreads(ScanThreads.DEFAULT_THREADS, ScanThreads.DEFAULT_MAX_SCANS);
     ChannelGroup connections = new DefaultChannelGroup("shale-connections", GlobalEventExecutor.INSTANCE);
     AtomicBoolean draining = new AtomicBoolean();
-    BodyBudget budget = new BodyBudget(options.inflightBodyBytes());
+    BodyBudget budget = new BodyBudget(options.bodyBudgetBytes(Runtime.getRuntime().maxMemory()));
     AnswerBudget answerBudget = new AnswerBudget(options.answerBudgetBytes(Runtime.getRuntime().maxMemory()));
     EntityService service = new EntityService(engine);
     ReplicationStats stats = new ReplicationStats(missed);
