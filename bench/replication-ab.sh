@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Side by side: the same fixed-rate loads against a local 3-node cluster built from two (or more)
+# Side by side: the same fixed-rate loads against a local 3-node cluster (or NODES=1: one node) built from two (or more)
 # checkouts of Shale, interleaved (A, B, A, B, ...), each repetition on a fresh cluster. Per run it
 # records the load generator's latencies and the CPU time the three node processes used per
 # request (utime + stime from /proc, summed over the nodes), then prints the median of each
@@ -10,7 +10,7 @@
 #
 # Each CHECKOUT is a Shale working tree; it is built first (./shale --version) if it is not.
 # Environment: PUT_RATES ("1500 3000"), GET_RATES ("3000 6000"; empty: no GETs), QUERY ("": the defaults, 2/3;
-# e.g. "?ack=1&from=3"), REPEATS (3), DURATION (30s), WARMUP (10s), CONNECTIONS (64), KEYS
+# e.g. "?ack=1&from=3"), NODES (3; 1: a single node, no cluster), REPEATS (3), DURATION (30s), WARMUP (10s), CONNECTIONS (64), KEYS
 # (100000: GETs read k0..KEYS-1, filled first), NODE_HEAP (1g), NODE_ARGS (extra server flags),
 # NODE_ARGS_<label> (a label's own flags instead, e.g. NODE_ARGS_inline="--workers 0", so one
 # checkout can run under two labels).
@@ -23,7 +23,7 @@ ab_args replication-ab.sh "$@"
 shift
 put_rates=${PUT_RATES-1500 3000} get_rates=${GET_RATES-3000 6000} query=${QUERY:-}
 repeats=${REPEATS:-3} duration=${DURATION:-30s} warmup=${WARMUP:-10s} connections=${CONNECTIONS:-64}
-keys=${KEYS:-100000} heap=${NODE_HEAP:-1g} node_args=${NODE_ARGS:-}
+keys=${KEYS:-100000} heap=${NODE_HEAP:-1g} node_args=${NODE_ARGS:-} nodes=${NODES:-3}
 here=$(cd "$(dirname "$0")/.." && pwd)
 data=$(mktemp -d)
 pids=()
@@ -46,22 +46,23 @@ cpu_ticks() { # pids...: utime + stime of each, summed
 }
 
 start_cluster() { # checkout label
-  local checkout=$1 label=$2 i args_var="NODE_ARGS_$2"
+  local checkout=$1 label=$2 i args_var="NODE_ARGS_$2" urls="" cluster_args=()
   local args=${!args_var-$node_args}
-  ports=($(free_port) $(free_port) $(free_port))
-  local urls="http://127.0.0.1:${ports[0]},http://127.0.0.1:${ports[1]},http://127.0.0.1:${ports[2]}"
+  ports=() node_pids=()
+  for i in $(seq 0 $((nodes - 1))); do ports+=($(free_port)); urls+="${urls:+,}http://127.0.0.1:${ports[$i]}"; done
   rm -rf "$data/cluster"; mkdir -p "$data/cluster"
   head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$data/cluster/secret"
   chmod 600 "$data/cluster/secret"
-  for i in 0 1 2; do
+  ((nodes > 1)) && cluster_args=(--cluster "$urls" --cluster-secret-file "$data/cluster/secret")
+  for i in $(seq 0 $((nodes - 1))); do
     # shellcheck disable=SC2086 # the node's args are a list of flags
     SHALE_JAVA_OPTS="-Xmx$heap ${SHALE_JAVA_OPTS:-}" "$checkout/shale" server --port "${ports[$i]}" \
-      --data "$data/cluster/n$i" --cluster "$urls" --cluster-secret-file "$data/cluster/secret" $args \
+      --data "$data/cluster/n$i" "${cluster_args[@]}" $args \
       > "$out/$label-node$i.log" 2>&1 &
     pids+=($!)
   done
-  for i in 0 1 2; do await_ready "${ports[$i]}" "${pids[$i]}" "$out/$label-node$i.log"; done
-  node_pids=($(node_pid "${ports[0]}") $(node_pid "${ports[1]}") $(node_pid "${ports[2]}"))
+  for i in $(seq 0 $((nodes - 1))); do await_ready "${ports[$i]}" "${pids[$i]}" "$out/$label-node$i.log"; done
+  for i in $(seq 0 $((nodes - 1))); do node_pids+=($(node_pid "${ports[$i]}")); done
 }
 
 # Waits (up to 3 minutes) until the nodes hold no undelivered hints and use less than a tenth of a
@@ -107,7 +108,7 @@ for label_checkout in "$@"; do
   checkout=${label_checkout#*=}
   (cd "$checkout" && ./shale --version > /dev/null) || { echo "cannot build $checkout" >&2; exit 1; }
 done
-echo "=== $(date -u +%FT%TZ) machine: $(nproc) CPUs, $(uname -r); query '${query}'" | tee "$out/summary.txt"
+echo "=== $(date -u +%FT%TZ) machine: $(nproc) CPUs, $(uname -r); $nodes node(s), -Xmx$heap; query '${query}'" | tee "$out/summary.txt"
 for label_checkout in "$@"; do
   args_var="NODE_ARGS_${label_checkout%%=*}"
   echo "$label_checkout at $(git -C "${label_checkout#*=}" rev-parse --short HEAD), node flags '${!args_var-$node_args}'" \
