@@ -13,8 +13,9 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The responses the server sends. Values go out as {@code application/octet-stream}, wrapped,
- * not copied (a value the engine lent: its memory, as a {@link LentValueBuf}); every 4xx and 5xx carries a one-line reason as {@code text/plain}; every 503 says
- * {@code Retry-After: 1}, every 507 {@code Retry-After: 10}.
+ * not copied (a value the engine lent: its memory, as a {@link LentValueBuf}); every 4xx and 5xx
+ * carries a one-line reason as {@code text/plain}; every 503 says {@code Retry-After: 1}, every
+ * 507 {@code Retry-After: 10}.
  */
 final class Responses {
   static final String TEXT_UTF8 = "text/plain; charset=utf-8";

@@ -89,15 +89,15 @@ final class ReadView {
 
   /**
    * The record of {@code key} that wins (docs/format.md, "Conventions"), in place, or null: its
-   * value is valid while this view is retained. Sources are
-   * searched newest first, but a record written later with an older version (replication's
-   * write()) may sit in an older source, so once a record of version v is found only sources
-   * that hold a version >= v are still searched; {@link FoundRecord#newer} settles the rest. Levels
-   * do not order versions either (a compaction moves old and new records down alike), so every
-   * level is consulted: all of level 0, and in each deeper level the one table whose range holds
-   * the key. Damaged tables set aside in level 0 come last, and only when their range holds the
-   * key: a newer record found elsewhere spares a read of their damaged blocks. Nothing is copied:
-   * a record that loses costs no allocation of its value.
+   * value is valid while this view is retained. Sources are searched newest first, but a record
+   * written later with an older version (replication's write()) may sit in an older source, so
+   * once a record of version v is found only sources that hold a version >= v are still
+   * searched; {@link FoundRecord#newer} settles the rest. Levels do not order versions either
+   * (a compaction moves old and new records down alike), so every level is consulted: all of
+   * level 0, and in each deeper level the one table whose range holds the key. Damaged tables
+   * set aside in level 0 come last, and only when their range holds the key: a newer record found
+   * elsewhere spares a read of their damaged blocks. Nothing is copied: a record that loses
+   * costs no allocation of its value.
    */
   @Nullable FoundRecord find(byte[] key) {
     // One hash serves every memtable's key filter and every table's Bloom filter.
