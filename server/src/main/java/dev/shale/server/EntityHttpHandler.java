@@ -7,6 +7,7 @@ import dev.shale.cluster.ReplicaProtocol;
 import dev.shale.cluster.SignedContent;
 import dev.shale.storage.Entry;
 import dev.shale.storage.HybridClock;
+import dev.shale.storage.ReadRecord;
 import dev.shale.storage.ThrottledLog;
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelHandlerContext;
@@ -274,7 +275,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
    */
   private Action replicaCall(HttpRequest head, byte[] key, byte[] body, String sender) {
     HttpMethod method = head.method();
-    if (HttpMethod.GET.equals(method)) return Call.read(() -> service.read(key));
+    if (HttpMethod.GET.equals(method)) return Call.read(() -> service.readForPeer(key));
     long version;
     try {
       version = ReplicaProtocol.parseVersion(head.headers().get(ReplicaProtocol.VERSION_HEADER));
@@ -380,10 +381,12 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
 
   // The call's answer, or null if the call answered null (an attempt the engine declined).
   private @Nullable FullHttpResponse execute(Supplier<@Nullable EntityResult> call, HttpVersion version, long reservedBytes) {
+    EntityResult result = null;
     try {
-      EntityResult result = call.get();
+      result = call.get();
       return result == null ? null : toResponse(result, version);
     } catch (Throwable t) {
+      if (result != null) result.closeLease(); // no answer took it
       // EntityService turns every failure into a result; this is a bug or an Error (say, out
       // of memory). The client still gets its answer.
       LOG.log(Level.ERROR, () -> "storage call failed unexpectedly: " + Reasons.oneLine(t.toString()));
@@ -416,7 +419,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private static FullHttpResponse toResponse(EntityResult result, HttpVersion version) {
     return switch (result.outcome()) {
       case STORED -> Responses.empty(version, HttpResponseStatus.CREATED);
-      case FOUND -> withVersion(Responses.value(version, result.requireValue()), result.version());
+      case FOUND -> withVersion(foundValue(result, version), result.version());
       case NOT_FOUND -> notFound(version, result.version());
       case DELETED -> Responses.empty(version, HttpResponseStatus.ACCEPTED);
       case DONE -> Responses.text(version, HttpResponseStatus.OK, new String(result.requireValue(), StandardCharsets.UTF_8));
@@ -424,6 +427,13 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       case DISK_FULL -> Responses.error(version, HttpResponseStatus.INSUFFICIENT_STORAGE, result.requireReason());
       case FAILED -> Responses.error(version, HttpResponseStatus.INTERNAL_SERVER_ERROR, result.requireReason());
     };
+  }
+
+  // A lent value's lease passes to the response: its buffer ends it once released.
+  private static FullHttpResponse foundValue(EntityResult result, HttpVersion version) {
+    ReadRecord.Lent lent = result.lent();
+    if (lent == null) return Responses.value(version, result.requireValue());
+    return Responses.value(version, LentValueBuf.of(lent));
   }
 
   /** 404; with {@code version} (not {@link EntityResult#NO_VERSION}) it says a tombstone of that version. */

@@ -1,5 +1,6 @@
 package dev.shale.server;
 
+import dev.shale.storage.ReadRecord;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -14,14 +15,18 @@ import org.jspecify.annotations.Nullable;
  * @param version the version of the record read, when a replica read asks for it: of the value
  *     ({@link Outcome#FOUND}) or of the tombstone ({@link Outcome#NOT_FOUND}); else
  *     {@link #NO_VERSION}, also for a key the store has no record of
+ * @param lent a {@link Outcome#FOUND} value the engine lent in place instead of {@code value}: the
+ *     result holds its lease, which whoever takes the result hands to the answer or closes
+ *     ({@link #closeLease})
  */
-record EntityResult(Outcome outcome, byte @Nullable [] value, @Nullable String reason, long version) {
+record EntityResult(
+    Outcome outcome, byte @Nullable [] value, @Nullable String reason, long version, ReadRecord.@Nullable Lent lent) {
   static final long NO_VERSION = -1;
 
   enum Outcome {
     /** The value is stored (201). */
     STORED,
-    /** The key has a value, in {@link #value} (200). */
+    /** The key has a value, in {@link #value} or {@link #lent} (200). */
     FOUND,
     /** The key has no value, or a tombstone (404). */
     NOT_FOUND,
@@ -37,27 +42,37 @@ record EntityResult(Outcome outcome, byte @Nullable [] value, @Nullable String r
     DONE
   }
 
-  static final EntityResult STORED = new EntityResult(Outcome.STORED, null, null, NO_VERSION);
-  static final EntityResult NOT_FOUND = new EntityResult(Outcome.NOT_FOUND, null, null, NO_VERSION);
-  static final EntityResult DELETED = new EntityResult(Outcome.DELETED, null, null, NO_VERSION);
+  static final EntityResult STORED = new EntityResult(Outcome.STORED, null, null, NO_VERSION, null);
+  static final EntityResult NOT_FOUND = new EntityResult(Outcome.NOT_FOUND, null, null, NO_VERSION, null);
+  static final EntityResult DELETED = new EntityResult(Outcome.DELETED, null, null, NO_VERSION, null);
 
   static EntityResult found(byte[] value) {
-    return new EntityResult(Outcome.FOUND, value, null, NO_VERSION);
+    return new EntityResult(Outcome.FOUND, value, null, NO_VERSION, null);
   }
 
   /** A value with its version (a replica read). */
   static EntityResult found(byte[] value, long version) {
-    return new EntityResult(Outcome.FOUND, value, null, version);
+    return new EntityResult(Outcome.FOUND, value, null, version, null);
+  }
+
+  /** A value lent by the engine, with its version ({@link #NO_VERSION}: a client's read). */
+  static EntityResult lent(ReadRecord.Lent lent, long version) {
+    return new EntityResult(Outcome.FOUND, null, null, version, lent);
   }
 
   /** A tombstone with its version (a replica read). */
   static EntityResult tombstone(long version) {
-    return new EntityResult(Outcome.NOT_FOUND, null, null, version);
+    return new EntityResult(Outcome.NOT_FOUND, null, null, version, null);
   }
 
   /** The value of a {@link Outcome#FOUND} result, the report of a {@link Outcome#DONE} one. */
   byte[] requireValue() {
     return Objects.requireNonNull(value, () -> outcome + " has no value");
+  }
+
+  /** Ends the lease of a {@link #lent} value, if the result holds one (idempotent). */
+  void closeLease() {
+    if (lent != null) lent.close();
   }
 
   /** Why a call was {@link Outcome#OVERLOADED}, {@link Outcome#DISK_FULL} or {@link Outcome#FAILED}. */
@@ -71,18 +86,18 @@ record EntityResult(Outcome outcome, byte @Nullable [] value, @Nullable String r
   }
 
   static EntityResult done(String report) {
-    return new EntityResult(Outcome.DONE, report.getBytes(java.nio.charset.StandardCharsets.UTF_8), null, NO_VERSION);
+    return new EntityResult(Outcome.DONE, report.getBytes(java.nio.charset.StandardCharsets.UTF_8), null, NO_VERSION, null);
   }
 
   static EntityResult overloaded(String reason) {
-    return new EntityResult(Outcome.OVERLOADED, null, reason, NO_VERSION);
+    return new EntityResult(Outcome.OVERLOADED, null, reason, NO_VERSION, null);
   }
 
   static EntityResult diskFull(String reason) {
-    return new EntityResult(Outcome.DISK_FULL, null, reason, NO_VERSION);
+    return new EntityResult(Outcome.DISK_FULL, null, reason, NO_VERSION, null);
   }
 
   static EntityResult failed(String reason) {
-    return new EntityResult(Outcome.FAILED, null, reason, NO_VERSION);
+    return new EntityResult(Outcome.FAILED, null, reason, NO_VERSION, null);
   }
 }

@@ -8,6 +8,7 @@ import dev.shale.storage.EngineStats;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Keys;
+import dev.shale.storage.ReadRecord;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.ThrottledLog;
 import dev.shale.storage.WriteStallException;
@@ -53,16 +54,28 @@ final class EntityService {
     return IdDecoder.decodeId(rawQuery, MAX_ID_BYTES);
   }
 
+  /**
+   * The value of {@code key}: {@link EntityResult.Outcome#FOUND} or, for no record or a
+   * tombstone, {@link EntityResult.Outcome#NOT_FOUND}. A value of at least
+   * {@link Engine#LEND_MIN_VALUE_BYTES} is lent by the engine ({@link EntityResult#lent}): the
+   * caller hands the result's lease to the answer, or closes it.
+   */
   EntityResult get(byte[] key) {
-    return call("get", key, () -> {
-      Entry entry = engine.get(key);
-      byte[] value = entry == null ? null : entry.value(); // null: no record, or a tombstone
-      if (value == null) return EntityResult.NOT_FOUND;
-      return EntityResult.found(value);
-    });
+    return call("get", key, () -> answered(engine.read(key), false));
   }
 
-  /** The newest record of {@code key} with its version: a value, a tombstone, or nothing. */
+  /**
+   * The newest record of {@code key} with its version, for a peer's replica read answered over
+   * the wire: a value (lent as {@link #get} lends it), a tombstone, or nothing.
+   */
+  EntityResult readForPeer(byte[] key) {
+    return call("read", key, () -> answered(engine.read(key), true));
+  }
+
+  /**
+   * The newest record of {@code key} with its version: a value (copied), a tombstone, or nothing.
+   * For the coordinator's own replica, whose answer is merged with the peers' in memory.
+   */
   EntityResult read(byte[] key) {
     return call("read", key, () -> {
       Entry entry = engine.get(key);
@@ -71,6 +84,19 @@ final class EntityService {
       if (value == null) return EntityResult.tombstone(entry.version());
       return EntityResult.found(value, entry.version());
     });
+  }
+
+  // withVersion: a replica read, which says the version of the value or the tombstone found.
+  private static EntityResult answered(@Nullable ReadRecord record, boolean withVersion) {
+    return switch (record) {
+      case null -> EntityResult.NOT_FOUND;
+      case ReadRecord.Lent lent -> EntityResult.lent(lent, withVersion ? lent.version() : EntityResult.NO_VERSION);
+      case ReadRecord.Copied(Entry entry) -> {
+        byte[] value = entry.value();
+        if (!withVersion) yield value == null ? EntityResult.NOT_FOUND : EntityResult.found(value);
+        yield value == null ? EntityResult.tombstone(entry.version()) : EntityResult.found(value, entry.version());
+      }
+    };
   }
 
   /** How far {@code version} is ahead of the engine's wall clock, in ms ({@link dev.shale.storage.HybridClock#aheadOfWallMillis}). */

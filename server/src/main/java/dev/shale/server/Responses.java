@@ -13,8 +13,9 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The responses the server sends. Values go out as {@code application/octet-stream}, wrapped,
- * not copied; every 4xx and 5xx carries a one-line reason as {@code text/plain}; every 503 says
- * {@code Retry-After: 1}, every 507 {@code Retry-After: 10}.
+ * not copied (a value the engine lent: its memory, as a {@link LentValueBuf}); every 4xx and 5xx
+ * carries a one-line reason as {@code text/plain}; every 503 says {@code Retry-After: 1}, every
+ * 507 {@code Retry-After: 10}.
  */
 final class Responses {
   static final String TEXT_UTF8 = "text/plain; charset=utf-8";
@@ -27,7 +28,12 @@ final class Responses {
 
   /** 200 with exactly {@code value}, which the response wraps: it must not change. */
   static FullHttpResponse value(HttpVersion version, byte[] value) {
-    FullHttpResponse response = response(version, HttpResponseStatus.OK, Unpooled.wrappedBuffer(value));
+    return value(version, Unpooled.wrappedBuffer(value));
+  }
+
+  /** 200 with the bytes of {@code value}, which the response owns (and releases) from now on. */
+  static FullHttpResponse value(HttpVersion version, ByteBuf value) {
+    FullHttpResponse response = response(version, HttpResponseStatus.OK, value);
     response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM);
     return response;
   }

@@ -27,6 +27,7 @@ final class StatusBody {
         + ", \"tablesPerLevel\": " + stats.tablesPerLevel()
         + ", \"compactions\": " + stats.compactions()
         + ", \"writeStalls\": " + stats.writeStalls()
+        + ", \"valueLeases\": " + stats.valueLeases()
         + ", " + replication.jsonMembers() + "}";
   }
 

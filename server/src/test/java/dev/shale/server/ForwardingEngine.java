@@ -7,7 +7,12 @@ import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
 import dev.shale.storage.HybridClock;
 
-/** An engine that passes every call on; tests override a method to block or fail it. */
+/**
+ * An engine that passes every call on; tests override a method to block or fail it. Except
+ * {@link Engine#read}, which keeps the interface's default (a copy through {@link #get}): a test
+ * that blocks or fails {@code get} blocks or fails the server's GETs too, and this engine lends
+ * nothing.
+ */
 class ForwardingEngine implements Engine {
   private final Engine delegate;
 

@@ -227,6 +227,26 @@ class ReplicationTest {
     }
   }
 
+  /** A peer's read of a large value is answered from the engine's memory (lent), then let go. */
+  @Test
+  void aReplicaReadOfALargeValueAnswersItWithItsVersionAndClosesItsLease(@TempDir Path tmp) {
+    int portA = FreePort.find();
+    List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + FreePort.find());
+    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 4, 16)) {
+      byte[] value = new byte[2 << 20];
+      new java.util.Random(11).nextBytes(value);
+      long version = a.engine.put(bytes("k"), value);
+      for (boolean inTable : new boolean[] {false, true}) {
+        if (inTable) a.engine.compact();
+        HttpResponse<byte[]> read = internal(a, "GET", "/v0/entity?id=k", null, null);
+        assertThat(read.statusCode()).isEqualTo(200);
+        assertThat(read.body()).as("in a table: %s", inTable).isEqualTo(value);
+        assertThat(read.headers().firstValue(ReplicaProtocol.VERSION_HEADER)).hasValue(Long.toString(version));
+      }
+      Await.until("every lease closed", TestServer.TIMEOUT, () -> a.engine.stats().valueLeases() == 0);
+    }
+  }
+
   @Test
   void nodesStartedWithDifferentListsRefuseToServeEachOther(@TempDir Path tmp) {
     int portA = FreePort.find();

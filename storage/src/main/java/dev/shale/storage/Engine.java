@@ -40,8 +40,42 @@ public interface Engine extends AutoCloseable {
     return InstalledEngineFactory.get().open(directory, options);
   }
 
+  /**
+   * Values of at least this many bytes are lent by {@link #read}, smaller ones copied. A copy
+   * costs an allocation and a memcpy in proportion to the value, a lease a fixed price (a few
+   * objects, and the read view it pins, below): at 64 KiB a copy takes a few microseconds and
+   * the pinning starts to pay; below it, copies are cheap and die young, while leases of many
+   * small values held for many answers would pin read views out of proportion to the bytes.
+   */
+  int LEND_MIN_VALUE_BYTES = 64 << 10;
+
   /** The newest record of {@code key} (possibly a tombstone), or null if the store has none. */
   @Nullable Entry get(byte[] key);
+
+  /**
+   * The record {@link #get} returns (the same winner, by the same version rules), or null; but a
+   * value of at least {@link #LEND_MIN_VALUE_BYTES} is not copied: it comes back as a
+   * {@link ReadRecord.Lent}, a read-only view of the value where it lies, in a table's mapping
+   * (its block's checksum verified first, as every read does) or in a memtable's memory. Smaller
+   * values and tombstones come back copied ({@link ReadRecord.Copied}). For a server that writes
+   * large values to a socket without copying them to the heap first.
+   *
+   * <p>Lifetime of a lease: until the record is closed, it pins the read view it was read from:
+   * that view's tables stay mapped and on disk (a compaction that replaces one deletes the file
+   * only after the last lease on it is closed) and its memtables keep their native memory (a
+   * flushed memtable is freed only then). Pinned tables take disk space and pinned memtables
+   * memory beyond the engine's own bounds, so a caller must close each record promptly (once its
+   * bytes are written) and bound how many it holds at once. Closing the engine does not end the
+   * leases: the views they pin are released by their last close. {@link EngineStats#valueLeases}
+   * counts the leases open.
+   *
+   * <p>The default implementation copies every value ({@link #get}): an engine that lends
+   * overrides it.
+   */
+  default @Nullable ReadRecord read(byte[] key) {
+    Entry entry = get(key);
+    return entry == null ? null : new ReadRecord.Copied(entry);
+  }
 
   /** Stores {@code value} under {@code key} with a fresh version, and returns that version. */
   long put(byte[] key, byte[] value);

@@ -21,6 +21,7 @@ import java.util.List;
  * @param compactionFailures compactions that failed since open (each logged)
  * @param flushBytesWritten bytes of tables flushes wrote since open (with
  *     {@code compactionBytesWritten}: the engine's write amplification)
+ * @param valueLeases values lent by {@link Engine#read} and not yet closed: each pins a read view
  */
 public record EngineStats(
     long memtableBytes,
@@ -37,7 +38,8 @@ public record EngineStats(
     long compactionBytesWritten,
     long writeSlowdowns,
     long compactionFailures,
-    long flushBytesWritten) {
+    long flushBytesWritten,
+    long valueLeases) {
 
   public EngineStats {
     tablesPerLevel = List.copyOf(tablesPerLevel);

@@ -9,10 +9,12 @@ import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Entry;
 import dev.shale.storage.HybridClock;
 import dev.shale.storage.Keys;
+import dev.shale.storage.ReadRecord;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.SyncMode;
 import dev.shale.storage.manifest.Manifest;
 import dev.shale.storage.memtable.Memtable;
+import dev.shale.storage.table.FoundRecord;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
@@ -70,6 +72,7 @@ final class LsmEngine implements Engine {
   private final Optional<IntervalSync> intervalSync;
   private final DamageRegistry damage;
   private final DiskSpace disk;
+  private final ValueLeases leases = new ValueLeases();
   private final CountDownLatch closeFinished = new CountDownLatch(1);
 
   private LsmEngine(Path directory, EngineOptions options, Hooks hooks, HybridClock clock,
@@ -154,10 +157,27 @@ final class LsmEngine implements Engine {
     try {
       return current.get(key);
     } catch (CorruptionException e) {
-      damage.report(e.file(), e.problem(), DamageRegistry.TABLE_REMEDY);
-      throw e;
+      throw reported(e);
     } finally {
       current.release();
+    }
+  }
+
+  @Override
+  public @Nullable ReadRecord read(byte[] key) {
+    requireKey(key);
+    ReadView current = view.retain();
+    boolean lent = false; // then the lease releases the view
+    try {
+      FoundRecord found = current.find(key);
+      if (found == null) return null;
+      ValueLeases.Outcome outcome = leases.lendOrCopy(key, found, current);
+      lent = outcome.holdsView();
+      return outcome.record();
+    } catch (CorruptionException e) {
+      throw reported(e);
+    } finally {
+      if (!lent) current.release();
     }
   }
 
@@ -243,7 +263,7 @@ final class LsmEngine implements Engine {
         current.tables().size(), tableBytes, flushes.flushes(), backpressure.writeStalls(),
         backpressure.writeStallRejections(), clock.current(), current.levels().tablesPerLevel(),
         compactor.compactions(), compactor.bytesRead(), compactor.bytesWritten(),
-        backpressure.writeSlowdowns(), compactor.failures(), flushes.flushBytesWritten());
+        backpressure.writeSlowdowns(), compactor.failures(), flushes.flushBytesWritten(), leases.open());
   }
 
   @Override
@@ -385,6 +405,11 @@ final class LsmEngine implements Engine {
       throw new IllegalArgumentException(
           "value must be at most " + MAX_VALUE_BYTES + " bytes, not " + value.length);
     }
+  }
+
+  private CorruptionException reported(CorruptionException e) {
+    damage.report(e.file(), e.problem(), DamageRegistry.TABLE_REMEDY);
+    return e;
   }
 
   private static void closeQuietly(AutoCloseable closeable) {

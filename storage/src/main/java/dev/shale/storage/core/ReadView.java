@@ -2,6 +2,7 @@ package dev.shale.storage.core;
 
 import dev.shale.storage.Entry;
 import dev.shale.storage.memtable.Memtable;
+import dev.shale.storage.table.FoundRecord;
 import dev.shale.storage.table.Table;
 import dev.shale.storage.util.Murmur3.Hash128;
 import java.util.ArrayList;
@@ -80,20 +81,28 @@ final class ReadView {
     return new ReadView(active, frozen, levels.withReplaced(inputs, outputs));
   }
 
-  /**
-   * The record of {@code key} that wins (docs/format.md, "Conventions"), or null. Sources are
-   * searched newest first, but a record written later with an older version (replication's
-   * write()) may sit in an older source, so once a record of version v is found only sources
-   * that hold a version >= v are still searched; {@link Entry#newer} settles the rest. Levels
-   * do not order versions either (a compaction moves old and new records down alike), so every
-   * level is consulted: all of level 0, and in each deeper level the one table whose range holds
-   * the key. Damaged tables set aside in level 0 come last, and only when their range holds the
-   * key: a newer record found elsewhere spares a read of their damaged blocks.
-   */
+  /** The record of {@code key} that wins, copied out ({@link #find}), or null. */
   @Nullable Entry get(byte[] key) {
+    FoundRecord found = find(key);
+    return found == null ? null : found.copy(key);
+  }
+
+  /**
+   * The record of {@code key} that wins (docs/format.md, "Conventions"), in place, or null: its
+   * value is valid while this view is retained. Sources are searched newest first, but a record
+   * written later with an older version (replication's write()) may sit in an older source, so
+   * once a record of version v is found only sources that hold a version >= v are still
+   * searched; {@link FoundRecord#newer} settles the rest. Levels do not order versions either
+   * (a compaction moves old and new records down alike), so every level is consulted: all of
+   * level 0, and in each deeper level the one table whose range holds the key. Damaged tables
+   * set aside in level 0 come last, and only when their range holds the key: a newer record found
+   * elsewhere spares a read of their damaged blocks. Nothing is copied: a record that loses
+   * costs no allocation of its value.
+   */
+  @Nullable FoundRecord find(byte[] key) {
     // One hash serves every memtable's key filter and every table's Bloom filter.
     Hash128 keyHash = Table.filterHash(key);
-    Entry best = consider(null, active, key, keyHash);
+    FoundRecord best = consider(null, active, key, keyHash);
     for (FrozenMemtable f : frozen) best = consider(best, f.memtable(), key, keyHash);
     for (SharedTable t : levels.level0Backlog()) best = consider(best, t, key, keyHash);
     for (int level = 1; level < Levels.COUNT; level++) {
@@ -129,21 +138,21 @@ final class ReadView {
   }
 
   // best: the winning record so far, null while none is found; returns it after this source.
-  private static @Nullable Entry consider(
-      @Nullable Entry best, Memtable memtable, byte[] key, Hash128 keyHash) {
+  private static @Nullable FoundRecord consider(
+      @Nullable FoundRecord best, Memtable memtable, byte[] key, Hash128 keyHash) {
     // maxVersion is raised before a record enters the memtable, so this skip is never wrong.
     if (best != null && memtable.maxVersion() < best.version()) return best;
-    return newer(best, memtable.get(key, keyHash));
+    return newer(best, memtable.find(key, keyHash));
   }
 
-  private static @Nullable Entry consider(
-      @Nullable Entry best, SharedTable table, byte[] key, Hash128 keyHash) {
+  private static @Nullable FoundRecord consider(
+      @Nullable FoundRecord best, SharedTable table, byte[] key, Hash128 keyHash) {
     if (best != null && table.maxVersion() < best.version()) return best;
-    return newer(best, table.get(key, keyHash));
+    return newer(best, table.find(key, keyHash));
   }
 
-  private static @Nullable Entry newer(@Nullable Entry best, @Nullable Entry found) {
+  private static @Nullable FoundRecord newer(@Nullable FoundRecord best, @Nullable FoundRecord found) {
     if (found == null) return best;
-    return best == null ? found : Entry.newer(best, found);
+    return best == null ? found : FoundRecord.newer(best, found);
   }
 }

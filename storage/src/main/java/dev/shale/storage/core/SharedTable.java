@@ -4,6 +4,7 @@ import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
 import dev.shale.storage.Vfs;
+import dev.shale.storage.table.FoundRecord;
 import dev.shale.storage.table.Table;
 import dev.shale.storage.table.TableMeta;
 import dev.shale.storage.util.Murmur3.Hash128;
@@ -112,9 +113,12 @@ final class SharedTable {
         && Keys.compare(meta.smallestKey(), largest) <= 0;
   }
 
-  /** The record of {@code key}, or null; {@code keyHash} is {@link Table#filterHash} of it. */
-  @Nullable Entry get(byte[] key, Hash128 keyHash) {
-    return file.table.get(key, keyHash);
+  /**
+   * The record of {@code key} in place, or null; {@code keyHash} is {@link Table#filterHash} of
+   * it. Its value is valid while the caller holds a reference.
+   */
+  @Nullable FoundRecord find(byte[] key, Hash128 keyHash) {
+    return file.table.find(key, keyHash);
   }
 
   /** All records in key order; the caller holds a reference while it iterates. */

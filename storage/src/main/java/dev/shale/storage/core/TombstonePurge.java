@@ -4,6 +4,7 @@ import dev.shale.storage.Entry;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.Versions;
 import dev.shale.storage.memtable.Memtable;
+import dev.shale.storage.table.FoundRecord;
 import dev.shale.storage.table.Table;
 import dev.shale.storage.util.Murmur3.Hash128;
 import java.util.ArrayList;
@@ -67,7 +68,7 @@ final class TombstonePurge {
     Hash128 keyHash = Table.filterHash(key); // the same for every memtable and table filter: hashed once
     for (Memtable m : memtables) {
       if (m.minVersion() > version) continue;
-      Entry e = m.get(key, keyHash);
+      FoundRecord e = m.find(key, keyHash);
       if (e != null && e.version() <= version) return true;
     }
     for (SharedTable t : levels.level(0)) {
@@ -84,7 +85,7 @@ final class TombstonePurge {
     if (inputNumbers.contains(t.fileNumber())) return false;
     if (t.minVersion() > version || !t.covers(key)) return false;
     try {
-      Entry e = t.get(key, keyHash);
+      FoundRecord e = t.find(key, keyHash);
       return e != null && e.version() <= version;
     } catch (StorageException unreadable) {
       return true; // a table we cannot read might hold anything: keep the tombstone

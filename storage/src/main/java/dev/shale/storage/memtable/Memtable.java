@@ -2,6 +2,7 @@ package dev.shale.storage.memtable;
 
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
+import dev.shale.storage.table.FoundRecord;
 import dev.shale.storage.table.Table;
 import dev.shale.storage.util.Murmur3.Hash128;
 import java.lang.foreign.MemorySegment;
@@ -111,9 +112,20 @@ public final class Memtable {
    * read hashes its key once for every memtable and table it consults.
    */
   public @Nullable Entry get(byte[] key, Hash128 keyHash) {
+    FoundRecord found = find(key, keyHash);
+    return found == null ? null : found.copy(key);
+  }
+
+  /**
+   * As {@link #get(byte[], Hash128)}, the record left where it lies: its value a view of the
+   * memtable's native memory, valid while the caller holds a reference ({@link #retain}). A record
+   * once written never changes (a newer one is written elsewhere and swapped in), so the view
+   * stays what it was when found.
+   */
+  public @Nullable FoundRecord find(byte[] key, Hash128 keyHash) {
     if (!filter.mayContain(keyHash)) return null;
     long node = list.find(key);
-    return node == MemtableArena.NULL ? null : entry(node);
+    return node == MemtableArena.NULL ? null : record(node);
   }
 
   /**
@@ -203,13 +215,16 @@ public final class Memtable {
   }
 
   private Entry entry(long node) {
+    return record(node).copy(list.key(node));
+  }
+
+  private FoundRecord record(long node) {
     long record = list.payload(node);
     MemorySegment segment = arena.segment(record);
     long offset = MemtableArena.offset(record);
     long version = segment.get(ValueLayout.JAVA_LONG, offset + VERSION);
     int length = segment.get(ValueLayout.JAVA_INT, offset + VALUE_LENGTH);
-    byte @Nullable [] value = length == TOMBSTONE_LENGTH ? null : ArenaBytes.toArray(segment, offset + VALUE, length);
-    return new Entry(list.key(node), version, value);
+    return new FoundRecord(version, length == TOMBSTONE_LENGTH ? null : segment.asSlice(offset + VALUE, length));
   }
 
   private void trackVersion(long version) {

@@ -32,13 +32,13 @@ final class DataBlock {
   }
 
   /**
-   * The record of {@code key} in this block, or null. The returned entry's key is {@code key}
-   * itself; its value is the one copy this read makes.
+   * The record of {@code key} in this block, or null: its value a view of the block (the block's
+   * crc was checked when it was opened), valid while the table stays mapped.
    */
-  @Nullable Entry get(byte[] key) {
+  @Nullable FoundRecord find(byte[] key) {
     int i = reader.seek(key);
     if (i == reader.count() || !reader.keyEquals(i, key)) return null;
-    return decode(i, key);
+    return decode(i);
   }
 
   /** The index of the first entry whose key is {@code >= key}, or {@link #count} if none is. */
@@ -53,11 +53,11 @@ final class DataBlock {
 
   /** Entry {@code i}, its key and value copied out of the file. */
   Entry entryAt(int i) {
-    return decode(i, reader.keyAt(i));
+    return decode(i).copy(reader.keyAt(i));
   }
 
   /** entry := key_length:u32 value_length:u32 version:u64 type:u8 key value. */
-  private Entry decode(int i, byte[] key) {
+  private FoundRecord decode(int i) {
     MemorySegment block = reader.segment();
     long offset = reader.itemOffset(i);
     long valueLength = Integer.toUnsignedLong(block.get(U32, offset + 4));
@@ -69,13 +69,13 @@ final class DataBlock {
         if (valueLength != 0) {
           throw reader.corrupt("tombstone " + i + " has a value of " + valueLength + " bytes");
         }
-        yield Entry.tombstone(key, version);
+        yield new FoundRecord(version, null);
       }
       case TableFormat.TYPE_VALUE -> {
         if (valueLength > MAX_VALUE_BYTES) {
           throw reader.corrupt("entry " + i + " value of " + valueLength + " bytes is implausible");
         }
-        yield new Entry(key, version, block.asSlice(valueOffset, valueLength).toArray(ValueLayout.JAVA_BYTE));
+        yield new FoundRecord(version, block.asSlice(valueOffset, valueLength));
       }
       default -> throw reader.corrupt("entry " + i + " has unknown record type " + type);
     };

@@ -25,7 +25,8 @@ public final class Table implements AutoCloseable {
    * place: the footer, filter and index are checked once at open (crc and structure) and then
    * searched where they lie, so an open table costs a few objects of heap, not a copy of its
    * keys. A get probes the Bloom filter, binary-searches the index for the one block that can hold
-   * the key, checks that block's crc, binary-searches it, and copies out only the found value.
+   * the key, checks that block's crc, binary-searches it, and copies out only the found value
+   * (find() not even that: it returns the value in place).
    */
 
   private final Path path;
@@ -91,10 +92,19 @@ public final class Table implements AutoCloseable {
    * read that consults many tables hashes its key once, not once per table.
    */
   public @Nullable Entry get(byte[] key, Hash128 keyHash) {
+    FoundRecord found = find(key, keyHash);
+    return found == null ? null : found.copy(key);
+  }
+
+  /**
+   * As {@link #get(byte[], Hash128)}, the record left where it lies: its value a view of the
+   * mapping, in a block whose crc was just checked, valid until {@link #close}.
+   */
+  public @Nullable FoundRecord find(byte[] key, Hash128 keyHash) {
     if (!mayContain(keyHash)) return null;
     int block = index.find(key);
     if (block == index.blockCount()) return null;
-    return readBlock(block).get(key);
+    return readBlock(block).find(key);
   }
 
   /** All records in key order, lazily, one block at a time. */
