@@ -115,8 +115,10 @@ final class AnswerBudget {
   }
 
   private void grantWaiting() {
-    ArrayDeque<Parked> granted = new ArrayDeque<>();
+    ArrayDeque<Parked> granted;
     synchronized (this) {
+      if (waiting.isEmpty()) return; // the common case: nothing to grant, nothing to allocate
+      granted = new ArrayDeque<>();
       for (Iterator<Parked> it = waiting.iterator(); it.hasNext(); ) {
         Parked first = it.next();
         if (first.bytes > limitBytes - reserved) break; // strictly in order: no overtaking

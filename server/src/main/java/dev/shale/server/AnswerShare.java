@@ -24,6 +24,10 @@ final class AnswerShare {
   private AnswerBudget.@Nullable Parked parked; // a reservation waiting in the node's line
   private long grantedBytes; // reserved for the read at the head of the connection's calls, not yet taken
   private boolean roomScheduled;
+  // A read was held back, or the connection was found full: onRoom is owed when bytes are given
+  // back. Without it a release schedules nothing (most answers fit at once, and a task per
+  // answer would cost the event loop more than the answer's own write).
+  private boolean roomWanted;
   private boolean closed;
 
   AnswerShare(AnswerBudget budget, long shareBytes, Executor loop, Runnable onRoom) {
@@ -52,7 +56,10 @@ final class AnswerShare {
       heldBytes += wanted;
       return true;
     }
-    if (heldBytes > 0 && heldBytes + wanted > shareBytes) return false; // released writes call onRoom
+    if (heldBytes > 0 && heldBytes + wanted > shareBytes) {
+      roomWanted = true; // released writes call onRoom
+      return false;
+    }
     if (budget.tryReserve(wanted)) {
       heldBytes += wanted;
       return true;
@@ -86,7 +93,9 @@ final class AnswerShare {
 
   /** Whether the connection holds its whole share: read no more from it until some is written. */
   boolean isFull() {
-    return heldBytes >= shareBytes;
+    boolean full = heldBytes >= shareBytes;
+    if (full) roomWanted = true;
+    return full;
   }
 
   long heldBytes() {
@@ -115,7 +124,8 @@ final class AnswerShare {
 
   // Writes complete inside a flush, deep in the caller's stack: the next read starts afterwards.
   private void scheduleRoom() {
-    if (roomScheduled || closed) return;
+    if (!roomWanted || roomScheduled || closed) return;
+    roomWanted = false;
     roomScheduled = true;
     try {
       loop.execute(() -> {

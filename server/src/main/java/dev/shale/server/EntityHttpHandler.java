@@ -5,6 +5,7 @@ import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.Consistency;
 import dev.shale.cluster.ReplicaProtocol;
 import dev.shale.cluster.SignedContent;
+import dev.shale.storage.Engine;
 import dev.shale.storage.Entry;
 import dev.shale.storage.HybridClock;
 import dev.shale.storage.ReadRecord;
@@ -82,6 +83,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final @Nullable String fingerprint; // of the cluster's node list; null without a cluster
   private final Scans scans;
   private final AnswerBudget answerBudget;
+  private final RecentValueSizes valueSizes; // node-wide
   private @Nullable AnswerShare share; // set in handlerAdded: it runs on the channel's loop
   private final ResponseQueue responses = new ResponseQueue(bytes -> share().release(bytes));
   private final CallOrder calls = new CallOrder(bytes -> share().tryTake(bytes));
@@ -92,10 +94,11 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private boolean closing;
 
   EntityHttpHandler(
-      EntityService service, @Nullable StoragePool pool, BodyBudget budget, AnswerBudget answerBudget, ServerOptions options,
+      EntityService service, @Nullable StoragePool pool, BodyBudget budget, AnswerBudget answerBudget, RecentValueSizes valueSizes, ServerOptions options,
       @Nullable Cluster cluster, @Nullable Coordinator coordinator, ReplicationStats stats, Scans scans) {
     this.scans = scans;
     this.answerBudget = answerBudget;
+    this.valueSizes = valueSizes;
     this.service = service;
     this.pool = pool;
     this.budget = budget;
@@ -179,13 +182,19 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     switch (action) {
       case Answer answer -> responses.complete(slot, answer.response());
       case Call call -> {
-        long answerBytes = call.answersValue() ? answerBudget.fit(options.maxValueSizeBytes()) : 0;
+        // A local read copies a value to the heap only below Engine.LEND_MIN_VALUE_BYTES; a larger
+        // one is lent, and its answer holds no heap (complete() counts it as nothing).
+        long answerBytes = call.answersValue()
+            ? answerBudget.fit(Math.min(options.maxValueSizeBytes(), Engine.LEND_MIN_VALUE_BYTES)) : 0;
         calls.submit(call.write(), answerBytes, () -> start(call, version, bodyBytes, slot, answerBytes));
       }
       case Coordinate coordinate -> {
-        // Every replica's answer may carry the value, and all are in memory until the last is in.
+        // Every replica's answer may carry the value, and all are in memory until the last is in:
+        // one value each, of the size lately seen (RecentValueSizes).
+        byte @Nullable [] written = coordinate.value();
+        if (written != null) valueSizes.note(written.length);
         long answerBytes = coordinate.write() ? 0
-            : answerBudget.fit((long) coordinate.consistency().from() * options.maxValueSizeBytes());
+            : answerBudget.fit(coordinate.consistency().from() * valueSizes.largest());
         calls.submit(coordinate.write(), answerBytes, () -> start(coordinate, version, bodyBytes, slot, answerBytes));
       }
       case Stream stream -> calls.submit(false, () -> responses.stream(slot, stream.answer(), () -> {
@@ -346,6 +355,7 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     responses.hold(slot, answerBytes);
     coordinator.read(ctx().executor(), coordinate.key(), coordinate.consistency(), outcome -> { // on this loop
       FullHttpResponse response = coordinated(coordinate, version, outcome);
+      valueSizes.note(response.content().readableBytes());
       responses.hold(slot, held.answered(response.content().readableBytes()));
       responses.complete(slot, response);
       calls.finished(false);
@@ -412,7 +422,13 @@ final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
 
   /** Fills a call's slot; the answer bytes taken for it ({@code answerBytes}) come to the answer's size. */
   private void complete(ResponseQueue.Slot slot, long answerBytes, FullHttpResponse response) {
-    if (answerBytes > 0) responses.hold(slot, share().settle(answerBytes, response.content().readableBytes()));
+    int bodyBytes = response.content().readableBytes();
+    valueSizes.note(bodyBytes);
+    // A lent value is in the engine's memory, not the heap: its connection still stops being read
+    // while it waits to be written (the channel is not writable), and --max-pipelined bounds how
+    // many it holds, but it takes nothing from the node's heap budget.
+    long heapBytes = response.content() instanceof LentValueBuf ? 0 : bodyBytes;
+    if (answerBytes > 0) responses.hold(slot, share().settle(answerBytes, heapBytes));
     responses.complete(slot, response);
   }
 

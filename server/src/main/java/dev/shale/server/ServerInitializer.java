@@ -1,6 +1,7 @@
 package dev.shale.server;
 
 import dev.shale.cluster.Cluster;
+import dev.shale.storage.Engine;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
@@ -45,6 +46,8 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   private final @Nullable StoragePool pool; // null: storage calls run inline on the event loops (--workers 0)
   private final BodyBudget budget;
   private final AnswerBudget answerBudget;
+  // One per server, like the budgets: what every connection's coordinated reads reserve follows it.
+  private final RecentValueSizes valueSizes;
   private final ChannelGroup connections;
   private final BooleanSupplier draining;
   private final @Nullable Cluster cluster; // null without --cluster
@@ -65,6 +68,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     this.pool = pool;
     this.budget = budget;
     this.answerBudget = answerBudget;
+    this.valueSizes = new RecentValueSizes(Engine.LEND_MIN_VALUE_BYTES, options.maxValueSizeBytes());
     this.connections = connections;
     this.draining = draining;
   }
@@ -80,7 +84,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     pipeline.addLast("http", new StrictServerCodec(decoderConfig()));
     pipeline.addLast("flow", new FlowControlHandler());
     pipeline.addLast("aggregator", new RequestAggregator(options.maxValueSizeBytes(), budget, requestTimeout, lingeringClose));
-    pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, answerBudget, options, cluster, coordinator, stats, scans));
+    pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, answerBudget, valueSizes, options, cluster, coordinator, stats, scans));
     // Added to the group before the check: either ShaleServer.close sees this connection in the
     // group, or this sees that the server drains. A connection accepted during shutdown closes.
     connections.add(channel);

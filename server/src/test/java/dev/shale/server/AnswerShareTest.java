@@ -49,7 +49,7 @@ class AnswerShareTest {
     assertThat(share.tryTake(30)).as("still parked").isFalse();
     other.release(90);
     runLoop();
-    assertThat(rooms).isEqualTo(2); // other's room, and share's grant
+    assertThat(rooms).as("share's grant; other held nothing back and is owed no room").isEqualTo(1);
     assertThat(share.tryTake(30)).isTrue();
     assertThat(budget.reservedBytes()).isEqualTo(30);
   }
@@ -68,6 +68,20 @@ class AnswerShareTest {
     parked.close();
     runLoop();
     assertThat(budget.reservedBytes()).isZero();
+  }
+
+  @Test
+  void givingBackBytesCallsForRoomOnlyWhereAReadWasHeldBackOrTheShareWasFull() {
+    AnswerShare share = share(100);
+    assertThat(share.tryTake(30)).isTrue();
+    share.release(30);
+    runLoop();
+    assertThat(rooms).as("nothing waited: no task per answer").isZero();
+    assertThat(share.tryTake(100)).isTrue();
+    assertThat(share.isFull()).isTrue();
+    share.release(100);
+    runLoop();
+    assertThat(rooms).as("the connection was not read while full").isEqualTo(1);
   }
 
   private void runLoop() {
