@@ -43,9 +43,10 @@ public interface Engine extends AutoCloseable {
   /**
    * Values of at least this many bytes are lent by {@link #read}, smaller ones copied. A copy
    * costs an allocation and a memcpy in proportion to the value, a lease a fixed price (a few
-   * objects, and the read view it pins, below): at 64 KiB a copy takes a few microseconds and
-   * the pinning starts to pay; below it, copies are cheap and die young, while leases of many
-   * small values held for many answers would pin read views out of proportion to the bytes.
+   * objects, and the table or memtable it pins, below): at 64 KiB a copy takes a few
+   * microseconds and the pinning starts to pay; below it, copies are cheap and die young, while
+   * leases of many small values held for many answers would pin files and memtables out of
+   * proportion to the bytes.
    */
   int LEND_MIN_VALUE_BYTES = 64 << 10;
 
@@ -60,13 +61,13 @@ public interface Engine extends AutoCloseable {
    * values and tombstones come back copied ({@link ReadRecord.Copied}). For a server that writes
    * large values to a socket without copying them to the heap first.
    *
-   * <p>Lifetime of a lease: until the record is closed, it pins the read view it was read from:
-   * that view's tables stay mapped and on disk (a compaction that replaces one deletes the file
-   * only after the last lease on it is closed) and its memtables keep their native memory (a
-   * flushed memtable is freed only then). Pinned tables take disk space and pinned memtables
+   * <p>Lifetime of a lease: until the record is closed, it pins the one table or memtable the
+   * value lies in: the table stays mapped and on disk (a compaction that replaces it deletes the
+   * file only after the last lease on it is closed), or the memtable keeps its native memory (a
+   * flushed memtable is freed only then). A pinned table takes disk space and a pinned memtable
    * memory beyond the engine's own bounds, so a caller must close each record promptly (once its
    * bytes are written) and bound how many it holds at once. Closing the engine does not end the
-   * leases: the views they pin are released by their last close. {@link EngineStats#valueLeases}
+   * leases: the tables and memtables they pin are released by their last close. {@link EngineStats#valueLeases}
    * counts the leases open.
    *
    * <p>The default implementation copies every value ({@link #get}): an engine that lends

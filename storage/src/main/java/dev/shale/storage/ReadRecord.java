@@ -36,8 +36,7 @@ public sealed interface ReadRecord extends AutoCloseable permits ReadRecord.Copi
   /**
    * A value lent in place: {@link #value} is a read-only view of the engine's memory (a table's
    * mapping or a memtable's native memory), valid until {@link #close}. Until then the engine keeps
-   * that memory, and every table and memtable of the read view it came from: see
-   * {@link Engine#read}.
+   * that table or memtable open, and no other: see {@link Engine#read}.
    *
    * <p>Thread safe: it may be closed on any thread, any number of times; the first close ends the
    * lease. Reading the value after close is a bug the FFM API may or may not catch: once the

@@ -167,19 +167,17 @@ final class LsmEngine implements Engine {
   public @Nullable ReadRecord read(byte[] key) {
     requireKey(key);
     ReadView current = view.retain();
-    boolean lent = false; // then the lease releases the view
     try {
-      FoundRecord found = current.find(key);
-      if (found == null) return null;
-      ValueLeases.Outcome outcome = leases.lendOrCopy(key, found, current);
-      lent = outcome.holdsView();
-      return outcome.record();
+      ReadView.Winner winner = current.findWinner(key);
+      // A lent value takes its own reference on its source, while the view still holds it open.
+      return winner == null ? null : leases.lendOrCopy(key, winner);
     } catch (CorruptionException e) {
       throw reported(e);
     } finally {
-      if (!lent) current.release();
+      current.release();
     }
   }
+
 
   @Override
   public long put(byte[] key, byte[] value) {

@@ -7,6 +7,7 @@ import dev.shale.storage.table.Table;
 import dev.shale.storage.util.Murmur3.Hash128;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
@@ -100,21 +101,102 @@ final class ReadView {
    * costs no allocation of its value.
    */
   @Nullable FoundRecord find(byte[] key) {
+    return search(key).best;
+  }
+
+  /**
+   * The winner of {@code key}, as {@link #find}, with the memtable or table that holds it, which
+   * {@link Winner#pinSource} can keep beyond this view: a value lent past the read then pins that
+   * one source, not every file and memtable of the view.
+   */
+  @Nullable Winner findWinner(byte[] key) {
+    Search search = search(key);
+    FoundRecord best = search.best;
+    return best == null ? null : new Winner(best, search.bestMemtable, search.bestTable);
+  }
+
+  /** A winning record and its source: exactly one of {@code memtable} and {@code table} is set. */
+  static final class Winner {
+    final FoundRecord record;
+    private final @Nullable Memtable memtable;
+    private final @Nullable SharedTable table;
+
+    private Winner(FoundRecord record, @Nullable Memtable memtable, @Nullable SharedTable table) {
+      this.record = record;
+      this.memtable = memtable;
+      this.table = table;
+    }
+
+    /**
+     * Takes a reference on the source, valid beyond the view's; the returned action gives it back
+     * (once). Call it while the view is still retained: the source is open then.
+     */
+    Runnable pinSource() {
+      if (memtable != null) {
+        memtable.retain();
+        return memtable::release;
+      }
+      SharedTable source = Objects.requireNonNull(table, "a winner has a source");
+      source.retain();
+      return source::release;
+    }
+  }
+
+  private Search search(byte[] key) {
     // One hash serves every memtable's key filter and every table's Bloom filter.
-    Hash128 keyHash = Table.filterHash(key);
-    FoundRecord best = consider(null, active, key, keyHash);
-    for (FrozenMemtable f : frozen) best = consider(best, f.memtable(), key, keyHash);
-    for (SharedTable t : levels.level0Backlog()) best = consider(best, t, key, keyHash);
+    Search search = new Search(key, Table.filterHash(key));
+    search.consider(active);
+    for (FrozenMemtable f : frozen) search.consider(f.memtable());
+    for (SharedTable t : levels.level0Backlog()) search.consider(t);
     for (int level = 1; level < Levels.COUNT; level++) {
       SharedTable t = levels.find(level, key);
-      if (t != null) best = consider(best, t, key, keyHash);
+      if (t != null) search.consider(t);
     }
     for (SharedTable t : levels.setAside()) {
       // Only a key in its range: a filter's false positive would otherwise send a key below
       // its first key to its first block, which may be the damaged one.
-      if (t.covers(key)) best = consider(best, t, key, keyHash);
+      if (t.covers(key)) search.consider(t);
     }
-    return best;
+    return search;
+  }
+
+  /** One read's search over the view's sources: the winner so far, and where it lies. */
+  private static final class Search {
+    private final byte[] key;
+    private final Hash128 keyHash;
+    private @Nullable FoundRecord best;
+    private @Nullable Memtable bestMemtable;
+    private @Nullable SharedTable bestTable;
+
+    Search(byte[] key, Hash128 keyHash) {
+      this.key = key;
+      this.keyHash = keyHash;
+    }
+
+    void consider(Memtable memtable) {
+      // maxVersion is raised before a record enters the memtable, so this skip is never wrong.
+      if (best != null && memtable.maxVersion() < best.version()) return;
+      if (wins(memtable.find(key, keyHash))) {
+        bestMemtable = memtable;
+        bestTable = null;
+      }
+    }
+
+    void consider(SharedTable table) {
+      if (best != null && table.maxVersion() < best.version()) return;
+      if (wins(table.find(key, keyHash))) {
+        bestMemtable = null;
+        bestTable = table;
+      }
+    }
+
+    // Whether found beats the winner so far (FoundRecord.newer keeps the first of equals), and is now it.
+    private boolean wins(@Nullable FoundRecord found) {
+      if (found == null) return false;
+      if (best != null && FoundRecord.newer(best, found) != found) return false;
+      best = found;
+      return true;
+    }
   }
 
   boolean tryRetain() {
@@ -135,24 +217,5 @@ final class ReadView {
     } else if (after < 0) {
       throw new IllegalStateException("read view released too often");
     }
-  }
-
-  // best: the winning record so far, null while none is found; returns it after this source.
-  private static @Nullable FoundRecord consider(
-      @Nullable FoundRecord best, Memtable memtable, byte[] key, Hash128 keyHash) {
-    // maxVersion is raised before a record enters the memtable, so this skip is never wrong.
-    if (best != null && memtable.maxVersion() < best.version()) return best;
-    return newer(best, memtable.find(key, keyHash));
-  }
-
-  private static @Nullable FoundRecord consider(
-      @Nullable FoundRecord best, SharedTable table, byte[] key, Hash128 keyHash) {
-    if (best != null && table.maxVersion() < best.version()) return best;
-    return newer(best, table.find(key, keyHash));
-  }
-
-  private static @Nullable FoundRecord newer(@Nullable FoundRecord best, @Nullable FoundRecord found) {
-    if (found == null) return best;
-    return best == null ? found : FoundRecord.newer(best, found);
   }
 }

@@ -116,6 +116,27 @@ class ValueLeaseTest {
   }
 
   @Test
+  void aLeasePinsOnlyTheSourceOfItsValueNotTheRestOfTheView() {
+    try (LsmEngine engine = LsmEngine.open(dir, EngineOptions.defaults(), Hooks.none())) {
+      engine.put(bytes("other"), value(1, 100));
+      engine.compact();
+      List<String> before = tableFiles();
+      assertThat(before).hasSize(1);
+      byte[] value = value(2, LARGE);
+      engine.put(bytes("k"), value);
+      ReadRecord.Lent lent = (ReadRecord.Lent) engine.read(bytes("k")); // from the active memtable
+
+      engine.put(bytes("other"), value(3, 100));
+      engine.compact(); // the memtable flushed, and the table holding "other" replaced
+      assertThat(tableFiles()).as("the replaced table held nothing lent: gone while the lease is open")
+          .doesNotContainAnyElementsOf(before);
+      assertThat(lent.value().toArray(ValueLayout.JAVA_BYTE)).as("the memtable it lies in is kept").isEqualTo(value);
+      lent.close();
+      assertThat(engine.stats().valueLeases()).isZero();
+    }
+  }
+
+  @Test
   void closingALeaseTwiceEndsItOnce() {
     try (LsmEngine engine = LsmEngine.open(dir, EngineOptions.defaults(), Hooks.none())) {
       engine.put(bytes("k"), value(7, LARGE));
