@@ -182,7 +182,8 @@ final class ServerCommand implements Callable<Integer> {
   @Option(names = "--max-inflight-answers", paramLabel = "<size>", defaultValue = "0",
       converter = ByteSizeConverter.class,
       description =
-          "Memory for values read and not yet written to their clients, server-wide; a read "
+          "Heap for values read and not yet written to their clients, server-wide (values of "
+          + "64k and more are written from the store's memory and do not count); a read "
           + "that does not fit waits until earlier answers are written, and a connection "
           + "holding a quarter of it is not read meanwhile. 0: a quarter of the heap (-Xmx), "
           + "at least --max-value-size. Otherwise at least --max-value-size. Default: 0.")

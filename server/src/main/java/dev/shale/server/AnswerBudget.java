@@ -6,12 +6,14 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * The bytes of answers the whole node may hold in memory at once: values read for answers not
- * yet written to the socket, counted from before the storage call that reads them (at the most
- * they can be) until their write completes. Unlike a request body, which can be refused (503)
- * before it is read, an answer is owed: a read that does not fit waits, parked, and is granted in
- * arrival order as bytes are given back. So the total never exceeds the limit, however many
- * connections ask, except by values larger than the reservation ({@link #forceReserve}).
+ * The heap bytes of answers the whole node may hold at once: values read for answers not yet
+ * written to the socket, counted from before the call that reads them (as many as it can put on
+ * the heap before their size is known: 64 KiB for a local read, whose larger values are lent;
+ * the size of values lately seen, per replica, for a coordinated read) until their write
+ * completes. Unlike a request body, which can be refused (503) before it is read, an answer is
+ * owed: a read that does not fit waits, parked, and is granted in arrival order as bytes are
+ * given back. So the total never exceeds the limit, however many connections ask, except by
+ * answers larger than their reservation ({@link #forceReserve}).
  *
  * <p>Thread safe: every connection's event loop shares one; a parked read is resumed on its own.
  */
@@ -84,9 +86,9 @@ final class AnswerBudget {
   }
 
   /**
-   * Counts {@code bytes} beyond a reservation, whether or not they fit: a value read turned out
-   * larger than its reservation (stored under a larger {@code --max-value-size}); it is in memory
-   * already.
+   * Counts {@code bytes} beyond a reservation, whether or not they fit: an answer turned out
+   * larger than its reservation (a coordinated read's value larger than those lately seen, or a
+   * value stored under a larger {@code --max-value-size}); it is in memory already.
    */
   synchronized void forceReserve(long bytes) {
     reserved += bytes;

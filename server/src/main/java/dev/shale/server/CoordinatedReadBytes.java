@@ -2,7 +2,8 @@ package dev.shale.server;
 
 /**
  * The answer bytes of one coordinated read, taken from the connection's {@link AnswerShare}
- * before the read starts: one value per replica asked, at the most. Two things hold them: the
+ * before the read starts: one value of the size lately seen per replica asked ({@link
+ * RecentValueSizes}). Two things hold them: the
  * answer, until its write completes, and the replicas' answers, which the read keeps until the
  * last one is in and its read repairs are written. The answer's part comes down to its size
  * when it is known ({@link #answered}); the rest is given back when the read is all in

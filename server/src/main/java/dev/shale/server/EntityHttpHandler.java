@@ -52,10 +52,11 @@ import org.jspecify.annotations.Nullable;
  * {@code maxPipelinedRequests} answers, while the client is not reading what was written
  * (the channel is not writable), or while its answers not yet written hold its whole
  * {@link AnswerShare}, and reads again once all clear. A read (a GET, served here or
- * coordinated) starts only once its answer's bytes, at the most they can be, are taken from the
- * connection's share and the node's {@link AnswerBudget}; they are given back as the answer's
- * write completes. So one connection holds at most that many requests, and answer bytes up to
- * its share, in memory, and the node at most its answer budget.
+ * coordinated) starts only once the heap bytes its answer can take before its size is known are
+ * taken from the connection's share and the node's {@link AnswerBudget}; they come to the
+ * answer's heap size (nothing for a lent value) and are given back as its write completes. So
+ * one connection holds at most that many requests, and heap answer bytes up to its share, and
+ * the node at most its answer budget (docs/design.md, "Memory per connection and per node").
  *
  * <p>Confined to the channel's event loop, except {@link #finish}, which storage workers call.
  */

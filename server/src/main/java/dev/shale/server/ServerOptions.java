@@ -14,8 +14,9 @@ import dev.shale.storage.Engine;
  * @param inflightBodyBytes bytes of request bodies held in memory by the whole server at once;
  *     a body that does not fit gets 503. 0: {@link #DEFAULT_BODY_HEAP_FRACTION} of the heap, at
  *     most {@link #DEFAULT_BODY_BUDGET_CAP_BYTES} ({@link #bodyBudgetBytes})
- * @param inflightAnswerBytes bytes of answers (values read) held in memory by the whole server
- *     at once, from before the read until the answer's write completes; a read that does not
+ * @param inflightAnswerBytes heap bytes of answers (values read; values lent from the engine's
+ *     memory do not count) held by the whole server at once, from before the read until the
+ *     answer's write completes; a read that does not
  *     fit waits for earlier answers to be written. 0: {@link #DEFAULT_ANSWER_HEAP_FRACTION} of
  *     the heap ({@link #answerBudgetBytes})
  * @param maxPipelinedRequests requests of one connection received but not yet answered; past
