@@ -56,12 +56,20 @@ public record LoadSpec(
         distribution, keyOrder, timeout, seed);
   }
 
-  /** The same run of another workload. */
+  /** The same run with another key space. */
   public LoadSpec withKeys(long newKeys) {
     return new LoadSpec(url, workload, rate, connections, threads, duration, warmup, valueSizeBytes, newKeys,
         distribution, keyOrder, timeout, seed);
   }
 
+  /** The same run with {@code query} (say {@code ack=1&from=3}) as the URL's query, added to every request. */
+  public LoadSpec withQuery(String query) {
+    URI withQuery = URI.create(url.getScheme() + "://" + url.getRawAuthority() + "/?" + query);
+    return new LoadSpec(withQuery, workload, rate, connections, threads, duration, warmup, valueSizeBytes, keys,
+        distribution, keyOrder, timeout, seed);
+  }
+
+  /** The same run of another workload. */
   public LoadSpec withWorkload(Workload newWorkload, int newConnections, int newValueSizeBytes) {
     return new LoadSpec(url, newWorkload, rate, newConnections, threads, duration, warmup, newValueSizeBytes, keys,
         distribution, keyOrder, timeout, seed);

@@ -33,13 +33,19 @@ import picocli.CommandLine.Spec;
       "absent keys, and uniform GET again after a full compaction), finds each one's stable rate,",
       "profiles the node there, measures nginx's fixed reply as the plain-HTTP ceiling",
       "(bench/nginx/fixed-reply.conf; run from the repository's root), and writes report.md with plots.",
+      "With --cluster-url, also PUT and GET through one node of a cluster at ack=2 from=3 and ack=1 from=3.",
       "Long: each rate tried runs its warmup and measured interval. --quick shortens them for a smoke run."
     })
 public final class ReportCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--url", required = true, description = "The node, e.g. http://127.0.0.1:8080.")
-  String url;
+  @Option(names = "--url", description = "The node of the single-node scenarios, e.g. http://127.0.0.1:8080.")
+  @Nullable String url;
+
+  @Option(names = "--cluster-url",
+      description = "A node of a running cluster of 3 or more nodes (e.g. node 0 of `shale cluster --nodes 3`): the "
+          + "cluster scenarios go through it.")
+  @Nullable String clusterUrl;
 
   @Option(names = "--out", required = true, description = "Directory of the report (e.g. docs/perf/report-2026-11-22).")
   Path out;
@@ -73,6 +79,9 @@ public final class ReportCommand implements Callable<Integer> {
   @Option(names = "--start", description = "First rate tried, requests/s. Default: 1000.")
   Double start;
 
+  @Option(names = "--max", description = "Highest rate tried, requests/s. Default: 1000000.")
+  Double max;
+
   @Option(names = "--max-steps", description = "Bisection steps at most. Default: 5 (--quick: 2).")
   Integer maxSteps;
 
@@ -84,17 +93,23 @@ public final class ReportCommand implements Callable<Integer> {
     PrintWriter log = spec.commandLine().getOut();
     List<ProfileEvent> events = profile.isBlank() ? List.of() : parseEvents();
     Settings s = settings();
+    if (url == null && clusterUrl == null) throw new ParameterException(spec.commandLine(), "give --url, --cluster-url or both");
+    LoadSpec single = url == null ? null : base(s, url, "--url");
+    LoadSpec cluster = clusterUrl == null ? null : base(s, clusterUrl, "--cluster-url");
     Path flameDir = out.resolve("flame");
     Files.createDirectories(out);
     Environment env = Environment.here();
-    LoadSpec base = base(s);
+    LoadSpec base = single != null ? single : java.util.Objects.requireNonNull(cluster);
 
     List<Outcome> outcomes = new ArrayList<>();
-    for (Scenario scenario : putScenarios()) outcomes.add(measure(scenario, base, s, events, flameDir, log));
-    outcomes.addAll(getScenarios(base, s, events, flameDir, log));
+    if (single != null) {
+      for (Scenario scenario : putScenarios()) outcomes.add(measure(scenario, single, s, events, flameDir, log));
+      outcomes.addAll(getScenarios(single, s, events, flameDir, log));
+    }
+    if (cluster != null) outcomes.addAll(clusterScenarios(cluster, s, events, flameDir, log));
 
     List<Outcome> ceiling = noNginx ? List.of() : nginxCeiling(base, s, log);
-    ReportWriter.write(out, env, s.describe(), base, outcomes, ceiling, events, quick);
+    ReportWriter.write(out, env, s.describe(), base, single, cluster, outcomes, ceiling, events, quick);
     log.println("report: " + out.resolve("report.md"));
     return 0;
   }
@@ -103,10 +118,12 @@ public final class ReportCommand implements Callable<Integer> {
   private Settings settings() {
     Settings d = quick ? Settings.QUICK : Settings.FULL;
     Settings s = new Settings(duration != null ? duration : d.duration(), warmup != null ? warmup : d.warmup(),
-        start != null ? start : d.start(), d.max(), d.precision(), maxSteps != null ? maxSteps : d.bisections(), d.keys());
+        start != null ? start : d.start(), max != null ? max : d.max(), d.precision(),
+        maxSteps != null ? maxSteps : d.bisections(), d.keys());
     if (s.duration().isZero() || s.duration().isNegative()) throw new ParameterException(spec.commandLine(), "--duration must be positive");
     if (s.warmup().isNegative()) throw new ParameterException(spec.commandLine(), "--warmup must not be negative");
     if (s.start() <= 0) throw new ParameterException(spec.commandLine(), "--start must be positive");
+    if (s.max() < s.start()) throw new ParameterException(spec.commandLine(), "--start must be at most --max");
     if (s.bisections() < 0) throw new ParameterException(spec.commandLine(), "--max-steps must not be negative");
     return s;
   }
@@ -119,11 +136,11 @@ public final class ReportCommand implements Callable<Integer> {
     }
   }
 
-  private LoadSpec base(Settings s) {
+  private LoadSpec base(Settings s, String url, String option) {
     try {
       java.net.URI uri = java.net.URI.create(url);
       if (!"http".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 0) {
-        throw new IllegalArgumentException("--url '" + url + "' must be http://host:port");
+        throw new IllegalArgumentException(option + " '" + url + "' must be http://host:port");
       }
       return new LoadSpec(uri, Workload.PUT, s.start, 1, threads, s.duration, s.warmup, 100, s.keys,
           LoadSpec.KeyDistribution.UNIFORM, LoadSpec.KeyOrder.SEQUENTIAL, Duration.ofSeconds(10),
@@ -187,6 +204,43 @@ public final class ReportCommand implements Callable<Integer> {
         new Scenario("GET Zipfian, " + size + ", 64 conn", Workload.GET, 64, GET_STORE_VALUE_BYTES, LoadSpec.KeyDistribution.ZIPF),
         new Scenario("GET absent, " + size + ", 64 conn", Workload.GET_ABSENT, 64, GET_STORE_VALUE_BYTES,
             LoadSpec.KeyDistribution.UNIFORM));
+  }
+
+  /** The consistency levels of the cluster scenarios: the default quorum, and one acknowledgement of three. */
+  static final List<String> CLUSTER_QUORUMS = List.of("ack=2&from=3", "ack=1&from=3");
+
+  /** Keys of the cluster GET scenarios' store without --keys: enough to leave the memtables, few enough to fill fast. */
+  static final long CLUSTER_GET_KEYS = 200_000;
+
+  /**
+   * The cluster scenarios through {@code cluster}'s node: PUT of 1 KiB values, then, on a store
+   * filled through it at the default quorum, uniform GET, each at every {@link #CLUSTER_QUORUMS}
+   * level, on 64 connections. The node profiled is the one the load goes through, the
+   * coordinator of every request (the other replicas' work does not show in its flame graph).
+   */
+  private List<Outcome> clusterScenarios(LoadSpec cluster, Settings s, List<ProfileEvent> events, Path flameDir,
+      PrintWriter log) throws Exception {
+    List<Outcome> outcomes = new ArrayList<>();
+    for (String quorum : CLUSTER_QUORUMS) {
+      Scenario put = new Scenario(clusterName("PUT 1 KB", quorum), Workload.PUT, 64, GET_STORE_VALUE_BYTES,
+          LoadSpec.KeyDistribution.UNIFORM);
+      outcomes.add(measure(put, cluster.withQuery(quorum), s, events, flameDir, log));
+    }
+    long keyCount = keys != null ? keys : quick ? Settings.QUICK.keys : CLUSTER_GET_KEYS;
+    log.printf(Locale.ROOT, "filling %d keys of %d B through %s for the cluster GET scenarios%n", keyCount,
+        GET_STORE_VALUE_BYTES, cluster.url());
+    LoadSpec store = cluster.withKeys(keyCount);
+    Fill.run(store.withWorkload(Workload.PUT, 16, GET_STORE_VALUE_BYTES), log);
+    for (String quorum : CLUSTER_QUORUMS) {
+      Scenario get = new Scenario(clusterName("GET uniform", quorum), Workload.GET, 64, GET_STORE_VALUE_BYTES,
+          LoadSpec.KeyDistribution.UNIFORM);
+      outcomes.add(measure(get, store.withQuery(quorum), s, events, flameDir, log));
+    }
+    return outcomes;
+  }
+
+  private static String clusterName(String what, String quorum) {
+    return "cluster " + what + ", " + quorum.replace('&', ' ') + ", 64 conn";
   }
 
   /** A scenario's search and, at its stable rate, the profiles. */

@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.HdrHistogram.Histogram;
+import org.jspecify.annotations.Nullable;
 
 /** Writes report.md and its plots from a report's outcomes. */
 final class ReportWriter {
@@ -25,8 +26,14 @@ final class ReportWriter {
     }
   }
 
-  static void write(Path dir, Environment env, String method, LoadSpec base, List<ReportCommand.Outcome> outcomes,
-      List<ReportCommand.Outcome> ceiling, List<ProfileEvent> events, boolean quick) throws IOException {
+  /**
+   * {@code base}: the settings every scenario shares; {@code single} and {@code cluster}: the
+   * node of the single-node scenarios and the cluster's node the cluster scenarios go through,
+   * null when they were not run.
+   */
+  static void write(Path dir, Environment env, String method, LoadSpec base, @Nullable LoadSpec single,
+      @Nullable LoadSpec cluster, List<ReportCommand.Outcome> outcomes, List<ReportCommand.Outcome> ceiling,
+      List<ProfileEvent> events, boolean quick) throws IOException {
     StringBuilder md = new StringBuilder();
     md.append("# Shale performance report, ").append(env.date().toString(), 0, 10).append(quick ? " (quick smoke run)" : "").append("\n\n");
     if (quick) {
@@ -36,17 +43,18 @@ final class ReportWriter {
 
           """);
     }
-    environment(md, env, base, method);
+    environment(md, env, base, single, cluster, method);
     stableRates(md, outcomes, ceiling);
     latencies(md, outcomes);
     plots(md, dir, outcomes, ceiling);
     flameGraphs(md, dir, outcomes, events);
     trials(md, outcomes, ceiling);
-    skipped(md);
+    skipped(md, single != null, cluster != null);
     Files.writeString(dir.resolve("report.md"), md.toString());
   }
 
-  private static void environment(StringBuilder md, Environment env, LoadSpec base, String method) {
+  private static void environment(StringBuilder md, Environment env, LoadSpec base, @Nullable LoadSpec single,
+      @Nullable LoadSpec cluster, String method) {
     md.append("## Environment\n\n");
     md.append("| | |\n| --- | --- |\n");
     row(md, "date", env.date().toString());
@@ -57,7 +65,8 @@ final class ReportWriter {
     row(md, "generator JVM", env.jvm());
     row(md, "generator", "`shale load`, " + EventLoops.transport() + ", " + base.threads() + " event-loop thread(s); CPUs "
         + Environment.cpusAllowed("self"));
-    row(md, "node", nodeDescription(base));
+    if (single != null) row(md, "node", nodeDescription(single));
+    if (cluster != null) row(md, "cluster node (the load goes through it)", nodeDescription(cluster));
     row(md, "method", method);
     row(md, "stable", "achieved >= 99% of target, p99 <= 10 ms, no socket errors or 5xx, over the whole measured interval");
     md.append('\n');
@@ -154,12 +163,11 @@ final class ReportWriter {
     }
   }
 
-  private static void skipped(StringBuilder md) {
+  private static void skipped(StringBuilder md, boolean single, boolean cluster) {
     md.append("## Not covered by this report\n\n")
-        .append("- GET on a store 10x the heap, before and after compaction: needs a node started with a small heap\n")
-        .append("  (e.g. `SHALE_JAVA_OPTS=-Xmx256m`, 2.5 GB filled with `shale load --fill`) and a compaction trigger,\n")
-        .append("  which arrives with issue 4. Run those by hand with `shale knee` meanwhile.\n")
-        .append("- Mixed, DELETE and range scans (`shale knee --workload mixed|delete|range`); the cluster.\n");
+        .append("- Mixed, DELETE and range scans (`shale knee --workload mixed|delete|range`).\n");
+    if (!single) md.append("- The single-node scenarios (run with `--url`).\n");
+    if (!cluster) md.append("- The cluster (run with `--cluster-url` and a node of `shale cluster --nodes 3`).\n");
   }
 
   private static List<ReportCommand.Outcome> concat(List<ReportCommand.Outcome> a, List<ReportCommand.Outcome> b) {
