@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>{@link #request} and {@link #close} are called on the event loop only.
  */
-final class EngineBatches {
+public final class EngineBatches {
   /** Bytes of keys and values per batch: enough to fill a socket buffer in one hand-off. */
   static final int BATCH_BYTES = 64 * 1024;
   /** Records per batch at most (many tiny records, or tombstones kept for a cluster scan). */
@@ -33,7 +33,7 @@ final class EngineBatches {
    * Records pulled in key order; {@code last}: the range is exhausted (the iterator released);
    * {@code failure}: the pull failed (no records then).
    */
-  record Batch(List<Entry> entries, boolean last, @Nullable RuntimeException failure) {}
+  public record Batch(List<Entry> entries, boolean last, @Nullable RuntimeException failure) {}
 
   private final Supplier<EntryIterator> open;
   private final Executor threads;
@@ -42,7 +42,7 @@ final class EngineBatches {
   private boolean inFlight; // event loop only
   private volatile boolean closed;
 
-  EngineBatches(Supplier<EntryIterator> open, Executor threads, EventExecutor loop) {
+  public EngineBatches(Supplier<EntryIterator> open, Executor threads, EventExecutor loop) {
     this.open = open;
     this.threads = threads;
     this.loop = loop;
@@ -52,7 +52,7 @@ final class EngineBatches {
    * Pulls the next batch; {@code onBatch} gets it on the event loop, unless {@link #close} came
    * first. At most one request at a time.
    */
-  void request(Consumer<Batch> onBatch) {
+  public void request(Consumer<Batch> onBatch) {
     if (closed) return;
     if (inFlight) throw new IllegalStateException("a batch is already being pulled");
     inFlight = true;
@@ -63,7 +63,7 @@ final class EngineBatches {
   }
 
   /** Releases the iterator (now, or after the pull in progress). Idempotent. */
-  void close() {
+  public void close() {
     if (closed) return;
     closed = true;
     if (!inFlight) closeSoon();

@@ -1,5 +1,6 @@
 package dev.shale.server;
 
+import dev.shale.server.http.EntityHttpHandler;
 import dev.shale.storage.ReadRecord;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -19,11 +20,11 @@ import org.jspecify.annotations.Nullable;
  *     result holds its lease, which whoever takes the result hands to the answer or closes
  *     ({@link #closeLease})
  */
-record EntityResult(
+public record EntityResult(
     Outcome outcome, byte @Nullable [] value, @Nullable String reason, long version, ReadRecord.@Nullable Lent lent) {
-  static final long NO_VERSION = -1;
+  public static final long NO_VERSION = -1;
 
-  enum Outcome {
+  public enum Outcome {
     /** The value is stored (201). */
     STORED,
     /** The key has a value, in {@link #value} or {@link #lent} (200). */
@@ -66,22 +67,22 @@ record EntityResult(
   }
 
   /** The value of a {@link Outcome#FOUND} result, the report of a {@link Outcome#DONE} one. */
-  byte[] requireValue() {
+  public byte[] requireValue() {
     return Objects.requireNonNull(value, () -> outcome + " has no value");
   }
 
   /** Ends the lease of a {@link #lent} value, if the result holds one (idempotent). */
-  void closeLease() {
+  public void closeLease() {
     if (lent != null) lent.close();
   }
 
   /** Why a call was {@link Outcome#OVERLOADED}, {@link Outcome#DISK_FULL} or {@link Outcome#FAILED}. */
-  String requireReason() {
+  public String requireReason() {
     return Objects.requireNonNull(reason, () -> outcome + " has no reason");
   }
 
   /** A tombstone (a replica read found one). */
-  boolean isTombstone() {
+  public boolean isTombstone() {
     return outcome == Outcome.NOT_FOUND && version != NO_VERSION;
   }
 

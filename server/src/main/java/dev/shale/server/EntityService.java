@@ -1,5 +1,7 @@
 package dev.shale.server;
 
+import dev.shale.server.http.IdDecoder;
+import dev.shale.server.http.InvalidRequestException;
 import dev.shale.storage.CorruptionException;
 import dev.shale.storage.DiskFullException;
 import dev.shale.storage.Engine;
@@ -28,9 +30,9 @@ import org.jspecify.annotations.Nullable;
  * {@link EntityResult.Outcome#FAILED} with a one-line reason, logged here (at most once per
  * operation and reason per {@link ThrottledLog#DEFAULT_INTERVAL_MILLIS}).
  */
-final class EntityService {
+public final class EntityService {
   /** The longest id, in bytes of UTF-8; longer ids are refused. Part of the API contract. */
-  static final int MAX_ID_BYTES = 1024;
+  public static final int MAX_ID_BYTES = 1024;
 
   // A failure repeats at the request rate (every GET of a corrupt block, every PUT while writes
   // are refused): one line per operation and reason per interval, with the count of repeats.
@@ -50,7 +52,7 @@ final class EntityService {
    * @throws InvalidRequestException when the id is missing, empty, longer than
    *     {@link #MAX_ID_BYTES}, malformed or not UTF-8; the message says which
    */
-  static byte[] keyOf(@Nullable String rawQuery) throws InvalidRequestException {
+  public static byte[] keyOf(@Nullable String rawQuery) throws InvalidRequestException {
     return IdDecoder.decodeId(rawQuery, MAX_ID_BYTES);
   }
 
@@ -60,7 +62,7 @@ final class EntityService {
    * {@link Engine#LEND_MIN_VALUE_BYTES} is lent by the engine ({@link EntityResult#lent}): the
    * caller hands the result's lease to the answer, or closes it.
    */
-  EntityResult get(byte[] key) {
+  public EntityResult get(byte[] key) {
     return call("get", key, () -> answered(engine.read(key), false));
   }
 
@@ -68,7 +70,7 @@ final class EntityService {
    * The newest record of {@code key} with its version, for a peer's replica read answered over
    * the wire: a value (lent as {@link #get} lends it), a tombstone, or nothing.
    */
-  EntityResult readForPeer(byte[] key) {
+  public EntityResult readForPeer(byte[] key) {
     return call("read", key, () -> answered(engine.read(key), true));
   }
 
@@ -76,7 +78,7 @@ final class EntityService {
    * The newest record of {@code key} with its version: a value (copied), a tombstone, or nothing.
    * For the coordinator's own replica, whose answer is merged with the peers' in memory.
    */
-  EntityResult read(byte[] key) {
+  public EntityResult read(byte[] key) {
     return call("read", key, () -> {
       Entry entry = engine.get(key);
       if (entry == null) return EntityResult.NOT_FOUND;
@@ -100,7 +102,7 @@ final class EntityService {
   }
 
   /** How far {@code version} is ahead of the engine's wall clock, in ms ({@link dev.shale.storage.HybridClock#aheadOfWallMillis}). */
-  long aheadOfClockMillis(long version) {
+  public long aheadOfClockMillis(long version) {
     return engine.clock().aheadOfWallMillis(version);
   }
 
@@ -109,7 +111,7 @@ final class EntityService {
    * null; the engine keeps the array as is. Answers {@link EntityResult.Outcome#STORED} or
    * {@link EntityResult.Outcome#DELETED}.
    */
-  EntityResult write(byte[] key, byte @Nullable [] value, long version) {
+  public EntityResult write(byte[] key, byte @Nullable [] value, long version) {
     return call(value == null ? "replica delete" : "replica put", key, () -> {
       engine.write(key, value, version);
       return value == null ? EntityResult.DELETED : EntityResult.STORED;
@@ -120,7 +122,7 @@ final class EntityService {
    * {@link #write}, done at once if the engine can do it without waiting ({@link Engine#tryWrite});
    * null, with nothing written, if it cannot.
    */
-  @Nullable EntityResult tryWrite(byte[] key, byte @Nullable [] value, long version) {
+  public @Nullable EntityResult tryWrite(byte[] key, byte @Nullable [] value, long version) {
     return attempt(value == null ? "replica delete" : "replica put", key, value, () -> version);
   }
 
@@ -128,7 +130,7 @@ final class EntityService {
    * {@link #put}, or {@link #delete} when {@code value} is null, done at once if the engine can do
    * it without waiting; null, with nothing written, if it cannot.
    */
-  @Nullable EntityResult tryStore(byte[] key, byte @Nullable [] value) {
+  public @Nullable EntityResult tryStore(byte[] key, byte @Nullable [] value) {
     // The engine clock's next version, as put and delete take. One taken and not used (the engine
     // declined) is a gap in the clock: harmless.
     return attempt(value == null ? "delete" : "put", key, value, engine.clock()::next);
@@ -142,14 +144,14 @@ final class EntityService {
   }
 
   /** Stores {@code value}; the engine keeps the array as is, so no one may change it after. */
-  EntityResult put(byte[] key, byte[] value) {
+  public EntityResult put(byte[] key, byte[] value) {
     return call("put", key, () -> {
       engine.put(key, value);
       return EntityResult.STORED;
     });
   }
 
-  EntityResult delete(byte[] key) {
+  public EntityResult delete(byte[] key) {
     return call("delete", key, () -> {
       engine.delete(key);
       return EntityResult.DELETED;
@@ -161,7 +163,7 @@ final class EntityService {
    * tombstones when {@code includeTombstones}; the caller closes the iterator. Failures are
    * thrown (as {@link StorageException}), to be handled by whoever streams the records.
    */
-  EntryIterator scan(byte[] start, byte @Nullable [] end, boolean includeTombstones) {
+  public EntryIterator scan(byte[] start, byte @Nullable [] end, boolean includeTombstones) {
     return engine.scan(start, end, includeTombstones);
   }
 
@@ -170,7 +172,7 @@ final class EntityService {
    * benchmarks that want a store without overridden records, such as the report's "GET after
    * compaction". Background compaction needs no call.
    */
-  EntityResult compact() {
+  public EntityResult compact() {
     return call("compact", null, () -> {
       long startNanos = System.nanoTime();
       EngineStats before = engine.stats();
@@ -183,12 +185,12 @@ final class EntityService {
   }
 
   /** The engine's counters and sizes, for the status page. */
-  EngineStats stats() {
+  public EngineStats stats() {
     return engine.stats();
   }
 
   /** Whether the engine takes writes and which damaged files it serves around, for the status page. */
-  EngineHealth health() {
+  public EngineHealth health() {
     return engine.health();
   }
 

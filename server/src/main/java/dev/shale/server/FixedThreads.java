@@ -1,5 +1,6 @@
 package dev.shale.server;
 
+import dev.shale.server.scan.ScanThreads;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -13,11 +14,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link ScanThreads}): made and stopped the same way, named so that a thread dump says whose
  * they are.
  */
-final class FixedThreads {
+public final class FixedThreads {
   private FixedThreads() {}
 
   /** {@code threads} daemon threads named {@code <prefix>-1..n} over {@code queue}; a task past the queue is rejected. */
-  static ThreadPoolExecutor start(int threads, BlockingQueue<Runnable> queue, String prefix) {
+  public static ThreadPoolExecutor start(int threads, BlockingQueue<Runnable> queue, String prefix) {
     return new ThreadPoolExecutor(
         threads, threads, 0, TimeUnit.MILLISECONDS, queue, daemons(prefix), new ThreadPoolExecutor.AbortPolicy());
   }
@@ -33,7 +34,7 @@ final class FixedThreads {
   }
 
   /** Refuses new tasks and waits up to {@code timeoutMillis} for the accepted ones; true if they all ended. */
-  static boolean shutdown(ThreadPoolExecutor executor, long timeoutMillis) {
+  public static boolean shutdown(ThreadPoolExecutor executor, long timeoutMillis) {
     executor.shutdown();
     try {
       return executor.awaitTermination(timeoutMillis, TimeUnit.MILLISECONDS);

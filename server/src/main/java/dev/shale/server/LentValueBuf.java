@@ -10,10 +10,10 @@ import io.netty.buffer.UnpooledByteBufAllocator;
  * A value the engine lent ({@link ReadRecord.Lent}) as a {@link ByteBuf}: the value's memory
  * wrapped, not copied, which the socket writes from where it lies. Its deallocation, when its
  * reference count reaches 0, ends the lease, exactly once, whatever the path: the write done
- * or failed, the answer dropped with its connection ({@link ResponseQueue#discard}) or never
+ * or failed, the answer dropped with its connection ({@link dev.shale.server.http.ResponseQueue#discard}) or never
  * queued.
  */
-final class LentValueBuf extends CompositeByteBuf {
+public final class LentValueBuf extends CompositeByteBuf {
   /*
    * Why a composite of one: Netty's buffers over a ByteBuffer have no hook at deallocation, and
    * the one whose deallocate() is open to subclasses (UnpooledDirectByteBuf) refuses a read-only
@@ -31,7 +31,7 @@ final class LentValueBuf extends CompositeByteBuf {
   }
 
   /** A buffer over {@code lent}'s value that owns the lease from now on (closed here if this fails). */
-  static ByteBuf of(ReadRecord.Lent lent) {
+  public static ByteBuf of(ReadRecord.Lent lent) {
     try {
       return new LentValueBuf(lent);
     } catch (RuntimeException | Error e) {

@@ -1,6 +1,17 @@
 package dev.shale.server;
 
 import dev.shale.cluster.Cluster;
+import dev.shale.server.coordination.Coordinator;
+import dev.shale.server.coordination.ReplicationStats;
+import dev.shale.server.http.AnswerBudget;
+import dev.shale.server.http.BodyBudget;
+import dev.shale.server.http.EntityHttpHandler;
+import dev.shale.server.http.LingeringClose;
+import dev.shale.server.http.RecentValueSizes;
+import dev.shale.server.http.RequestAggregator;
+import dev.shale.server.http.RequestTimeoutHandler;
+import dev.shale.server.http.StrictServerCodec;
+import dev.shale.server.scan.Scans;
 import dev.shale.storage.Engine;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;

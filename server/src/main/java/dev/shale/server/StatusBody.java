@@ -1,5 +1,6 @@
 package dev.shale.server;
 
+import dev.shale.server.coordination.ReplicationStats;
 import dev.shale.storage.EngineHealth;
 import dev.shale.storage.EngineStats;
 import java.util.StringJoiner;
@@ -11,12 +12,12 @@ import java.util.StringJoiner;
  * the engine's sizes, so that a benchmark can say what store it measured; and the replication
  * counters (read repairs, hints), which tests and operators watch to see replicas converge.
  */
-final class StatusBody {
+public final class StatusBody {
   private static final long PID = ProcessHandle.current().pid();
 
   private StatusBody() {}
 
-  static String of(EngineStats stats, EngineHealth health, ReplicationStats replication) {
+  public static String of(EngineStats stats, EngineHealth health, ReplicationStats replication) {
     return "{\"status\": \"" + (health.isDegraded() ? "degraded" : "serving") + "\""
         + ", " + healthMembers(health)
         + ", \"pid\": " + PID

@@ -13,7 +13,7 @@ import java.util.concurrent.ThreadPoolExecutor;
  *
  * <p>Thread safe.
  */
-final class StoragePool {
+public final class StoragePool {
   private final ThreadPoolExecutor executor;
 
   /** {@code workers} >= 1 threads; {@code queueSize} >= 0 calls waiting (0: hand-off only). */
@@ -26,12 +26,12 @@ final class StoragePool {
   }
 
   /** Runs {@code task} on a worker, or returns false at once if every worker and queue place is taken. */
-  boolean trySubmit(Runnable task) {
+  public boolean trySubmit(Runnable task) {
     return FixedThreads.tryExecute(executor, task);
   }
 
   /** Calls waiting for a worker. */
-  int queued() {
+  public int queued() {
     return executor.getQueue().size();
   }
 

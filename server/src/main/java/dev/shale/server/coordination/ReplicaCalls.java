@@ -1,0 +1,178 @@
+package dev.shale.server.coordination;
+
+import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.ReplicaProtocol;
+import dev.shale.server.EntityResult;
+import dev.shale.server.EntityService;
+import dev.shale.server.Reasons;
+import dev.shale.server.StoragePool;
+import dev.shale.server.http.QueryParams;
+import dev.shale.server.peer.InternalClient;
+import dev.shale.storage.Entry;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Future;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads and writes one key on one replica, this node or a peer, and hands the {@link ReplicaReply}
+ * to a callback on a given event loop. This node's replica is its engine, called on the
+ * {@link StoragePool} (inline when there is none, or for a write the engine can do without
+ * waiting); a peer gets the internal replica protocol
+ * ({@link ReplicaProtocol}) through the {@link InternalClient}. No thread waits for a peer.
+ *
+ * <p>Thread safe.
+ */
+public final class ReplicaCalls {
+  /** How much of a peer's error body a failure reason quotes. */
+  private static final int MAX_QUOTED_CHARS = 200;
+
+  private final NodeAddress self;
+  private final EntityService service;
+  private final @Nullable StoragePool pool; // null: storage calls run inline on the event loop
+  private final InternalClient client; // of the peers: ReplicaCalls exist on a node that has some
+  private final MissedWrites hints; // told of every peer that answers
+
+  public ReplicaCalls(NodeAddress self, EntityService service, @Nullable StoragePool pool, InternalClient client, MissedWrites hints) {
+    this.self = self;
+    this.service = service;
+    this.pool = pool;
+    this.client = client;
+    this.hints = hints;
+  }
+
+  NodeAddress self() {
+    return self;
+  }
+
+  /** Reads {@code key}'s newest record on {@code replica}; {@code done} runs on {@code loop}. */
+  void read(EventExecutor loop, NodeAddress replica, byte[] key, Consumer<ReplicaReply> done) {
+    if (replica.equals(self)) {
+      local(loop, () -> readReply(key, service.read(key)), done);
+      return;
+    }
+    remote(loop, replica, HttpMethod.GET, key, new byte[0], InternalClient.NO_VERSION,
+        answer -> readAnswer(replica, key, answer), done);
+  }
+
+  /**
+   * Writes {@code value} (null: a tombstone) with {@code version} to {@code replica}; {@code done}
+   * runs on {@code loop}. The value array must not change from now on.
+   */
+  public void write(EventExecutor loop, NodeAddress replica, byte[] key, byte @Nullable [] value, long version, Consumer<ReplicaReply> done) {
+    if (replica.equals(self)) {
+      // A write the engine can do without waiting costs less here than the pool's two hand-offs.
+      // (Only on loop itself: done must run there.)
+      EntityResult atOnce = pool == null || !loop.inEventLoop() ? null : service.tryWrite(key, value, version);
+      if (atOnce != null) done.accept(writeReply(atOnce));
+      else local(loop, () -> writeReply(service.write(key, value, version)), done);
+      return;
+    }
+    HttpMethod method = value == null ? HttpMethod.DELETE : HttpMethod.PUT;
+    remote(loop, replica, method, key, value == null ? new byte[0] : value, version,
+        answer -> writeAnswer(replica, answer), done);
+  }
+
+  /**
+   * Runs {@code task} (a disk write, such as keeping a hint) off the event loop, on the storage
+   * pool; inline when there is none. False when the pool refused it (full).
+   */
+  boolean background(Runnable task) {
+    if (pool == null) {
+      task.run();
+      return true;
+    }
+    return pool.trySubmit(task);
+  }
+
+  private void local(EventExecutor loop, Supplier<ReplicaReply> work, Consumer<ReplicaReply> done) {
+    if (pool == null) {
+      done.accept(work.get());
+      return;
+    }
+    boolean accepted = pool.trySubmit(() -> {
+      ReplicaReply reply = work.get();
+      try {
+        loop.execute(() -> done.accept(reply));
+      } catch (RejectedExecutionException e) {
+        // The event loop is gone (a forced shutdown): so is the request.
+      }
+    });
+    if (!accepted) {
+      done.accept(new ReplicaReply.Failed(self.id() + " is overloaded (" + pool.queued() + " storage calls queued)"));
+    }
+  }
+
+  private void remote(
+      EventExecutor loop, NodeAddress replica, HttpMethod method, byte[] key, byte[] body, long version,
+      java.util.function.Function<FullHttpResponse, ReplicaReply> parse, Consumer<ReplicaReply> done) {
+    Future<FullHttpResponse> answer = client.send(loop, replica, method, QueryParams.entityTarget(key), body, version);
+    answer.addListener(f -> { // on loop
+      if (!f.isSuccess()) {
+        done.accept(new ReplicaReply.Failed(Reasons.oneLine(String.valueOf(f.cause().getMessage()))));
+        return;
+      }
+      FullHttpResponse response = (FullHttpResponse) f.getNow();
+      hints.replicaAnswered(replica); // it is up: its hints need not wait for a back-off to end
+      ReplicaReply reply;
+      try {
+        reply = parse.apply(response);
+      } finally {
+        ReferenceCountUtil.release(response);
+      }
+      done.accept(reply);
+    });
+  }
+
+  private static ReplicaReply readReply(byte[] key, EntityResult result) {
+    return switch (result.outcome()) {
+      case FOUND -> new ReplicaReply.Read(new Entry(key, result.version(), result.value()));
+      case NOT_FOUND -> new ReplicaReply.Read(result.isTombstone() ? Entry.tombstone(key, result.version()) : null);
+      default -> new ReplicaReply.Failed(result.requireReason());
+    };
+  }
+
+  private ReplicaReply writeReply(EntityResult result) {
+    return switch (result.outcome()) {
+      case STORED, DELETED -> ReplicaReply.Stored.INSTANCE;
+      default -> new ReplicaReply.Failed(self.id() + ": " + result.reason());
+    };
+  }
+
+  private static ReplicaReply readAnswer(NodeAddress replica, byte[] key, FullHttpResponse answer) {
+    int status = answer.status().code();
+    HttpHeaders headers = answer.headers();
+    String versionText = headers.get(ReplicaProtocol.VERSION_HEADER);
+    try {
+      if (status == 200 && versionText != null) {
+        return new ReplicaReply.Read(new Entry(key, ReplicaProtocol.parseVersion(versionText), ByteBufUtil.getBytes(answer.content())));
+      }
+      if (status == 404 && versionText == null) return new ReplicaReply.Read(null);
+      if (status == 404 && ReplicaProtocol.TOMBSTONE.equals(headers.get(ReplicaProtocol.TOMBSTONE_HEADER))) {
+        return new ReplicaReply.Read(Entry.tombstone(key, ReplicaProtocol.parseVersion(versionText)));
+      }
+    } catch (IllegalArgumentException e) {
+      return new ReplicaReply.Failed(replica.id() + " answered a read with " + e.getMessage());
+    }
+    return failure(replica, answer);
+  }
+
+  private static ReplicaReply writeAnswer(NodeAddress replica, FullHttpResponse answer) {
+    int status = answer.status().code();
+    return status == 201 || status == 202 ? ReplicaReply.Stored.INSTANCE : failure(replica, answer);
+  }
+
+  private static ReplicaReply failure(NodeAddress replica, FullHttpResponse answer) {
+    String body = Reasons.oneLine(answer.content().toString(StandardCharsets.UTF_8));
+    if (body.length() > MAX_QUOTED_CHARS) body = body.substring(0, MAX_QUOTED_CHARS) + "...";
+    return new ReplicaReply.Failed(replica.id() + " answered " + answer.status().code() + ": " + body);
+  }
+}

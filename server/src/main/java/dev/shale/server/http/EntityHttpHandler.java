@@ -1,0 +1,583 @@
+package dev.shale.server.http;
+
+import dev.shale.cluster.Cluster;
+import dev.shale.cluster.Consistency;
+import dev.shale.cluster.InternalAuth;
+import dev.shale.cluster.ReplicaProtocol;
+import dev.shale.cluster.SignedContent;
+import dev.shale.server.EntityResult;
+import dev.shale.server.EntityService;
+import dev.shale.server.LentValueBuf;
+import dev.shale.server.Reasons;
+import dev.shale.server.ServerOptions;
+import dev.shale.server.StatusBody;
+import dev.shale.server.StoragePool;
+import dev.shale.server.coordination.Coordinator;
+import dev.shale.server.coordination.ReplicationStats;
+import dev.shale.server.scan.Scans;
+import dev.shale.storage.Engine;
+import dev.shale.storage.Entry;
+import dev.shale.storage.HybridClock;
+import dev.shale.storage.ReadRecord;
+import dev.shale.storage.ThrottledLog;
+import io.netty.channel.ChannelConfig;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Translates the requests of one connection into calls of the {@link EntityService}, and their
+ * results into responses, which it writes in request order.
+ *
+ * <p>Routes: {@code /v0/entity} (GET, PUT, DELETE), {@code /v0/status} (GET) and
+ * {@code /v0/admin/compact} (POST). A storage
+ * call runs on the {@link StoragePool} (or inline on the event loop when there is none, or when it
+ * is a write the engine can do without waiting, {@link dev.shale.storage.Engine#tryWrite}), when
+ * {@link CallOrder} lets it start; its result comes back to the event loop and takes its place
+ * in the {@link ResponseQueue}. In a cluster, a client's request whose replicas (the first
+ * {@code from} of the key's preference list) are not this node alone is handed to the
+ * {@link Coordinator} instead (also in {@link CallOrder}'s turn), and its outcome takes the slot
+ * once {@code ack} replicas answered. A request marked internal ({@link InternalAuth#HEADER})
+ * must carry a valid signature (else 403) and is a replica's part of the replica protocol
+ * ({@link ReplicaProtocol}): always served locally.
+ * Range scans ({@code /v0/entities} and the internal {@code /v0/internal/records}) go to
+ * {@link Scans}; their answers stream in their turn ({@link StreamingAnswer}), as a read in
+ * {@link CallOrder}, from their start to their last chunk.
+ *
+ * <p>Flow control: the handler stops reading the connection while it owes
+ * {@code maxPipelinedRequests} answers, while the client is not reading what was written
+ * (the channel is not writable), or while its answers not yet written hold its whole
+ * {@link AnswerShare}, and reads again once all clear. A read (a GET, served here or
+ * coordinated) starts only once the heap bytes its answer can take before its size is known are
+ * taken from the connection's share and the node's {@link AnswerBudget}; they come to the
+ * answer's heap size (nothing for a lent value) and are given back as its write completes. So
+ * one connection holds at most that many requests, and heap answer bytes up to its share, and
+ * the node at most its answer budget (docs/design.md, "Memory per connection and per node").
+ *
+ * <p>Confined to the channel's event loop, except {@link #finish}, which storage workers call.
+ */
+public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
+  static final String ENTITY_PATH = "/v0/entity";
+  static final String STATUS_PATH = "/v0/status";
+  static final String COMPACT_PATH = "/v0/admin/compact";
+  static final String ENTITY_METHODS = "GET, PUT, DELETE";
+  static final String STATUS_METHODS = "GET";
+  static final String COMPACT_METHODS = "POST";
+
+  private static final System.Logger LOG = System.getLogger(EntityHttpHandler.class.getName());
+  // Every replica request would say it again: one line per 10 s is enough to be seen.
+  private static final ThrottledLog LISTS_DIFFER_LOG = new ThrottledLog(LOG, Level.ERROR, 10_000);
+  private static final ThrottledLog VERSION_AHEAD_LOG = new ThrottledLog(LOG, Level.WARNING, 10_000);
+
+  private final EntityService service;
+  private final @Nullable StoragePool pool; // null: storage calls run inline on the event loop
+  private final BodyBudget budget;
+  private final ServerOptions options;
+  private final @Nullable Cluster cluster; // null for a node started without --cluster
+  private final @Nullable Coordinator coordinator; // null unless the cluster has other nodes
+  private final ReplicationStats stats;
+  private final int nodes; // in the cluster; 1 without one
+  private final @Nullable String fingerprint; // of the cluster's node list; null without a cluster
+  private final Scans scans;
+  private final AnswerBudget answerBudget;
+  private final RecentValueSizes valueSizes; // node-wide
+  private @Nullable AnswerShare share; // set in handlerAdded: it runs on the channel's loop
+  private final ResponseQueue responses = new ResponseQueue(bytes -> share().release(bytes));
+  private final CallOrder calls = new CallOrder(bytes -> share().tryTake(bytes));
+  private @Nullable ChannelHandlerContext ctx;
+  // Read no more, close once nothing is owed (ConnectionEvent.FINISH).
+  private boolean finishing;
+  // An answer that closes the connection is queued: read no more.
+  private boolean closing;
+
+  public EntityHttpHandler(
+      EntityService service, @Nullable StoragePool pool, BodyBudget budget, AnswerBudget answerBudget, RecentValueSizes valueSizes, ServerOptions options,
+      @Nullable Cluster cluster, @Nullable Coordinator coordinator, ReplicationStats stats, Scans scans) {
+    this.scans = scans;
+    this.answerBudget = answerBudget;
+    this.valueSizes = valueSizes;
+    this.service = service;
+    this.pool = pool;
+    this.budget = budget;
+    this.options = options;
+    this.cluster = cluster;
+    this.coordinator = coordinator;
+    this.stats = stats;
+    this.nodes = cluster == null ? 1 : cluster.topology().size();
+    this.fingerprint = cluster == null ? null : cluster.topology().fingerprint();
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+    long share = AnswerShare.shareOf(answerBudget.limitBytes(), answerBudget.fit(options.maxValueSizeBytes()));
+    this.share = new AnswerShare(answerBudget, share, ctx.executor(), () -> {
+      calls.resume();
+      afterChange();
+    });
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    switch (msg) {
+      case InboundRequest.Received request -> onRequest(request);
+      case InboundRequest.Refused refused -> answer(
+          refused.keepAlive(), Responses.error(refused.version(), refused.status(), refused.reason()));
+      case InboundRequest.ContinueExpected ignored -> responses.addContinue();
+      default -> {
+        ReferenceCountUtil.release(msg);
+        throw new IllegalStateException("unexpected message " + msg.getClass().getName());
+      }
+    }
+    afterChange();
+  }
+
+  /** What a request comes to: an answer now, or a storage call whose result is the answer. */
+  private sealed interface Action {}
+
+  private record Answer(FullHttpResponse response) implements Action {}
+
+  /**
+   * A call of the engine; {@code usesBody}: the body must live until the call returns.
+   * {@code atOnce}, for writes: the call done on the event loop if the engine can do it without
+   * waiting, answering null (nothing done) if it cannot; then {@code work} runs on the pool.
+   * {@code answersValue}: its answer may carry a stored value (its answer bytes are taken first).
+   */
+  private record Call(
+      Supplier<EntityResult> work, @Nullable Supplier<@Nullable EntityResult> atOnce, boolean write, boolean usesBody,
+      boolean answersValue)
+      implements Action {
+    static Call read(Supplier<EntityResult> work) {
+      return new Call(work, null, false, false, true);
+    }
+
+    /** An operator's call: not a write (it changes no record), answered with a line. */
+    static Call operation(Supplier<EntityResult> work) {
+      return new Call(work, null, false, false, false);
+    }
+
+    static Call write(Supplier<EntityResult> work, Supplier<@Nullable EntityResult> atOnce, boolean usesBody) {
+      return new Call(work, atOnce, true, usesBody, false);
+    }
+  }
+
+  /** A scan: its answer streams when its turn comes. */
+  private record Stream(StreamingAnswer answer) implements Action {}
+
+  /** A client's request coordinated over its key's replicas; {@code value} null: a read or a delete. */
+  private record Coordinate(byte[] key, byte @Nullable [] value, boolean write, Consistency consistency) implements Action {}
+
+  private void onRequest(InboundRequest.Received request) {
+    HttpRequest head = request.head();
+    HttpVersion version = head.protocolVersion();
+    ResponseQueue.Slot slot = takeSlot(HttpUtil.isKeepAlive(head) && !finishing);
+    Action action = finishing
+        ? new Answer(Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE, "the node is shutting down"))
+        : route(request);
+    long bodyBytes = usesBody(action) ? request.reservedBytes() : 0;
+    budget.release(request.reservedBytes() - bodyBytes); // a body no call uses is let go now
+    switch (action) {
+      case Answer answer -> responses.complete(slot, answer.response());
+      case Call call -> {
+        // A local read copies a value to the heap only below Engine.LEND_MIN_VALUE_BYTES; a larger
+        // one is lent, and its answer holds no heap (complete() counts it as nothing).
+        long answerBytes = call.answersValue()
+            ? answerBudget.fit(Math.min(options.maxValueSizeBytes(), Engine.LEND_MIN_VALUE_BYTES)) : 0;
+        calls.submit(call.write(), answerBytes, () -> start(call, version, bodyBytes, slot, answerBytes));
+      }
+      case Coordinate coordinate -> {
+        // Every replica's answer may carry the value, and all are in memory until the last is in:
+        // one value each, of the size lately seen (RecentValueSizes).
+        byte @Nullable [] written = coordinate.value();
+        if (written != null) valueSizes.note(written.length);
+        long answerBytes = coordinate.write() ? 0
+            : answerBudget.fit(coordinate.consistency().from() * valueSizes.largest());
+        calls.submit(coordinate.write(), answerBytes, () -> start(coordinate, version, bodyBytes, slot, answerBytes));
+      }
+      case Stream stream -> calls.submit(false, () -> responses.stream(slot, stream.answer(), () -> {
+        calls.finished(false);
+        afterChange();
+      }));
+    }
+  }
+
+  private static boolean usesBody(Action action) {
+    return switch (action) {
+      case Answer ignored -> false;
+      case Call call -> call.usesBody();
+      case Coordinate coordinate -> coordinate.value() != null;
+      case Stream ignored -> false;
+    };
+  }
+
+  private Action route(InboundRequest.Received request) {
+    HttpRequest head = request.head();
+    RequestTarget target = RequestTarget.parse(head.uri());
+    String internal = head.headers().get(InternalAuth.HEADER);
+    String sender = null; // of a genuine internal request
+    if (internal != null) {
+      Cluster member = cluster;
+      InternalAuth.Verdict verdict = member == null
+          ? new InternalAuth.Verdict.Refused("this node is not part of a cluster")
+          : member.auth().verify(() -> SignedContent.of(head.method().name(), head.uri(),
+              head.headers().get(ReplicaProtocol.VERSION_HEADER), request.body()), internal, System.currentTimeMillis());
+      switch (verdict) {
+        case InternalAuth.Verdict.Refused(String reason) -> {
+          return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.FORBIDDEN, "internal request refused: " + reason));
+        }
+        case InternalAuth.Verdict.Accepted(String who) -> sender = who;
+      }
+      String theirs = head.headers().get(InternalAuth.CLUSTER_HEADER);
+      if (member != null && theirs != null && !theirs.equals(fingerprint)) return new Answer(listsDiffer(member, head, theirs));
+    }
+    return switch (target.path()) {
+      case ENTITY_PATH -> entity(head, target, request.body(), sender);
+      case STATUS_PATH -> new Answer(status(head));
+      case Scans.ENTITIES_PATH, Scans.RECORDS_PATH -> switch (scans.route(head, target, internal != null)) {
+        case Scans.Refused(FullHttpResponse response) -> new Answer(response);
+        case Scans.Streamed(StreamingAnswer answer) -> new Stream(answer);
+      };
+      case COMPACT_PATH -> compact(head);
+      default -> new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST,
+          "unknown path " + target.path() + "; the API is " + ENTITY_PATH + "?id=<id>"));
+    };
+  }
+
+  // sender: that of a genuine internal request; null for a client's.
+  private Action entity(HttpRequest head, RequestTarget target, byte[] body, @Nullable String sender) {
+    HttpMethod method = head.method();
+    boolean get = HttpMethod.GET.equals(method);
+    boolean put = HttpMethod.PUT.equals(method);
+    if (!get && !put && !HttpMethod.DELETE.equals(method)) {
+      return new Answer(Responses.methodNotAllowed(head.protocolVersion(), method.name(), ENTITY_METHODS));
+    }
+    byte[] key;
+    try {
+      key = EntityService.keyOf(target.query());
+    } catch (InvalidRequestException e) {
+      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, Reasons.oneLine(e.getMessage())));
+    }
+    if (sender != null) return replicaCall(head, key, body, sender);
+    Consistency consistency;
+    try {
+      consistency = Consistency.parse(
+          QueryParams.value(target.query(), "ack"), QueryParams.value(target.query(), "from"), nodes);
+    } catch (InvalidRequestException | IllegalArgumentException e) {
+      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, Reasons.oneLine(e.getMessage())));
+    }
+    if (coordinator != null && !coordinator.isLocalOnly(key, consistency)) {
+      return new Coordinate(key, put ? body : null, !get, consistency);
+    }
+    if (get) return Call.read(() -> service.get(key));
+    if (put) return Call.write(() -> service.put(key, body), () -> service.tryStore(key, body), true);
+    return Call.write(() -> service.delete(key), () -> service.tryStore(key, null), false);
+  }
+
+  /**
+   * A peer's request in the replica protocol: a read answered with the record's version, or a
+   * write of a record with the coordinator's version ({@link ReplicaProtocol#VERSION_HEADER}),
+   * unless that version is further ahead of this node's clock than the engine follows
+   * ({@link HybridClock#MAX_AHEAD_MILLIS}): stored, it would win over every later write of its key.
+   */
+  private Action replicaCall(HttpRequest head, byte[] key, byte[] body, String sender) {
+    HttpMethod method = head.method();
+    if (HttpMethod.GET.equals(method)) return Call.read(() -> service.readForPeer(key));
+    long version;
+    try {
+      version = ReplicaProtocol.parseVersion(head.headers().get(ReplicaProtocol.VERSION_HEADER));
+    } catch (IllegalArgumentException e) {
+      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST,
+          "an internal write needs its version: " + e.getMessage()));
+    }
+    long aheadMillis = service.aheadOfClockMillis(version);
+    if (aheadMillis > HybridClock.MAX_AHEAD_MILLIS) {
+      String reason = "the record's version " + version + " is " + aheadMillis + " ms ahead of this node's clock (at most "
+          + HybridClock.MAX_AHEAD_MILLIS + " ms): not stored";
+      VERSION_AHEAD_LOG.log("refusing replica writes from " + sender + " at " + ctx().channel().remoteAddress() + ": " + reason);
+      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, reason));
+    }
+    byte @Nullable [] value = HttpMethod.PUT.equals(method) ? body : null;
+    return Call.write(() -> service.write(key, value, version), () -> service.tryWrite(key, value, version), value != null);
+  }
+
+  /**
+   * Runs a storage call on the pool (inline when there is none, or when it is a write the engine
+   * does at once) and queues its answer; the body's budget ({@code bodyBytes}) is released once
+   * the call has returned. {@code answerBytes}, taken for the call's answer, are held by its
+   * slot from now on, and come down to the answer's size once it is known.
+   */
+  private void start(Call call, HttpVersion version, long bodyBytes, ResponseQueue.Slot slot, long answerBytes) {
+    responses.hold(slot, answerBytes);
+    if (pool == null) {
+      complete(slot, answerBytes, answer(call.work(), version, bodyBytes));
+      calls.finished(call.write());
+      return;
+    }
+    // A write the engine can do without waiting costs less here than the two thread hand-offs
+    // of the pool (docs/perf/replication.md).
+    Supplier<@Nullable EntityResult> attempt = call.atOnce();
+    FullHttpResponse atOnce = attempt == null ? null : execute(attempt, version, 0);
+    if (atOnce != null) {
+      budget.release(bodyBytes);
+      responses.complete(slot, atOnce);
+      calls.finished(call.write());
+      return;
+    }
+    boolean accepted = pool.trySubmit(() -> finish(slot, answerBytes, call.write(), answer(call.work(), version, bodyBytes)));
+    if (!accepted) {
+      budget.release(bodyBytes);
+      complete(slot, answerBytes, Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE,
+          "the server is overloaded (" + pool.queued() + " storage calls queued); retry later"));
+      calls.finished(call.write());
+    }
+  }
+
+  /**
+   * Sends a request to its key's replicas; the outcome fills the slot once it is decided. The
+   * body's budget is released once every replica is done with it (or failed), which may be later.
+   */
+  private void start(Coordinate coordinate, HttpVersion version, long bodyBytes, ResponseQueue.Slot slot, long answerBytes) {
+    Coordinator coordinator = Objects.requireNonNull(this.coordinator, "requests are coordinated only with peers");
+    if (coordinate.write()) {
+      coordinator.write(ctx().executor(), coordinate.key(), coordinate.value(), coordinate.consistency(), outcome -> {
+        responses.complete(slot, coordinated(coordinate, version, outcome));
+        calls.finished(true);
+        afterChange();
+      }, () -> budget.release(bodyBytes));
+      return;
+    }
+    // The replicas' answers are in memory until the last is in (and its repairs are written),
+    // which may be after the answer went out: the bytes not held by the answer stay taken until then.
+    CoordinatedReadBytes held = new CoordinatedReadBytes(share(), answerBytes);
+    responses.hold(slot, answerBytes);
+    coordinator.read(ctx().executor(), coordinate.key(), coordinate.consistency(), outcome -> { // on this loop
+      FullHttpResponse response = coordinated(coordinate, version, outcome);
+      valueSizes.note(response.content().readableBytes());
+      responses.hold(slot, held.answered(response.content().readableBytes()));
+      responses.complete(slot, response);
+      calls.finished(false);
+      afterChange();
+    }, held::allIn);
+  }
+
+  private static FullHttpResponse coordinated(Coordinate coordinate, HttpVersion version, Coordinator.Outcome outcome) {
+    String shortfall = outcome.shortfall();
+    if (shortfall != null) return Responses.error(version, HttpResponseStatus.GATEWAY_TIMEOUT, shortfall);
+    if (coordinate.write()) {
+      return Responses.empty(version, coordinate.value() == null ? HttpResponseStatus.ACCEPTED : HttpResponseStatus.CREATED);
+    }
+    Entry newest = outcome.newest();
+    if (newest == null) return notFound(version, EntityResult.NO_VERSION);
+    byte[] value = newest.value(); // null: a tombstone
+    if (value == null) return notFound(version, newest.version());
+    return withVersion(Responses.value(version, value), newest.version());
+  }
+
+  /** A peer has another node list: serving would store keys where the others do not look. */
+  private FullHttpResponse listsDiffer(Cluster member, HttpRequest head, String theirs) {
+    String reason = "the sender's --cluster list (fingerprint " + theirs + ") differs from this node's "
+        + member.topology().nodes() + " (fingerprint " + fingerprint + "); start every node with the same list";
+    LISTS_DIFFER_LOG.log("refusing requests from a peer: " + reason);
+    return Responses.error(head.protocolVersion(), HttpResponseStatus.INTERNAL_SERVER_ERROR, reason);
+  }
+
+  // The answer of a call that always has one: every call but an attempt (Call.atOnce).
+  private FullHttpResponse answer(Supplier<EntityResult> call, HttpVersion version, long reservedBytes) {
+    return Objects.requireNonNull(execute(call, version, reservedBytes), "a storage call answers");
+  }
+
+  // The call's answer, or null if the call answered null (an attempt the engine declined).
+  private @Nullable FullHttpResponse execute(Supplier<@Nullable EntityResult> call, HttpVersion version, long reservedBytes) {
+    EntityResult result = null;
+    try {
+      result = call.get();
+      return result == null ? null : toResponse(result, version);
+    } catch (Throwable t) {
+      if (result != null) result.closeLease(); // no answer took it
+      // EntityService turns every failure into a result; this is a bug or an Error (say, out
+      // of memory). The client still gets its answer.
+      LOG.log(Level.ERROR, () -> "storage call failed unexpectedly: " + Reasons.oneLine(t.toString()));
+      return Responses.error(version, HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error: " + t);
+    } finally {
+      budget.release(reservedBytes);
+    }
+  }
+
+  /** Called by a storage worker: hands the answer back to the connection's event loop. */
+  private void finish(ResponseQueue.Slot slot, long answerBytes, boolean write, FullHttpResponse response) {
+    try {
+      ctx().executor().execute(() -> {
+        complete(slot, answerBytes, response);
+        calls.finished(write);
+        afterChange();
+      });
+    } catch (RejectedExecutionException e) {
+      // The event loop is gone (a forced shutdown): so is the connection, and the node's budget.
+      ReferenceCountUtil.release(response);
+    }
+  }
+
+  /** Fills a call's slot; the answer bytes taken for it ({@code answerBytes}) come to the answer's size. */
+  private void complete(ResponseQueue.Slot slot, long answerBytes, FullHttpResponse response) {
+    int bodyBytes = response.content().readableBytes();
+    valueSizes.note(bodyBytes);
+    // A lent value is in the engine's memory, not the heap: its connection still stops being read
+    // while it waits to be written (the channel is not writable), and --max-pipelined bounds how
+    // many it holds, but it takes nothing from the node's heap budget.
+    long heapBytes = response.content() instanceof LentValueBuf ? 0 : bodyBytes;
+    if (answerBytes > 0) responses.hold(slot, share().settle(answerBytes, heapBytes));
+    responses.complete(slot, response);
+  }
+
+  private static FullHttpResponse toResponse(EntityResult result, HttpVersion version) {
+    return switch (result.outcome()) {
+      case STORED -> Responses.empty(version, HttpResponseStatus.CREATED);
+      case FOUND -> withVersion(foundValue(result, version), result.version());
+      case NOT_FOUND -> notFound(version, result.version());
+      case DELETED -> Responses.empty(version, HttpResponseStatus.ACCEPTED);
+      case DONE -> Responses.text(version, HttpResponseStatus.OK, new String(result.requireValue(), StandardCharsets.UTF_8));
+      case OVERLOADED -> Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE, result.requireReason());
+      case DISK_FULL -> Responses.error(version, HttpResponseStatus.INSUFFICIENT_STORAGE, result.requireReason());
+      case FAILED -> Responses.error(version, HttpResponseStatus.INTERNAL_SERVER_ERROR, result.requireReason());
+    };
+  }
+
+  // A lent value's lease passes to the response: its buffer ends it once released.
+  private static FullHttpResponse foundValue(EntityResult result, HttpVersion version) {
+    ReadRecord.Lent lent = result.lent();
+    if (lent == null) return Responses.value(version, result.requireValue());
+    return Responses.value(version, LentValueBuf.of(lent));
+  }
+
+  /** 404; with {@code version} (not {@link EntityResult#NO_VERSION}) it says a tombstone of that version. */
+  private static FullHttpResponse notFound(HttpVersion version, long recordVersion) {
+    FullHttpResponse response = Responses.error(version, HttpResponseStatus.NOT_FOUND, "no value for this id");
+    if (recordVersion != EntityResult.NO_VERSION) {
+      withVersion(response, recordVersion).headers().set(ReplicaProtocol.TOMBSTONE_HEADER, ReplicaProtocol.TOMBSTONE);
+    }
+    return response;
+  }
+
+  private static FullHttpResponse withVersion(FullHttpResponse response, long recordVersion) {
+    if (recordVersion != EntityResult.NO_VERSION) {
+      response.headers().set(ReplicaProtocol.VERSION_HEADER, Long.toString(recordVersion));
+    }
+    return response;
+  }
+
+  private FullHttpResponse status(HttpRequest head) {
+    if (!HttpMethod.GET.equals(head.method())) {
+      return Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), STATUS_METHODS);
+    }
+    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(service.stats(), service.health(), stats));
+  }
+
+  /**
+   * An operator's full compaction: a storage call like any other (it takes a pool worker until
+   * done, which may be minutes), answered 200 with what it did.
+   */
+  private Action compact(HttpRequest head) {
+    if (!HttpMethod.POST.equals(head.method())) {
+      return new Answer(Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), COMPACT_METHODS));
+    }
+    return Call.operation(service::compact);
+  }
+
+  private ResponseQueue.Slot takeSlot(boolean keepAlive) {
+    if (!keepAlive) closing = true;
+    return responses.add(keepAlive);
+  }
+
+  /** Queues an answer that needs no storage call. */
+  private void answer(boolean keepAlive, FullHttpResponse response) {
+    responses.complete(takeSlot(keepAlive && !finishing), response);
+  }
+
+  /** After any change to what is owed: write what is ready, then decide whether to read or close. */
+  private void afterChange() {
+    responses.writeReady(ctx());
+    if (finishing && responses.owed() == 0) {
+      ctx().close();
+      return;
+    }
+    updateReading();
+  }
+
+  private void updateReading() {
+    boolean read = !closing && !finishing
+        && responses.owed() < options.maxPipelinedRequests()
+        && !share().isFull()
+        && ctx().channel().isWritable();
+    ChannelConfig config = ctx().channel().config();
+    if (config.isAutoRead() != read) config.setAutoRead(read);
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    responses.writabilityChanged();
+    updateReading();
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+    switch (event) {
+      case IdleStateEvent ignored -> closeIfIdle();
+      case ConnectionEvent.FINISH -> {
+        finishing = true;
+        afterChange();
+      }
+      case ConnectionEvent.REQUEST_TIMED_OUT -> {
+        answer(false, Responses.error(HttpVersion.HTTP_1_1, HttpResponseStatus.REQUEST_TIMEOUT,
+            "the request did not arrive within " + options.requestTimeoutMillis() + " ms"));
+        afterChange();
+      }
+      default -> ctx.fireUserEventTriggered(event);
+    }
+  }
+
+  private void closeIfIdle() {
+    // Nothing moved either way for the idle timeout. Keep the connection only while the server
+    // itself is working on an answer; a client that does not read its answers is let go.
+    if (responses.owed() == 0 || !ctx().channel().isWritable()) ctx().close();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    share().close();
+    responses.discard();
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (!(cause instanceof IOException)) {
+      // A connection reset is the client's business; anything else is worth a line.
+      LOG.log(Level.WARNING, () -> "closing connection " + ctx.channel().remoteAddress() + ": "
+          + Reasons.oneLine(cause.toString()));
+    }
+    ctx.close();
+  }
+
+  private ChannelHandlerContext ctx() {
+    return Objects.requireNonNull(ctx, "handlerAdded() comes first");
+  }
+
+  private AnswerShare share() {
+    return Objects.requireNonNull(share, "handlerAdded() comes first");
+  }
+}

@@ -1,0 +1,159 @@
+package dev.shale.server.http;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.CombinedChannelDuplexHandler;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpRequestDecoder;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseEncoder;
+import io.netty.util.AsciiString;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.List;
+
+/**
+ * Netty's HTTP/1.1 server codec, with a request line read strictly (RFC 9112 section 3):
+ * {@code method SP request-target SP HTTP-version}, one space between the parts, a method made
+ * of token characters, a target without control bytes or spaces, and a version that is exactly
+ * {@code HTTP/DIGIT.DIGIT}, case-sensitive. Netty's decoder splits the line on any run of
+ * space, tab, VT, FF or bare CR, so {@code DELETE\r /v0/...} or {@code PUT\x0b /v0/...} would
+ * run as a DELETE or a PUT where another reader of the same bytes (a proxy) sees something
+ * else: a line that is not strict is a decoder failure here (400), and a well-formed version
+ * other than 1.0 and 1.1 is {@link UnsupportedVersionException} (505). A second
+ * {@code Content-Length} header is refused here too (Netty would use the first in HTTP/1.0, and
+ * hides that there were two). The failure's message
+ * makes the decoder drop the rest of the connection's bytes.
+ *
+ * <p>It plays HttpServerCodec's other part too: the response to a HEAD request carries no body,
+ * so the encoder pairs each response with the method of the oldest request not yet answered.
+ * Each request gets exactly one response ({@link ResponseQueue}), which keeps that pairing.
+ *
+ * <p>When the client ends its side of the connection (a half-close, with
+ * {@code ALLOW_HALF_CLOSURE}), the decoder decodes what it still holds and then passes
+ * {@link InputEnded} down as a message, after the last request, so that it cannot overtake
+ * requests that {@code FlowControlHandler} still holds.
+ */
+public final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRequestDecoder, HttpResponseEncoder> {
+
+  /** The client sent its last byte; follows the last request decoded. */
+  enum InputEnded {
+    INSTANCE
+  }
+
+  /** A request line whose version is well-formed but not one this server speaks (1.0, 1.1). */
+  static final class UnsupportedVersionException extends IllegalArgumentException {
+    UnsupportedVersionException(String version) {
+      super("HTTP version " + version + " is not supported; use HTTP/1.1");
+    }
+  }
+
+  // The methods of the requests decoded and not yet answered, oldest first.
+  private final ArrayDeque<HttpMethod> unanswered = new ArrayDeque<>();
+
+  public StrictServerCodec(HttpDecoderConfig config) {
+    init(new StrictRequestDecoder(config), new PairedResponseEncoder());
+  }
+
+  private final class StrictRequestDecoder extends HttpRequestDecoder {
+    // Where the method and the target end in the line being split: the word hooks run in order.
+    private int methodEnd;
+    private int targetEnd;
+    // Content-Length headers seen in the current request's head.
+    private int contentLengths;
+
+    StrictRequestDecoder(HttpDecoderConfig config) {
+      super(config);
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf buffer, List<Object> out) throws Exception {
+      int before = out.size();
+      super.decode(ctx, buffer, out);
+      for (int i = before; i < out.size(); i++) {
+        if (out.get(i) instanceof HttpRequest request) unanswered.add(request.method());
+      }
+    }
+
+    @Override
+    protected String splitFirstWordInitialLine(byte[] line, int start, int length) {
+      for (int i = start; i < start + length; i++) {
+        if (!isTokenChar(line[i])) throw new IllegalArgumentException("the method holds byte " + hex(line[i]));
+      }
+      methodEnd = start + length;
+      contentLengths = 0; // a new request
+      return super.splitFirstWordInitialLine(line, start, length);
+    }
+
+    @Override
+    protected AsciiString splitHeaderName(byte[] line, int start, int length) {
+      AsciiString name = super.splitHeaderName(line, start, length);
+      // Netty refuses a second Content-Length in HTTP/1.1 but uses the first in HTTP/1.0, and
+      // keeps only the one it used: the second must be refused here, where it is still seen.
+      if (HttpHeaderNames.CONTENT_LENGTH.contentEqualsIgnoreCase(name) && ++contentLengths > 1) {
+        throw new IllegalArgumentException("a request must not have two Content-Length headers");
+      }
+      return name;
+    }
+
+    @Override
+    protected String splitSecondWordInitialLine(byte[] line, int start, int length) {
+      requireOneSpace(line, methodEnd, start, "the method and the target");
+      for (int i = start; i < start + length; i++) {
+        // Bytes of 0x80 and up pass: ids may come as raw UTF-8 (IdDecoder checks them).
+        if (line[i] >= 0 && line[i] <= ' ' || line[i] == 0x7f) {
+          throw new IllegalArgumentException("the request target holds byte " + hex(line[i]));
+        }
+      }
+      targetEnd = start + length;
+      return super.splitSecondWordInitialLine(line, start, length);
+    }
+
+    @Override
+    protected String splitThirdWordInitialLine(byte[] line, int start, int length) {
+      requireOneSpace(line, targetEnd, start, "the target and the version");
+      String version = new String(line, start, length, StandardCharsets.ISO_8859_1);
+      boolean wellFormed = length == 8 && version.startsWith("HTTP/") && isDigit(line[start + 5])
+          && line[start + 6] == '.' && isDigit(line[start + 7]);
+      if (!wellFormed) throw new IllegalArgumentException("malformed HTTP version '" + version + "'");
+      if (!version.equals("HTTP/1.1") && !version.equals("HTTP/1.0")) throw new UnsupportedVersionException(version);
+      return super.splitThirdWordInitialLine(line, start, length);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+      super.userEventTriggered(ctx, event); // decodes what is left, then passes the event on
+      if (event instanceof ChannelInputShutdownEvent) ctx.fireChannelRead(InputEnded.INSTANCE);
+    }
+  }
+
+  private final class PairedResponseEncoder extends HttpResponseEncoder {
+    @Override
+    protected boolean isContentAlwaysEmpty(HttpResponse response) {
+      return HttpMethod.HEAD.equals(unanswered.poll()) || super.isContentAlwaysEmpty(response);
+    }
+  }
+
+  private static void requireOneSpace(byte[] line, int end, int nextStart, String between) {
+    if (nextStart != end + 1 || line[end] != ' ') {
+      throw new IllegalArgumentException("the request line must have exactly one space between " + between);
+    }
+  }
+
+  private static boolean isDigit(byte b) {
+    return b >= '0' && b <= '9';
+  }
+
+  // RFC 9110 section 5.6.2: tchar.
+  private static boolean isTokenChar(byte b) {
+    return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || isDigit(b) || "!#$%&'*+-.^_`|~".indexOf(b) >= 0;
+  }
+
+  private static String hex(byte b) {
+    return String.format("0x%02x", b & 0xff);
+  }
+}

@@ -1,0 +1,66 @@
+package dev.shale.server.scan;
+
+import dev.shale.server.EngineBatches;
+import dev.shale.server.FixedThreads;
+import dev.shale.server.StoragePool;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The threads that pull scans' records from the engine, off the event loops (a table read may
+ * fault pages in from disk), apart from the {@link StoragePool} so that long scans never hold
+ * the workers point requests need, and so that scans run also when point calls run inline.
+ *
+ * <p>Bounded both ways: at most {@code maxScans} scans at once server-wide (a scan past it gets
+ * 503 before its first byte), and each scan has at most one pull task queued or running at a time
+ * ({@link EngineBatches}), so the queue never holds more than {@code maxScans} tasks although
+ * its type is unbounded.
+ *
+ * <p>Thread safe.
+ */
+public final class ScanThreads implements Executor {
+  /** Threads pulling records; a pull is short (one batch), so a few serve many scans. */
+  public static final int DEFAULT_THREADS = 4;
+  /** Scans streaming at once, server-wide. */
+  public static final int DEFAULT_MAX_SCANS = 256;
+
+  private final ThreadPoolExecutor executor;
+  private final int maxScans;
+  private final AtomicInteger running = new AtomicInteger();
+
+  public ScanThreads(int threads, int maxScans) {
+    this.maxScans = maxScans;
+    this.executor = FixedThreads.start(threads, new LinkedBlockingQueue<>(), "shale-scan");
+  }
+
+  /** Takes a place for one scan; false (and nothing taken) when {@code maxScans} are running. */
+  boolean tryBegin() {
+    while (true) {
+      int now = running.get();
+      if (now >= maxScans) return false;
+      if (running.compareAndSet(now, now + 1)) return true;
+    }
+  }
+
+  /** Gives back the place {@link #tryBegin} took. */
+  void end() {
+    running.decrementAndGet();
+  }
+
+  int maxScans() {
+    return maxScans;
+  }
+
+  /** Runs {@code task} on a scan thread; throws RejectedExecutionException once shut down. */
+  @Override
+  public void execute(Runnable task) {
+    executor.execute(task);
+  }
+
+  /** Refuses new tasks and waits up to {@code timeoutMillis} for the queued ones; true if they all ended. */
+  public boolean shutdown(long timeoutMillis) {
+    return FixedThreads.shutdown(executor, timeoutMillis);
+  }
+}

@@ -1,0 +1,137 @@
+package dev.shale.server.scan;
+
+import dev.shale.cluster.Cluster;
+import dev.shale.cluster.Consistency;
+import dev.shale.server.EntityService;
+import dev.shale.server.Reasons;
+import dev.shale.server.http.IdDecoder;
+import dev.shale.server.http.InvalidRequestException;
+import dev.shale.server.http.QueryParams;
+import dev.shale.server.http.RequestTarget;
+import dev.shale.server.http.Responses;
+import dev.shale.server.http.StreamingAnswer;
+import dev.shale.storage.Keys;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Routes range scans: {@code GET /v0/entities?start=<id>[&end=<id>][&scope=cluster[&ack=A][&from=F]]}
+ * and the internal {@code GET /v0/internal/records?start=<id>[&end=<id>]} a cluster scan's
+ * coordinator sends to each node. Checks the request on the event loop (a bad one never
+ * reaches the engine) and returns the answer that will stream it: a node's own entries
+ * ({@link EngineScanAnswer}), or the cluster's merged ({@link ClusterScanAnswer}).
+ *
+ * <p>Thread safe: immutable, over thread-safe parts.
+ */
+public final class Scans {
+  public static final String ENTITIES_PATH = "/v0/entities";
+  public static final String RECORDS_PATH = "/v0/internal/records";
+  static final String METHODS = "GET";
+
+  /** What a scan request comes to: a refusal now, or a streamed answer in its turn. */
+  public sealed interface Route {}
+
+  public record Refused(FullHttpResponse response) implements Route {}
+
+  public record Streamed(StreamingAnswer answer) implements Route {}
+
+  private final EntityService service;
+  private final ScanThreads threads;
+  private final @Nullable Cluster cluster; // null for a node started without --cluster
+
+  public Scans(EntityService service, ScanThreads threads, @Nullable Cluster cluster) {
+    this.service = service;
+    this.threads = threads;
+    this.cluster = cluster;
+  }
+
+  /** The route of a request for {@link #ENTITIES_PATH} or {@link #RECORDS_PATH}; {@code internal}: signed by a peer. */
+  public Route route(HttpRequest head, RequestTarget target, boolean internal) {
+    HttpVersion version = head.protocolVersion();
+    if (!HttpMethod.GET.equals(head.method())) {
+      return new Refused(Responses.methodNotAllowed(version, head.method().name(), METHODS));
+    }
+    if (!HttpVersion.HTTP_1_1.equals(version)) {
+      // HTTP/1.0 has no chunked coding: a cut scan could not be told from a complete one.
+      return refused(version, HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED, "scans stream chunked answers: use HTTP/1.1");
+    }
+    boolean records = target.path().equals(RECORDS_PATH);
+    if (records && !internal) {
+      return refused(version, HttpResponseStatus.FORBIDDEN, RECORDS_PATH + " serves only signed requests of the cluster's nodes");
+    }
+    try {
+      ScanQuery query = ScanQuery.parse(target.query());
+      if (records) return new Streamed(local(query, version, true));
+      // A peer's request is served here and never fans out again.
+      if (!query.cluster() || internal) return new Streamed(local(query, version, false));
+      return new Streamed(cluster(query, version));
+    } catch (InvalidRequestException e) {
+      return refused(version, HttpResponseStatus.BAD_REQUEST, Reasons.oneLine(e.getMessage()));
+    }
+  }
+
+  private StreamingAnswer local(ScanQuery query, HttpVersion version, boolean records) {
+    ScanChunks chunks = records ? new ScanChunks.Records() : new ScanChunks.Entries();
+    return new EngineScanAnswer(() -> service.scan(query.start(), query.end(), records), threads, chunks, version,
+        EngineScanAnswer.describe(query.start(), query.end()));
+  }
+
+  private StreamingAnswer cluster(ScanQuery query, HttpVersion version) throws InvalidRequestException {
+    Cluster member = cluster;
+    int nodes = member == null ? 1 : member.topology().size();
+    Consistency consistency;
+    try {
+      consistency = Consistency.parse(query.ack(), query.from(), nodes);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidRequestException(Reasons.oneLine(e.getMessage()));
+    }
+    // A node alone is the whole cluster: its own entries are the answer.
+    if (member == null || nodes == 1) return local(query, version, false);
+    return new ClusterScanAnswer(member, consistency, query, version, threads,
+        () -> service.scan(query.start(), query.end(), true));
+  }
+
+  private static Refused refused(HttpVersion version, HttpResponseStatus status, String reason) {
+    return new Refused(Responses.error(version, status, reason));
+  }
+
+  /**
+   * A scan's parameters: {@code start} (required) and {@code end} decoded like an entity's id;
+   * {@code scope} {@code local} (the default) or {@code cluster}; {@code ack} and {@code from}
+   * as received, for {@link Consistency#parse}.
+   */
+  record ScanQuery(
+      byte[] start, byte @Nullable [] end, boolean cluster, @Nullable String ack, @Nullable String from) {
+    static ScanQuery parse(@Nullable String rawQuery) throws InvalidRequestException {
+      byte[] start = IdDecoder.decodeOptional(rawQuery, "start", EntityService.MAX_ID_BYTES);
+      if (start == null) throw new InvalidRequestException("missing start parameter: use ?start=<id>[&end=<id>]");
+      byte[] end = IdDecoder.decodeOptional(rawQuery, "end", EntityService.MAX_ID_BYTES);
+      String scope = QueryParams.value(rawQuery, "scope");
+      if (scope != null && !scope.equals("local") && !scope.equals("cluster")) {
+        throw new InvalidRequestException("scope must be 'local' or 'cluster', not '" + scope + "'");
+      }
+      boolean cluster = "cluster".equals(scope);
+      String ack = QueryParams.value(rawQuery, "ack");
+      String from = QueryParams.value(rawQuery, "from");
+      if (!cluster && (ack != null || from != null)) {
+        throw new InvalidRequestException("ack and from apply to scope=cluster only");
+      }
+      return new ScanQuery(start, end, cluster, ack, from);
+    }
+
+    /** The origin-form target of the internal scan of this range. */
+    String recordsTarget() {
+      return RECORDS_PATH + "?start=" + QueryParams.encode(start)
+          + (end == null ? "" : "&end=" + QueryParams.encode(end));
+    }
+
+    /** Whether {@code key} is in {@code [start, end)}. */
+    boolean contains(byte[] key) {
+      return Keys.compare(key, start) >= 0 && (end == null || Keys.compare(key, end) < 0);
+    }
+  }
+}

@@ -1,0 +1,9 @@
+/**
+ * Range scans: routing and checking {@code GET /v0/entities} ({@link dev.shale.server.scan.Scans}),
+ * a node's own range streamed from the engine on the scan threads, and a cluster scan's streams
+ * per node merged into one answer.
+ *
+ * <p>It depends on the server's shared pieces and writes its answers through the front end's
+ * {@code StreamingAnswer} and {@code Responses} ({@code http}); it knows nothing of coordination.
+ */
+package dev.shale.server.scan;
