@@ -1,0 +1,93 @@
+package dev.shale.cluster.coordination;
+
+import dev.shale.cluster.Consistency;
+import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.Placement;
+import dev.shale.storage.Entry;
+import dev.shale.storage.HybridClock;
+import dev.shale.storage.StorageException;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Coordinates a client's request over the replicas of its key: the first {@code from} nodes of
+ * the key's preference list, reached in parallel through {@link Replicas}. A request is decided as
+ * soon as {@code ack} replicas answered or it is known they cannot ({@link Tally}), without waiting
+ * for the rest; the replicas still out finish in the background: their answers feed read repair,
+ * their failures become hints ({@link MissedWrites}; a peer's only, never this node's own).
+ *
+ * <p>Versions: one hybrid logical clock per node, the engine's. A write is stamped here with
+ * {@code clock.next()}, and every version a replica returns is observed, so a write this node
+ * coordinates after it has seen a version is newer than it, whatever the wall clocks say (a
+ * version further ahead of the wall clock than {@link HybridClock#MAX_AHEAD_MILLIS} is not
+ * followed: no replica stores one either).
+ *
+ * <p>A request that is decided short of {@code ack} ends with a {@link Outcome#shortfall} for a
+ * 504: "2 of 3 replicas needed, 1 answered: " and each failed replica's reason, naming it.
+ *
+ * <p>Thread safe: the state of each request lives in its {@link ReplicatedRead} or {@link
+ * ReplicatedWrite}, confined to the thread of the {@code loop} given (every callback runs there).
+ */
+public final class Coordinator {
+  private final Placement placement;
+  private final Replicas replicas;
+  private final HybridClock clock;
+  private final MissedWrites missed;
+  private final ReplicationStats stats;
+
+  public Coordinator(Placement placement, Replicas replicas, HybridClock clock, MissedWrites missed, ReplicationStats stats) {
+    this.placement = placement;
+    this.replicas = replicas;
+    this.clock = clock;
+    this.missed = missed;
+    this.stats = stats;
+  }
+
+  /** Whether {@code key}'s replicas for {@code consistency} are this node alone (then the engine serves it directly). */
+  public boolean isLocalOnly(byte[] key, Consistency consistency) {
+    return consistency.from() == 1 && placement.owner(key).equals(replicas.self());
+  }
+
+  /**
+   * Reads {@code key} from its replicas; {@code done} runs once, on {@code loop}, when the read is
+   * decided, with the newest record among the answers so far; and {@code allIn} once, on {@code
+   * loop}, after {@code done}, once every replica answered or failed and every read repair was
+   * answered (the replicas' values are no longer held then).
+   */
+  public void read(Executor loop, byte[] key, Consistency consistency, Consumer<Outcome> done, Runnable allIn) {
+    List<NodeAddress> targets = placement.preferenceList(key, consistency.from());
+    new ReplicatedRead(replicas, loop, key, targets, new Tally(consistency), clock, stats, done, allIn).start();
+  }
+
+  /**
+   * Writes {@code value} (null: a tombstone) to {@code key}'s replicas with a fresh version;
+   * {@code done} runs once, on {@code loop}, when the request is decided, and {@code allIn} once,
+   * on {@code loop}, after {@code done}, once every replica answered or failed (the replicas are
+   * done with the value then; a hint of it may still be being written). The key and value arrays
+   * must not change from now on.
+   */
+  public void write(Executor loop, byte[] key, byte @Nullable [] value, Consistency consistency, Consumer<Outcome> done,
+      Runnable allIn) {
+    List<NodeAddress> targets = placement.preferenceList(key, consistency.from());
+    long version;
+    try {
+      version = clock.next();
+    } catch (StorageException e) { // the clock cannot advance: nothing is sent
+      done.accept(new Outcome("the write was not sent: " + e.getMessage(), null));
+      allIn.run();
+      return;
+    }
+    new ReplicatedWrite(replicas, loop, key, value, version, targets, new Tally(consistency), missed, stats, done, allIn)
+        .start();
+  }
+
+  /**
+   * How a coordinated request ended.
+   *
+   * @param shortfall null when {@code ack} replicas answered; else what was asked and got (504)
+   * @param newest of a read that succeeded: the newest record among the answers, null if none had one
+   */
+  public record Outcome(@Nullable String shortfall, @Nullable Entry newest) {}
+}
