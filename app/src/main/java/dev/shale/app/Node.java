@@ -4,10 +4,10 @@ import dev.shale.cluster.Cluster;
 import dev.shale.cluster.HintLimits;
 import dev.shale.cluster.HintStore;
 import dev.shale.cluster.HintedHandoff;
-import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.coordination.HintedWrites;
+import dev.shale.cluster.coordination.MissedWrites;
 import dev.shale.server.ServerOptions;
 import dev.shale.server.ShaleServer;
-import dev.shale.server.coordination.MissedWrites;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
 import java.nio.file.Path;
@@ -70,15 +70,14 @@ final class Node implements AutoCloseable {
     ShaleServer server = null;
     try {
       if (replicated) hints = openHints(dataDir, hintLimits, engineOptions);
-      Hints missed = hints == null ? null : new Hints(hints);
+      // The coordinator keeps what peers miss in the store; the handoff delivers it through the
+      // server, and hears from the coordinator which replicas answer.
+      HintedWrites missed = hints == null ? null : new HintedWrites(hints);
       server = ShaleServer.start(engine, serverOptions, cluster, missed == null ? MissedWrites.NONE : missed);
       HintedHandoff handoff = null;
       if (hints != null && missed != null) {
-        ShaleServer sender = server;
-        handoff = new HintedHandoff(hints,
-            hint -> sender.deliverMissedWrite(hint.target(), hint.key(), hint.value(), hint.version()), hintLimits);
-        missed.handoff = handoff;
-        handoff.start();
+        handoff = new HintedHandoff(hints, server.hintSender(), hintLimits);
+        missed.deliverWith(handoff);
       }
       return new Node(dataDir, engine, server, cluster, handoff);
     } catch (RuntimeException e) {
@@ -86,41 +85,6 @@ final class Node implements AutoCloseable {
       if (hints != null) hints.close();
       engine.close();
       throw e instanceof StartupException s ? s : new StartupException(e.getMessage(), e);
-    }
-  }
-
-  /**
-   * The server's view of the hints: writes it could not place go to the store, and a replica
-   * seen answering cuts its delivery back-off short. The handoff is set once it exists (it
-   * needs the started server to send with).
-   */
-  private static final class Hints implements MissedWrites {
-    private final HintStore store;
-    volatile @Nullable HintedHandoff handoff; // null until the handoff starts
-
-    Hints(HintStore store) {
-      this.store = store;
-    }
-
-    @Override
-    public boolean missed(NodeAddress target, byte[] key, byte @Nullable [] value, long version) {
-      return store.add(target, key, value, version);
-    }
-
-    @Override
-    public void replicaAnswered(NodeAddress replica) {
-      HintedHandoff h = handoff;
-      if (h != null) h.onReplicaUp(replica);
-    }
-
-    @Override
-    public long pending() {
-      return store.pendingHints();
-    }
-
-    @Override
-    public long pendingBytes() {
-      return store.pendingBytes();
     }
   }
 

@@ -1,8 +1,8 @@
 package dev.shale.server;
 
 import dev.shale.cluster.Cluster;
-import dev.shale.server.coordination.Coordinator;
-import dev.shale.server.coordination.ReplicationStats;
+import dev.shale.cluster.coordination.Coordinator;
+import dev.shale.cluster.coordination.ReplicationStats;
 import dev.shale.server.http.AnswerBudget;
 import dev.shale.server.http.BodyBudget;
 import dev.shale.server.http.EntityHttpHandler;

@@ -2,12 +2,12 @@ package dev.shale.server;
 
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.HintNotDelivered;
-import dev.shale.cluster.NodeAddress;
-import dev.shale.server.coordination.Coordinator;
-import dev.shale.server.coordination.MissedWrites;
+import dev.shale.cluster.HintSender;
+import dev.shale.cluster.coordination.Coordinator;
+import dev.shale.cluster.coordination.MissedWrites;
+import dev.shale.cluster.coordination.ReplicationStats;
+import dev.shale.server.coordination.HintDeliveries;
 import dev.shale.server.coordination.ReplicaCalls;
-import dev.shale.server.coordination.ReplicaReply;
-import dev.shale.server.coordination.ReplicationStats;
 import dev.shale.server.http.AnswerBudget;
 import dev.shale.server.http.BodyBudget;
 import dev.shale.server.http.ConnectionEvent;
@@ -38,7 +38,6 @@ import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
@@ -171,29 +170,15 @@ public final class ShaleServer implements AutoCloseable {
   }
 
   /**
-   * Writes a record that {@code target} missed (a hint) with the replica protocol: {@code value}
-   * (null: a tombstone) with its original {@code version}. Completes with true once the replica
-   * stored it, and exceptionally with {@link HintNotDelivered} saying why when it did not (down,
-   * timed out, refused): try again later. Never blocks.
+   * How the hinted handoff delivers a hint from this node: through the replica calls, with the
+   * hint's original version (see {@link HintDeliveries}); without peers every delivery fails, as
+   * there is no one to deliver to.
    */
-  public CompletionStage<Boolean> deliverMissedWrite(NodeAddress target, byte[] key, byte @Nullable [] value, long version) {
-    CompletableFuture<Boolean> stored = new CompletableFuture<>();
-    if (replicaCalls == null || closed.get()) {
-      stored.completeExceptionally(new HintNotDelivered("this node is shutting down"));
-      return stored;
+  public HintSender hintSender() {
+    if (replicaCalls == null) {
+      return hint -> CompletableFuture.failedFuture(new HintNotDelivered("this node has no peers"));
     }
-    replicaCalls.write(ioGroup.next(), target, key, value, version, reply -> {
-      switch (reply) {
-        case ReplicaReply.Stored ignored -> {
-          stats.hintsDelivered.increment();
-          stored.complete(true);
-        }
-        case ReplicaReply.Failed(String reason) -> stored.completeExceptionally(new HintNotDelivered(reason));
-        case ReplicaReply.Read ignored -> stored.completeExceptionally(
-            new IllegalStateException("a write was answered as a read"));
-      }
-    });
-    return stored;
+    return new HintDeliveries(replicaCalls, ioGroup::next, stats, closed::get);
   }
 
   /** The address the server listens on (with the real port when the options said 0). */

@@ -1,6 +1,6 @@
 package dev.shale.server;
 
-import dev.shale.server.coordination.ReplicationStats;
+import dev.shale.cluster.coordination.ReplicationStats;
 import dev.shale.storage.EngineHealth;
 import dev.shale.storage.EngineStats;
 import java.util.StringJoiner;
@@ -29,7 +29,17 @@ public final class StatusBody {
         + ", \"compactions\": " + stats.compactions()
         + ", \"writeStalls\": " + stats.writeStalls()
         + ", \"valueLeases\": " + stats.valueLeases()
-        + ", " + replication.jsonMembers() + "}";
+        + ", " + replicationMembers(replication) + "}";
+  }
+
+  /** The replication counters and gauges: read repairs, and what became of the writes replicas missed. */
+  private static String replicationMembers(ReplicationStats replication) {
+    return "\"readRepairs\": " + replication.readRepairs()
+        + ", \"hintsStored\": " + replication.hintsStored()
+        + ", \"hintsRefused\": " + replication.hintsRefused()
+        + ", \"hintsDelivered\": " + replication.hintsDelivered()
+        + ", \"hintsPending\": " + replication.hintsPending()
+        + ", \"hintsPendingBytes\": " + replication.hintsPendingBytes();
   }
 
   /**

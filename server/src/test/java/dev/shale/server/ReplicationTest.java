@@ -9,7 +9,7 @@ import dev.shale.cluster.Placement;
 import dev.shale.cluster.ReplicaProtocol;
 import dev.shale.cluster.SignedContent;
 import dev.shale.cluster.Topology;
-import dev.shale.server.coordination.MissedWrites;
+import dev.shale.cluster.coordination.MissedWrites;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;

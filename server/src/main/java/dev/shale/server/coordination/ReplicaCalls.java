@@ -2,6 +2,9 @@ package dev.shale.server.coordination;
 
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.ReplicaProtocol;
+import dev.shale.cluster.coordination.MissedWrites;
+import dev.shale.cluster.coordination.ReplicaReply;
+import dev.shale.cluster.coordination.Replicas;
 import dev.shale.server.EntityResult;
 import dev.shale.server.EntityService;
 import dev.shale.server.Reasons;
@@ -17,21 +20,24 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads and writes one key on one replica, this node or a peer, and hands the {@link ReplicaReply}
- * to a callback on a given event loop. This node's replica is its engine, called on the
+ * The coordinator's {@link Replicas} on a node: reads and writes one key on one replica, this node
+ * or a peer, and hands the {@link ReplicaReply} to a callback on a given event loop (the loops
+ * given are Netty's: the client connection's, or one of the server's for a hint delivery). This
+ * node's replica is its engine, called on the
  * {@link StoragePool} (inline when there is none, or for a write the engine can do without
  * waiting); a peer gets the internal replica protocol
  * ({@link ReplicaProtocol}) through the {@link InternalClient}. No thread waits for a peer.
  *
  * <p>Thread safe.
  */
-public final class ReplicaCalls {
+public final class ReplicaCalls implements Replicas {
   /** How much of a peer's error body a failure reason quotes. */
   private static final int MAX_QUOTED_CHARS = 200;
 
@@ -49,17 +55,19 @@ public final class ReplicaCalls {
     this.hints = hints;
   }
 
-  NodeAddress self() {
+  @Override
+  public NodeAddress self() {
     return self;
   }
 
   /** Reads {@code key}'s newest record on {@code replica}; {@code done} runs on {@code loop}. */
-  void read(EventExecutor loop, NodeAddress replica, byte[] key, Consumer<ReplicaReply> done) {
+  @Override
+  public void read(Executor loop, NodeAddress replica, byte[] key, Consumer<ReplicaReply> done) {
     if (replica.equals(self)) {
-      local(loop, () -> readReply(key, service.read(key)), done);
+      local(eventLoop(loop), () -> readReply(key, service.read(key)), done);
       return;
     }
-    remote(loop, replica, HttpMethod.GET, key, new byte[0], InternalClient.NO_VERSION,
+    remote(eventLoop(loop), replica, HttpMethod.GET, key, new byte[0], InternalClient.NO_VERSION,
         answer -> readAnswer(replica, key, answer), done);
   }
 
@@ -67,7 +75,9 @@ public final class ReplicaCalls {
    * Writes {@code value} (null: a tombstone) with {@code version} to {@code replica}; {@code done}
    * runs on {@code loop}. The value array must not change from now on.
    */
-  public void write(EventExecutor loop, NodeAddress replica, byte[] key, byte @Nullable [] value, long version, Consumer<ReplicaReply> done) {
+  @Override
+  public void write(Executor executor, NodeAddress replica, byte[] key, byte @Nullable [] value, long version, Consumer<ReplicaReply> done) {
+    EventExecutor loop = eventLoop(executor);
     if (replica.equals(self)) {
       // A write the engine can do without waiting costs less here than the pool's two hand-offs.
       // (Only on loop itself: done must run there.)
@@ -85,12 +95,19 @@ public final class ReplicaCalls {
    * Runs {@code task} (a disk write, such as keeping a hint) off the event loop, on the storage
    * pool; inline when there is none. False when the pool refused it (full).
    */
-  boolean background(Runnable task) {
+  @Override
+  public boolean background(Runnable task) {
     if (pool == null) {
       task.run();
       return true;
     }
     return pool.trySubmit(task);
+  }
+
+  /** The event loop {@code loop} is: the coordinator is handed only those here. */
+  private static EventExecutor eventLoop(Executor loop) {
+    if (loop instanceof EventExecutor eventLoop) return eventLoop;
+    throw new IllegalArgumentException("replica calls complete on a Netty event loop, not on " + loop);
   }
 
   private void local(EventExecutor loop, Supplier<ReplicaReply> work, Consumer<ReplicaReply> done) {
