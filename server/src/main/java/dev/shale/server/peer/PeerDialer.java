@@ -9,6 +9,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 
@@ -26,6 +27,9 @@ import io.netty.util.concurrent.Promise;
  * <p>Thread safe.
  */
 public final class PeerDialer {
+  static final int LOW_WATER_BYTES = 1 << 20;
+  static final int HIGH_WATER_BYTES = 4 << 20;
+
   private final Handshakes handshakes;
   private final Bootstrap bootstrap;
   private final int maxFrameBytes;
@@ -45,6 +49,9 @@ public final class PeerDialer {
         .channel(channelType)
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.SO_KEEPALIVE, true)
+        // Past the high mark a link fails requests at once (PeerLink): what waits to be sent to
+        // a slow peer stays bounded.
+        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(LOW_WATER_BYTES, HIGH_WATER_BYTES))
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(connectTimeoutMillis, Integer.MAX_VALUE));
   }
 

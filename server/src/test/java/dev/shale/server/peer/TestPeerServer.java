@@ -38,12 +38,17 @@ final class TestPeerServer implements AutoCloseable {
   private final Channel listener;
 
   TestPeerServer() {
+    this(true);
+  }
+
+  /** {@code answering} false: requests are taken and never answered (a stalled peer). */
+  TestPeerServer(boolean answering) {
     int port = FreePort.find();
     self = new NodeAddress("127.0.0.1", port);
     nodes = List.of(self, client);
     Topology topology = new Topology(nodes, self);
     PeerEndpoint endpoint = new PeerEndpoint(topology, InternalAuth.withSecret(SECRET, topology), 1 << 20,
-        sender -> new Answerer(), authenticated::add);
+        sender -> answering ? new Answerer() : new Silent(), authenticated::add);
     listener = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override
@@ -87,6 +92,13 @@ final class TestPeerServer implements AutoCloseable {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       PeerConnections.closeOnError(ctx, cause, "a test connection");
+    }
+  }
+
+  private static final class Silent extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      // taken, never answered
     }
   }
 
