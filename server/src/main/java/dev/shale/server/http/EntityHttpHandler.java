@@ -247,7 +247,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     return switch (target.path()) {
       case ENTITY_PATH -> entity(head, target, request.body(), sender);
       case STATUS_PATH -> new Answer(status(head));
-      case Scans.ENTITIES_PATH, Scans.RECORDS_PATH -> switch (scans.route(head, target, internal != null)) {
+      case Scans.ENTITIES_PATH -> switch (scans.route(head, target)) {
         case Scans.Refused(FullHttpResponse response) -> new Answer(response);
         case Scans.Streamed(StreamingAnswer answer) -> new Stream(answer);
       };
