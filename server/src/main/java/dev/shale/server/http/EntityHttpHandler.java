@@ -54,7 +54,7 @@ import org.jspecify.annotations.Nullable;
  * once {@code ack} replicas answered. A request marked internal ({@link InternalAuth#HEADER})
  * must carry a valid signature (else 403) and is a replica's part of the replica protocol
  * ({@link ReplicaProtocol}): always served locally.
- * Range scans ({@code /v0/entities} and the internal {@code /v0/internal/records}) go to
+ * Range scans ({@code /v0/entities}) go to
  * {@link Scans}; their answers stream in their turn ({@link StreamingAnswer}), as a read in
  * {@link CallOrder}, from their start to their last chunk.
  *

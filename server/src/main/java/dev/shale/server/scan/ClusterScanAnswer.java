@@ -4,8 +4,8 @@ import dev.shale.cluster.Cluster;
 import dev.shale.cluster.Consistency;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.server.http.Responses;
-import dev.shale.server.peer.PeerDialer;
 import dev.shale.server.http.StreamingAnswer;
+import dev.shale.server.peer.PeerDialer;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Keys;
@@ -28,8 +28,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A cluster scan's coordinator ({@code scope=cluster}): opens every node's records of the range
- * (its own through the engine, the peers' by a SCAN on a peer connection each), merges them in key order, and
- * streams each key once, with its newest record among the answers of the key's replicas.
+ * (its own through the engine, the peers' by a SCAN on a peer connection each), merges them in
+ * key order, and streams each key once, with its newest record among the answers of the key's
+ * replicas.
  *
  * <p>The merge: a heap of the streams that have a record buffered, ordered by that record's key.
  * Each step takes the smallest key from every stream that holds it; the replicas of the key are
@@ -67,7 +68,7 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
   private final Map<NodeAddress, NodeStream> byNode = new HashMap<>();
   private final PriorityQueue<NodeStream> heap =
       new PriorityQueue<>((a, b) -> Keys.compare(a.peek().key(), b.peek().key()));
-    private final List<String> unreachable = new ArrayList<>();
+  private final List<String> unreachable = new ArrayList<>();
   private @Nullable ChannelHandlerContext ctx;
   private boolean keepAlive;
   private @Nullable Runnable ended;
