@@ -36,7 +36,13 @@ public final class InternalAuth {
   /** Shortest secret accepted, in bytes: an HMAC key shorter than this is guessable. */
   public static final int MIN_SECRET_BYTES = 16;
 
+  /** The internode handshake's mode byte: 0 with a cluster secret, 1 on a trusted network. */
+  public static final int MODE_SECRET = 0;
+  /** See {@link #MODE_SECRET}. */
+  public static final int MODE_TRUSTED_NETWORK = 1;
+
   private static final String TRUSTED = "trusted";
+  private static final byte[] NO_PROOF = new byte[0];
 
   /** Whether a request marked internal is taken, and from whom. */
   public sealed interface Verdict {
@@ -51,10 +57,12 @@ public final class InternalAuth {
 
   private final Mode mode;
   private final @Nullable RequestSignature signature; // null unless SECRET
+  private final @Nullable HandshakeProofs proofs; // null unless SECRET
 
-  private InternalAuth(Mode mode, @Nullable RequestSignature signature) {
+  private InternalAuth(Mode mode, @Nullable RequestSignature signature, @Nullable HandshakeProofs proofs) {
     this.mode = mode;
     this.signature = signature;
+    this.proofs = proofs;
   }
 
   /**
@@ -72,17 +80,17 @@ public final class InternalAuth {
     if (secret.length < MIN_SECRET_BYTES) {
       throw new IllegalArgumentException("the cluster secret must be at least " + MIN_SECRET_BYTES + " bytes, not " + secret.length);
     }
-    return new InternalAuth(Mode.SECRET, new RequestSignature(secret.clone(), topology, startMillis));
+    return new InternalAuth(Mode.SECRET, new RequestSignature(secret.clone(), topology, startMillis), new HandshakeProofs(secret));
   }
 
   /** No secret: every request marked internal is taken as one. */
   public static InternalAuth trustedNetwork() {
-    return new InternalAuth(Mode.TRUSTED_NETWORK, null);
+    return new InternalAuth(Mode.TRUSTED_NETWORK, null, null);
   }
 
   /** A node that takes no internal requests (a single node without a secret). */
   public static InternalAuth none() {
-    return new InternalAuth(Mode.NONE, null);
+    return new InternalAuth(Mode.NONE, null, null);
   }
 
   /** Whether this node may send internal requests (it has a secret or trusts the network). */
@@ -117,4 +125,42 @@ public final class InternalAuth {
       case SECRET -> Objects.requireNonNull(signature).verify(content, header, nowMillis);
     };
   }
+
+  /**
+   * This node's mode in the internode handshake ({@link #MODE_SECRET} or
+   * {@link #MODE_TRUSTED_NETWORK}; docs/format.md, "Internode protocol").
+   *
+   * @throws IllegalStateException on a node that takes no peers ({@link #canSign} is false)
+   */
+  public int handshakeMode() {
+    return switch (mode) {
+      case SECRET -> MODE_SECRET;
+      case TRUSTED_NETWORK -> MODE_TRUSTED_NETWORK;
+      case NONE -> throw new IllegalStateException("this node has no cluster secret and does not trust the network");
+    };
+  }
+
+  /**
+   * The server's proof in a handshake: HMAC("shale-peer-v1 server" || hello || serverNonce),
+   * {@code hello} being the client's HELLO payload as sent; no bytes on a trusted network.
+   */
+  public byte[] serverProof(byte[] hello, byte[] serverNonce) {
+    return proofs == null ? NO_PROOF : proofs.server(hello, serverNonce);
+  }
+
+  /** The client's proof in a handshake: HMAC("shale-peer-v1 client" || hello || serverNonce). */
+  public byte[] clientProof(byte[] hello, byte[] serverNonce) {
+    return proofs == null ? NO_PROOF : proofs.client(hello, serverNonce);
+  }
+
+  /** Whether {@code proof} is the server's for this handshake (always, on a trusted network). Constant-time. */
+  public boolean isServerProof(byte[] hello, byte[] serverNonce, byte[] proof) {
+    return proofs == null ? mode == Mode.TRUSTED_NETWORK : HandshakeProofs.matches(proofs.server(hello, serverNonce), proof);
+  }
+
+  /** Whether {@code proof} is the client's for this handshake (always, on a trusted network). Constant-time. */
+  public boolean isClientProof(byte[] hello, byte[] serverNonce, byte[] proof) {
+    return proofs == null ? mode == Mode.TRUSTED_NETWORK : HandshakeProofs.matches(proofs.client(hello, serverNonce), proof);
+  }
+
 }

@@ -12,11 +12,18 @@ import dev.shale.server.http.AnswerBudget;
 import dev.shale.server.http.BodyBudget;
 import dev.shale.server.http.ConnectionEvent;
 import dev.shale.server.peer.InternalClient;
+import dev.shale.server.peer.PeerDialer;
+import dev.shale.server.peer.PeerEndpoint;
+import dev.shale.server.peer.PeerMessage;
+import dev.shale.server.peer.PeerScans;
+import dev.shale.server.scan.PeerScanServer;
 import dev.shale.server.scan.ScanThreads;
 import dev.shale.server.scan.Scans;
 import dev.shale.storage.Engine;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
@@ -130,9 +137,16 @@ public final class ShaleServer implements AutoCloseable {
     // Without peers (no cluster, or a cluster of one) every request is served here: no client,
     // no replica calls, no coordinator.
     InternalClient client = null;
+    PeerDialer dialer = null;
+    PeerEndpoint peers = null;
     ReplicaCalls replicaCalls = null;
     Coordinator coordinator = null;
     if (cluster != null && !cluster.topology().isSingle()) {
+      int maxValue = options.maxValueSizeBytes();
+      dialer = new PeerDialer(cluster.topology(), cluster.auth(),
+          epoll ? EpollSocketChannel.class : NioSocketChannel.class, maxValue, cluster.forwardTimeoutMillis());
+      PeerScans scans = new PeerScanServer(service, scanThreads);
+      peers = new PeerEndpoint(cluster.topology(), cluster.auth(), maxValue, sender -> new ScanRequests(scans), sender -> {});
       client = new InternalClient(cluster, ioGroup, epoll ? EpollSocketChannel.class : NioSocketChannel.class, options.maxValueSizeBytes());
       replicaCalls = new ReplicaCalls(cluster.topology().self(), service, pool, client, missed);
       coordinator = new Coordinator(cluster.placement(), replicaCalls, engine.clock(), missed, stats);
@@ -148,7 +162,7 @@ public final class ShaleServer implements AutoCloseable {
         .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .childHandler(new ServerInitializer(
             options, service, pool, budget, answerBudget, connections, draining::get, cluster, coordinator, stats,
-            new Scans(service, scanThreads, cluster)));
+            new Scans(service, scanThreads, cluster, dialer), peers));
     try {
       Channel listener = bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
       return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, client, stats, replicaCalls, connections, draining, listener,
@@ -245,5 +259,32 @@ public final class ShaleServer implements AutoCloseable {
     ioGroup.shutdownGracefully(0, STOP_STEP_MILLIS, TimeUnit.MILLISECONDS);
     acceptGroup.terminationFuture().awaitUninterruptibly(STOP_STEP_MILLIS);
     ioGroup.terminationFuture().awaitUninterruptibly(STOP_STEP_MILLIS);
+  }
+
+  /**
+   * Interim, until the receiving side of the internode protocol (peer-core's request handler,
+   * which dispatches SCAN to {@link PeerScans} too) lands: serves a peer connection's SCAN, and
+   * closes a connection that sends anything else.
+   */
+  private static final class ScanRequests extends ChannelInboundHandlerAdapter {
+    private final PeerScans scans;
+
+    ScanRequests(PeerScans scans) {
+      this.scans = scans;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof PeerMessage.Scan scan && scan.id() != 0) {
+        scans.scan(ctx, scan.id(), scan.start(), scan.end());
+      } else {
+        ctx.close();
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      ctx.close();
+    }
   }
 }

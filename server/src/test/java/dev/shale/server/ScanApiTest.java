@@ -114,12 +114,16 @@ class ScanApiTest {
   }
 
   @Test
-  void theInternalRecordScanRefusesUnsignedRequests() throws IOException {
-    RawConnection.Chunked scan = request("GET /v0/internal/records?start=a HTTP/1.1\r\nHost: x\r\n\r\n");
-    assertThat(scan.status()).isEqualTo(403);
-    try (RawConnection c = server.connect()) {
-      c.send("GET /v0/internal/records?start=a HTTP/1.1\r\nHost: x\r\nX-Shale-Internal: trusted\r\n\r\n");
-      assertThat(c.readChunked().status()).as("a node without a cluster takes no internal request").isEqualTo(403);
+  void theRemovedInternalRecordScanPathIsAnUnknownPath() throws IOException {
+    // Peers scan over the internode protocol now (SCAN): the old internal HTTP path is no route.
+    for (String internal : List.of("", "X-Shale-Internal: trusted\r\n")) {
+      RawConnection.Chunked scan = request("GET /v0/internal/records?start=a HTTP/1.1\r\nHost: x\r\n" + internal + "\r\n");
+      if (internal.isEmpty()) {
+        assertThat(scan.status()).isEqualTo(400);
+        assertThat(new String(scan.chunks().getFirst(), StandardCharsets.UTF_8)).contains("unknown path /v0/internal/records");
+      } else {
+        assertThat(scan.status()).as("never a scan, whatever it claims").isIn(400, 403);
+      }
     }
   }
 

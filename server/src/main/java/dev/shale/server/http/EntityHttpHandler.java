@@ -54,7 +54,7 @@ import org.jspecify.annotations.Nullable;
  * once {@code ack} replicas answered. A request marked internal ({@link InternalAuth#HEADER})
  * must carry a valid signature (else 403) and is a replica's part of the replica protocol
  * ({@link ReplicaProtocol}): always served locally.
- * Range scans ({@code /v0/entities} and the internal {@code /v0/internal/records}) go to
+ * Range scans ({@code /v0/entities}) go to
  * {@link Scans}; their answers stream in their turn ({@link StreamingAnswer}), as a read in
  * {@link CallOrder}, from their start to their last chunk.
  *
@@ -247,7 +247,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     return switch (target.path()) {
       case ENTITY_PATH -> entity(head, target, request.body(), sender);
       case STATUS_PATH -> new Answer(status(head));
-      case Scans.ENTITIES_PATH, Scans.RECORDS_PATH -> switch (scans.route(head, target, internal != null)) {
+      case Scans.ENTITIES_PATH -> switch (scans.route(head, target)) {
         case Scans.Refused(FullHttpResponse response) -> new Answer(response);
         case Scans.Streamed(StreamingAnswer answer) -> new Stream(answer);
       };

@@ -5,14 +5,12 @@ import dev.shale.cluster.Consistency;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.server.http.Responses;
 import dev.shale.server.http.StreamingAnswer;
+import dev.shale.server.peer.PeerDialer;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Keys;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
@@ -30,8 +28,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A cluster scan's coordinator ({@code scope=cluster}): opens every node's records of the range
- * (its own through the engine, the peers' by the internal scan), merges them in key order, and
- * streams each key once, with its newest record among the answers of the key's replicas.
+ * (its own through the engine, the peers' by a SCAN on a peer connection each), merges them in
+ * key order, and streams each key once, with its newest record among the answers of the key's
+ * replicas.
  *
  * <p>The merge: a heap of the streams that have a record buffered, ordered by that record's key.
  * Each step takes the smallest key from every stream that holds it; the replicas of the key are
@@ -59,6 +58,7 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
   private enum Phase { NEW, OPENING, STREAMING, OVER }
 
   private final Cluster cluster;
+  private final PeerDialer dialer;
   private final Consistency consistency;
   private final Scans.ScanQuery query;
   private final HttpVersion version;
@@ -68,7 +68,6 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
   private final Map<NodeAddress, NodeStream> byNode = new HashMap<>();
   private final PriorityQueue<NodeStream> heap =
       new PriorityQueue<>((a, b) -> Keys.compare(a.peek().key(), b.peek().key()));
-  private final ScanChunks.Entries chunks = new ScanChunks.Entries();
   private final List<String> unreachable = new ArrayList<>();
   private @Nullable ChannelHandlerContext ctx;
   private boolean keepAlive;
@@ -80,9 +79,10 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
   private boolean headWritten; // the 200 goes out with the first entry (or the end): failures before it get a status
 
   ClusterScanAnswer(
-      Cluster cluster, Consistency consistency, Scans.ScanQuery query, HttpVersion version, ScanThreads threads,
+      Cluster cluster, PeerDialer dialer, Consistency consistency, Scans.ScanQuery query, HttpVersion version, ScanThreads threads,
       Supplier<EntryIterator> localRecords) {
     this.cluster = cluster;
+    this.dialer = dialer;
     this.consistency = consistency;
     this.query = query;
     this.version = version;
@@ -109,14 +109,12 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
   }
 
   private void createStreams() {
-    Class<? extends Channel> channelType =
-        ctx().channel() instanceof EpollSocketChannel ? EpollSocketChannel.class : NioSocketChannel.class;
-    String target = query.recordsTarget();
     NodeAddress self = cluster.topology().self();
     for (NodeAddress node : cluster.topology().nodes()) {
       NodeStream stream = node.equals(self)
           ? new LocalNodeStream(self, query::contains, localRecords, threads, ctx().executor())
-          : new PeerNodeStream(node, query::contains, cluster, target, ctx().channel().eventLoop(), channelType);
+          : new PeerNodeStream(node, query::contains, dialer, cluster.forwardTimeoutMillis(), query.start(), query.end(),
+              ctx().channel().eventLoop());
       streams.add(stream);
       byNode.put(node, stream);
     }
@@ -237,7 +235,7 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
     }
     if (phase == Phase.STREAMING && newest != null && !newest.isTombstone()) {
       writeHead();
-      chunks.write(ctx(), List.of(newest), false);
+      ScanChunks.write(ctx(), List.of(newest));
     }
   }
 
@@ -263,7 +261,7 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
   private void writeHead() {
     if (headWritten) return;
     headWritten = true;
-    ctx().write(chunks.head(version, keepAlive), ctx().voidPromise());
+    ctx().write(ScanChunks.head(version, keepAlive), ctx().voidPromise());
   }
 
   private void complete() {
@@ -321,7 +319,7 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
   }
 
   private String describe() {
-    return EngineScanAnswer.describe(query.start(), query.end()) + " (" + consistency + ")";
+    return EngineScan.describe(query.start(), query.end()) + " (" + consistency + ")";
   }
 
   private ChannelHandlerContext ctx() {

@@ -127,6 +127,9 @@ final class RecordFrames {
       pending.skipBytes(PREFIX_BYTES + (int) length);
       offset += PREFIX_BYTES + length;
       compact();
+      // Bytes that came with the end frame are refused now: the stream ends as the end frame
+      // is read, and nothing after that is read from the peer.
+      if (ended && pending.isReadable()) throw new FormatException(source + " sent bytes after the end frame at offset " + offset);
       return entry;
     }
 

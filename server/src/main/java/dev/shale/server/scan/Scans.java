@@ -10,6 +10,7 @@ import dev.shale.server.http.QueryParams;
 import dev.shale.server.http.RequestTarget;
 import dev.shale.server.http.Responses;
 import dev.shale.server.http.StreamingAnswer;
+import dev.shale.server.peer.PeerDialer;
 import dev.shale.storage.Keys;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpMethod;
@@ -19,17 +20,16 @@ import io.netty.handler.codec.http.HttpVersion;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Routes range scans: {@code GET /v0/entities?start=<id>[&end=<id>][&scope=cluster[&ack=A][&from=F]]}
- * and the internal {@code GET /v0/internal/records?start=<id>[&end=<id>]} a cluster scan's
- * coordinator sends to each node. Checks the request on the event loop (a bad one never
- * reaches the engine) and returns the answer that will stream it: a node's own entries
- * ({@link EngineScanAnswer}), or the cluster's merged ({@link ClusterScanAnswer}).
+ * Routes range scans: {@code GET /v0/entities?start=<id>[&end=<id>][&scope=cluster[&ack=A][&from=F]]}.
+ * Checks the request on the event loop (a bad one never reaches the engine) and returns the
+ * answer that will stream it: a node's own entries ({@link EngineScanAnswer}), or the cluster's
+ * merged ({@link ClusterScanAnswer}), whose peers' parts come by SCAN over peer connections
+ * ({@link PeerScanServer} serves them).
  *
  * <p>Thread safe: immutable, over thread-safe parts.
  */
 public final class Scans {
   public static final String ENTITIES_PATH = "/v0/entities";
-  public static final String RECORDS_PATH = "/v0/internal/records";
   static final String METHODS = "GET";
 
   /** What a scan request comes to: a refusal now, or a streamed answer in its turn. */
@@ -42,15 +42,21 @@ public final class Scans {
   private final EntityService service;
   private final ScanThreads threads;
   private final @Nullable Cluster cluster; // null for a node started without --cluster
+  private final @Nullable PeerDialer dialer; // null unless the cluster has other nodes
 
-  public Scans(EntityService service, ScanThreads threads, @Nullable Cluster cluster) {
+  /** {@code dialer}: opens the peer connections of cluster scans; null unless the cluster has other nodes. */
+  public Scans(EntityService service, ScanThreads threads, @Nullable Cluster cluster, @Nullable PeerDialer dialer) {
+    if (cluster != null && !cluster.topology().isSingle() && dialer == null) {
+      throw new IllegalArgumentException("a cluster with peers needs a dialer for its scans");
+    }
     this.service = service;
     this.threads = threads;
     this.cluster = cluster;
+    this.dialer = dialer;
   }
 
-  /** The route of a request for {@link #ENTITIES_PATH} or {@link #RECORDS_PATH}; {@code internal}: signed by a peer. */
-  public Route route(HttpRequest head, RequestTarget target, boolean internal) {
+  /** The route of a request for {@link #ENTITIES_PATH}. */
+  public Route route(HttpRequest head, RequestTarget target) {
     HttpVersion version = head.protocolVersion();
     if (!HttpMethod.GET.equals(head.method())) {
       return new Refused(Responses.methodNotAllowed(version, head.method().name(), METHODS));
@@ -59,25 +65,18 @@ public final class Scans {
       // HTTP/1.0 has no chunked coding: a cut scan could not be told from a complete one.
       return refused(version, HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED, "scans stream chunked answers: use HTTP/1.1");
     }
-    boolean records = target.path().equals(RECORDS_PATH);
-    if (records && !internal) {
-      return refused(version, HttpResponseStatus.FORBIDDEN, RECORDS_PATH + " serves only signed requests of the cluster's nodes");
-    }
     try {
       ScanQuery query = ScanQuery.parse(target.query());
-      if (records) return new Streamed(local(query, version, true));
-      // A peer's request is served here and never fans out again.
-      if (!query.cluster() || internal) return new Streamed(local(query, version, false));
+      if (!query.cluster()) return new Streamed(local(query, version));
       return new Streamed(cluster(query, version));
     } catch (InvalidRequestException e) {
       return refused(version, HttpResponseStatus.BAD_REQUEST, Reasons.oneLine(e.getMessage()));
     }
   }
 
-  private StreamingAnswer local(ScanQuery query, HttpVersion version, boolean records) {
-    ScanChunks chunks = records ? new ScanChunks.Records() : new ScanChunks.Entries();
-    return new EngineScanAnswer(() -> service.scan(query.start(), query.end(), records), threads, chunks, version,
-        EngineScanAnswer.describe(query.start(), query.end()));
+  private StreamingAnswer local(ScanQuery query, HttpVersion version) {
+    return new EngineScanAnswer(
+        new EngineScan(() -> service.scan(query.start(), query.end(), false), threads, query.start(), query.end()), version);
   }
 
   private StreamingAnswer cluster(ScanQuery query, HttpVersion version) throws InvalidRequestException {
@@ -90,8 +89,9 @@ public final class Scans {
       throw new InvalidRequestException(Reasons.oneLine(e.getMessage()));
     }
     // A node alone is the whole cluster: its own entries are the answer.
-    if (member == null || nodes == 1) return local(query, version, false);
-    return new ClusterScanAnswer(member, consistency, query, version, threads,
+    PeerDialer peers = dialer;
+    if (member == null || nodes == 1 || peers == null) return local(query, version);
+    return new ClusterScanAnswer(member, peers, consistency, query, version, threads,
         () -> service.scan(query.start(), query.end(), true));
   }
 
@@ -121,12 +121,6 @@ public final class Scans {
         throw new InvalidRequestException("ack and from apply to scope=cluster only");
       }
       return new ScanQuery(start, end, cluster, ack, from);
-    }
-
-    /** The origin-form target of the internal scan of this range. */
-    String recordsTarget() {
-      return RECORDS_PATH + "?start=" + QueryParams.encode(start)
-          + (end == null ? "" : "&end=" + QueryParams.encode(end));
     }
 
     /** Whether {@code key} is in {@code [start, end)}. */

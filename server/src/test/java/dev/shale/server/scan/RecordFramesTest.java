@@ -81,6 +81,18 @@ class RecordFramesTest {
     assertThatThrownBy(notOurs::next).hasMessageContaining("did not send a scan stream");
   }
 
+  @Test
+  void bytesThatComeWithTheEndFrameFailTheStreamAtOnce() {
+    // The coordinator reads nothing after the end frame: what arrived with it must be refused
+    // while the end frame is read, not by a later call that never comes.
+    CompositeByteBuf trailing = Unpooled.compositeBuffer();
+    trailing.addComponents(true, stream(List.of()), Unpooled.wrappedBuffer(new byte[] {'x'}));
+    RecordFrames.Decoder decoder = new RecordFrames.Decoder("peer-t");
+    decoder.feed(trailing);
+    assertThatThrownBy(decoder::next).hasMessageContaining("peer-t sent bytes after the end frame");
+    decoder.release();
+  }
+
   private static ByteBuf stream(List<Entry> entries) {
     CompositeByteBuf out = Unpooled.compositeBuffer(Integer.MAX_VALUE);
     out.addComponent(true, RecordFrames.header());

@@ -1,0 +1,179 @@
+package dev.shale.server.peer;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.DecoderException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * Cuts a peer connection's bytes into frames and decodes each into a {@link PeerMessage}
+ * (docs/format.md, "Internode protocol"). A bad frame (its crc fails, its length is over the
+ * limit, an unknown type or one that goes the other way, a payload that does not parse exactly)
+ * is a {@link DecoderException} caused by a {@link BadFrameException}: the connection's handler
+ * closes it. Holds at most one incomplete frame, up to the limit.
+ *
+ * <p>Confined to the channel's event loop.
+ */
+final class FrameDecoder extends ByteToMessageDecoder {
+  /** Which end of the connection this is: what it may receive. */
+  enum Side {
+    /** The accepting node: receives the client's handshake frames and requests. */
+    SERVER,
+    /** The connecting node: receives the server's handshake frames and answers. */
+    CLIENT
+  }
+
+  private final Side side;
+  private int maxFrameBytes = Frames.MAX_HANDSHAKE_FRAME_BYTES;
+  private final int[] lengthSize = new int[1];
+
+  FrameDecoder(Side side) {
+    this.side = side;
+  }
+
+  /** The handshake ended: frames may now be as long as {@code maxFrameBytes}. */
+  void authenticated(int maxFrameBytes) {
+    this.maxFrameBytes = maxFrameBytes;
+  }
+
+  @Override
+  protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws BadFrameException {
+    int start = in.readerIndex();
+    long length = Uvarint.peekInt(in, start, lengthSize);
+    if (length == Uvarint.NEED_MORE) return;
+    if (length == Uvarint.MALFORMED) throw new BadFrameException("a frame's length is no varint of at most 5 bytes");
+    if (length > maxFrameBytes) throw new BadFrameException("a frame of " + length + " bytes, over the limit of " + maxFrameBytes);
+    if (length < 2) throw new BadFrameException("a frame of " + length + " bytes cannot hold a type and an id");
+    int lengthBytes = lengthSize[0];
+    int bodyStart = start + lengthBytes + 4;
+    if (in.writerIndex() - bodyStart < length) return;
+    int bodyBytes = (int) length;
+    CRC32C crc = new CRC32C();
+    crc.update(in.nioBuffer(start, lengthBytes));
+    crc.update(in.nioBuffer(bodyStart, bodyBytes));
+    int expected = in.getIntLE(start + lengthBytes);
+    if ((int) crc.getValue() != expected) throw new BadFrameException("a frame fails its crc");
+    ByteBuf body = in.slice(bodyStart, bodyBytes);
+    in.readerIndex(bodyStart + bodyBytes);
+    out.add(parse(body));
+  }
+
+  private PeerMessage parse(ByteBuf body) throws BadFrameException {
+    int type = body.readUnsignedByte();
+    long id = Uvarint.readLong(body);
+    PeerMessage message = side == Side.SERVER ? parseFromClient(type, id, body) : parseFromServer(type, id, body);
+    if (body.isReadable()) {
+      if (message instanceof PeerMessage.ScanData data) data.data().release();
+      throw new BadFrameException("a frame of type 0x" + Integer.toHexString(type) + " has " + body.readableBytes()
+          + " bytes after its payload");
+    }
+    if (message instanceof PeerMessage.Handshake && id != 0) {
+      throw new BadFrameException("a handshake frame with id " + Long.toUnsignedString(id) + ", not 0");
+    }
+    return message;
+  }
+
+  private static PeerMessage parseFromClient(int type, long id, ByteBuf body) throws BadFrameException {
+    return switch (type) {
+      case PeerMessage.Hello.TYPE -> hello(body);
+      case PeerMessage.Proof.TYPE -> new PeerMessage.Proof(bytes(body));
+      case PeerMessage.Read.TYPE -> new PeerMessage.Read(id, bytes(body));
+      case PeerMessage.Write.TYPE -> write(id, body);
+      case PeerMessage.Scan.TYPE -> scan(id, body);
+      default -> throw new BadFrameException(unexpected(type, "a server"));
+    };
+  }
+
+  private static PeerMessage parseFromServer(int type, long id, ByteBuf body) throws BadFrameException {
+    return switch (type) {
+      case PeerMessage.Challenge.TYPE -> new PeerMessage.Challenge(bytes(body), bytes(body));
+      case PeerMessage.Refused.TYPE -> new PeerMessage.Refused(string(body));
+      case PeerMessage.Ready.TYPE -> new PeerMessage.Ready();
+      case PeerMessage.Value.TYPE -> {
+        long version = fixedLong(body);
+        yield new PeerMessage.Value(id, version, Unpooled.wrappedBuffer(bytes(body)));
+      }
+      case PeerMessage.Tombstone.TYPE -> new PeerMessage.Tombstone(id, fixedLong(body));
+      case PeerMessage.Absent.TYPE -> new PeerMessage.Absent(id);
+      case PeerMessage.Stored.TYPE -> new PeerMessage.Stored(id);
+      case PeerMessage.Failed.TYPE -> {
+        int code = unsignedByte(body);
+        yield new PeerMessage.Failed(id, code, string(body));
+      }
+      case PeerMessage.ScanData.TYPE -> {
+        int length = length(body);
+        yield new PeerMessage.ScanData(id, body.readRetainedSlice(length));
+      }
+      default -> throw new BadFrameException(unexpected(type, "a client"));
+    };
+  }
+
+  private static String unexpected(int type, String receiver) {
+    return "a frame of type 0x" + Integer.toHexString(type) + ", which is no frame " + receiver + " receives";
+  }
+
+  private static PeerMessage.Hello hello(ByteBuf body) throws BadFrameException {
+    int from = body.readerIndex();
+    long version = Uvarint.readLong(body);
+    int mode = unsignedByte(body);
+    String sender = string(body);
+    String receiver = string(body);
+    String nodes = string(body);
+    byte[] nonce = bytes(body);
+    byte[] payload = new byte[body.readerIndex() - from];
+    body.getBytes(from, payload);
+    int protocolVersion = (int) Math.min(version, Integer.MAX_VALUE);
+    return new PeerMessage.Hello(protocolVersion, mode, sender, receiver, nodes, nonce, payload);
+  }
+
+  private static PeerMessage.Write write(long id, ByteBuf body) throws BadFrameException {
+    long version = fixedLong(body);
+    int flags = unsignedByte(body);
+    if ((flags & ~1) != 0) throw new BadFrameException("a WRITE with undefined flag bits 0x" + Integer.toHexString(flags));
+    byte[] key = bytes(body);
+    byte[] value = bytes(body);
+    boolean tombstone = (flags & 1) != 0;
+    if (tombstone && value.length > 0) throw new BadFrameException("a tombstone WRITE with " + value.length + " value bytes");
+    return new PeerMessage.Write(id, version, key, tombstone ? null : value);
+  }
+
+  private static PeerMessage.Scan scan(long id, ByteBuf body) throws BadFrameException {
+    int flags = unsignedByte(body);
+    if ((flags & ~1) != 0) throw new BadFrameException("a SCAN with undefined flag bits 0x" + Integer.toHexString(flags));
+    byte[] start = bytes(body);
+    byte[] end = bytes(body);
+    boolean hasEnd = (flags & 1) != 0;
+    if (!hasEnd && end.length > 0) throw new BadFrameException("a SCAN without an end has " + end.length + " end bytes");
+    return new PeerMessage.Scan(id, start, hasEnd ? end : null);
+  }
+
+  private static int unsignedByte(ByteBuf body) throws BadFrameException {
+    if (!body.isReadable()) throw new BadFrameException("a field runs past the end of its frame");
+    return body.readUnsignedByte();
+  }
+
+  private static long fixedLong(ByteBuf body) throws BadFrameException {
+    if (body.readableBytes() < 8) throw new BadFrameException("a version runs past the end of its frame");
+    return body.readLongLE();
+  }
+
+  private static int length(ByteBuf body) throws BadFrameException {
+    int length = Uvarint.readInt(body);
+    if (length > body.readableBytes()) throw new BadFrameException("a field of " + length + " bytes runs past the end of its frame");
+    return length;
+  }
+
+  private static byte[] bytes(ByteBuf body) throws BadFrameException {
+    byte[] bytes = new byte[length(body)];
+    body.readBytes(bytes);
+    return bytes;
+  }
+
+  private static String string(ByteBuf body) throws BadFrameException {
+    return new String(bytes(body), StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,87 @@
+package dev.shale.server.peer;
+
+import dev.shale.cluster.InternalAuth;
+import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.Topology;
+import java.security.SecureRandom;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What both ends of a handshake know of this node (docs/format.md, "Internode protocol",
+ * "Handshake"): its id, its node list, its mode and secret; the HELLO it sends and the checks a
+ * HELLO it receives must pass.
+ *
+ * <p>Thread safe.
+ */
+final class Handshakes {
+  /** The protocol this build speaks. A change to any frame is a new version. */
+  static final int PROTOCOL_VERSION = 1;
+  /** How long a handshake may take, either side, before the connection is closed. */
+  static final long TIMEOUT_MILLIS = 10_000;
+  static final int NONCE_BYTES = 32;
+
+  private final Topology topology;
+  private final InternalAuth auth;
+  private final String nodes; // this node's list: ids sorted, comma-joined
+  private final SecureRandom random = new SecureRandom();
+
+  Handshakes(Topology topology, InternalAuth auth) {
+    this.topology = topology;
+    this.auth = auth;
+    this.nodes = topology.nodes().stream().map(NodeAddress::id).sorted().collect(Collectors.joining(","));
+  }
+
+  InternalAuth auth() {
+    return auth;
+  }
+
+  String self() {
+    return topology.self().id();
+  }
+
+  /** A HELLO to {@code receiver} with a fresh nonce. */
+  PeerMessage.Hello hello(NodeAddress receiver) {
+    return Frames.hello(PROTOCOL_VERSION, auth.handshakeMode(), self(), receiver.id(), nodes, nonce());
+  }
+
+  byte[] nonce() {
+    byte[] nonce = new byte[NONCE_BYTES];
+    random.nextBytes(nonce);
+    return nonce;
+  }
+
+  /** Why {@code hello} is refused, or null: the checks in the order the format gives them. */
+  @Nullable String refusal(PeerMessage.Hello hello) {
+    if (!auth.canSign()) return "this node is not part of a cluster that takes peers";
+    if (hello.protocolVersion() != PROTOCOL_VERSION) {
+      return "protocol version " + hello.protocolVersion() + " is not this node's " + PROTOCOL_VERSION
+          + " (the nodes of a cluster must all run the same build)";
+    }
+    if (hello.mode() != auth.handshakeMode()) {
+      return "mode " + modeName(hello.mode()) + " is not this node's " + modeName(auth.handshakeMode())
+          + " (every node needs the same --cluster-secret-file, or every node --trusted-network)";
+    }
+    if (!hello.receiver().equals(self())) {
+      return "it is addressed to " + hello.receiver() + ", not to this node (" + self() + ")";
+    }
+    if (!hello.nodes().equals(nodes)) {
+      return "the sender's --cluster list [" + hello.nodes() + "] differs from this node's [" + nodes
+          + "]; start every node with the same list";
+    }
+    boolean known = topology.nodes().stream().anyMatch(n -> n.id().equals(hello.sender()));
+    if (!known || hello.sender().equals(self())) {
+      return "sender '" + hello.sender() + "' is not another node of this node's --cluster list";
+    }
+    if (hello.clientNonce().length != NONCE_BYTES) return "a client nonce of " + hello.clientNonce().length + " bytes, not " + NONCE_BYTES;
+    return null;
+  }
+
+  private static String modeName(int mode) {
+    return switch (mode) {
+      case InternalAuth.MODE_SECRET -> "0 (a cluster secret)";
+      case InternalAuth.MODE_TRUSTED_NETWORK -> "1 (--trusted-network)";
+      default -> mode + " (unknown)";
+    };
+  }
+}

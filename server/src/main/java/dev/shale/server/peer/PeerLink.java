@@ -1,0 +1,218 @@
+package dev.shale.server.peer;
+
+import dev.shale.cluster.NodeAddress;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
+import io.netty.util.collection.LongObjectHashMap;
+import io.netty.util.concurrent.Future;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The connection to one peer on one event loop, carrying many requests at once, their answers
+ * matched by id (docs/design.md, "Peer messaging"). Requests come from this loop (the client
+ * connection's), so nothing about a request crosses threads.
+ *
+ * <ul>
+ *   <li><b>Coalesced writes</b>: a request is written without a flush; the first one of a loop
+ *       turn schedules one flush, so a burst costs one syscall, not one per request.
+ *   <li><b>Bounded</b>: at most {@code maxCalls} requests in flight or waiting for the
+ *       connection, and nothing more while the connection's write buffer is over its high-water
+ *       mark; past either a request fails at once.
+ *   <li><b>Timeouts and dead links</b>: each request fails after {@code timeoutMillis}; a
+ *       connection on which a request timed out while nothing at all was read for a whole
+ *       timeout is taken as dead (a partition, a stopped peer) and closed; the next request
+ *       reconnects.
+ *   <li><b>Down mark</b> ({@link DownMark}, shared by the peer's links): a failed connection
+ *       attempt makes requests fail at once for a brief back-off; a reconnect in flight makes
+ *       them wait for it.
+ * </ul>
+ *
+ * <p>Confined to {@code loop}.
+ */
+final class PeerLink {
+  private final NodeAddress peer;
+  private final EventLoop loop;
+  private final PeerDialer dialer;
+  private final DownMark down;
+  private final long timeoutMillis;
+  private final int maxCalls;
+
+  private @Nullable Channel channel; // authenticated and open, or null
+  private boolean connecting;
+  private boolean closed;
+  private final ArrayDeque<PeerCall> waiting = new ArrayDeque<>(); // for the connection being made
+  private final LongObjectHashMap<PeerCall> inFlight = new LongObjectHashMap<>(); // written, by id
+  private long nextId = 1;
+  private boolean flushScheduled;
+  private long lastReadNanos = System.nanoTime();
+
+  PeerLink(NodeAddress peer, EventLoop loop, PeerDialer dialer, DownMark down, long timeoutMillis, int maxCalls) {
+    this.peer = peer;
+    this.loop = loop;
+    this.dialer = dialer;
+    this.down = down;
+    this.timeoutMillis = timeoutMillis;
+    this.maxCalls = maxCalls;
+  }
+
+  EventLoop loop() {
+    return loop;
+  }
+
+  /** Sends {@code call}, or fails it at once; on the loop. */
+  void send(PeerCall call) {
+    if (closed) {
+      call.fail(PeerFailure.unavailable("this node is shutting down"));
+      return;
+    }
+    if (inFlight.size() + waiting.size() >= maxCalls) {
+      call.fail(PeerFailure.unavailable(maxCalls + " requests to " + peer + " are in flight from this event loop (--peer-queue);"
+          + " retry later"));
+      return;
+    }
+    Channel open = channel;
+    if (open != null) {
+      if (!open.isWritable()) {
+        call.fail(PeerFailure.unavailable("the connection to " + peer + " has more unsent bytes than its high-water mark"
+            + " (the peer or the network is slow); retry later"));
+        return;
+      }
+      startTimeout(call);
+      write(open, call);
+      return;
+    }
+    if (!connecting) {
+      long downMillis = down.remainingMillis();
+      if (downMillis > 0) {
+        call.fail(PeerFailure.unavailable(peer + " is down (a connection to it failed; the next attempt in "
+            + downMillis + " ms)"));
+        return;
+      }
+      connect();
+    }
+    startTimeout(call);
+    waiting.add(call);
+  }
+
+  /** Opens the connection now if there is none and the peer is not marked down; on the loop. */
+  void connectIfIdle() {
+    if (channel == null && !connecting && !closed && down.remainingMillis() == 0) connect();
+  }
+
+  private void connect() {
+    connecting = true;
+    Future<Channel> dialed = dialer.dial(loop, peer);
+    dialed.addListener(f -> { // on the loop
+      connecting = false;
+      if (f.isSuccess()) connected(dialed.getNow());
+      else connectFailed(f.cause());
+    });
+  }
+
+  private void connected(Channel opened) {
+    if (closed) {
+      opened.close();
+      return;
+    }
+    down.cleared();
+    channel = opened;
+    lastReadNanos = System.nanoTime();
+    opened.pipeline().addLast("peer-link", new Answers());
+    while (!waiting.isEmpty()) {
+      PeerCall call = waiting.poll();
+      if (!call.isDone()) write(opened, call);
+    }
+  }
+
+  private void connectFailed(Throwable cause) {
+    down.failed();
+    String reason = (cause instanceof HandshakeRefused ? "" : "cannot connect to " + peer + ": ")
+        + PeerConnections.oneLine(String.valueOf(cause.getMessage()));
+    while (!waiting.isEmpty()) waiting.poll().fail(PeerFailure.unavailable(reason));
+  }
+
+  private void write(Channel open, PeerCall call) {
+    long id = nextId++;
+    inFlight.put(id, call);
+    open.write(call.written(id), open.voidPromise());
+    if (!flushScheduled) {
+      flushScheduled = true;
+      loop.execute(this::flush);
+    }
+  }
+
+  private void flush() {
+    flushScheduled = false;
+    Channel open = channel;
+    if (open != null) open.flush();
+  }
+
+  private void startTimeout(PeerCall call) {
+    call.setTimeout(loop.schedule(() -> timedOut(call), timeoutMillis, TimeUnit.MILLISECONDS));
+  }
+
+  private void timedOut(PeerCall call) {
+    if (call.isDone()) return;
+    if (!call.wasWritten()) {
+      waiting.remove(call);
+      call.fail(PeerFailure.unavailable("no connection to " + peer + " within " + timeoutMillis + " ms"));
+      return;
+    }
+    inFlight.remove(call.id());
+    call.fail(PeerFailure.timedOut(peer + " did not answer within " + timeoutMillis + " ms"));
+    Channel open = channel;
+    long silentNanos = System.nanoTime() - lastReadNanos;
+    if (open != null && silentNanos >= TimeUnit.MILLISECONDS.toNanos(timeoutMillis)) {
+      // Nothing at all came back for a whole timeout: a dead or partitioned link, whose TCP
+      // connection may take minutes to notice. Close it; the next request reconnects.
+      open.close();
+    }
+  }
+
+  /** Closes the connection; requests in flight or waiting fail. */
+  void close() {
+    closed = true;
+    Channel open = channel;
+    if (open != null) open.close();
+    while (!waiting.isEmpty()) waiting.poll().fail(PeerFailure.unavailable("this node is shutting down"));
+  }
+
+  /** The last handler of the link's connection: answers to their calls. */
+  private final class Answers extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      lastReadNanos = System.nanoTime();
+      down.cleared(); // a frame from the peer: it is up
+      if (!(msg instanceof PeerMessage.Answer answer)) {
+        // A handshake frame after READY: the peer is out of step.
+        PeerConnections.closeOnError(ctx, new IllegalStateException(peer + " sent a frame of type 0x"
+            + Integer.toHexString(((PeerMessage) msg).type()) + " after the handshake"), "peer connection to " + peer);
+        return;
+      }
+      PeerCall call = inFlight.remove(answer.id());
+      if (call != null) {
+        call.answer(answer);
+      } else if (answer instanceof PeerMessage.ScanData data) {
+        data.data().release(); // a request that timed out: dropped
+      }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      if (channel == ctx.channel()) channel = null;
+      PeerFailure closedBeforeAnswer = PeerFailure.timedOut(peer + " closed the connection before answering");
+      for (PeerCall call : inFlight.values()) call.fail(closedBeforeAnswer);
+      inFlight.clear();
+      ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      PeerConnections.closeOnError(ctx, cause, "peer connection to " + peer);
+    }
+  }
+}

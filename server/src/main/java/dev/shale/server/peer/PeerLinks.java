@@ -1,0 +1,105 @@
+package dev.shale.server.peer;
+
+import dev.shale.cluster.NodeAddress;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.LongFunction;
+
+/**
+ * This node's connections to its peers: per peer, one {@link PeerLink} on every event loop of
+ * the I/O group, opened at start and kept (docs/design.md, "Peer messaging"). A request is sent
+ * on the link of the loop it comes from and answered on that loop; no thread waits for a peer.
+ *
+ * <p>Thread safe.
+ */
+public final class PeerLinks {
+  // Fixed after construction: per peer, per loop.
+  private final Map<String, Map<EventExecutor, PeerLink>> links = new HashMap<>();
+  private final Map<String, DownMark> downMarks = new HashMap<>();
+
+  /**
+   * @param peers the other nodes of the cluster
+   * @param group the I/O event loops: requests are sent from them
+   * @param timeoutMillis how long a request may take (--replica-timeout)
+   * @param maxCallsPerPeer requests in flight or waiting to a peer, all loops together (--peer-queue)
+   */
+  public PeerLinks(List<NodeAddress> peers, EventLoopGroup group, PeerDialer dialer, long timeoutMillis, int maxCallsPerPeer) {
+    int loops = 0;
+    for (EventExecutor ignored : group) loops++;
+    int maxCallsPerLoop = Math.max(1, (maxCallsPerPeer + loops - 1) / loops);
+    for (NodeAddress peer : peers) {
+      DownMark down = new DownMark();
+      Map<EventExecutor, PeerLink> byLoop = new IdentityHashMap<>();
+      for (EventExecutor executor : group) {
+        byLoop.put(executor, new PeerLink(peer, (EventLoop) executor, dialer, down, timeoutMillis, maxCallsPerLoop));
+      }
+      links.put(peer.id(), byLoop);
+      downMarks.put(peer.id(), down);
+    }
+  }
+
+  /** Opens every connection (a node that starts greets its peers at once: their down marks of it end). */
+  public void connectAll() {
+    for (Map<EventExecutor, PeerLink> byLoop : links.values()) {
+      for (PeerLink link : byLoop.values()) execute(link, link::connectIfIdle);
+    }
+  }
+
+  /**
+   * Sends the request {@code request} makes of its id to {@code peer}; the future completes on
+   * {@code loop} with the answer or a {@link PeerFailure}. {@code loop} is one of the group's,
+   * usually the caller's own; a caller on another thread (a hint delivery) costs one hand-off.
+   */
+  public Future<PeerMessage.Answer> send(EventExecutor loop, NodeAddress peer, LongFunction<PeerMessage.Request> request) {
+    Promise<PeerMessage.Answer> promise = loop.newPromise();
+    Map<EventExecutor, PeerLink> byLoop = links.get(peer.id());
+    if (byLoop == null) return promise.setFailure(PeerFailure.unavailable(peer + " is not a peer of this node"));
+    PeerLink link = byLoop.get(loop);
+    if (link == null) throw new IllegalArgumentException(loop + " is not an event loop of this node");
+    PeerCall call = new PeerCall(request, promise);
+    if (loop.inEventLoop()) link.send(call);
+    else execute(link, () -> link.send(call));
+    return promise;
+  }
+
+  /**
+   * {@code peerId} proved itself on a connection of its own to this node: it is up. Its down
+   * mark ends, and links without a connection open one now.
+   */
+  public void peerAuthenticated(String peerId) {
+    DownMark down = downMarks.get(peerId);
+    Map<EventExecutor, PeerLink> byLoop = links.get(peerId);
+    if (down == null || byLoop == null) return;
+    down.cleared();
+    for (PeerLink link : byLoop.values()) execute(link, link::connectIfIdle);
+  }
+
+  /** The back-off of {@code peer}'s down mark: 0 unless a connection attempt failed since it was last seen up. */
+  long downBackoffMillis(NodeAddress peer) {
+    DownMark down = downMarks.get(peer.id());
+    return down == null ? 0 : down.backoffMillis();
+  }
+
+  /** Closes every connection; requests in flight fail. */
+  public void close() {
+    for (Map<EventExecutor, PeerLink> byLoop : links.values()) {
+      for (PeerLink link : byLoop.values()) execute(link, link::close);
+    }
+  }
+
+  private static void execute(PeerLink link, Runnable task) {
+    try {
+      link.loop().execute(task);
+    } catch (RejectedExecutionException e) {
+      // The loop is shutting down: so is everything it carried.
+    }
+  }
+}

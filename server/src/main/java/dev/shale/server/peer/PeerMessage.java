@@ -1,0 +1,181 @@
+package dev.shale.server.peer;
+
+import io.netty.buffer.ByteBuf;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The frames of the internode protocol, decoded (docs/format.md, "Internode protocol"): the
+ * handshake's, a client's requests and a server's answers. Each type code is the protocol's:
+ * do not change one.
+ */
+public sealed interface PeerMessage {
+  /** The frame's id: 0 in the handshake, the request's in a request and its answer. */
+  long id();
+
+  /** The frame's type byte. */
+  int type();
+
+  /** The handshake's frames: all with id 0. */
+  sealed interface Handshake extends PeerMessage {
+    @Override
+    default long id() {
+      return 0;
+    }
+  }
+
+  /** A client's request, with an id of 1 or more. */
+  sealed interface Request extends PeerMessage {}
+
+  /** A server's answer to the request of the same id. */
+  sealed interface Answer extends PeerMessage {}
+
+  /**
+   * The client's opening. {@code payload} is the frame's payload as sent or received: the proofs
+   * cover it whole.
+   */
+  record Hello(int protocolVersion, int mode, String sender, String receiver, String nodes, byte[] clientNonce, byte[] payload)
+      implements Handshake {
+    static final int TYPE = 0x01;
+
+    @Override
+    public int type() {
+      return TYPE;
+    }
+  }
+
+  record Challenge(byte[] serverNonce, byte[] serverProof) implements Handshake {
+    static final int TYPE = 0x02;
+
+    @Override
+    public int type() {
+      return TYPE;
+    }
+  }
+
+  record Proof(byte[] clientProof) implements Handshake {
+    static final int TYPE = 0x03;
+
+    @Override
+    public int type() {
+      return TYPE;
+    }
+  }
+
+  record Refused(String reason) implements Handshake {
+    static final int TYPE = 0x04;
+
+    @Override
+    public int type() {
+      return TYPE;
+    }
+  }
+
+  record Ready() implements Handshake {
+    static final int TYPE = 0x05;
+
+    @Override
+    public int type() {
+      return TYPE;
+    }
+  }
+
+  record Read(long id, byte[] key) implements Request {
+    static final int TYPE = 0x10;
+
+    @Override
+    public int type() {
+      return TYPE;
+    }
+  }
+
+  /** A record to store with the coordinator's version; {@code value} null: a tombstone. */
+  record Write(long id, long version, byte[] key, byte @Nullable [] value) implements Request {
+    static final int TYPE = 0x11;
+
+    @Override
+    public int type() {
+      return TYPE;
+    }
+  }
+
+  /** The internal scan stream of {@code [start, end)}; {@code end} null: to the last key. */
+  record Scan(long id, byte[] start, byte @Nullable [] end) implements Request {
+    static final int TYPE = 0x12;
+
+    @Override
+    public int type() {
+      return TYPE;
+    }
+  }
+
+  /**
+   * A value with its version. {@code value} is owned by the message: the encoder writes and
+   * releases it (a lent value's lease ends then); a decoded one is an unpooled heap buffer.
+   */
+  record Value(long id, long version, ByteBuf value) implements Answer {
+    static final int TYPE = 0x20;
+
+    @Override
+    public int type() {
+      return TYPE;
+    }
+  }
+
+  record Tombstone(long id, long version) implements Answer {
+    static final int TYPE = 0x21;
+
+    @Override
+    public int type() {
+      return TYPE;
+    }
+  }
+
+  record Absent(long id) implements Answer {
+    static final int TYPE = 0x22;
+
+    @Override
+    public int type() {
+      return TYPE;
+    }
+  }
+
+  record Stored(long id) implements Answer {
+    static final int TYPE = 0x23;
+
+    @Override
+    public int type() {
+      return TYPE;
+    }
+  }
+
+  /** A request not done; {@code code} one of the FAILED codes below. */
+  record Failed(long id, int code, String reason) implements Answer {
+    static final int TYPE = 0x24;
+    /** The request is wrong (a bad key, a version too far ahead, a request not served here). */
+    public static final int REFUSED = 1;
+    /** The node cannot take it now: retry later. */
+    public static final int OVERLOADED = 2;
+    /** The store failed (a full disk, corruption, an I/O error); any unknown code reads as this. */
+    public static final int STORAGE_FAILED = 3;
+    /** A value over the receiver's --max-value-size. */
+    public static final int TOO_LARGE = 4;
+
+    @Override
+    public int type() {
+      return TYPE;
+    }
+  }
+
+  /**
+   * The next piece of a scan's stream (docs/format.md, "Internal scan stream"). {@code data} is
+   * owned by the message: whoever takes it releases it (the encoder, or the reader).
+   */
+  record ScanData(long id, ByteBuf data) implements Answer {
+    static final int TYPE = 0x25;
+
+    @Override
+    public int type() {
+      return TYPE;
+    }
+  }
+}

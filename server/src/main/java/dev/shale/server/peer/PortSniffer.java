@@ -1,0 +1,82 @@
+package dev.shale.server.peer;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Tells a peer connection from an HTTP one by its first byte, on the node's one port
+ * (docs/format.md, "Internode protocol", "Transport"; Netty's "port unification"): {@code 0x89}
+ * (no HTTP request starts above 0x7F) must be followed by the rest of the preface, and the
+ * connection becomes a peer connection; anything else is HTTP. Either way the sniffer then
+ * leaves the pipeline, handing on the bytes it saw.
+ *
+ * <p>Nothing was received before the sniff, so nothing is owed: any event meanwhile (the server
+ * draining, the input shut) closes the connection, and so does silence for the idle timeout.
+ *
+ * <p>Confined to the channel's event loop.
+ */
+public final class PortSniffer extends ByteToMessageDecoder {
+  private final Consumer<ChannelPipeline> http;
+  private final @Nullable PeerEndpoint peers; // null: this node takes no peer connections
+  private final long timeoutMillis;
+  private @Nullable ScheduledFuture<?> deadline;
+
+  /**
+   * @param http adds the HTTP handlers to the pipeline (after this one)
+   * @param peers serves peer connections; null on a node without peers
+   * @param timeoutMillis a connection that sends no first bytes for this long is closed (the
+   *     HTTP idle timeout: before its first byte, a connection is idle)
+   */
+  public PortSniffer(Consumer<ChannelPipeline> http, @Nullable PeerEndpoint peers, long timeoutMillis) {
+    this.http = http;
+    this.peers = peers;
+    this.timeoutMillis = timeoutMillis;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    deadline = ctx.executor().schedule(() -> {
+      ctx.close();
+    }, timeoutMillis, TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  protected void handlerRemoved0(ChannelHandlerContext ctx) {
+    if (deadline != null) deadline.cancel(false);
+  }
+
+  @Override
+  protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    int first = in.getUnsignedByte(in.readerIndex());
+    if (first != (Frames.PREFACE[0] & 0xFF)) {
+      http.accept(ctx.pipeline());
+      ctx.pipeline().remove(this);
+      return;
+    }
+    if (in.readableBytes() < Frames.PREFACE.length) return;
+    byte[] preface = new byte[Frames.PREFACE.length];
+    in.readBytes(preface);
+    if (peers == null || !Arrays.equals(preface, Frames.PREFACE)) {
+      in.skipBytes(in.readableBytes());
+      ctx.close();
+      return;
+    }
+    ctx.pipeline().addAfter(ctx.name(), "peer-frames", new FrameDecoder(FrameDecoder.Side.SERVER))
+        .addAfter("peer-frames", "peer-encoder", FrameEncoder.INSTANCE)
+        .addAfter("peer-encoder", "peer-handshake", new ServerHandshake(peers));
+    ctx.pipeline().remove(this);
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+    ctx.close();
+  }
+}

@@ -1,0 +1,93 @@
+package dev.shale.server.scan;
+
+import dev.shale.server.EntityService;
+import dev.shale.server.peer.PeerScans;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.util.ReferenceCountUtil;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Serves peers' scans (SCAN, docs/format.md "Internode protocol"): this node's records of the
+ * range, tombstones included, streamed by an {@link EngineScan} as SCAN_DATA frames
+ * ({@link PeerScanAnswer}), with the same backpressure as a client's scan: a batch is pulled
+ * only once the previous one is written and the connection is writable.
+ *
+ * <p>A scan has its connection to itself: it takes the connection over, in the place of the
+ * request handler that called it, so that the connection's writability and its close reach the
+ * scan, and anything the peer sends after the SCAN closes the connection (the protocol allows
+ * nothing). The close, by the peer once it read the end or by either side on a failure,
+ * releases the scan's iterator.
+ *
+ * <p>Thread safe: immutable; each scan is confined to its connection's event loop.
+ */
+public final class PeerScanServer implements PeerScans {
+  private final EntityService service;
+  private final ScanThreads threads;
+
+  public PeerScanServer(EntityService service, ScanThreads threads) {
+    this.service = service;
+    this.threads = threads;
+  }
+
+  @Override
+  public void scan(ChannelHandlerContext ctx, long id, byte[] start, byte @Nullable [] end) {
+    EngineScan scan = new EngineScan(() -> service.scan(start, end, true), threads, start, end);
+    ServedScan served = new ServedScan(scan, id);
+    ctx.pipeline().replace(ctx.name(), "scan", served);
+  }
+
+  /** The last handler of a connection serving one scan. */
+  private static final class ServedScan extends ChannelInboundHandlerAdapter {
+    private final EngineScan scan;
+    private final long id;
+
+    ServedScan(EngineScan scan, long id) {
+      this.scan = scan;
+      this.id = id;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+      if (!ctx.channel().isActive()) return; // closed already: no inactive event will come to end the scan
+      // Read on: the peer sends nothing more, but its close must be seen, also while the scan
+      // waits for nothing (after its end) or for writability.
+      ctx.channel().config().setAutoRead(true);
+      scan.start(ctx, new PeerScanAnswer(ctx, id));
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      ReferenceCountUtil.release(msg);
+      ctx.close(); // one scan per connection: a peer that sends more breaks the protocol
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+      scan.writabilityChanged();
+      ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      scan.discard();
+      ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+      if (event instanceof ChannelInputShutdownEvent) { // the peer closed (the server allows half-closure)
+        scan.discard();
+        ctx.close();
+      }
+      ctx.fireUserEventTriggered(event);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      scan.discard();
+      ctx.close();
+    }
+  }
+}

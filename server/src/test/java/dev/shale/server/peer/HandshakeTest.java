@@ -1,0 +1,196 @@
+package dev.shale.server.peer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shale.cluster.InternalAuth;
+import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.Topology;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.EventLoop;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.util.concurrent.Future;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.Test;
+
+class HandshakeTest {
+  @Test
+  void aNodeOfTheClusterIsAcceptedAndItsRequestsAnswered() throws Exception {
+    try (TestPeerServer server = new TestPeerServer()) {
+      Channel channel = dial(server, server.dialer());
+      CompletableFuture<PeerMessage> answer = new CompletableFuture<>();
+      channel.eventLoop().submit(() -> channel.pipeline().addLast(new SimpleChannelInboundHandler<PeerMessage>() {
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, PeerMessage msg) {
+          answer.complete(msg);
+        }
+      })).sync();
+      channel.writeAndFlush(new PeerMessage.Read(1, "k".getBytes(StandardCharsets.UTF_8)));
+      assertThat(answer.get(10, TimeUnit.SECONDS)).isEqualTo(new PeerMessage.Absent(1));
+      assertThat(server.authenticated).containsExactly(server.client.id());
+      channel.close().sync();
+    }
+  }
+
+  @Test
+  void aServerWithoutTheSecretIsNotAnsweredWithAProof() throws Exception {
+    try (TestPeerServer server = new TestPeerServer()) {
+      Future<Channel> dialed = server.dialer("another-secret-of-32-bytes-long!".getBytes(StandardCharsets.UTF_8), server.nodes)
+          .dial(loop(server), server.self);
+      assertThat(dialed.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(dialed.cause()).isInstanceOf(HandshakeRefused.class).hasMessageContaining("cannot prove the cluster secret");
+    }
+  }
+
+  @Test
+  void aClientWithAWrongProofIsRefusedWithALogLine() throws Exception {
+    try (TestPeerServer server = new TestPeerServer(); Lines log = Lines.of(ServerHandshake.class);
+        RawPeer peer = new RawPeer(server.port())) {
+      peer.preface().send(hello(server, 1));
+      assertThat(peer.receive()).isInstanceOf(PeerMessage.Challenge.class);
+      peer.send(new PeerMessage.Proof(new byte[32]));
+      assertThat(peer.receive()).isEqualTo(new PeerMessage.Refused("wrong cluster secret"));
+      assertThat(peer.closedByServer()).isTrue();
+      assertThat(log.lines()).anyMatch(line -> line.contains(server.client.id()) && line.contains("wrong cluster secret"));
+    }
+  }
+
+  @Test
+  void aRecordedHandshakeReplayedOnANewConnectionIsRefused() throws Exception {
+    try (TestPeerServer server = new TestPeerServer()) {
+      // A genuine client, recorded: its HELLO and PROOF as they went over the wire.
+      PeerMessage.Hello hello = hello(server, 1);
+      byte[] proof;
+      try (RawPeer genuine = new RawPeer(server.port())) {
+        genuine.preface().send(hello);
+        PeerMessage.Challenge challenge = (PeerMessage.Challenge) genuine.receive();
+        Topology clientTopology = new Topology(server.nodes, server.client);
+        proof = RawPeer.encoded(new PeerMessage.Proof(
+            InternalAuth.withSecret(TestPeerServer.SECRET, clientTopology).clientProof(hello.payload(), challenge.serverNonce())));
+        genuine.send(proof);
+        assertThat(genuine.receive()).isEqualTo(new PeerMessage.Ready());
+      }
+      try (RawPeer replay = new RawPeer(server.port())) {
+        replay.preface().send(RawPeer.encoded(hello)).send(proof);
+        assertThat(replay.receive()).isInstanceOf(PeerMessage.Challenge.class); // a fresh nonce
+        assertThat(replay.receive()).isEqualTo(new PeerMessage.Refused("wrong cluster secret"));
+        assertThat(replay.closedByServer()).isTrue();
+      }
+      assertThat(server.authenticated).containsExactly(server.client.id());
+    }
+  }
+
+  @Test
+  void anotherProtocolVersionIsRefusedNamingBoth() throws Exception {
+    try (TestPeerServer server = new TestPeerServer(); Lines log = Lines.of(ServerHandshake.class);
+        RawPeer peer = new RawPeer(server.port())) {
+      peer.preface().send(hello(server, 2));
+      PeerMessage refused = peer.receive();
+      assertThat(refused).isInstanceOf(PeerMessage.Refused.class);
+      assertThat(((PeerMessage.Refused) refused).reason()).contains("protocol version 2 is not this node's 1");
+      assertThat(peer.closedByServer()).isTrue();
+      assertThat(log.lines()).anyMatch(line -> line.contains("protocol version 2 is not this node's 1"));
+    }
+  }
+
+  @Test
+  void anotherNodeListIsRefusedNamingBoth() throws Exception {
+    try (TestPeerServer server = new TestPeerServer(); Lines log = Lines.of(ServerHandshake.class)) {
+      List<NodeAddress> more = new ArrayList<>(server.nodes);
+      more.add(new NodeAddress("127.0.0.1", 1));
+      Future<Channel> dialed = server.dialer(TestPeerServer.SECRET, more).dial(loop(server), server.self);
+      assertThat(dialed.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(dialed.cause()).isInstanceOf(HandshakeRefused.class).hasMessageContaining("differs from this node's");
+      assertThat(log.lines()).anyMatch(line -> line.contains("127.0.0.1:1,") && line.contains("differs from this node's ["));
+      assertThat(server.authenticated).isEmpty();
+    }
+  }
+
+  @Test
+  void aRequestBeforeTheHandshakeEndedClosesTheConnection() throws Exception {
+    try (TestPeerServer server = new TestPeerServer(); RawPeer peer = new RawPeer(server.port())) {
+      peer.preface().send(new PeerMessage.Write(1, 1, "k".getBytes(StandardCharsets.UTF_8), new byte[1]));
+      assertThat(peer.receive()).isInstanceOf(PeerMessage.Refused.class);
+      assertThat(peer.closedByServer()).isTrue();
+    }
+  }
+
+  @Test
+  void theSamePortServesHttpAndRefusesABadPreface() throws Exception {
+    try (TestPeerServer server = new TestPeerServer()) {
+      try (Socket http = new Socket("127.0.0.1", server.port())) {
+        http.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        assertThat(readAll(http.getInputStream())).isEqualTo(TestPeerServer.HTTP_ANSWER);
+      }
+      try (RawPeer peer = new RawPeer(server.port())) {
+        peer.send(new byte[] {(byte) 0x89, 'S', 'H', 'A', 'L', 'E', '\n', '\n'});
+        assertThat(peer.closedByServer()).isTrue();
+      }
+    }
+  }
+
+  private static PeerMessage.Hello hello(TestPeerServer server, int version) {
+    String nodes = server.nodes.stream().map(NodeAddress::id).sorted().reduce((a, b) -> a + "," + b).orElseThrow();
+    return Frames.hello(version, InternalAuth.MODE_SECRET, server.client.id(), server.self.id(), nodes, new byte[32]);
+  }
+
+  private static Channel dial(TestPeerServer server, PeerDialer dialer) throws InterruptedException {
+    Future<Channel> dialed = dialer.dial(loop(server), server.self);
+    assertThat(dialed.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(dialed.cause()).isNull();
+    return dialed.getNow();
+  }
+
+  private static EventLoop loop(TestPeerServer server) {
+    return (EventLoop) server.group.next();
+  }
+
+  private static String readAll(InputStream in) throws java.io.IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    in.transferTo(out);
+    return out.toString(StandardCharsets.US_ASCII);
+  }
+
+  /** The lines a class's logger writes while open. */
+  private static final class Lines extends Handler implements AutoCloseable {
+    private final Logger logger;
+    private final List<String> lines = new ArrayList<>();
+
+    private Lines(Logger logger) {
+      this.logger = logger;
+    }
+
+    static Lines of(Class<?> type) {
+      Lines lines = new Lines(Logger.getLogger(type.getName()));
+      lines.logger.addHandler(lines);
+      return lines;
+    }
+
+    synchronized List<String> lines() {
+      return List.copyOf(lines);
+    }
+
+    @Override
+    public synchronized void publish(LogRecord record) {
+      lines.add(record.getMessage());
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public void close() {
+      logger.removeHandler(this);
+    }
+  }
+}
