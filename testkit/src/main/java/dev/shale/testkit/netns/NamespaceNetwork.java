@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -86,16 +87,22 @@ public final class NamespaceNetwork implements AutoCloseable {
   }
 
   private static void skipUnlessAvailable() {
+    String missing = whatIsMissing();
+    if (missing == null) return;
+    System.out.println("NamespaceNetwork: skipping: " + missing);
+    Assumptions.abort(missing);
+  }
+
+  // Null when this machine can make the network; else why not.
+  private static @Nullable String whatIsMissing() {
     HostCommand.Result nft = HostCommand.attempt("nft", "--version");
-    Assumptions.assumeTrue(nft.ok(), () -> "network fault tests need nft (Debian package nftables): " + nft.describe());
+    if (!nft.ok()) return "network fault tests need nft (Debian package nftables): " + nft.describe();
     String probe = "shale-probe-" + ProcessHandle.current().pid();
     HostCommand.Result made = HostCommand.attempt("ip", "netns", "add", probe);
-    if (made.ok()) {
-      HostCommand.Result rules = HostCommand.attempt("ip", "netns", "exec", probe, "nft", "list", "ruleset");
-      HostCommand.attempt("ip", "netns", "del", probe);
-      Assumptions.assumeTrue(rules.ok(), () -> "network fault tests need nft inside a namespace: " + rules.describe());
-    }
-    Assumptions.assumeTrue(made.ok(), () -> "network fault tests need network namespaces (root and ip): " + made.describe());
+    if (!made.ok()) return "network fault tests need network namespaces (root and ip): " + made.describe();
+    HostCommand.Result rules = HostCommand.attempt("ip", "netns", "exec", probe, "nft", "list", "ruleset");
+    HostCommand.attempt("ip", "netns", "del", probe);
+    return rules.ok() ? null : "network fault tests need nft inside a namespace: " + rules.describe();
   }
 
   private void build(int nodes, String namespacePrefix) {
