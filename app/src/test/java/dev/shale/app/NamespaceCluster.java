@@ -7,17 +7,10 @@ import dev.shale.testkit.NodeProcess;
 import dev.shale.testkit.netns.NamespaceNetwork;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * A cluster of real node processes, each in its own network namespace of a {@link
@@ -26,8 +19,6 @@ import java.util.regex.Pattern;
  * is the caller's to close, after this.
  */
 final class NamespaceCluster implements AutoCloseable {
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-
   private final NamespaceNetwork network;
   private final NodeProcess[] nodes;
 
@@ -83,17 +74,7 @@ final class NamespaceCluster implements AutoCloseable {
 
   /** The number {@code name} in node {@code i}'s {@code GET /v0/status}; -1 when it cannot be read. */
   long counter(int i, String name) {
-    try {
-      HttpRequest request = HttpRequest.newBuilder(URI.create(url(i) + "/v0/status")).timeout(Duration.ofSeconds(30)).GET().build();
-      String body = HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body();
-      Matcher m = Pattern.compile("\"" + name + "\": (\\d+)").matcher(body);
-      return m.find() ? Long.parseLong(m.group(1)) : -1;
-    } catch (IOException e) {
-      return -1;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return -1;
-    }
+    return TestCluster.statusNumber(url(i), name);
   }
 
   @Override
