@@ -182,18 +182,14 @@ public final class NamespaceNetwork implements AutoCloseable {
    */
   public DelayedLinks delayLinksOf(int i) {
     LinkDelay delay = new LinkDelay();
-    StringBuilder toSlowNode = new StringBuilder();
+    String toSlowNode = dnat(i, startProxy(i, delay));
     StringBuilder fromSlowNode = new StringBuilder();
     for (int peer = 0; peer < size(); peer++) {
       if (peer == i) continue;
-      int toPeer = startProxy(peer, delay);
-      fromSlowNode.append(dnat(peer, toPeer));
+      fromSlowNode.append(dnat(peer, startProxy(peer, delay)));
+      nft(peer, "add table ip shale_delay ; " + natChain() + toSlowNode);
     }
-    toSlowNode.append(dnat(i, startProxy(i, delay)));
-    for (int peer = 0; peer < size(); peer++) {
-      if (peer != i) nft(peer, "add table ip shale_delay; " + natChain() + toSlowNode);
-    }
-    nft(i, "add table ip shale_delay; " + natChain() + fromSlowNode);
+    nft(i, "add table ip shale_delay ; " + natChain() + fromSlowNode);
     return new DelayedLinks(delay);
   }
 
