@@ -141,8 +141,13 @@ final class TestCluster implements AutoCloseable {
 
   /** The counter {@code name} of node {@code i}'s {@code GET /v0/status}; -1 when it cannot be read. */
   long counter(int i, String name) {
+    return statusNumber(urls().get(i), name);
+  }
+
+  /** The number {@code name} in {@code GET <baseUrl>/v0/status}; -1 when it cannot be read. */
+  static long statusNumber(String baseUrl, String name) {
     try {
-      HttpRequest request = HttpRequest.newBuilder(URI.create(urls().get(i) + "/v0/status"))
+      HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + "/v0/status"))
           .timeout(Duration.ofSeconds(30)).GET().build();
       String body = HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body();
       Matcher m = Pattern.compile("\"" + name + "\": (\\d+)").matcher(body);

@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A Shale node running as a real process: {@code java -cp <this JVM's class path>
- * dev.shale.app.Main server ...} on a loopback port, with its output in a log file.
+ * dev.shale.app.Main server ...} on a loopback port (or on a given host, run through a command
+ * prefix such as {@code ip netns exec <ns>}), with its output in a log file.
  *
  * <p>Use it in try-with-resources: {@link #close()} kills the process by its PID if it is still
  * alive, also when the test fails.
@@ -25,12 +26,16 @@ public final class NodeProcess implements AutoCloseable {
       .connectTimeout(Duration.ofSeconds(1))
       .build();
 
+  private static final String LOOPBACK = "127.0.0.1";
+
   private final Process process;
+  private final String host;
   private final int port;
   private final Path log;
 
-  private NodeProcess(Process process, int port, Path log) {
+  private NodeProcess(Process process, String host, int port, Path log) {
     this.process = process;
+    this.host = host;
     this.port = port;
     this.log = log;
   }
@@ -40,8 +45,18 @@ public final class NodeProcess implements AutoCloseable {
    * (e.g. -Xmx256m), {@code serverArgs} after {@code server --port P --data D}.
    */
   public static NodeProcess start(int port, Path dataDir, List<String> jvmOptions, List<String> serverArgs) {
+    return start(List.of(), LOOPBACK, port, dataDir, jvmOptions, serverArgs);
+  }
+
+  /**
+   * Like {@link #start(int, Path, List, List)}, but listening on {@code host} and run as
+   * {@code <commandPrefix> java ...}. The prefix must end by exec-ing java in place (as
+   * {@code ip netns exec <ns>} does), so that {@link #pid()} is the node's own process.
+   */
+  public static NodeProcess start(
+      List<String> commandPrefix, String host, int port, Path dataDir, List<String> jvmOptions, List<String> serverArgs) {
     List<String> args = new ArrayList<>(List.of(
-        "server", "--host", "127.0.0.1", "--port", Integer.toString(port), "--data", dataDir.toString()));
+        "server", "--host", host, "--port", Integer.toString(port), "--data", dataDir.toString()));
     args.addAll(serverArgs);
     try {
       Files.createDirectories(dataDir);
@@ -51,7 +66,7 @@ public final class NodeProcess implements AutoCloseable {
     // The log goes beside the data directory, which a relative single name ("data") also has.
     Path logDir = dataDir.toAbsolutePath().getParent();
     if (logDir == null) throw new IllegalArgumentException("the data directory cannot be the root: " + dataDir);
-    return startCommand(port, logDir, jvmOptions, args);
+    return launch(commandPrefix, host, port, logDir, jvmOptions, args);
   }
 
   /**
@@ -59,8 +74,13 @@ public final class NodeProcess implements AutoCloseable {
    * {@link #awaitReady} probes); its output goes to a log file in {@code logDir}.
    */
   public static NodeProcess startCommand(int port, Path logDir, List<String> jvmOptions, List<String> args) {
+    return launch(List.of(), LOOPBACK, port, logDir, jvmOptions, args);
+  }
+
+  private static NodeProcess launch(
+      List<String> commandPrefix, String host, int port, Path logDir, List<String> jvmOptions, List<String> args) {
     String java = ProcessHandle.current().info().command().orElse("java");
-    List<String> command = new ArrayList<>();
+    List<String> command = new ArrayList<>(commandPrefix);
     command.add(java);
     command.add("--enable-native-access=ALL-UNNAMED");
     command.add("--sun-misc-unsafe-memory-access=allow");
@@ -76,7 +96,7 @@ public final class NodeProcess implements AutoCloseable {
           .redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
           .start();
-      return new NodeProcess(process, port, log);
+      return new NodeProcess(process, host, port, log);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start a node: " + command, e);
     }
@@ -112,13 +132,14 @@ public final class NodeProcess implements AutoCloseable {
   }
 
   public String baseUrl() {
-    return "http://127.0.0.1:" + port;
+    return "http://" + host + ":" + port;
   }
 
   public int port() {
     return port;
   }
 
+  /** The PID of the process this object started (the node itself when a prefix exec-ed it in place). */
   public long pid() {
     return process.pid();
   }
