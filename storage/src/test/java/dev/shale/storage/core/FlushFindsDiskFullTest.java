@@ -1,6 +1,9 @@
 package dev.shale.storage.core;
 
-import static dev.shale.storage.core.EngineTesting.bytes;
+import static dev.shale.storage.core.DiskFullTest.VALUE_BYTES;
+import static dev.shale.storage.core.DiskFullTest.key;
+import static dev.shale.storage.core.DiskFullTest.tryPut;
+import static dev.shale.storage.core.DiskFullTest.value;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -28,8 +31,6 @@ import org.junit.jupiter.api.io.TempDir;
  * Here the flush gate forces that order: the writer stalls first, then the flush fails.
  */
 class FlushFindsDiskFullTest {
-  private static final int VALUE_BYTES = 1024;
-
   @TempDir Path dir;
 
   @Test
@@ -87,24 +88,5 @@ class FlushFindsDiskFullTest {
       }
     }
     return new IllegalStateException("10000 writes of " + VALUE_BYTES + " bytes fit with flushes held");
-  }
-
-  private static boolean tryPut(Engine engine, int i) {
-    try {
-      engine.put(key(i), value(i));
-      return true;
-    } catch (DiskFullException e) {
-      return false;
-    }
-  }
-
-  private static byte[] key(int i) {
-    return bytes("key-%06d".formatted(i));
-  }
-
-  private static byte[] value(int i) {
-    byte[] v = new byte[VALUE_BYTES];
-    for (int j = 0; j < v.length; j++) v[j] = (byte) (i * 31 + j);
-    return v;
   }
 }
