@@ -2,6 +2,7 @@ package dev.shale.storage.core;
 
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.WriteStallException;
+import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -168,9 +169,21 @@ final class Backpressure {
         + (flushFailure == null ? "" : "; last flush failure: " + flushFailure));
   }
 
-  /** A flush attempt failed: stall messages name it until a flush lands. */
+  /**
+   * A flush attempt failed: stall messages name it until a flush lands, and stalled writers look
+   * again, since one that found the disk full refuses them ({@link #flushFindsDiskFull}).
+   */
   void flushFailed(Exception failure) {
     lastFlushFailure = failure;
+    roomMade.signalAll();
+  }
+
+  /**
+   * The last flush attempt's failure if it found the disk full (and no flush landed since), else
+   * null. Such a flush lands only once space is freed, however long a writer waits for it.
+   */
+  @Nullable IOException flushFindsDiskFull() {
+    return lastFlushFailure instanceof IOException e && DiskSpace.isNoSpace(e) ? e : null;
   }
 
   void flushLanded() {

@@ -101,6 +101,16 @@ final class DiskSpace {
     return refused();
   }
 
+  /**
+   * Records that a flush failed for want of space while writers would wait for it, and returns
+   * what they get instead: writes are refused until one is admitted again.
+   */
+  synchronized DiskFullException flushFull(IOException cause) {
+    refuse("the disk of " + directory + " is full (a flush found no room: " + cause.getMessage()
+        + ") and writes wait for flushes");
+    return refused();
+  }
+
   /** True if {@code bytes} more can be written and leave the reserve free: may a compaction start. */
   synchronized boolean leavesReserve(long bytes) {
     long now = System.nanoTime();

@@ -64,7 +64,12 @@ final class FlushHost implements Flusher.Host {
 
   @Override
   public void flushFailed(Exception failure) {
-    backpressure.flushFailed(failure);
+    lock.lock(); // Backpressure's state, and the condition stalled writers wait on
+    try {
+      backpressure.flushFailed(failure);
+    } finally {
+      lock.unlock();
+    }
   }
 
   @Override

@@ -234,6 +234,7 @@ final class WriteQueue {
           freezeActive(current);
           return;
         }
+        refuseIfFlushesFindDiskFull();
         backpressure.startStall(stopReason, writers);
         backpressure.countStall(leader);
         long remaining = leader.deadlineNanos - System.nanoTime();
@@ -248,6 +249,16 @@ final class WriteQueue {
     } finally {
       if (interrupted) Thread.currentThread().interrupt();
     }
+  }
+
+  // A stall ends when a flush (or a compaction) lands; one that found the disk full lands only
+  // once space is freed, so waiting for it would only turn a full disk into a stall timeout. The
+  // write is refused instead, as one whose append found the disk full: nothing was written, and
+  // the flush thread's retries (with backoff) make room once there is space. Flushes failing this
+  // way wake stalled writers (Backpressure.flushFailed), so none waits out its deadline here.
+  private void refuseIfFlushesFindDiskFull() {
+    IOException noSpace = backpressure.flushFindsDiskFull();
+    if (noSpace != null) throw disk.flushFull(noSpace);
   }
 
   // A segment full of overwrites of a few keys leaves the memtable small; bounding the segment

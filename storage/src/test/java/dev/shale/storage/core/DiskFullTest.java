@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * written, reads go on, and writes resume by themselves once space is freed (issue 12, defect 4).
  */
 class DiskFullTest {
-  private static final int VALUE_BYTES = 1024;
+  static final int VALUE_BYTES = 1024;
 
   private SmallDisk disk;
   private Path dir;
@@ -122,7 +122,8 @@ class DiskFullTest {
     throw new AssertionError("100000 writes of " + VALUE_BYTES + " bytes fit an 8 MiB disk");
   }
 
-  private static boolean tryPut(Engine engine, int i) {
+  // The keys, values and retried put are shared with FlushFindsDiskFullTest.
+  static boolean tryPut(Engine engine, int i) {
     try {
       engine.put(key(i), value(i));
       return true;
@@ -135,11 +136,11 @@ class DiskFullTest {
     return EngineTesting.smallOptions().withMemtableSizeBytes(256 << 10).withSyncMode(SyncMode.ALWAYS);
   }
 
-  private static byte[] key(int i) {
+  static byte[] key(int i) {
     return bytes("key-%06d".formatted(i));
   }
 
-  private static byte[] value(int i) {
+  static byte[] value(int i) {
     byte[] v = new byte[VALUE_BYTES];
     for (int j = 0; j < v.length; j++) v[j] = (byte) (i * 31 + j);
     return v;
