@@ -13,6 +13,8 @@ import dev.shale.server.http.RequestTimeoutHandler;
 import dev.shale.server.http.StrictServerCodec;
 import dev.shale.server.scan.Scans;
 import dev.shale.storage.Engine;
+import dev.shale.server.peer.PeerEndpoint;
+import dev.shale.server.peer.PortSniffer;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
@@ -25,7 +27,10 @@ import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Assembles each connection's pipeline, and with it every limit a connection is held to:
+ * Assembles each connection's pipeline, and with it every limit a connection is held to. First
+ * only {@link PortSniffer}: a first byte 0x89 and the preface make a peer connection (frame
+ * codec, handshake, then {@link dev.shale.server.peer.PeerRequestHandler}; docs/format.md,
+ * "Internode protocol"); anything else is HTTP, whose handlers are then:
  *
  * <pre>
  *   linger           LingeringClose: after a refusal that closes, the answer goes out before the close
@@ -65,12 +70,14 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   private final @Nullable Coordinator coordinator; // null without peers
   private final ReplicationStats stats;
   private final Scans scans;
+  private final @Nullable PeerEndpoint peers; // null: this node takes no peer connections
 
   ServerInitializer(
       ServerOptions options, EntityService service, @Nullable StoragePool pool, BodyBudget budget,
       AnswerBudget answerBudget, ChannelGroup connections, BooleanSupplier draining, @Nullable Cluster cluster, @Nullable Coordinator coordinator,
-      ReplicationStats stats, Scans scans) {
+      ReplicationStats stats, Scans scans, @Nullable PeerEndpoint peers) {
     this.scans = scans;
+    this.peers = peers;
     this.cluster = cluster;
     this.coordinator = coordinator;
     this.stats = stats;
@@ -86,9 +93,17 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
 
   @Override
   protected void initChannel(SocketChannel channel) {
+    // The first bytes say whether this is a peer connection or HTTP (PortSniffer).
+    channel.pipeline().addLast("sniff", new PortSniffer(this::httpPipeline, peers, options.idleTimeoutMillis()));
+    // Added to the group before the check: either ShaleServer.close sees this connection in the
+    // group, or this sees that the server drains. A connection accepted during shutdown closes.
+    connections.add(channel);
+    if (draining.getAsBoolean()) channel.close();
+  }
+
+  private void httpPipeline(ChannelPipeline pipeline) {
     RequestTimeoutHandler requestTimeout = new RequestTimeoutHandler(options.requestTimeoutMillis());
     LingeringClose lingeringClose = new LingeringClose();
-    ChannelPipeline pipeline = channel.pipeline();
     pipeline.addLast("linger", lingeringClose);
     pipeline.addLast("idle", new IdleStateHandler(0, 0, options.idleTimeoutMillis(), TimeUnit.MILLISECONDS));
     pipeline.addLast("request-timeout", requestTimeout);
@@ -96,10 +111,6 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     pipeline.addLast("flow", new FlowControlHandler());
     pipeline.addLast("aggregator", new RequestAggregator(options.maxValueSizeBytes(), budget, requestTimeout, lingeringClose));
     pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, answerBudget, valueSizes, options, cluster, coordinator, stats, scans));
-    // Added to the group before the check: either ShaleServer.close sees this connection in the
-    // group, or this sees that the server drains. A connection accepted during shutdown closes.
-    connections.add(channel);
-    if (draining.getAsBoolean()) channel.close();
   }
 
   private static HttpDecoderConfig decoderConfig() {

@@ -11,7 +11,11 @@ import dev.shale.server.coordination.ReplicationStats;
 import dev.shale.server.http.AnswerBudget;
 import dev.shale.server.http.BodyBudget;
 import dev.shale.server.http.ConnectionEvent;
-import dev.shale.server.peer.InternalClient;
+import dev.shale.server.peer.PeerDialer;
+import dev.shale.server.peer.PeerEndpoint;
+import dev.shale.server.peer.PeerLinks;
+import dev.shale.server.peer.PeerRequestHandler;
+import dev.shale.server.peer.PeerScans;
 import dev.shale.server.scan.ScanThreads;
 import dev.shale.server.scan.Scans;
 import dev.shale.storage.Engine;
@@ -64,7 +68,7 @@ public final class ShaleServer implements AutoCloseable {
   private final EventLoopGroup ioGroup;
   private final @Nullable StoragePool pool; // null: storage calls run inline on the event loops (--workers 0)
   private final ScanThreads scanThreads;
-  private final @Nullable InternalClient client; // null without peers
+  private final @Nullable PeerLinks client; // null without peers
   private final ReplicationStats stats;
   private final @Nullable ReplicaCalls replicaCalls; // null without peers
   private final ChannelGroup connections;
@@ -75,7 +79,7 @@ public final class ShaleServer implements AutoCloseable {
 
   private ShaleServer(
       ServerOptions options, EventLoopGroup acceptGroup, EventLoopGroup ioGroup, @Nullable StoragePool pool,
-      ScanThreads scanThreads, @Nullable InternalClient client, ReplicationStats stats, @Nullable ReplicaCalls replicaCalls, ChannelGroup connections, AtomicBoolean draining, Channel listener,
+      ScanThreads scanThreads, @Nullable PeerLinks client, ReplicationStats stats, @Nullable ReplicaCalls replicaCalls, ChannelGroup connections, AtomicBoolean draining, Channel listener,
       String transport) {
     this.options = options;
     this.acceptGroup = acceptGroup;
@@ -130,11 +134,18 @@ public final class ShaleServer implements AutoCloseable {
     ReplicationStats stats = new ReplicationStats(missed);
     // Without peers (no cluster, or a cluster of one) every request is served here: no client,
     // no replica calls, no coordinator.
-    InternalClient client = null;
+    PeerLinks client = null;
+    PeerEndpoint peers = null;
     ReplicaCalls replicaCalls = null;
     Coordinator coordinator = null;
     if (cluster != null && !cluster.topology().isSingle()) {
-      client = new InternalClient(cluster, ioGroup, epoll ? EpollSocketChannel.class : NioSocketChannel.class, options.maxValueSizeBytes());
+      int maxValue = options.maxValueSizeBytes();
+      PeerDialer dialer = new PeerDialer(cluster.topology(), cluster.auth(),
+          epoll ? EpollSocketChannel.class : NioSocketChannel.class, maxValue, cluster.forwardTimeoutMillis());
+      client = new PeerLinks(cluster.topology().peers(), ioGroup, dialer, cluster.forwardTimeoutMillis(), cluster.maxPendingPerPeer());
+      peers = new PeerEndpoint(cluster.topology(), cluster.auth(), maxValue,
+          sender -> new PeerRequestHandler(sender, service, pool, answerBudget, PeerScans.NOT_SUPPORTED, maxValue),
+          client::peerAuthenticated);
       replicaCalls = new ReplicaCalls(cluster.topology().self(), service, pool, client, missed);
       coordinator = new Coordinator(cluster.placement(), replicaCalls, engine.clock(), missed, stats);
     }
@@ -149,9 +160,11 @@ public final class ShaleServer implements AutoCloseable {
         .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .childHandler(new ServerInitializer(
             options, service, pool, budget, answerBudget, connections, draining::get, cluster, coordinator, stats,
-            new Scans(service, scanThreads, cluster)));
+            new Scans(service, scanThreads, cluster), peers));
     try {
       Channel listener = bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
+      // Greets every peer now: a restarted node's handshakes end the peers' down marks of it.
+      if (client != null) client.connectAll();
       return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, client, stats, replicaCalls, connections, draining, listener,
           epoll ? "epoll" : "nio");
     } catch (Exception e) {
@@ -228,7 +241,7 @@ public final class ShaleServer implements AutoCloseable {
     drainConnections();
     // After the drain: replica requests still in flight then belong to cut connections (or
     // are read repairs and hint deliveries, which a later read or delivery redoes).
-    if (client != null) client.close(STOP_STEP_MILLIS);
+    if (client != null) client.close();
     stopThreads(acceptGroup, ioGroup, pool, scanThreads);
   }
 

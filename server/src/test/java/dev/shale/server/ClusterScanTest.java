@@ -187,16 +187,11 @@ class ClusterScanTest {
           try {
             java.net.Socket c = socket.accept();
             held.add(c);
-            java.io.InputStream in = c.getInputStream();
-            int matched = 0; // of "\r\n\r\n"
-            while (matched < 4) {
-              int b = in.read();
-              if (b < 0) break;
-              matched = (b == "\r\n\r\n".charAt(matched)) ? matched + 1 : (b == '\r' ? 1 : 0);
-            }
-            c.getOutputStream().write(answer);
-            c.getOutputStream().flush();
-            if (close) c.close();
+            // A thread per connection: the node's own peer connections (which never send an
+            // HTTP head) must not hold up the scan's.
+            Thread serving = new Thread(() -> serve(c, answer, close), "fake-peer-connection");
+            serving.setDaemon(true);
+            serving.start();
           } catch (IOException e) {
             // closed: the test is over
           }
@@ -204,6 +199,23 @@ class ClusterScanTest {
       }, "fake-peer");
       thread.setDaemon(true);
       thread.start();
+    }
+
+    private static void serve(java.net.Socket c, byte[] answer, boolean close) {
+      try {
+        java.io.InputStream in = c.getInputStream();
+        int matched = 0; // of "\r\n\r\n"
+        while (matched < 4) {
+          int b = in.read();
+          if (b < 0) return;
+          matched = (b == "\r\n\r\n".charAt(matched)) ? matched + 1 : (b == '\r' ? 1 : 0);
+        }
+        c.getOutputStream().write(answer);
+        c.getOutputStream().flush();
+        if (close) c.close();
+      } catch (IOException e) {
+        // closed: the test is over
+      }
     }
 
     int port() {
