@@ -162,6 +162,12 @@ final class TestCluster implements AutoCloseable {
     nodes[i] = launch(i, clusterArgs()).awaitReady(READY);
   }
 
+  /** Starts node {@code i} again as a member of the cluster, over its data, without waiting for it to serve. */
+  NodeProcess launchAgain(int i) {
+    nodes[i] = launch(i, clusterArgs());
+    return nodes[i];
+  }
+
   /** Starts every node over its data as a cluster of its own (a one-node --cluster). */
   void startEachAlone() {
     for (int i = 0; i < nodes.length; i++) nodes[i] = launch(i, List.of("--cluster", urls().get(i)));
