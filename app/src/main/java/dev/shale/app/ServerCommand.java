@@ -102,16 +102,11 @@ final class ServerCommand implements Callable<Integer> {
           + "the old name. Default: ${DEFAULT-VALUE}.")
   long forwardTimeoutMillis;
 
-  @Option(names = "--peer-connections", paramLabel = "<n>", defaultValue = "32",
-      description =
-          "Connections to each other node, each carrying one replica request at a time, "
-          + "shared evenly by the event loops (rounded up). Default: ${DEFAULT-VALUE}.")
-  int maxConnectionsPerPeer;
-
   @Option(names = "--peer-queue", paramLabel = "<n>", defaultValue = "1024",
       description =
-          "Replica requests that may wait for a connection to one node, shared the same way; "
-          + "past it they fail at once (that replica counts as failed). Default: ${DEFAULT-VALUE}.")
+          "Replica requests to one node that may be in flight or wait for its connection, shared "
+          + "evenly by the event loops (each keeps one connection to every node); past it they "
+          + "fail at once (that replica counts as failed). Default: ${DEFAULT-VALUE}.")
   int maxPendingPerPeer;
 
   @Option(names = "--hint-max-size", paramLabel = "<size>", defaultValue = "1g",
@@ -316,8 +311,7 @@ final class ServerCommand implements Callable<Integer> {
       throw usage(e.getMessage());
     }
     try {
-      return new Cluster(new Placement(topology), auth(topology), forwardTimeoutMillis,
-          maxConnectionsPerPeer, maxPendingPerPeer);
+      return new Cluster(new Placement(topology), auth(topology), forwardTimeoutMillis, maxPendingPerPeer);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }
@@ -374,7 +368,6 @@ final class ServerCommand implements Callable<Integer> {
       Map.entry("memtableSizeBytes", "--memtable-size"),
       Map.entry("diskReserveBytes", "--disk-reserve"),
       Map.entry("forwardTimeoutMillis", "--replica-timeout"),
-      Map.entry("maxConnectionsPerPeer", "--peer-connections"),
       Map.entry("maxPendingPerPeer", "--peer-queue"),
       Map.entry("maxBytes", "--hint-max-size"),
       Map.entry("maxAgeMillis", "--hint-max-age"),

@@ -58,7 +58,7 @@ class NodeTest {
     int port = dev.shale.testkit.FreePort.find();
     Cluster cluster = new Cluster(new Placement(Topology.fromUrls(
         List.of("http://127.0.0.1:" + port, "http://127.0.0.1:" + dev.shale.testkit.FreePort.find()), "127.0.0.1", port)),
-        InternalAuth.trustedNetwork(), 1_000, 1, 1);
+        InternalAuth.trustedNetwork(), 1_000, 1);
     EngineOptions engine = EngineOptions.defaults().withTombstoneGraceMillis(3_600_000);
     assertThatThrownBy(() -> Node.start(dir.resolve("grace"), engine, ServerOptions.defaults().withPort(port), cluster,
         new HintLimits(1 << 20, 3_600_000, 10)))
@@ -79,7 +79,7 @@ class NodeTest {
     int down = dev.shale.testkit.FreePort.find(); // nothing listens there
     Cluster cluster = new Cluster(new Placement(Topology.fromUrls(
         List.of("http://127.0.0.1:" + port, "http://127.0.0.1:" + down), "127.0.0.1", port)),
-        InternalAuth.trustedNetwork(), 1_000, 1, 1);
+        InternalAuth.trustedNetwork(), 1_000, 1);
     List<String> warnings = new CopyOnWriteArrayList<>();
     Logger delivery = Logger.getLogger(HintedHandoff.class.getName());
     Handler capture = new Handler() {

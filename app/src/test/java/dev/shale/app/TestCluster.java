@@ -1,18 +1,15 @@
 package dev.shale.app;
 
-import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Placement;
-import dev.shale.cluster.ReplicaProtocol;
-import dev.shale.cluster.SignedContent;
 import dev.shale.cluster.Topology;
 import dev.shale.testkit.EntityClient;
 import dev.shale.testkit.FreePort;
 import dev.shale.testkit.NodeProcess;
+import dev.shale.testkit.PeerWire;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -41,19 +38,13 @@ final class TestCluster implements AutoCloseable {
   private final NodeProcess[] nodes;
   private final Placement placement;
   private final Path secretFile;
-  // One per node, signing in that node's own name, as a tool holding the secret does: a node
-  // never sends to itself, so these requests share no replay window with the peers'.
-  private final List<InternalAuth> signers = new ArrayList<>();
-  private final List<Topology> topologies = new ArrayList<>();
 
   TestCluster(Path dir, int size, List<String> extraArgs) {
     this.dir = dir;
     this.extraArgs = extraArgs;
     this.nodes = new NodeProcess[size];
     for (int i = 0; i < size; i++) ports.add(FreePort.find());
-    for (int port : ports) topologies.add(Topology.fromUrls(urls(), "127.0.0.1", port));
-    for (Topology topology : topologies) signers.add(InternalAuth.withSecret(SECRET.getBytes(StandardCharsets.UTF_8), topology));
-    this.placement = new Placement(topologies.getFirst());
+    this.placement = new Placement(Topology.fromUrls(urls(), "127.0.0.1", ports.getFirst()));
     this.secretFile = dir.resolve("secret");
     try {
       SecretFile.write(secretFile, SECRET.getBytes(StandardCharsets.UTF_8));
@@ -106,37 +97,38 @@ final class TestCluster implements AutoCloseable {
   }
 
   /**
-   * What node {@code i} alone holds for {@code id}, read with a signed internal request (served
-   * from its own store, never coordinated): 200 with the value, or 404.
+   * What node {@code i} alone holds for {@code id}, read over the internode protocol (a READ is
+   * served from the node's own store, never coordinated): 200 with the value, or 404 (nothing,
+   * or a tombstone). The connection authenticates as another node of the list, which ends node
+   * {@code i}'s down mark of that node (docs/design.md, "The down mark").
    */
   EntityClient.Reply readAlone(int i, String id) throws IOException {
-    String target = "/v0/entity?id=" + URLEncoder.encode(id, StandardCharsets.UTF_8);
-    SignedContent get = SignedContent.of("GET", target);
-    return sendInternal(i, get, new byte[0], sign(i, get));
-  }
-
-  /** The {@link InternalAuth#HEADER} value of a request of {@code content} to node {@code i}, signed now in its own name. */
-  String sign(int i, SignedContent content) {
-    return signers.get(i).sign(() -> content, topologies.get(i).self(), System.currentTimeMillis());
-  }
-
-  /**
-   * Sends node {@code i} a request as {@code content} says, with {@code body} and
-   * {@code signature} in {@link InternalAuth#HEADER} (signed for any content, or none).
-   */
-  EntityClient.Reply sendInternal(int i, SignedContent content, byte[] body, String signature) throws IOException {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(urls().get(i) + content.target()))
-        .header(InternalAuth.HEADER, signature)
-        .timeout(Duration.ofSeconds(30))
-        .method(content.method(), HttpRequest.BodyPublishers.ofByteArray(body));
-    if (content.version() != null) request.header(ReplicaProtocol.VERSION_HEADER, content.version());
-    try {
-      HttpResponse<byte[]> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-      return new EntityClient.Reply(response.statusCode(), response.body());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted", e);
+    try (PeerWire peer = peerOf(i)) {
+      return switch (peer.read(id.getBytes(StandardCharsets.UTF_8))) {
+        case PeerWire.Reply.Value value -> new EntityClient.Reply(200, value.value());
+        case PeerWire.Reply.Tombstone ignored -> new EntityClient.Reply(404, new byte[0]);
+        case PeerWire.Reply.Absent ignored -> new EntityClient.Reply(404, new byte[0]);
+        case PeerWire.Reply other -> throw new IOException("node " + i + " answered a READ with " + other);
+      };
     }
+  }
+
+  /** A peer connection to node {@code i}, authenticated with the cluster secret as the node after it. */
+  PeerWire peerOf(int i) throws IOException {
+    return PeerWire.open(ports.get(i), SECRET.getBytes(StandardCharsets.UTF_8), nodeId((i + 1) % ports.size()), nodeId(i), nodeIds());
+  }
+
+  /** Node {@code i}'s id, {@code host:port}, as the internode handshake names it. */
+  String nodeId(int i) {
+    return "127.0.0.1:" + ports.get(i);
+  }
+
+  List<String> nodeIds() {
+    return ports.stream().map(p -> "127.0.0.1:" + p).toList();
+  }
+
+  int port(int i) {
+    return ports.get(i);
   }
 
   /** The counter {@code name} of node {@code i}'s {@code GET /v0/status}; -1 when it cannot be read. */
@@ -173,6 +165,12 @@ final class TestCluster implements AutoCloseable {
   /** Starts node {@code i} again as a member of the cluster, over its data. */
   void restart(int i) {
     nodes[i] = launch(i, clusterArgs()).awaitReady(READY);
+  }
+
+  /** Starts node {@code i} again as a member of the cluster, over its data, without waiting for it to serve. */
+  NodeProcess launchAgain(int i) {
+    nodes[i] = launch(i, clusterArgs());
+    return nodes[i];
   }
 
   /** Starts every node over its data as a cluster of its own (a one-node --cluster). */

@@ -11,19 +11,16 @@ import dev.shale.server.coordination.ReplicaCalls;
 import dev.shale.server.http.AnswerBudget;
 import dev.shale.server.http.BodyBudget;
 import dev.shale.server.http.ConnectionEvent;
-import dev.shale.server.peer.InternalClient;
 import dev.shale.server.peer.PeerDialer;
 import dev.shale.server.peer.PeerEndpoint;
-import dev.shale.server.peer.PeerMessage;
-import dev.shale.server.peer.PeerScans;
+import dev.shale.server.peer.PeerLinks;
+import dev.shale.server.peer.PeerRequestHandler;
 import dev.shale.server.scan.PeerScanServer;
 import dev.shale.server.scan.ScanThreads;
 import dev.shale.server.scan.Scans;
 import dev.shale.storage.Engine;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
@@ -70,7 +67,7 @@ public final class ShaleServer implements AutoCloseable {
   private final EventLoopGroup ioGroup;
   private final @Nullable StoragePool pool; // null: storage calls run inline on the event loops (--workers 0)
   private final ScanThreads scanThreads;
-  private final @Nullable InternalClient client; // null without peers
+  private final @Nullable PeerLinks client; // null without peers
   private final ReplicationStats stats;
   private final @Nullable ReplicaCalls replicaCalls; // null without peers
   private final ChannelGroup connections;
@@ -81,7 +78,7 @@ public final class ShaleServer implements AutoCloseable {
 
   private ShaleServer(
       ServerOptions options, EventLoopGroup acceptGroup, EventLoopGroup ioGroup, @Nullable StoragePool pool,
-      ScanThreads scanThreads, @Nullable InternalClient client, ReplicationStats stats, @Nullable ReplicaCalls replicaCalls, ChannelGroup connections, AtomicBoolean draining, Channel listener,
+      ScanThreads scanThreads, @Nullable PeerLinks client, ReplicationStats stats, @Nullable ReplicaCalls replicaCalls, ChannelGroup connections, AtomicBoolean draining, Channel listener,
       String transport) {
     this.options = options;
     this.acceptGroup = acceptGroup;
@@ -136,7 +133,7 @@ public final class ShaleServer implements AutoCloseable {
     ReplicationStats stats = new ReplicationStats(missed);
     // Without peers (no cluster, or a cluster of one) every request is served here: no client,
     // no replica calls, no coordinator.
-    InternalClient client = null;
+    PeerLinks client = null;
     PeerDialer dialer = null;
     PeerEndpoint peers = null;
     ReplicaCalls replicaCalls = null;
@@ -145,9 +142,11 @@ public final class ShaleServer implements AutoCloseable {
       int maxValue = options.maxValueSizeBytes();
       dialer = new PeerDialer(cluster.topology(), cluster.auth(),
           epoll ? EpollSocketChannel.class : NioSocketChannel.class, maxValue, cluster.forwardTimeoutMillis());
-      PeerScans scans = new PeerScanServer(service, scanThreads);
-      peers = new PeerEndpoint(cluster.topology(), cluster.auth(), maxValue, sender -> new ScanRequests(scans), sender -> {});
-      client = new InternalClient(cluster, ioGroup, epoll ? EpollSocketChannel.class : NioSocketChannel.class, options.maxValueSizeBytes());
+      client = new PeerLinks(cluster.topology().peers(), ioGroup, dialer, cluster.forwardTimeoutMillis(), cluster.maxPendingPerPeer());
+      PeerScanServer peerScans = new PeerScanServer(service, scanThreads);
+      peers = new PeerEndpoint(cluster.topology(), cluster.auth(), maxValue,
+          sender -> new PeerRequestHandler(sender, service, pool, answerBudget, peerScans, maxValue),
+          client::peerAuthenticated);
       replicaCalls = new ReplicaCalls(cluster.topology().self(), service, pool, client, missed);
       coordinator = new Coordinator(cluster.placement(), replicaCalls, engine.clock(), missed, stats);
     }
@@ -165,6 +164,8 @@ public final class ShaleServer implements AutoCloseable {
             new Scans(service, scanThreads, cluster, dialer), peers));
     try {
       Channel listener = bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
+      // Greets every peer now: a restarted node's handshakes end the peers' down marks of it.
+      if (client != null) client.connectAll();
       return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, client, stats, replicaCalls, connections, draining, listener,
           epoll ? "epoll" : "nio");
     } catch (Exception e) {
@@ -227,7 +228,7 @@ public final class ShaleServer implements AutoCloseable {
     drainConnections();
     // After the drain: replica requests still in flight then belong to cut connections (or
     // are read repairs and hint deliveries, which a later read or delivery redoes).
-    if (client != null) client.close(STOP_STEP_MILLIS);
+    if (client != null) client.close();
     stopThreads(acceptGroup, ioGroup, pool, scanThreads);
   }
 
@@ -259,32 +260,5 @@ public final class ShaleServer implements AutoCloseable {
     ioGroup.shutdownGracefully(0, STOP_STEP_MILLIS, TimeUnit.MILLISECONDS);
     acceptGroup.terminationFuture().awaitUninterruptibly(STOP_STEP_MILLIS);
     ioGroup.terminationFuture().awaitUninterruptibly(STOP_STEP_MILLIS);
-  }
-
-  /**
-   * Interim, until the receiving side of the internode protocol (peer-core's request handler,
-   * which dispatches SCAN to {@link PeerScans} too) lands: serves a peer connection's SCAN, and
-   * closes a connection that sends anything else.
-   */
-  private static final class ScanRequests extends ChannelInboundHandlerAdapter {
-    private final PeerScans scans;
-
-    ScanRequests(PeerScans scans) {
-      this.scans = scans;
-    }
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      if (msg instanceof PeerMessage.Scan scan && scan.id() != 0) {
-        scans.scan(ctx, scan.id(), scan.start(), scan.end());
-      } else {
-        ctx.close();
-      }
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      ctx.close();
-    }
   }
 }

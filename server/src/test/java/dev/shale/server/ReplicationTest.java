@@ -6,8 +6,6 @@ import dev.shale.cluster.Cluster;
 import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Placement;
-import dev.shale.cluster.ReplicaProtocol;
-import dev.shale.cluster.SignedContent;
 import dev.shale.cluster.Topology;
 import dev.shale.cluster.coordination.MissedWrites;
 import dev.shale.storage.Engine;
@@ -17,6 +15,8 @@ import dev.shale.storage.HybridClock;
 import dev.shale.storage.Versions;
 import dev.shale.testkit.Await;
 import dev.shale.testkit.FreePort;
+import dev.shale.testkit.PeerWire;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -37,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * accepts connections and never answers (a "black hole"), and a peer port where nothing listens.
  */
 class ReplicationTest {
+  private static final String VERSION = "X-Shale-Version";
   private static final byte[] SECRET = "replication-test-secret".getBytes(StandardCharsets.UTF_8);
 
   @Test
@@ -44,8 +45,8 @@ class ReplicationTest {
     int portA = FreePort.find();
     int portB = FreePort.find();
     List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + portB);
-    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 4, 16);
-        Node b = Node.start(tmp.resolve("b"), portB, urls, 2_000, 4, 16)) {
+    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 16);
+        Node b = Node.start(tmp.resolve("b"), portB, urls, 2_000, 16)) {
       byte[] value = new byte[1 << 20];
       new java.util.Random(7).nextBytes(value);
       assertThat(a.server.put(a.server.entity("k"), value).statusCode()).isEqualTo(201);
@@ -56,7 +57,7 @@ class ReplicationTest {
       HttpResponse<byte[]> viaB = b.server.get(b.server.entity("k"));
       assertThat(viaB.statusCode()).isEqualTo(200);
       assertThat(viaB.body()).isEqualTo(value);
-      assertThat(viaB.headers().firstValue(ReplicaProtocol.VERSION_HEADER)).hasValue(Long.toString(onA.version()));
+      assertThat(viaB.headers().firstValue(VERSION)).hasValue(Long.toString(onA.version()));
 
       assertThat(b.server.delete(b.server.entity("k")).statusCode()).isEqualTo(202);
       assertThat(a.engine.get(bytes("k")).isTombstone()).isTrue();
@@ -78,8 +79,8 @@ class ReplicationTest {
     int portA = FreePort.find();
     int portB = FreePort.find();
     List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + portB);
-    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 4, 16);
-        Node b = Node.start(tmp.resolve("b"), portB, urls, 2_000, 4, 16);
+    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 16);
+        Node b = Node.start(tmp.resolve("b"), portB, urls, 2_000, 16);
         RawConnection connection = a.server.connect()) {
       // Ids owned by either node: some requests are served by B's answer, some by A's.
       String mine = keyOwnedBy(a.cluster, portA);
@@ -96,7 +97,7 @@ class ReplicationTest {
   void badAckOrFromIs400WithTheReason(@TempDir Path tmp) {
     int portA = FreePort.find();
     List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + FreePort.find());
-    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 4, 16)) {
+    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 16)) {
       assertBadRequest(a.server, "ack=0", "ack must be a positive integer");
       assertBadRequest(a.server, "ack=x", "ack must be a positive integer");
       assertBadRequest(a.server, "from=-1", "from must be a positive integer");
@@ -117,11 +118,11 @@ class ReplicationTest {
       int nobody = FreePort.find();
       List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + blackHole.getLocalPort(),
           "http://127.0.0.1:" + nobody);
-      try (Node a = Node.start(tmp.resolve("a"), portA, urls, 500, 4, 16)) {
+      try (Node a = Node.start(tmp.resolve("a"), portA, urls, 500, 16)) {
         HttpResponse<byte[]> put = a.server.put(a.server.uri("/v0/entity?id=k&ack=2&from=3"), new byte[] {1});
         assertThat(put.statusCode()).isEqualTo(504);
         assertThat(TestServer.text(put)).contains("2 of 3 replicas needed, 1 answered",
-            "127.0.0.1:" + blackHole.getLocalPort() + " did not answer within 500 ms", "cannot connect to http://127.0.0.1:" + nobody);
+            "no connection to http://127.0.0.1:" + blackHole.getLocalPort() + " within 500 ms", "cannot connect to http://127.0.0.1:" + nobody);
         HttpResponse<byte[]> get = a.server.get(a.server.uri("/v0/entity?id=k&ack=3&from=3"));
         assertThat(get.statusCode()).isEqualTo(504);
         assertThat(TestServer.text(get)).contains("3 of 3 replicas needed");
@@ -135,7 +136,7 @@ class ReplicationTest {
       int portA = FreePort.find();
       List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + blackHole.getLocalPort());
       // The black hole would hold a request for far longer than the test client waits (30 s).
-      try (Node a = Node.start(tmp.resolve("a"), portA, urls, 600_000, 4, 16)) {
+      try (Node a = Node.start(tmp.resolve("a"), portA, urls, 600_000, 16)) {
         assertThat(a.server.put(a.server.uri("/v0/entity?id=k&ack=1&from=2"), bytes("v")).statusCode()).isEqualTo(201);
         HttpResponse<byte[]> got = a.server.get(a.server.uri("/v0/entity?id=k&ack=1&from=2"));
         assertThat(got.statusCode()).isEqualTo(200);
@@ -145,13 +146,13 @@ class ReplicationTest {
   }
 
   @Test
-  void pastTheConnectionsAndTheQueueOfAPeerItsRepliesFailAtOnce(@TempDir Path tmp) throws Exception {
+  void pastThePeerQueueItsRepliesFailAtOnce(@TempDir Path tmp) throws Exception {
     try (ServerSocket blackHole = new ServerSocket(0, 64, InetAddress.getLoopbackAddress())) {
       int portA = FreePort.find();
       List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + blackHole.getLocalPort());
-      // One connection, one waiting request: of five at once, three are refused. (One event loop:
-      // with more, each loop has its share of the connections and of the queue.)
-      try (Node a = Node.start(tmp.resolve("a"), portA, urls, 3_000, 1, 1, MissedWrites.NONE, EngineOptions.defaults(),
+      // One request in flight (--peer-queue 1): of five at once, four are refused at once. (One
+      // event loop: with more, each loop has its share of the queue.)
+      try (Node a = Node.start(tmp.resolve("a"), portA, urls, 3_000, 1, MissedWrites.NONE, EngineOptions.defaults(),
           TestServer.options().withIoThreads(1))) {
         List<CompletableFuture<HttpResponse<byte[]>>> calls = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -163,8 +164,8 @@ class ReplicationTest {
         for (var call : calls) answers.add(call.get().statusCode() + " " + TestServer.text(call.get()).trim());
         // 2/2 is decided by the first failure, whether or not the local replica answered before.
         assertThat(answers).allMatch(s -> s.startsWith("504 2 of 2 replicas needed, "));
-        assertThat(answers.stream().filter(s -> s.contains("too many requests are waiting")))
-            .as("answers %s", answers).hasSize(3);
+        assertThat(answers.stream().filter(s -> s.contains("are in flight from this event loop (--peer-queue)")))
+            .as("answers %s", answers).hasSize(4);
       }
     }
   }
@@ -177,7 +178,7 @@ class ReplicationTest {
     List<String> hints = new CopyOnWriteArrayList<>();
     MissedWrites recorder = (target, key, value, version) ->
         hints.add(target.port() + " " + new String(key, StandardCharsets.UTF_8) + " " + (value == null ? "tombstone" : value.length));
-    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 4, 16, recorder, EngineOptions.defaults())) {
+    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 16, recorder, EngineOptions.defaults())) {
       HttpResponse<byte[]> first = a.server.get(a.server.entity("k"));
       assertThat(first.statusCode()).isEqualTo(504);
       assertThat(TestServer.text(first)).contains("cannot connect to http://127.0.0.1:" + nobody);
@@ -195,54 +196,37 @@ class ReplicationTest {
     try (ServerSocket blackHole = new ServerSocket(0, 64, InetAddress.getLoopbackAddress())) {
       int portA = FreePort.find();
       List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + blackHole.getLocalPort());
-      try (Node a = Node.start(tmp.resolve("a"), portA, urls, 10_000, 4, 16)) {
-        String target = "/v0/entity?id=k";
-        HttpResponse<byte[]> nothing = internal(a, "GET", target, null, null);
-        assertThat(nothing.statusCode()).as("served here, not sent to the black hole").isEqualTo(404);
-        assertThat(nothing.headers().firstValue(ReplicaProtocol.VERSION_HEADER)).isEmpty();
-
-        assertThat(internal(a, "PUT", target, bytes("v"), null).statusCode()).as("a write without a version").isEqualTo(400);
+      try (Node a = Node.start(tmp.resolve("a"), portA, urls, 10_000, 16);
+          PeerWire peer = peerOf(a)) {
+        byte[] key = bytes("k");
+        assertThat(peer.read(key)).as("served here, not sent to the black hole").isEqualTo(new PeerWire.Reply.Absent());
         long version = Versions.of(1_000, 3);
-        assertThat(internal(a, "PUT", target, bytes("v"), Long.toString(version)).statusCode()).isEqualTo(201);
-        HttpResponse<byte[]> value = internal(a, "GET", target, null, null);
-        assertThat(value.statusCode()).isEqualTo(200);
-        assertThat(value.body()).isEqualTo(bytes("v"));
-        assertThat(value.headers().firstValue(ReplicaProtocol.VERSION_HEADER)).hasValue(Long.toString(version));
+        assertThat(peer.write(key, bytes("v"), version)).isEqualTo(new PeerWire.Reply.Stored());
+        assertValue(peer.read(key), version, bytes("v"));
 
         // An older record loses; the replica keeps the newer one.
-        assertThat(internal(a, "DELETE", target, null, Long.toString(version - 1)).statusCode()).isEqualTo(202);
-        assertThat(internal(a, "GET", target, null, null).statusCode()).isEqualTo(200);
-        assertThat(internal(a, "DELETE", target, null, Long.toString(version + 1)).statusCode()).isEqualTo(202);
-        HttpResponse<byte[]> tombstone = internal(a, "GET", target, null, null);
-        assertThat(tombstone.statusCode()).isEqualTo(404);
-        assertThat(tombstone.headers().firstValue(ReplicaProtocol.VERSION_HEADER)).hasValue(Long.toString(version + 1));
-        assertThat(tombstone.headers().firstValue(ReplicaProtocol.TOMBSTONE_HEADER)).hasValue(ReplicaProtocol.TOMBSTONE);
+        assertThat(peer.write(key, null, version - 1)).isEqualTo(new PeerWire.Reply.Stored());
+        assertValue(peer.read(key), version, bytes("v"));
+        assertThat(peer.write(key, null, version + 1)).isEqualTo(new PeerWire.Reply.Stored());
+        assertThat(peer.read(key)).isEqualTo(new PeerWire.Reply.Tombstone(version + 1));
         assertThat(a.engine.clock().current()).as("the clock observed the versions written").isGreaterThan(version);
-
-        String stale = a.signer.sign(() -> SignedContent.of("GET", target), a.self(), System.currentTimeMillis() - 120_000);
-        HttpResponse<byte[]> refused = a.server.send(HttpRequest.newBuilder(a.server.uri(target))
-            .header(InternalAuth.HEADER, stale).timeout(TestServer.TIMEOUT).GET().build());
-        assertThat(refused.statusCode()).isEqualTo(403);
-        assertThat(TestServer.text(refused)).contains("stale");
       }
     }
   }
 
   /** A peer's read of a large value is answered from the engine's memory (lent), then let go. */
   @Test
-  void aReplicaReadOfALargeValueAnswersItWithItsVersionAndClosesItsLease(@TempDir Path tmp) {
+  void aReplicaReadOfALargeValueAnswersItWithItsVersionAndClosesItsLease(@TempDir Path tmp) throws Exception {
     int portA = FreePort.find();
     List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + FreePort.find());
-    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 4, 16)) {
+    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 16);
+        PeerWire peer = peerOf(a)) {
       byte[] value = new byte[2 << 20];
       new java.util.Random(11).nextBytes(value);
       long version = a.engine.put(bytes("k"), value);
       for (boolean inTable : new boolean[] {false, true}) {
         if (inTable) a.engine.compact();
-        HttpResponse<byte[]> read = internal(a, "GET", "/v0/entity?id=k", null, null);
-        assertThat(read.statusCode()).isEqualTo(200);
-        assertThat(read.body()).as("in a table: %s", inTable).isEqualTo(value);
-        assertThat(read.headers().firstValue(ReplicaProtocol.VERSION_HEADER)).hasValue(Long.toString(version));
+        assertValue(peer.read(bytes("k")), version, value);
       }
       Await.until("every lease closed", TestServer.TIMEOUT, () -> a.engine.stats().valueLeases() == 0);
     }
@@ -254,11 +238,11 @@ class ReplicationTest {
     int portB = FreePort.find();
     List<String> two = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + portB);
     List<String> three = List.of(two.get(0), two.get(1), "http://127.0.0.1:" + FreePort.find());
-    try (Node a = Node.start(tmp.resolve("a"), portA, two, 2_000, 4, 16);
-        Node b = Node.start(tmp.resolve("b"), portB, three, 2_000, 4, 16)) {
+    try (Node a = Node.start(tmp.resolve("a"), portA, two, 2_000, 16);
+        Node b = Node.start(tmp.resolve("b"), portB, three, 2_000, 16)) {
       HttpResponse<byte[]> response = a.server.put(a.server.entity("k"), new byte[] {1});
       assertThat(response.statusCode()).isEqualTo(504);
-      assertThat(TestServer.text(response)).contains("2 of 2 replicas needed", "answered 500", "differs from this node's");
+      assertThat(TestServer.text(response)).contains("2 of 2 replicas needed", "refused the connection", "differs from this node's");
       assertThat(b.engine.get(bytes("k"))).as("nothing stored").isNull();
     }
   }
@@ -268,8 +252,8 @@ class ReplicationTest {
     int portA = FreePort.find();
     int portB = FreePort.find();
     List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + portB);
-    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 4, 16);
-        Node b = Node.start(tmp.resolve("b"), portB, urls, 2_000, 4, 16)) {
+    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 16);
+        Node b = Node.start(tmp.resolve("b"), portB, urls, 2_000, 16)) {
       long old = a.engine.clock().next();
       long newer = a.engine.clock().next();
       a.engine.write(bytes("value"), bytes("old"), old);
@@ -301,8 +285,8 @@ class ReplicationTest {
     // 20 s behind: within what the clocks of a working cluster may differ by (a replica refuses a
     // version more than HybridClock.MAX_AHEAD_MILLIS ahead of its own wall clock).
     EngineOptions lagging = EngineOptions.defaults().withWallClockMillis(() -> System.currentTimeMillis() - 20_000);
-    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 4, 16, MissedWrites.NONE, lagging);
-        Node b = Node.start(tmp.resolve("b"), portB, urls, 2_000, 4, 16)) {
+    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 16, MissedWrites.NONE, lagging);
+        Node b = Node.start(tmp.resolve("b"), portB, urls, 2_000, 16)) {
       assertThat(b.server.put(b.server.entity("k"), bytes("first")).statusCode()).isEqualTo(201);
       assertThat(a.server.put(a.server.entity("k"), bytes("second")).statusCode()).isEqualTo(201);
       assertThat(b.server.get(b.server.entity("k")).body()).isEqualTo(bytes("second"));
@@ -319,17 +303,18 @@ class ReplicationTest {
     long chosen = Versions.of(System.currentTimeMillis() + 50_000, 0);
     Engine engine = Engine.open(tmp.resolve("alone"), EngineOptions.defaults());
     try (TestServer alone = TestServer.wrap(engine, ShaleServer.start(engine, TestServer.options()))) {
-      assertThat(alone.send(HttpRequest.newBuilder(alone.entity("k")).header(ReplicaProtocol.VERSION_HEADER, Long.toString(chosen))
+      assertThat(alone.send(HttpRequest.newBuilder(alone.entity("k")).header(VERSION, Long.toString(chosen))
           .timeout(TestServer.TIMEOUT).PUT(HttpRequest.BodyPublishers.ofByteArray(bytes("v"))).build()).statusCode()).isEqualTo(201);
       assertThat(engine.get(bytes("k")).version()).as("the node's own version").isLessThan(chosen);
     }
     int portA = FreePort.find();
     int portB = FreePort.find();
     List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + portB);
-    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 4, 16);
-        Node b = Node.start(tmp.resolve("b"), portB, urls, 2_000, 4, 16)) {
+    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 16);
+        Node b = Node.start(tmp.resolve("b"), portB, urls, 2_000, 16)) {
+      // The headers the internal HTTP path once read make no internal request now.
       HttpResponse<byte[]> put = a.server.send(HttpRequest.newBuilder(a.server.entity("k"))
-          .header(ReplicaProtocol.VERSION_HEADER, Long.toString(chosen)).timeout(TestServer.TIMEOUT)
+          .header("X-Shale-Internal", "trusted").header(VERSION, Long.toString(chosen)).timeout(TestServer.TIMEOUT)
           .PUT(HttpRequest.BodyPublishers.ofByteArray(bytes("v"))).build());
       assertThat(put.statusCode()).isEqualTo(201);
       assertThat(a.engine.get(bytes("k")).version()).as("the coordinator's version").isLessThan(chosen).isEqualTo(b.engine.get(bytes("k")).version());
@@ -337,34 +322,40 @@ class ReplicationTest {
   }
 
   @Test
-  void onATrustedNetworkAVersionFarAheadIsRefusedAndTheKeyStaysWritable(@TempDir Path tmp) {
+  void onATrustedNetworkAVersionFarAheadIsRefusedAndTheKeyStaysWritable(@TempDir Path tmp) throws Exception {
     int port = FreePort.find();
-    Cluster cluster = new Cluster(new Placement(Topology.single(new NodeAddress("127.0.0.1", port))),
-        InternalAuth.trustedNetwork(), 2_000, 4, 16);
+    NodeAddress other = new NodeAddress("127.0.0.1", FreePort.find());
+    Topology topology = new Topology(List.of(new NodeAddress("127.0.0.1", port), other), new NodeAddress("127.0.0.1", port));
+    Cluster cluster = new Cluster(new Placement(topology), InternalAuth.trustedNetwork(), 2_000, 16);
     Engine engine = Engine.open(tmp, EngineOptions.defaults());
     long beyondReach = Versions.of(System.currentTimeMillis() + HybridClock.MAX_AHEAD_MILLIS + 60_000, 0);
-    try (TestServer server = TestServer.wrap(engine, ShaleServer.start(engine, TestServer.options().withPort(port), cluster))) {
+    try (TestServer server = TestServer.wrap(engine, ShaleServer.start(engine, TestServer.options().withPort(port), cluster));
+        PeerWire peer = PeerWire.open(port, null, other.id(), topology.self().id(), ids(topology))) {
       for (long version : new long[] {Long.MAX_VALUE, Long.MAX_VALUE - 50, beyondReach}) {
-        HttpResponse<byte[]> forged = server.send(HttpRequest.newBuilder(server.entity("k"))
-            .header(InternalAuth.HEADER, "trusted").header(ReplicaProtocol.VERSION_HEADER, Long.toString(version))
-            .timeout(TestServer.TIMEOUT).PUT(HttpRequest.BodyPublishers.ofByteArray(bytes("forged"))).build());
-        assertThat(forged.statusCode()).as("version %d", version).isEqualTo(400);
-        assertThat(TestServer.text(forged)).contains("ms ahead of this node's clock (at most 60000 ms): not stored");
+        PeerWire.Reply forged = peer.write(bytes("k"), bytes("forged"), version);
+        assertThat(forged).as("version %d", version).isInstanceOf(PeerWire.Reply.Failed.class);
+        assertThat(((PeerWire.Reply.Failed) forged).code()).isEqualTo(1);
+        assertThat(((PeerWire.Reply.Failed) forged).reason()).contains("ms ahead of this node's clock (at most 60000 ms): not stored");
       }
       assertThat(engine.get(bytes("k"))).isNull();
-      assertThat(server.put(server.entity("k"), bytes("mine")).statusCode()).isEqualTo(201);
-      assertThat(server.get(server.entity("k")).body()).isEqualTo(bytes("mine"));
+      assertThat(server.put(server.uri("/v0/entity?id=k&ack=1&from=1"), bytes("mine")).statusCode()).isEqualTo(201);
+      assertThat(server.get(server.uri("/v0/entity?id=k&ack=1&from=1")).body()).isEqualTo(bytes("mine"));
       assertThat(engine.clock().current()).isLessThan(beyondReach);
     }
   }
 
   @Test
-  void aNodeWithoutClusterRefusesInternalRequests(@TempDir Path tmp) {
+  void aNodeWithoutClusterServesInternalHeadersAsAClientsAndTakesNoPeers(@TempDir Path tmp) throws Exception {
     try (TestServer server = TestServer.start(tmp)) {
       HttpResponse<byte[]> response = server.send(HttpRequest.newBuilder(server.entity("a"))
-          .header(InternalAuth.HEADER, "trusted").timeout(TestServer.TIMEOUT).GET().build());
-      assertThat(response.statusCode()).isEqualTo(403);
-      assertThat(TestServer.text(response)).contains("not part of a cluster");
+          .header("X-Shale-Internal", "trusted").timeout(TestServer.TIMEOUT).GET().build());
+      assertThat(response.statusCode()).isEqualTo(404);
+      assertThat(TestServer.text(response)).contains("no value for this id");
+      try (PeerWire peer = PeerWire.connect(server.port())) {
+        peer.sendBytes(PeerWire.PREFACE);
+        assertThat(peer.closedByNode()).isTrue();
+      }
+      assertThat(server.get(server.entity("a")).statusCode()).isEqualTo(404);
     }
   }
 
@@ -374,14 +365,20 @@ class ReplicationTest {
     assertThat(TestServer.text(response)).as(params).contains(reason);
   }
 
-  private static HttpResponse<byte[]> internal(Node node, String method, String target, byte[] body, String version) {
-    SignedContent content = SignedContent.of(method, target, version, body == null ? new byte[0] : body);
-    HttpRequest.Builder request = HttpRequest.newBuilder(node.server.uri(target))
-        .header(InternalAuth.HEADER, node.signer.sign(() -> content, node.self(), System.currentTimeMillis()))
-        .timeout(TestServer.TIMEOUT)
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
-    if (version != null) request.header(ReplicaProtocol.VERSION_HEADER, version);
-    return node.server.send(request.build());
+  /** A peer connection to {@code node}, authenticated as the first other node of its list. */
+  private static PeerWire peerOf(Node node) throws IOException {
+    Topology topology = node.cluster.topology();
+    return PeerWire.open(node.self().port(), SECRET, topology.peers().get(0).id(), node.self().id(), ids(topology));
+  }
+
+  private static List<String> ids(Topology topology) {
+    return topology.nodes().stream().map(NodeAddress::id).toList();
+  }
+
+  private static void assertValue(PeerWire.Reply reply, long version, byte[] value) {
+    assertThat(reply).isInstanceOf(PeerWire.Reply.Value.class);
+    assertThat(((PeerWire.Reply.Value) reply).version()).isEqualTo(version);
+    assertThat(((PeerWire.Reply.Value) reply).value()).isEqualTo(value);
   }
 
   private static String keyOwnedBy(Cluster cluster, int port) {
@@ -395,27 +392,25 @@ class ReplicationTest {
   }
 
   /**
-   * A cluster node in this JVM: an engine, a server, its cluster, and a client ({@link TestServer});
-   * {@code signer} signs requests to it as a tool holding the secret does, in the node's own name.
+   * A cluster node in this JVM: an engine, a server, its cluster, and a client ({@link TestServer}).
    */
-  private record Node(Engine engine, TestServer server, Cluster cluster, InternalAuth signer) implements AutoCloseable {
-    static Node start(Path dir, int port, List<String> urls, long timeoutMillis, int connections, int pending) {
-      return start(dir, port, urls, timeoutMillis, connections, pending, MissedWrites.NONE, EngineOptions.defaults());
+  private record Node(Engine engine, TestServer server, Cluster cluster) implements AutoCloseable {
+    static Node start(Path dir, int port, List<String> urls, long timeoutMillis, int pending) {
+      return start(dir, port, urls, timeoutMillis, pending, MissedWrites.NONE, EngineOptions.defaults());
     }
 
-    static Node start(Path dir, int port, List<String> urls, long timeoutMillis, int connections, int pending,
+    static Node start(Path dir, int port, List<String> urls, long timeoutMillis, int pending,
         MissedWrites missed, EngineOptions engineOptions) {
-      return start(dir, port, urls, timeoutMillis, connections, pending, missed, engineOptions, TestServer.options());
+      return start(dir, port, urls, timeoutMillis, pending, missed, engineOptions, TestServer.options());
     }
 
-    static Node start(Path dir, int port, List<String> urls, long timeoutMillis, int connections, int pending,
+    static Node start(Path dir, int port, List<String> urls, long timeoutMillis, int pending,
         MissedWrites missed, EngineOptions engineOptions, ServerOptions serverOptions) {
       Topology topology = Topology.fromUrls(urls, "127.0.0.1", port);
-      Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET, topology), timeoutMillis, connections, pending);
+      Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET, topology), timeoutMillis, pending);
       Engine engine = Engine.open(dir, engineOptions);
       try {
-        return new Node(engine, TestServer.wrap(engine, ShaleServer.start(engine, serverOptions.withPort(port), cluster, missed)), cluster,
-            InternalAuth.withSecret(SECRET, topology));
+        return new Node(engine, TestServer.wrap(engine, ShaleServer.start(engine, serverOptions.withPort(port), cluster, missed)), cluster);
       } catch (RuntimeException e) {
         engine.close();
         throw e;

@@ -117,7 +117,8 @@ public final class NodeProcess implements AutoCloseable {
     return this;
   }
 
-  private boolean isReady() {
+  /** Whether {@code GET /v0/status} answers 200 now (one probe, at most a second). */
+  public boolean isReady() {
     try {
       HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl() + "/v0/status"))
           .timeout(Duration.ofSeconds(1))

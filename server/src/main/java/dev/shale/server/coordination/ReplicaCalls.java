@@ -1,7 +1,6 @@
 package dev.shale.server.coordination;
 
 import dev.shale.cluster.NodeAddress;
-import dev.shale.cluster.ReplicaProtocol;
 import dev.shale.cluster.coordination.MissedWrites;
 import dev.shale.cluster.coordination.ReplicaReply;
 import dev.shale.cluster.coordination.Replicas;
@@ -9,20 +8,18 @@ import dev.shale.server.EntityResult;
 import dev.shale.server.EntityService;
 import dev.shale.server.Reasons;
 import dev.shale.server.StoragePool;
-import dev.shale.server.http.QueryParams;
-import dev.shale.server.peer.InternalClient;
+import dev.shale.server.peer.PeerLinks;
+import dev.shale.server.peer.PeerMessage;
 import dev.shale.storage.Entry;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -32,8 +29,9 @@ import org.jspecify.annotations.Nullable;
  * given are Netty's: the client connection's, or one of the server's for a hint delivery). This
  * node's replica is its engine, called on the
  * {@link StoragePool} (inline when there is none, or for a write the engine can do without
- * waiting); a peer gets the internal replica protocol
- * ({@link ReplicaProtocol}) through the {@link InternalClient}. No thread waits for a peer.
+ * waiting); a peer gets a
+ * READ or WRITE of the internode protocol (docs/format.md) through {@link PeerLinks}. No
+ * thread waits for a peer.
  *
  * <p>Thread safe.
  */
@@ -44,10 +42,10 @@ public final class ReplicaCalls implements Replicas {
   private final NodeAddress self;
   private final EntityService service;
   private final @Nullable StoragePool pool; // null: storage calls run inline on the event loop
-  private final InternalClient client; // of the peers: ReplicaCalls exist on a node that has some
+  private final PeerLinks client; // of the peers: ReplicaCalls exist on a node that has some
   private final MissedWrites hints; // told of every peer that answers
 
-  public ReplicaCalls(NodeAddress self, EntityService service, @Nullable StoragePool pool, InternalClient client, MissedWrites hints) {
+  public ReplicaCalls(NodeAddress self, EntityService service, @Nullable StoragePool pool, PeerLinks client, MissedWrites hints) {
     this.self = self;
     this.service = service;
     this.pool = pool;
@@ -67,8 +65,7 @@ public final class ReplicaCalls implements Replicas {
       local(eventLoop(loop), () -> readReply(key, service.read(key)), done);
       return;
     }
-    remote(eventLoop(loop), replica, HttpMethod.GET, key, new byte[0], InternalClient.NO_VERSION,
-        answer -> readAnswer(replica, key, answer), done);
+    remote(eventLoop(loop), replica, id -> new PeerMessage.Read(id, key), answer -> readAnswer(replica, key, answer), done);
   }
 
   /**
@@ -86,9 +83,7 @@ public final class ReplicaCalls implements Replicas {
       else local(loop, () -> writeReply(service.write(key, value, version)), done);
       return;
     }
-    HttpMethod method = value == null ? HttpMethod.DELETE : HttpMethod.PUT;
-    remote(loop, replica, method, key, value == null ? new byte[0] : value, version,
-        answer -> writeAnswer(replica, answer), done);
+    remote(loop, replica, id -> new PeerMessage.Write(id, version, key, value), answer -> writeAnswer(replica, answer), done);
   }
 
   /**
@@ -129,23 +124,16 @@ public final class ReplicaCalls implements Replicas {
   }
 
   private void remote(
-      EventExecutor loop, NodeAddress replica, HttpMethod method, byte[] key, byte[] body, long version,
-      java.util.function.Function<FullHttpResponse, ReplicaReply> parse, Consumer<ReplicaReply> done) {
-    Future<FullHttpResponse> answer = client.send(loop, replica, method, QueryParams.entityTarget(key), body, version);
+      EventExecutor loop, NodeAddress replica, LongFunction<PeerMessage.Request> request,
+      Function<PeerMessage.Answer, ReplicaReply> parse, Consumer<ReplicaReply> done) {
+    Future<PeerMessage.Answer> answer = client.send(loop, replica, request);
     answer.addListener(f -> { // on loop
       if (!f.isSuccess()) {
         done.accept(new ReplicaReply.Failed(Reasons.oneLine(String.valueOf(f.cause().getMessage()))));
         return;
       }
-      FullHttpResponse response = (FullHttpResponse) f.getNow();
       hints.replicaAnswered(replica); // it is up: its hints need not wait for a back-off to end
-      ReplicaReply reply;
-      try {
-        reply = parse.apply(response);
-      } finally {
-        ReferenceCountUtil.release(response);
-      }
-      done.accept(reply);
+      done.accept(parse.apply(answer.getNow()));
     });
   }
 
@@ -164,32 +152,35 @@ public final class ReplicaCalls implements Replicas {
     };
   }
 
-  private static ReplicaReply readAnswer(NodeAddress replica, byte[] key, FullHttpResponse answer) {
-    int status = answer.status().code();
-    HttpHeaders headers = answer.headers();
-    String versionText = headers.get(ReplicaProtocol.VERSION_HEADER);
+  private static ReplicaReply readAnswer(NodeAddress replica, byte[] key, PeerMessage.Answer answer) {
+    return switch (answer) {
+      case PeerMessage.Value value -> new ReplicaReply.Read(new Entry(key, value.version(), bytesOf(value.value())));
+      case PeerMessage.Tombstone tombstone -> new ReplicaReply.Read(Entry.tombstone(key, tombstone.version()));
+      case PeerMessage.Absent ignored -> new ReplicaReply.Read(null);
+      default -> failure(replica, answer, "a read");
+    };
+  }
+
+  private static ReplicaReply writeAnswer(NodeAddress replica, PeerMessage.Answer answer) {
+    return answer instanceof PeerMessage.Stored ? ReplicaReply.Stored.INSTANCE : failure(replica, answer, "a write");
+  }
+
+  // A decoded value is an unpooled heap buffer over an array of its own: taken as is.
+  private static byte[] bytesOf(ByteBuf value) {
     try {
-      if (status == 200 && versionText != null) {
-        return new ReplicaReply.Read(new Entry(key, ReplicaProtocol.parseVersion(versionText), ByteBufUtil.getBytes(answer.content())));
-      }
-      if (status == 404 && versionText == null) return new ReplicaReply.Read(null);
-      if (status == 404 && ReplicaProtocol.TOMBSTONE.equals(headers.get(ReplicaProtocol.TOMBSTONE_HEADER))) {
-        return new ReplicaReply.Read(Entry.tombstone(key, ReplicaProtocol.parseVersion(versionText)));
-      }
-    } catch (IllegalArgumentException e) {
-      return new ReplicaReply.Failed(replica.id() + " answered a read with " + e.getMessage());
+      return ByteBufUtil.getBytes(value, value.readerIndex(), value.readableBytes(), false);
+    } finally {
+      value.release();
     }
-    return failure(replica, answer);
   }
 
-  private static ReplicaReply writeAnswer(NodeAddress replica, FullHttpResponse answer) {
-    int status = answer.status().code();
-    return status == 201 || status == 202 ? ReplicaReply.Stored.INSTANCE : failure(replica, answer);
-  }
-
-  private static ReplicaReply failure(NodeAddress replica, FullHttpResponse answer) {
-    String body = Reasons.oneLine(answer.content().toString(StandardCharsets.UTF_8));
-    if (body.length() > MAX_QUOTED_CHARS) body = body.substring(0, MAX_QUOTED_CHARS) + "...";
-    return new ReplicaReply.Failed(replica.id() + " answered " + answer.status().code() + ": " + body);
+  private static ReplicaReply failure(NodeAddress replica, PeerMessage.Answer answer, String what) {
+    if (answer instanceof PeerMessage.Failed failed) {
+      String reason = Reasons.oneLine(failed.reason());
+      if (reason.length() > MAX_QUOTED_CHARS) reason = reason.substring(0, MAX_QUOTED_CHARS) + "...";
+      return new ReplicaReply.Failed(replica.id() + " failed (code " + failed.code() + "): " + reason);
+    }
+    if (answer instanceof PeerMessage.ScanData data) data.data().release();
+    return new ReplicaReply.Failed(replica.id() + " answered " + what + " with a frame of type 0x" + Integer.toHexString(answer.type()));
   }
 }

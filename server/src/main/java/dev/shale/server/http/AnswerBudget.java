@@ -19,7 +19,7 @@ import java.util.concurrent.RejectedExecutionException;
  */
 public final class AnswerBudget {
   /** A read waiting for bytes; {@code granted} runs on {@code loop} once they are reserved for it. */
-  static final class Parked {
+  public static final class Parked {
     private final long bytes;
     private final Executor loop;
     private final Runnable granted;
@@ -43,7 +43,7 @@ public final class AnswerBudget {
   }
 
   /** The bytes one reservation may ask for: a reservation larger than the whole budget could never be granted. */
-  long fit(long bytes) {
+  public long fit(long bytes) {
     return Math.min(bytes, limitBytes);
   }
 
@@ -51,7 +51,7 @@ public final class AnswerBudget {
    * Reserves {@code bytes} (at most {@link #limitBytes}) now if nobody waits before and they fit;
    * returns whether it did.
    */
-  synchronized boolean tryReserve(long bytes) {
+  public synchronized boolean tryReserve(long bytes) {
     checkFits(bytes);
     if (!waiting.isEmpty() || bytes > limitBytes - reserved) return false;
     reserved += bytes;
@@ -62,7 +62,7 @@ public final class AnswerBudget {
    * Queues a reservation of {@code bytes} behind every earlier one; once they are reserved,
    * {@code granted} runs on {@code loop}, and owns them. Cancel it with {@link #cancel}.
    */
-  Parked park(long bytes, Executor loop, Runnable granted) {
+  public Parked park(long bytes, Executor loop, Runnable granted) {
     checkFits(bytes);
     Parked parked = new Parked(bytes, loop, granted);
     synchronized (this) {
@@ -95,7 +95,7 @@ public final class AnswerBudget {
   }
 
   /** Gives back bytes reserved earlier, and grants the parked reservations that now fit, in order. */
-  void release(long bytes) {
+  public void release(long bytes) {
     if (bytes == 0) return;
     synchronized (this) {
       reserved -= bytes;

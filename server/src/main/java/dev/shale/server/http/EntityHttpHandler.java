@@ -2,9 +2,6 @@ package dev.shale.server.http;
 
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.Consistency;
-import dev.shale.cluster.InternalAuth;
-import dev.shale.cluster.ReplicaProtocol;
-import dev.shale.cluster.SignedContent;
 import dev.shale.cluster.coordination.Coordinator;
 import dev.shale.cluster.coordination.ReplicationStats;
 import dev.shale.server.EntityResult;
@@ -17,9 +14,7 @@ import dev.shale.server.StoragePool;
 import dev.shale.server.scan.Scans;
 import dev.shale.storage.Engine;
 import dev.shale.storage.Entry;
-import dev.shale.storage.HybridClock;
 import dev.shale.storage.ReadRecord;
-import dev.shale.storage.ThrottledLog;
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -51,9 +46,9 @@ import org.jspecify.annotations.Nullable;
  * in the {@link ResponseQueue}. In a cluster, a client's request whose replicas (the first
  * {@code from} of the key's preference list) are not this node alone is handed to the
  * {@link Coordinator} instead (also in {@link CallOrder}'s turn), and its outcome takes the slot
- * once {@code ack} replicas answered. A request marked internal ({@link InternalAuth#HEADER})
- * must carry a valid signature (else 403) and is a replica's part of the replica protocol
- * ({@link ReplicaProtocol}): always served locally.
+ * once {@code ack} replicas answered. Replica reads and writes do not come here: they travel
+ * over the internode protocol ({@code dev.shale.server.peer}); an entity request is a client's,
+ * whatever headers it carries.
  * Range scans ({@code /v0/entities}) go to
  * {@link Scans}; their answers stream in their turn ({@link StreamingAnswer}), as a read in
  * {@link CallOrder}, from their start to their last chunk.
@@ -79,19 +74,14 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   static final String COMPACT_METHODS = "POST";
 
   private static final System.Logger LOG = System.getLogger(EntityHttpHandler.class.getName());
-  // Every replica request would say it again: one line per 10 s is enough to be seen.
-  private static final ThrottledLog LISTS_DIFFER_LOG = new ThrottledLog(LOG, Level.ERROR, 10_000);
-  private static final ThrottledLog VERSION_AHEAD_LOG = new ThrottledLog(LOG, Level.WARNING, 10_000);
 
   private final EntityService service;
   private final @Nullable StoragePool pool; // null: storage calls run inline on the event loop
   private final BodyBudget budget;
   private final ServerOptions options;
-  private final @Nullable Cluster cluster; // null for a node started without --cluster
   private final @Nullable Coordinator coordinator; // null unless the cluster has other nodes
   private final ReplicationStats stats;
   private final int nodes; // in the cluster; 1 without one
-  private final @Nullable String fingerprint; // of the cluster's node list; null without a cluster
   private final Scans scans;
   private final AnswerBudget answerBudget;
   private final RecentValueSizes valueSizes; // node-wide
@@ -114,11 +104,9 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     this.pool = pool;
     this.budget = budget;
     this.options = options;
-    this.cluster = cluster;
     this.coordinator = coordinator;
     this.stats = stats;
     this.nodes = cluster == null ? 1 : cluster.topology().size();
-    this.fingerprint = cluster == null ? null : cluster.topology().fingerprint();
   }
 
   @Override
@@ -227,25 +215,10 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private Action route(InboundRequest.Received request) {
     HttpRequest head = request.head();
     RequestTarget target = RequestTarget.parse(head.uri());
-    String internal = head.headers().get(InternalAuth.HEADER);
-    String sender = null; // of a genuine internal request
-    if (internal != null) {
-      Cluster member = cluster;
-      InternalAuth.Verdict verdict = member == null
-          ? new InternalAuth.Verdict.Refused("this node is not part of a cluster")
-          : member.auth().verify(() -> SignedContent.of(head.method().name(), head.uri(),
-              head.headers().get(ReplicaProtocol.VERSION_HEADER), request.body()), internal, System.currentTimeMillis());
-      switch (verdict) {
-        case InternalAuth.Verdict.Refused(String reason) -> {
-          return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.FORBIDDEN, "internal request refused: " + reason));
-        }
-        case InternalAuth.Verdict.Accepted(String who) -> sender = who;
-      }
-      String theirs = head.headers().get(InternalAuth.CLUSTER_HEADER);
-      if (member != null && theirs != null && !theirs.equals(fingerprint)) return new Answer(listsDiffer(member, head, theirs));
-    }
     return switch (target.path()) {
-      case ENTITY_PATH -> entity(head, target, request.body(), sender);
+      // Replica requests travel over the internode protocol (dev.shale.server.peer): a request
+      // here is a client's, whatever headers it carries, and is coordinated as any.
+      case ENTITY_PATH -> entity(head, target, request.body());
       case STATUS_PATH -> new Answer(status(head));
       case Scans.ENTITIES_PATH -> switch (scans.route(head, target)) {
         case Scans.Refused(FullHttpResponse response) -> new Answer(response);
@@ -257,8 +230,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     };
   }
 
-  // sender: that of a genuine internal request; null for a client's.
-  private Action entity(HttpRequest head, RequestTarget target, byte[] body, @Nullable String sender) {
+  private Action entity(HttpRequest head, RequestTarget target, byte[] body) {
     HttpMethod method = head.method();
     boolean get = HttpMethod.GET.equals(method);
     boolean put = HttpMethod.PUT.equals(method);
@@ -271,7 +243,6 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     } catch (InvalidRequestException e) {
       return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, Reasons.oneLine(e.getMessage())));
     }
-    if (sender != null) return replicaCall(head, key, body, sender);
     Consistency consistency;
     try {
       consistency = Consistency.parse(
@@ -285,33 +256,6 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     if (get) return Call.read(() -> service.get(key));
     if (put) return Call.write(() -> service.put(key, body), () -> service.tryStore(key, body), true);
     return Call.write(() -> service.delete(key), () -> service.tryStore(key, null), false);
-  }
-
-  /**
-   * A peer's request in the replica protocol: a read answered with the record's version, or a
-   * write of a record with the coordinator's version ({@link ReplicaProtocol#VERSION_HEADER}),
-   * unless that version is further ahead of this node's clock than the engine follows
-   * ({@link HybridClock#MAX_AHEAD_MILLIS}): stored, it would win over every later write of its key.
-   */
-  private Action replicaCall(HttpRequest head, byte[] key, byte[] body, String sender) {
-    HttpMethod method = head.method();
-    if (HttpMethod.GET.equals(method)) return Call.read(() -> service.readForPeer(key));
-    long version;
-    try {
-      version = ReplicaProtocol.parseVersion(head.headers().get(ReplicaProtocol.VERSION_HEADER));
-    } catch (IllegalArgumentException e) {
-      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST,
-          "an internal write needs its version: " + e.getMessage()));
-    }
-    long aheadMillis = service.aheadOfClockMillis(version);
-    if (aheadMillis > HybridClock.MAX_AHEAD_MILLIS) {
-      String reason = "the record's version " + version + " is " + aheadMillis + " ms ahead of this node's clock (at most "
-          + HybridClock.MAX_AHEAD_MILLIS + " ms): not stored";
-      VERSION_AHEAD_LOG.log("refusing replica writes from " + sender + " at " + ctx().channel().remoteAddress() + ": " + reason);
-      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, reason));
-    }
-    byte @Nullable [] value = HttpMethod.PUT.equals(method) ? body : null;
-    return Call.write(() -> service.write(key, value, version), () -> service.tryWrite(key, value, version), value != null);
   }
 
   /**
@@ -387,14 +331,6 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     return withVersion(Responses.value(version, value), newest.version());
   }
 
-  /** A peer has another node list: serving would store keys where the others do not look. */
-  private FullHttpResponse listsDiffer(Cluster member, HttpRequest head, String theirs) {
-    String reason = "the sender's --cluster list (fingerprint " + theirs + ") differs from this node's "
-        + member.topology().nodes() + " (fingerprint " + fingerprint + "); start every node with the same list";
-    LISTS_DIFFER_LOG.log("refusing requests from a peer: " + reason);
-    return Responses.error(head.protocolVersion(), HttpResponseStatus.INTERNAL_SERVER_ERROR, reason);
-  }
-
   // The answer of a call that always has one: every call but an attempt (Call.atOnce).
   private FullHttpResponse answer(Supplier<EntityResult> call, HttpVersion version, long reservedBytes) {
     return Objects.requireNonNull(execute(call, version, reservedBytes), "a storage call answers");
@@ -467,14 +403,14 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private static FullHttpResponse notFound(HttpVersion version, long recordVersion) {
     FullHttpResponse response = Responses.error(version, HttpResponseStatus.NOT_FOUND, "no value for this id");
     if (recordVersion != EntityResult.NO_VERSION) {
-      withVersion(response, recordVersion).headers().set(ReplicaProtocol.TOMBSTONE_HEADER, ReplicaProtocol.TOMBSTONE);
+      withVersion(response, recordVersion).headers().set(Responses.TOMBSTONE_HEADER, Responses.TOMBSTONE);
     }
     return response;
   }
 
   private static FullHttpResponse withVersion(FullHttpResponse response, long recordVersion) {
     if (recordVersion != EntityResult.NO_VERSION) {
-      response.headers().set(ReplicaProtocol.VERSION_HEADER, Long.toString(recordVersion));
+      response.headers().set(Responses.VERSION_HEADER, Long.toString(recordVersion));
     }
     return response;
   }

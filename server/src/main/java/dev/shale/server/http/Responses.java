@@ -21,6 +21,12 @@ import java.nio.charset.StandardCharsets;
  */
 public final class Responses {
   static final String TEXT_UTF8 = "text/plain; charset=utf-8";
+  /** A GET's answer: the version of the record it found ({@code dev.shale.storage.Versions}), in decimal. */
+  public static final String VERSION_HEADER = "X-Shale-Version";
+  /** On a 404 with a version: the newest record is a tombstone. */
+  public static final String TOMBSTONE_HEADER = "X-Shale-Tombstone";
+  /** The value of {@link #TOMBSTONE_HEADER}. */
+  static final String TOMBSTONE = "true";
   /** Seconds a client should wait before it retries a 503. */
   static final int RETRY_AFTER_SECONDS = 1;
   /** Seconds a client should wait before it retries a 507: freeing disk space takes a while. */

@@ -92,24 +92,29 @@ final class PeerLink {
             + downMillis + " ms)"));
         return;
       }
-      connect();
+      connect(true);
     }
     startTimeout(call);
     waiting.add(call);
   }
 
-  /** Opens the connection now if there is none and the peer is not marked down; on the loop. */
+  /**
+   * Opens the connection now if there is none and the peer is not marked down; on the loop. A
+   * greeting: its failure does not mark the peer down (at a cluster's start the peers are not
+   * all up yet, and their own greetings will say when they are).
+   */
   void connectIfIdle() {
-    if (channel == null && !connecting && !closed && down.remainingMillis() == 0) connect();
+    if (channel == null && !connecting && !closed && down.remainingMillis() == 0) connect(false);
   }
 
-  private void connect() {
+  // marksDown: a failure marks the peer down (an attempt a request waits for).
+  private void connect(boolean marksDown) {
     connecting = true;
     Future<Channel> dialed = dialer.dial(loop, peer);
     dialed.addListener(f -> { // on the loop
       connecting = false;
       if (f.isSuccess()) connected(dialed.getNow());
-      else connectFailed(f.cause());
+      else connectFailed(f.cause(), marksDown || !waiting.isEmpty());
     });
   }
 
@@ -128,8 +133,8 @@ final class PeerLink {
     }
   }
 
-  private void connectFailed(Throwable cause) {
-    down.failed();
+  private void connectFailed(Throwable cause, boolean marksDown) {
+    if (marksDown) down.failed();
     String reason = (cause instanceof HandshakeRefused ? "" : "cannot connect to " + peer + ": ")
         + PeerConnections.oneLine(String.valueOf(cause.getMessage()));
     while (!waiting.isEmpty()) waiting.poll().fail(PeerFailure.unavailable(reason));
