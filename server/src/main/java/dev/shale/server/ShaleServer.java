@@ -134,6 +134,9 @@ public final class ShaleServer implements AutoCloseable {
     // Without peers (no cluster, or a cluster of one) every request is served here: no client,
     // no replica calls, no coordinator.
     PeerLinks client = null;
+    // A greeting to a peer that is up ends within milliseconds; one to a peer that does not answer
+    // would take the whole connect or handshake timeout, which a start need not wait for.
+    long greetMillis = cluster == null ? 0 : Math.min(cluster.forwardTimeoutMillis(), MAX_GREETING_WAIT_MILLIS);
     PeerDialer dialer = null;
     PeerEndpoint peers = null;
     ReplicaCalls replicaCalls = null;
@@ -164,8 +167,9 @@ public final class ShaleServer implements AutoCloseable {
             new Scans(service, scanThreads, cluster, dialer), peers));
     try {
       Channel listener = bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
-      // Greets every peer now: a restarted node's handshakes end the peers' down marks of it.
-      if (client != null) client.connectAll();
+      // Greets every peer, and returns once they know this node is up: a restarted node's
+      // handshakes end the peers' down marks of it (bounded by the connect timeout).
+      if (client != null) client.greetAll(greetMillis);
       return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, client, stats, replicaCalls, connections, draining, listener,
           epoll ? "epoll" : "nio");
     } catch (Exception e) {
@@ -208,6 +212,14 @@ public final class ShaleServer implements AutoCloseable {
   /** Storage calls waiting for a worker right now (0 without a pool). */
   public int queuedStorageCalls() {
     return pool == null ? 0 : pool.queued();
+  }
+
+  /** How long a start waits at most for its greetings to the peers to end (see {@link PeerLinks#greetAll}). */
+  static final long MAX_GREETING_WAIT_MILLIS = 1_000;
+
+  /** The connections this node accepted that are open now, clients' and peers' alike. */
+  public int openConnections() {
+    return connections.size();
   }
 
   /** "epoll" or "nio": the transport in use, for the startup log line. */

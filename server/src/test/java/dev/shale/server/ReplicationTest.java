@@ -191,6 +191,52 @@ class ReplicationTest {
     }
   }
 
+  // The course's TwoNodeTest (missedDelete, missedOverwrite, missedRecreate, tolerateFailure): a
+  // peer that was down and is back is used as soon as its start returned. The old client kept a
+  // peer that refused a connection down for 1 s, and answered 504 "is down" meanwhile.
+  @Test
+  void aRestartedPeerIsUsedAsSoonAsItHasStarted(@TempDir Path tmp) {
+    int portA = FreePort.find();
+    int portB = FreePort.find();
+    List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + portB);
+    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 16)) {
+      Node.start(tmp.resolve("b"), portB, urls, 2_000, 16).close();
+      // b is down: a's call to it is refused, which marks it down.
+      URI one = a.server.uri("/v0/entity?id=while-down&ack=1&from=2");
+      assertThat(a.server.put(one, bytes("v")).statusCode()).isEqualTo(201);
+      try (Node b = Node.start(tmp.resolve("b"), portB, urls, 2_000, 16)) {
+        for (int i = 0; i < 5; i++) {
+          URI both = a.server.uri("/v0/entity?id=after-" + i + "&ack=2&from=2");
+          HttpResponse<byte[]> put = a.server.put(both, bytes("a" + i));
+          assertThat(put.statusCode()).as("PUT after-%d: %s", i, TestServer.text(put)).isEqualTo(201);
+        }
+      }
+    }
+  }
+
+  // The server's connections allow half closure, so a peer's FIN alone closed nothing: every
+  // connection of a peer that stopped (or stopped while it greeted) stayed open, and this node's
+  // own shutdown then waited its whole drain timeout for them.
+  @Test
+  void aPeerThatStopsLeavesNoConnectionOpenOnTheNodesItTalkedTo(@TempDir Path tmp) {
+    int portA = FreePort.find();
+    int portB = FreePort.find();
+    List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + portB);
+    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 16)) {
+      assertThat(a.server.get(a.server.uri("/v0/status")).statusCode()).isEqualTo(200);
+      int clients = a.server.server.openConnections(); // this test's own (kept alive)
+      try (Node b = Node.start(tmp.resolve("b"), portB, urls, 2_000, 16)) {
+        URI both = a.server.uri("/v0/entity?id=k&ack=2&from=2");
+        assertThat(a.server.put(both, bytes("v")).statusCode()).isEqualTo(201);
+        assertThat(b.server.put(b.server.uri("/v0/entity?id=k&ack=2&from=2"), bytes("w")).statusCode()).isEqualTo(201);
+        assertThat(a.server.server.openConnections()).as("with b's links to a").isGreaterThan(clients);
+      }
+      Node.start(tmp.resolve("b"), portB, urls, 2_000, 16).close(); // stops while it greets
+      Await.until("a's connections from b to close", Duration.ofSeconds(10),
+          () -> a.server.server.openConnections() == clients);
+    }
+  }
+
   @Test
   void theReplicaProtocolCarriesVersionsAndTombstones(@TempDir Path tmp) throws Exception {
     try (ServerSocket blackHole = new ServerSocket(0, 64, InetAddress.getLoopbackAddress())) {

@@ -101,14 +101,15 @@ final class PeerLink {
   /**
    * Opens the connection now if there is none and the peer is not marked down; on the loop. A
    * greeting: its failure does not mark the peer down (at a cluster's start the peers are not
-   * all up yet, and their own greetings will say when they are).
+   * all up yet, and their own greetings will say when they are). Returns the attempt, done (on
+   * the loop) once the handshake ended or failed; null when none was made.
    */
-  void connectIfIdle() {
-    if (channel == null && !connecting && !closed && down.remainingMillis() == 0) connect(false);
+  @Nullable Future<Channel> connectIfIdle() {
+    return channel == null && !connecting && !closed && down.remainingMillis() == 0 ? connect(false) : null;
   }
 
   // marksDown: a failure marks the peer down (an attempt a request waits for).
-  private void connect(boolean marksDown) {
+  private Future<Channel> connect(boolean marksDown) {
     connecting = true;
     Future<Channel> dialed = dialer.dial(loop, peer);
     dialed.addListener(f -> { // on the loop
@@ -116,6 +117,7 @@ final class PeerLink {
       if (f.isSuccess()) connected(dialed.getNow());
       else connectFailed(f.cause(), marksDown || !waiting.isEmpty());
     });
+    return dialed;
   }
 
   private void connected(Channel opened) {

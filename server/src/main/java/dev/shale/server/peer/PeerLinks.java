@@ -1,17 +1,21 @@
 package dev.shale.server.peer;
 
 import dev.shale.cluster.NodeAddress;
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * This node's connections to its peers: per peer, one {@link PeerLink} on every event loop of
@@ -46,10 +50,25 @@ public final class PeerLinks {
     }
   }
 
-  /** Opens every connection (a node that starts greets its peers at once: their down marks of it end). */
-  public void connectAll() {
+  /**
+   * Greets every peer: opens every link's connection, and waits up to {@code timeoutMillis} for
+   * those attempts to end (each handshake done or failed; a peer that is down fails at once, one
+   * that does not answer takes the connect timeout). A node calls it as it starts, after it
+   * listens and before its start returns: a peer takes the handshake as the sign this node is up
+   * (its down mark of this node ends before it sends READY), so from the moment this returns,
+   * every peer that answered uses this node at once, with no 504 "is down" for a restarted node.
+   * Called off the event loops.
+   */
+  public void greetAll(long timeoutMillis) {
+    List<Future<@Nullable Future<Channel>>> greetings = new ArrayList<>();
     for (Map<EventExecutor, PeerLink> byLoop : links.values()) {
-      for (PeerLink link : byLoop.values()) execute(link, link::connectIfIdle);
+      for (PeerLink link : byLoop.values()) greetings.add(link.loop().submit(link::connectIfIdle));
+    }
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    for (Future<@Nullable Future<Channel>> greeting : greetings) {
+      if (!greeting.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) return;
+      Future<Channel> attempt = greeting.getNow();
+      if (attempt != null && !attempt.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) return;
     }
   }
 

@@ -14,6 +14,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.util.collection.LongObjectHashMap;
 import java.lang.System.Logger.Level;
 import java.util.Objects;
@@ -275,8 +276,11 @@ public final class PeerRequestHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
-    if (event == ConnectionEvent.FINISH) {
-      // The server drains: read no more requests, answer those taken, then close.
+    if (event == ConnectionEvent.FINISH || event == ChannelInputShutdownEvent.INSTANCE) {
+      // The server drains, or the peer closed its side (the server's connections allow half
+      // closure, so its FIN alone closes nothing): read no more requests, answer those taken,
+      // then close. Without this, every connection of a peer that went away stayed half open
+      // until this node's own shutdown, which then waited its whole drain timeout for them.
       finishing = true;
       ctx.channel().config().setAutoRead(false);
       if (inFlight.isEmpty() && !scanning) ctx.close();

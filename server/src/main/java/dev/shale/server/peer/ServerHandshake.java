@@ -1,9 +1,11 @@
 package dev.shale.server.peer;
 
+import dev.shale.server.http.ConnectionEvent;
 import dev.shale.storage.ThrottledLog;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.TimeUnit;
@@ -74,9 +76,11 @@ final class ServerHandshake extends ChannelInboundHandlerAdapter {
       return;
     }
     ctx.pipeline().get(FrameDecoder.class).authenticated(endpoint.maxFrameBytes());
-    ctx.writeAndFlush(new PeerMessage.Ready()).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
     ctx.pipeline().replace(this, "requests", endpoint.requestHandler(hello.sender()));
+    // Before READY: once the peer has READY, this node already takes it as up (no down mark),
+    // so a node whose greetings ended is used by its peers from then on.
     endpoint.peerAuthenticated(hello.sender());
+    ctx.writeAndFlush(new PeerMessage.Ready()).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
   }
 
   private void refuse(ChannelHandlerContext ctx, String sender, String reason) {
@@ -84,6 +88,14 @@ final class ServerHandshake extends ChannelInboundHandlerAdapter {
         + ctx.channel().remoteAddress() + ": " + reason);
     if (!ctx.channel().isActive()) return;
     ctx.writeAndFlush(new PeerMessage.Refused(reason)).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+    // The server drains, or the peer closed its side before the handshake ended (a node that
+    // stops while it greets): nothing more can come of this connection.
+    if (event == ConnectionEvent.FINISH || event == ChannelInputShutdownEvent.INSTANCE) ctx.close();
+    else ctx.fireUserEventTriggered(event);
   }
 
   @Override
