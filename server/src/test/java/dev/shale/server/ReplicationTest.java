@@ -407,7 +407,7 @@ class ReplicationTest {
     static Node start(Path dir, int port, List<String> urls, long timeoutMillis, int pending,
         MissedWrites missed, EngineOptions engineOptions, ServerOptions serverOptions) {
       Topology topology = Topology.fromUrls(urls, "127.0.0.1", port);
-      Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET, topology), timeoutMillis, pending);
+      Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET), timeoutMillis, pending);
       Engine engine = Engine.open(dir, engineOptions);
       try {
         return new Node(engine, TestServer.wrap(engine, ShaleServer.start(engine, serverOptions.withPort(port), cluster, missed)), cluster);
