@@ -79,8 +79,8 @@ final class ServerCommand implements Callable<Integer> {
 
   @Option(names = "--cluster-secret", paramLabel = "<secret>",
       description =
-          "The secret, shared by every node, that signs requests between nodes (at least 16 "
-          + "bytes). Prefer --cluster-secret-file: a command line is visible to other users.")
+          "The secret, shared by every node, that nodes prove to each other when they connect (at "
+          + "least 16 bytes). Prefer --cluster-secret-file: a command line is visible to other users.")
   @Nullable String clusterSecret;
 
   @Option(names = "--cluster-secret-file", paramLabel = "<file>",
@@ -328,14 +328,14 @@ final class ServerCommand implements Callable<Integer> {
     }
     if (secret != null) {
       try {
-        return InternalAuth.withSecret(secret, topology);
+        return InternalAuth.withSecret(secret);
       } catch (IllegalArgumentException e) {
         throw usage(e.getMessage());
       }
     }
     if (trustedNetwork) return InternalAuth.trustedNetwork();
     if (!topology.isSingle()) {
-      throw usage("a cluster of " + topology.size() + " nodes needs a secret to sign requests between nodes: "
+      throw usage("a cluster of " + topology.size() + " nodes needs a secret its nodes prove to each other: "
           + "give every node the same --cluster-secret-file (or --cluster-secret), or --trusted-network "
           + "if no untrusted client can reach the nodes");
     }

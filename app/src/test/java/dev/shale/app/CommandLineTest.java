@@ -158,7 +158,7 @@ class CommandLineTest {
         .containsExactlyInAnyOrder("OWNER_READ", "OWNER_WRITE");
     ServerCommand command = parse("--port=8080", "--cluster=http://127.0.0.1:8081,http://127.0.0.1:8080",
         "--cluster-secret-file=" + file);
-    assertThat(command.cluster().auth().canSign()).isTrue();
+    assertThat(command.cluster().auth().takesPeers()).isTrue();
   }
 
   @Test

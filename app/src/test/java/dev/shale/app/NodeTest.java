@@ -67,7 +67,7 @@ class NodeTest {
         .hasMessageContaining("--hint-max-age");
     // Past the age, the delivery timeout and the clock skew, it starts, with its hint store under the data directory.
     try (Node node = Node.start(dir.resolve("grace"), engine.withTombstoneGraceMillis(3_600_000
-        + dev.shale.cluster.HintedHandoff.DELIVERY_TIMEOUT_MILLIS + InternalAuth.MAX_SKEW_MILLIS + 1),
+        + dev.shale.cluster.HintedHandoff.DELIVERY_TIMEOUT_MILLIS + HintLimits.MAX_CLOCK_SKEW_MILLIS + 1),
         ServerOptions.defaults().withPort(port), cluster, new HintLimits(1 << 20, 3_600_000, 10))) {
       assertThat(dir.resolve("grace").resolve(Node.HINTS_DIR)).isDirectory();
     }

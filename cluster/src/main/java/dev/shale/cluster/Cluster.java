@@ -18,7 +18,7 @@ public record Cluster(
   public Cluster {
     if (forwardTimeoutMillis <= 0) throw new IllegalArgumentException("forwardTimeoutMillis must be > 0: " + forwardTimeoutMillis);
     if (maxPendingPerPeer < 1) throw new IllegalArgumentException("maxPendingPerPeer must be >= 1: " + maxPendingPerPeer);
-    if (!placement.topology().isSingle() && !auth.canSign()) {
+    if (!placement.topology().isSingle() && !auth.takesPeers()) {
       throw new IllegalArgumentException("a multi-node cluster needs a cluster secret or a trusted network");
     }
   }

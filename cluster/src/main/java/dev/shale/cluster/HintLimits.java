@@ -1,5 +1,7 @@
 package dev.shale.cluster;
 
+import dev.shale.storage.HybridClock;
+
 /**
  * The bounds of a coordinator's hints (docs/design.md, "Hinted handoff").
  *
@@ -16,6 +18,16 @@ package dev.shale.cluster;
 public record HintLimits(long maxBytes, long maxAgeMillis, int deliveriesPerSecond) {
   /** A delivery of a hint counts as one delivery per started 64 KiB of its value. */
   public static final int DELIVERY_UNIT_BYTES = 64 * 1024;
+
+  /**
+   * The clock skew between nodes that the tombstone grace period must cover: storage's
+   * version-skew bound, {@link HybridClock#MAX_AHEAD_MILLIS} (docs/design.md, "The version-skew
+   * bound"). A replica refuses a write whose version is further ahead of its own clock than that,
+   * so when two nodes' clocks differ by more, the one behind refuses every write the other
+   * coordinates: it is the widest skew a working cluster runs with, twice the 30 s within which
+   * the nodes' clocks are to agree. Nothing else bounds it: the handshake does not look at clocks.
+   */
+  public static final long MAX_CLOCK_SKEW_MILLIS = HybridClock.MAX_AHEAD_MILLIS;
 
   /**
    * 1 GiB, 3 hours, 1,000 deliveries per second.
@@ -44,19 +56,20 @@ public record HintLimits(long maxBytes, long maxAgeMillis, int deliveriesPerSeco
   /**
    * Checks that the data store's {@code tombstoneGraceMillis} outlives every hint: it must exceed
    * {@link #maxAgeMillis} (no older hint is sent), plus the time a delivery may take to land
-   * ({@link HintedHandoff#DELIVERY_TIMEOUT_MILLIS}), plus the clock skew nodes tolerate ({@link
-   * InternalAuth#MAX_SKEW_MILLIS}: a node further off cannot send its hints at all). Otherwise a
-   * replica could purge a tombstone while an older write of its key still waits in a hint, and
-   * the hint would bring the deleted value back.
+   * ({@link HintedHandoff#DELIVERY_TIMEOUT_MILLIS}), plus the clock skew between the node that
+   * keeps a hint (whose clock counts the hint's age) and the replica that purges tombstones (whose
+   * clock counts theirs), {@link #MAX_CLOCK_SKEW_MILLIS}. Otherwise a replica could purge a
+   * tombstone while an older write of its key still waits in a hint, and the hint would bring the
+   * deleted value back.
    *
    * @throws IllegalArgumentException naming the durations
    */
   public void checkTombstoneGrace(long tombstoneGraceMillis) {
-    long needed = maxAgeMillis + HintedHandoff.DELIVERY_TIMEOUT_MILLIS + InternalAuth.MAX_SKEW_MILLIS;
+    long needed = maxAgeMillis + HintedHandoff.DELIVERY_TIMEOUT_MILLIS + MAX_CLOCK_SKEW_MILLIS;
     if (tombstoneGraceMillis <= needed) {
       throw new IllegalArgumentException("the tombstone grace period (" + tombstoneGraceMillis + " ms) must be longer than the hint age limit ("
           + maxAgeMillis + " ms) plus the delivery timeout (" + HintedHandoff.DELIVERY_TIMEOUT_MILLIS
-          + " ms) plus the tolerated clock skew (" + InternalAuth.MAX_SKEW_MILLIS + " ms)");
+          + " ms) plus the clock skew between nodes (" + MAX_CLOCK_SKEW_MILLIS + " ms, the version-skew bound)");
     }
   }
 }

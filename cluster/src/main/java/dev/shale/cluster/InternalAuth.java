@@ -1,38 +1,20 @@
 package dev.shale.cluster;
 
-import java.util.Objects;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Marks and checks requests between nodes, so that no client can pose as a peer, and no request
- * of a peer can be altered, replayed or taken by another node than the one it was for.
+ * How the nodes of a cluster prove to each other that they are peers, so that no client can pose
+ * as one: the proofs of the internode handshake, once per connection (docs/format.md,
+ * "Internode protocol"; docs/design.md, "Internode authentication").
  *
- * <p>A peer's request carries the header {@value #HEADER}. With a cluster secret its value is a
- * {@link RequestSignature}: HMAC-SHA256 over the sender, the receiver, a sequence number, the
- * sender's wall-clock time and everything the receiver acts on ({@link SignedContent}: method,
- * target, version, a digest of the body). A receiver takes it only if it is for this node, from
- * a node of the list, genuine, within {@link #MAX_SKEW_MILLIS} of its own clock, and not seen
- * before (docs/design.md, "Internode authentication").
- *
- * <p>On a trusted network ({@code --trusted-network}, no secret) the header is
- * {@code trusted} and any value is taken as internal: anyone who can reach the nodes is
- * trusted. A node without a secret that is not told it is on a trusted network (a single node)
- * refuses every request marked internal.
+ * <p>With a cluster secret each side of a handshake proves it holds the secret ({@link
+ * HandshakeProofs}). On a trusted network ({@code --trusted-network}, no secret) the proofs are
+ * empty and not checked: anyone who can reach the nodes is a peer. A node without a secret that
+ * is not told it is on a trusted network (a single node) takes no peers.
  *
  * <p>Thread safe.
  */
 public final class InternalAuth {
-  /** The header that marks a request between nodes. */
-  public static final String HEADER = "X-Shale-Internal";
-  /** The header of a request between nodes that names the sender's node list ({@link Topology#fingerprint}). */
-  public static final String CLUSTER_HEADER = "X-Shale-Cluster";
-  /**
-   * How far a signed request's time may be from the receiver's clock, either way: the longest a
-   * receiver must remember a request to refuse its replay, and the clock skew between nodes that
-   * their requests tolerate.
-   */
-  public static final long MAX_SKEW_MILLIS = 30_000;
   /** Shortest secret accepted, in bytes: an HMAC key shorter than this is guessable. */
   public static final int MIN_SECRET_BYTES = 16;
 
@@ -41,96 +23,50 @@ public final class InternalAuth {
   /** See {@link #MODE_SECRET}. */
   public static final int MODE_TRUSTED_NETWORK = 1;
 
-  private static final String TRUSTED = "trusted";
   private static final byte[] NO_PROOF = new byte[0];
-
-  /** Whether a request marked internal is taken, and from whom. */
-  public sealed interface Verdict {
-    /** A genuine request of {@code sender}: a node id, or a description of an unsigned peer. */
-    record Accepted(String sender) implements Verdict {}
-
-    /** Not taken, for {@code reason} (one line). */
-    record Refused(String reason) implements Verdict {}
-  }
 
   private enum Mode { SECRET, TRUSTED_NETWORK, NONE }
 
   private final Mode mode;
-  private final @Nullable RequestSignature signature; // null unless SECRET
   private final @Nullable HandshakeProofs proofs; // null unless SECRET
 
-  private InternalAuth(Mode mode, @Nullable RequestSignature signature, @Nullable HandshakeProofs proofs) {
+  private InternalAuth(Mode mode, @Nullable HandshakeProofs proofs) {
     this.mode = mode;
-    this.signature = signature;
     this.proofs = proofs;
   }
 
   /**
-   * Signs and checks with {@code secret}, as the node {@code topology.self()} of that cluster,
-   * started now.
+   * Proves and checks with {@code secret}, the same on every node of the cluster.
    *
    * @throws IllegalArgumentException if the secret is shorter than {@link #MIN_SECRET_BYTES}
    */
-  public static InternalAuth withSecret(byte[] secret, Topology topology) {
-    return withSecret(secret, topology, System.currentTimeMillis());
-  }
-
-  /** As {@link #withSecret(byte[], Topology)}, started at {@code startMillis} (tests). */
-  static InternalAuth withSecret(byte[] secret, Topology topology, long startMillis) {
+  public static InternalAuth withSecret(byte[] secret) {
     if (secret.length < MIN_SECRET_BYTES) {
       throw new IllegalArgumentException("the cluster secret must be at least " + MIN_SECRET_BYTES + " bytes, not " + secret.length);
     }
-    return new InternalAuth(Mode.SECRET, new RequestSignature(secret.clone(), topology, startMillis), new HandshakeProofs(secret));
+    return new InternalAuth(Mode.SECRET, new HandshakeProofs(secret));
   }
 
-  /** No secret: every request marked internal is taken as one. */
+  /** No secret: whoever connects is a peer. */
   public static InternalAuth trustedNetwork() {
-    return new InternalAuth(Mode.TRUSTED_NETWORK, null, null);
+    return new InternalAuth(Mode.TRUSTED_NETWORK, null);
   }
 
-  /** A node that takes no internal requests (a single node without a secret). */
+  /** A node that takes no peers (a single node without a secret). */
   public static InternalAuth none() {
-    return new InternalAuth(Mode.NONE, null, null);
+    return new InternalAuth(Mode.NONE, null);
   }
 
-  /** Whether this node may send internal requests (it has a secret or trusts the network). */
-  public boolean canSign() {
+  /** Whether this node takes peers and connects to them (it has a secret or trusts the network). */
+  public boolean takesPeers() {
     return mode != Mode.NONE;
-  }
-
-  /**
-   * The {@value #HEADER} value for a request of {@code content} to {@code receiver}, sent at
-   * {@code nowMillis}. Each call takes a new sequence number: sign a request once, when it goes
-   * out. The content is computed only if the signature covers it (not on a trusted network).
-   *
-   * @throws IllegalArgumentException if {@code receiver} is not a node of this cluster
-   */
-  public String sign(Supplier<SignedContent> content, NodeAddress receiver, long nowMillis) {
-    return switch (mode) {
-      case SECRET -> Objects.requireNonNull(signature).sign(content.get(), receiver, nowMillis);
-      case TRUSTED_NETWORK -> TRUSTED;
-      case NONE -> throw new IllegalStateException("this node has no cluster secret and does not trust the network");
-    };
-  }
-
-  /**
-   * Whether a request of {@code content} marked internal with {@code header}, received at
-   * {@code nowMillis}, is taken. The content is computed only if the header is well formed and
-   * the signature covers it.
-   */
-  public Verdict verify(Supplier<SignedContent> content, String header, long nowMillis) {
-    return switch (mode) {
-      case TRUSTED_NETWORK -> new Verdict.Accepted("an unsigned peer (--trusted-network)");
-      case NONE -> new Verdict.Refused("this node is not part of a cluster that takes internal requests");
-      case SECRET -> Objects.requireNonNull(signature).verify(content, header, nowMillis);
-    };
   }
 
   /**
    * This node's mode in the internode handshake ({@link #MODE_SECRET} or
    * {@link #MODE_TRUSTED_NETWORK}; docs/format.md, "Internode protocol").
    *
-   * @throws IllegalStateException on a node that takes no peers ({@link #canSign} is false)
+   * @throws IllegalStateException on a node that takes no peers ({@link #takesPeers} is false)
    */
   public int handshakeMode() {
     return switch (mode) {
@@ -162,5 +98,4 @@ public final class InternalAuth {
   public boolean isClientProof(byte[] hello, byte[] serverNonce, byte[] proof) {
     return proofs == null ? mode == Mode.TRUSTED_NETWORK : HandshakeProofs.matches(proofs.client(hello, serverNonce), proof);
   }
-
 }

@@ -66,16 +66,6 @@ public record Topology(List<NodeAddress> nodes, NodeAddress self) {
     return new Topology(nodes, selves.getFirst());
   }
 
-  /**
-   * A short name of the node list, the same on every node given the same list in any order.
-   * Peers compare it on every internal request: nodes started with different lists would
-   * disagree about where keys live and silently store them on the wrong nodes.
-   */
-  public String fingerprint() {
-    String ids = String.join(",", nodes.stream().map(NodeAddress::id).toList());
-    return Long.toHexString(XxHash64.hash(ids.getBytes(java.nio.charset.StandardCharsets.UTF_8), 0));
-  }
-
   public int size() {
     return nodes.size();
   }

@@ -16,11 +16,12 @@ class HintLimitsTest {
   @Test
   void aGracePeriodNotLongerThanTheHintAgePlusSkewIsRefused() {
     HintLimits limits = new HintLimits(1 << 20, 60_000, 10);
-    long needed = 60_000 + HintedHandoff.DELIVERY_TIMEOUT_MILLIS + InternalAuth.MAX_SKEW_MILLIS;
+    long needed = 60_000 + HintedHandoff.DELIVERY_TIMEOUT_MILLIS + HintLimits.MAX_CLOCK_SKEW_MILLIS;
     assertThatThrownBy(() -> limits.checkTombstoneGrace(needed))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("tombstone grace period (" + needed + " ms)")
-        .hasMessageContaining("hint age limit (60000 ms)");
+        .hasMessageContaining("hint age limit (60000 ms)")
+        .hasMessageContaining("clock skew between nodes (60000 ms, the version-skew bound)");
     assertThatCode(() -> limits.checkTombstoneGrace(needed + 1)).doesNotThrowAnyException();
   }
 

@@ -64,14 +64,6 @@ class TopologyTest {
   }
 
   @Test
-  void theFingerprintNamesTheSetOfNodes() {
-    Topology a = Topology.fromUrls(THREE, "127.0.0.1", 8080);
-    Topology b = Topology.fromUrls(List.of(THREE.get(1), THREE.get(2), THREE.get(0)), "127.0.0.1", 8082);
-    Topology two = Topology.fromUrls(THREE.subList(0, 2), "127.0.0.1", 8080);
-    assertThat(a.fingerprint()).isEqualTo(b.fingerprint()).isNotEqualTo(two.fingerprint());
-  }
-
-  @Test
   void anEmptyListIsRefused() {
     assertThatThrownBy(() -> Topology.fromUrls(List.of(), "127.0.0.1", 8080)).hasMessageContaining("empty");
   }

@@ -222,7 +222,7 @@ class ClusterScanTest {
       try {
         for (int i = 0; i < started; i++) {
           Topology topology = Topology.fromUrls(urls, "127.0.0.1", ports.get(i));
-          Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET, topology), timeoutMillis, 16);
+          Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET), timeoutMillis, 16);
           Engine engine = Engine.open(tmp.resolve("node-" + i), EngineOptions.defaults());
           try {
             ServerOptions options = TestServer.options().withPort(ports.get(i)).withShutdownTimeoutMillis(200);

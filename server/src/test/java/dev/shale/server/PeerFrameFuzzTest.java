@@ -46,7 +46,7 @@ class PeerFrameFuzzTest {
     NodeAddress self = new NodeAddress("127.0.0.1", port);
     NodeAddress other = new NodeAddress("127.0.0.1", FreePort.find()); // nothing listens there
     Topology topology = new Topology(List.of(self, other), self);
-    Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET, topology), 2_000, 16);
+    Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET), 2_000, 16);
     Engine engine = Engine.open(tmp, EngineOptions.defaults());
     try (TestServer server = TestServer.wrap(engine, ShaleServer.start(engine, TestServer.options().withPort(port), cluster))) {
       Peer peer = new Peer(port, other.id(), self.id(), List.of(self.id(), other.id()));

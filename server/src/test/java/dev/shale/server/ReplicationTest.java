@@ -373,19 +373,20 @@ class ReplicationTest {
     NodeAddress other = new NodeAddress("127.0.0.1", FreePort.find());
     Topology topology = new Topology(List.of(new NodeAddress("127.0.0.1", port), other), new NodeAddress("127.0.0.1", port));
     Cluster cluster = new Cluster(new Placement(topology), InternalAuth.trustedNetwork(), 2_000, 16);
+    String mine = keyOwnedBy(cluster, port); // so ack=1&from=1 below needs no other node (none runs)
     Engine engine = Engine.open(tmp, EngineOptions.defaults());
     long beyondReach = Versions.of(System.currentTimeMillis() + HybridClock.MAX_AHEAD_MILLIS + 60_000, 0);
     try (TestServer server = TestServer.wrap(engine, ShaleServer.start(engine, TestServer.options().withPort(port), cluster));
         PeerWire peer = PeerWire.open(port, null, other.id(), topology.self().id(), ids(topology))) {
       for (long version : new long[] {Long.MAX_VALUE, Long.MAX_VALUE - 50, beyondReach}) {
-        PeerWire.Reply forged = peer.write(bytes("k"), bytes("forged"), version);
+        PeerWire.Reply forged = peer.write(bytes(mine), bytes("forged"), version);
         assertThat(forged).as("version %d", version).isInstanceOf(PeerWire.Reply.Failed.class);
         assertThat(((PeerWire.Reply.Failed) forged).code()).isEqualTo(1);
         assertThat(((PeerWire.Reply.Failed) forged).reason()).contains("ms ahead of this node's clock (at most 60000 ms): not stored");
       }
-      assertThat(engine.get(bytes("k"))).isNull();
-      assertThat(server.put(server.uri("/v0/entity?id=k&ack=1&from=1"), bytes("mine")).statusCode()).isEqualTo(201);
-      assertThat(server.get(server.uri("/v0/entity?id=k&ack=1&from=1")).body()).isEqualTo(bytes("mine"));
+      assertThat(engine.get(bytes(mine))).isNull();
+      assertThat(server.put(server.uri("/v0/entity?id=" + mine + "&ack=1&from=1"), bytes("mine")).statusCode()).isEqualTo(201);
+      assertThat(server.get(server.uri("/v0/entity?id=" + mine + "&ack=1&from=1")).body()).isEqualTo(bytes("mine"));
       assertThat(engine.clock().current()).isLessThan(beyondReach);
     }
   }
@@ -453,7 +454,7 @@ class ReplicationTest {
     static Node start(Path dir, int port, List<String> urls, long timeoutMillis, int pending,
         MissedWrites missed, EngineOptions engineOptions, ServerOptions serverOptions) {
       Topology topology = Topology.fromUrls(urls, "127.0.0.1", port);
-      Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET, topology), timeoutMillis, pending);
+      Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET), timeoutMillis, pending);
       Engine engine = Engine.open(dir, engineOptions);
       try {
         return new Node(engine, TestServer.wrap(engine, ShaleServer.start(engine, serverOptions.withPort(port), cluster, missed)), cluster);

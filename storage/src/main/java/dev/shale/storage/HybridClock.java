@@ -21,9 +21,9 @@ import java.util.function.LongSupplier;
 public final class HybridClock {
   /**
    * How far ahead of the wall clock a version from elsewhere may be, in milliseconds: twice the
-   * time window of a signed request between nodes (docs/design.md, "Security"). Nodes whose
-   * requests reach each other have clocks within that window, and a genuine version is at most the
-   * highest wall clock of the cluster, so it is never refused for this.
+   * 30 s within which the nodes' clocks are to agree (docs/design.md, "The version-skew bound").
+   * A genuine version is at most the highest wall clock of the cluster, so while the clocks agree
+   * it is never refused for this.
    */
   public static final long MAX_AHEAD_MILLIS = 60_000;
 

@@ -53,7 +53,7 @@ final class Handshakes {
 
   /** Why {@code hello} is refused, or null: the checks in the order the format gives them. */
   @Nullable String refusal(PeerMessage.Hello hello) {
-    if (!auth.canSign()) return "this node is not part of a cluster that takes peers";
+    if (!auth.takesPeers()) return "this node is not part of a cluster that takes peers";
     if (hello.protocolVersion() != PROTOCOL_VERSION) {
       return "protocol version " + hello.protocolVersion() + " is not this node's " + PROTOCOL_VERSION
           + " (the nodes of a cluster must all run the same build)";

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.NodeAddress;
-import dev.shale.cluster.Topology;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoop;
@@ -74,9 +73,8 @@ class HandshakeTest {
       try (RawPeer genuine = new RawPeer(server.port())) {
         genuine.preface().send(hello);
         PeerMessage.Challenge challenge = (PeerMessage.Challenge) genuine.receive();
-        Topology clientTopology = new Topology(server.nodes, server.client);
         proof = RawPeer.encoded(new PeerMessage.Proof(
-            InternalAuth.withSecret(TestPeerServer.SECRET, clientTopology).clientProof(hello.payload(), challenge.serverNonce())));
+            InternalAuth.withSecret(TestPeerServer.SECRET).clientProof(hello.payload(), challenge.serverNonce())));
         genuine.send(proof);
         assertThat(genuine.receive()).isEqualTo(new PeerMessage.Ready());
       }

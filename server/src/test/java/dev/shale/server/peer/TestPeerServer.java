@@ -47,7 +47,7 @@ final class TestPeerServer implements AutoCloseable {
     self = new NodeAddress("127.0.0.1", port);
     nodes = List.of(self, client);
     Topology topology = new Topology(nodes, self);
-    PeerEndpoint endpoint = new PeerEndpoint(topology, InternalAuth.withSecret(SECRET, topology), 1 << 20,
+    PeerEndpoint endpoint = new PeerEndpoint(topology, InternalAuth.withSecret(SECRET), 1 << 20,
         sender -> answering ? new Answerer() : new Silent(), authenticated::add);
     listener = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
         .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -62,7 +62,7 @@ final class TestPeerServer implements AutoCloseable {
   /** A dialer in the name of {@link #client}, with {@code secret} and {@code nodes} as its list. */
   PeerDialer dialer(byte[] secret, List<NodeAddress> nodes) {
     Topology topology = new Topology(nodes, client);
-    return new PeerDialer(topology, InternalAuth.withSecret(secret, topology), NioSocketChannel.class, 1 << 20, 5_000);
+    return new PeerDialer(topology, InternalAuth.withSecret(secret), NioSocketChannel.class, 1 << 20, 5_000);
   }
 
   PeerDialer dialer() {
