@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A peer of a cluster that answers a SCAN with a script: the real port sniffer and handshake
  * (it holds the cluster secret), then crafted SCAN_DATA frames, a FAILED or a close, in order,
- * waiting where the script says. Counts its open connections.
+ * waiting where the script says. Counts its open scan connections (those that sent a SCAN; the
+ * node's own links to it, opened at its start for replica requests, are not scans').
  */
 final class FakeScanPeer implements AutoCloseable {
   /** One step of the answer to a SCAN. */
@@ -40,7 +41,7 @@ final class FakeScanPeer implements AutoCloseable {
   /** Waits until the test lets it go on. */
   record Await(CountDownLatch latch) implements Step {}
 
-  final AtomicInteger openConnections = new AtomicInteger();
+  final AtomicInteger openScanConnections = new AtomicInteger();
   private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
   private final Channel listener;
 
@@ -49,13 +50,11 @@ final class FakeScanPeer implements AutoCloseable {
     int port = Integer.parseInt(urls.get(self).substring(urls.get(self).lastIndexOf(':') + 1));
     Topology topology = Topology.fromUrls(urls, "127.0.0.1", port);
     PeerEndpoint endpoint = new PeerEndpoint(topology, InternalAuth.withSecret(secret), 1 << 20,
-        sender -> new Scripted(script), sender -> {});
+        sender -> new Scripted(script, openScanConnections), sender -> {});
     listener = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel channel) {
-            openConnections.incrementAndGet();
-            channel.closeFuture().addListener(f -> openConnections.decrementAndGet());
             channel.pipeline().addLast(new PortSniffer(pipeline -> pipeline.addLast(new ChannelInboundHandlerAdapter()), endpoint, 10_000));
           }
         })
@@ -71,14 +70,18 @@ final class FakeScanPeer implements AutoCloseable {
   /** Plays the script, on a thread of its own (it may wait), to the first SCAN. */
   private static final class Scripted extends ChannelInboundHandlerAdapter {
     private final List<Step> script;
+    private final AtomicInteger openScanConnections;
 
-    Scripted(List<Step> script) {
+    Scripted(List<Step> script, AtomicInteger openScanConnections) {
       this.script = script;
+      this.openScanConnections = openScanConnections;
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       if (!(msg instanceof PeerMessage.Scan scan)) return;
+      openScanConnections.incrementAndGet();
+      ctx.channel().closeFuture().addListener(f -> openScanConnections.decrementAndGet());
       Thread.ofVirtual().start(() -> {
         try {
           for (Step step : script) {

@@ -127,7 +127,7 @@ class PeerScanStreamTest {
   }
 
   private static void awaitClosed(FakeScanPeer peer) {
-    dev.shale.testkit.Await.until("the scan's peer connection to be closed", TestServer.TIMEOUT, () -> peer.openConnections.get() == 0);
+    dev.shale.testkit.Await.until("the scan's peer connection to be closed", TestServer.TIMEOUT, () -> peer.openScanConnections.get() == 0);
   }
 
   private static List<String> urls() {
