@@ -29,12 +29,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Coordination and the replica protocol in one JVM: real servers on loopback, a peer that
- * accepts connections and never answers (a "black hole"), and a peer port where nothing listens.
+ * accepts connections and never answers (a "black hole"), a peer port where nothing listens, and
+ * a replica whose engine holds its reads (a stalled replica).
  */
 class ReplicationTest {
   private static final String VERSION = "X-Shale-Version";
@@ -141,6 +143,36 @@ class ReplicationTest {
         HttpResponse<byte[]> got = a.server.get(a.server.uri("/v0/entity?id=k&ack=1&from=2"));
         assertThat(got.statusCode()).isEqualTo(200);
         assertThat(got.body()).isEqualTo(bytes("v"));
+      }
+    }
+  }
+
+  @Test
+  void readsDecidedWithoutAStalledReplicaDoNotUseUpTheConnectionsAnswerShare(@TempDir Path tmp) throws Exception {
+    int portA = FreePort.find();
+    int portB = FreePort.find();
+    List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + portB);
+    // B's engine holds every read of k until the test ends (longer than the client waits), so
+    // B's replica answers to A's reads never come. Each read takes 2 x 64 KiB before it starts (a
+    // value per replica) of a 256 KiB share and a 1 MiB budget: were that kept until B answers,
+    // the reads after the first few would wait for it. A --peer-queue of 64 holds every call to
+    // B, so none fails early.
+    ServerOptions small = TestServer.options().withIoThreads(1).withMaxValueSizeBytes(64 << 10)
+        .withInflightAnswerBytes(1 << 20);
+    BlockingEngine[] stalled = new BlockingEngine[1];
+    try (Node a = Node.start(tmp.resolve("a"), portA, urls, 600_000, 64, MissedWrites.NONE, small, UnaryOperator.identity());
+        Node b = Node.start(tmp.resolve("b"), portB, urls, 600_000, 64, MissedWrites.NONE, TestServer.options(),
+            e -> stalled[0] = new BlockingEngine(e, "k", TestServer.TIMEOUT.multipliedBy(3)))) {
+      try {
+        assertThat(a.server.put(a.server.uri("/v0/entity?id=k&ack=2&from=2"), bytes("v")).statusCode()).isEqualTo(201);
+        for (int i = 0; i < 32; i++) {
+          HttpResponse<byte[]> got = a.server.get(a.server.uri("/v0/entity?id=k&ack=1&from=2"));
+          assertThat(got.statusCode()).as("GET %d", i).isEqualTo(200);
+          assertThat(got.body()).isEqualTo(bytes("v"));
+        }
+        assertThat(stalled[0].completedGets()).as("B answered none of the reads").isZero();
+      } finally {
+        stalled[0].release();
       }
     }
   }
@@ -453,11 +485,23 @@ class ReplicationTest {
 
     static Node start(Path dir, int port, List<String> urls, long timeoutMillis, int pending,
         MissedWrites missed, EngineOptions engineOptions, ServerOptions serverOptions) {
+      return start(dir, port, urls, timeoutMillis, pending, missed, engineOptions, serverOptions, UnaryOperator.identity());
+    }
+
+    /** A node whose server uses {@code wrap} applied to its engine. */
+    static Node start(Path dir, int port, List<String> urls, long timeoutMillis, int pending,
+        MissedWrites missed, ServerOptions serverOptions, UnaryOperator<Engine> wrap) {
+      return start(dir, port, urls, timeoutMillis, pending, missed, EngineOptions.defaults(), serverOptions, wrap);
+    }
+
+    private static Node start(Path dir, int port, List<String> urls, long timeoutMillis, int pending,
+        MissedWrites missed, EngineOptions engineOptions, ServerOptions serverOptions, UnaryOperator<Engine> wrap) {
       Topology topology = Topology.fromUrls(urls, "127.0.0.1", port);
       Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET), timeoutMillis, pending);
       Engine engine = Engine.open(dir, engineOptions);
       try {
-        return new Node(engine, TestServer.wrap(engine, ShaleServer.start(engine, serverOptions.withPort(port), cluster, missed)), cluster);
+        ShaleServer server = ShaleServer.start(wrap.apply(engine), serverOptions.withPort(port), cluster, missed);
+        return new Node(engine, TestServer.wrap(engine, server), cluster);
       } catch (RuntimeException e) {
         engine.close();
         throw e;

@@ -54,11 +54,19 @@ public final class Coordinator {
    * Reads {@code key} from its replicas; {@code done} runs once, on {@code loop}, when the read is
    * decided, with the newest record among the answers so far; and {@code allIn} once, on {@code
    * loop}, after {@code done}, once every replica answered or failed and every read repair was
-   * answered (the replicas' values are no longer held then).
+   * answered.
+   *
+   * <p>What the read holds meanwhile: one record's value, the newest so far, which read repair
+   * writes once all are in; of the other answers only whether they were that record. So from
+   * {@code done} to {@code allIn} it keeps the outcome's newest record, until a late answer is
+   * newer: then {@code newerLate} runs, on {@code loop}, with that answer, which the read keeps
+   * instead. An answer not newer is dropped as it comes, and a replica still out holds nothing.
+   * After {@code allIn} nothing is held.
    */
-  public void read(Executor loop, byte[] key, Consistency consistency, Consumer<Outcome> done, Runnable allIn) {
+  public void read(Executor loop, byte[] key, Consistency consistency, Consumer<Outcome> done, Consumer<Entry> newerLate,
+      Runnable allIn) {
     List<NodeAddress> targets = placement.preferenceList(key, consistency.from());
-    new ReplicatedRead(replicas, loop, key, targets, new Tally(consistency), clock, stats, done, allIn).start();
+    new ReplicatedRead(replicas, loop, key, targets, new Tally(consistency), clock, stats, done, newerLate, allIn).start();
   }
 
   /**

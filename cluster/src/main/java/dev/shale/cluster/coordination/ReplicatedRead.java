@@ -4,9 +4,8 @@ import dev.shale.cluster.NodeAddress;
 import dev.shale.storage.Entry;
 import dev.shale.storage.HybridClock;
 import java.lang.System.Logger.Level;
-import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -16,12 +15,19 @@ import org.jspecify.annotations.Nullable;
  * answered, and once every replica is in (late answers included) writes that record, with its
  * original version, to each replica that answered with an older one or none (read repair), in
  * the background. Replicas that failed are not repaired here: hints and later reads cover them.
- * {@code allIn} runs once every replica is in and every repair answered: the values it held are
+ * {@code allIn} runs once every replica is in and every repair answered: the value it kept is
  * free then.
  *
  * <p>Confined to the request's thread ({@code loop}).
  */
 final class ReplicatedRead {
+  /*
+   * Memory: the read keeps one value, the newest record's, and of every other answer only whether
+   * it was that record. An answer not newer is let go as soon as it is compared, so replicas still
+   * out after the decision (a stopped one may be out for the whole replica timeout) cost the read
+   * nothing until one answers with a newer record, which then takes the kept one's place. Repair
+   * needs no more: the replicas to repair are those that answered and do not hold the newest.
+   */
   private static final System.Logger LOG = System.getLogger(ReplicatedRead.class.getName());
 
   private final Replicas replicas;
@@ -32,14 +38,17 @@ final class ReplicatedRead {
   private final HybridClock clock;
   private final ReplicationStats stats;
   private final Consumer<Coordinator.Outcome> done;
+  private final Consumer<Entry> newerLate;
   private final Runnable allIn;
-  // What each replica that answered holds; a null value: nothing.
-  private final Map<NodeAddress, @Nullable Entry> answers = new HashMap<>();
+  private final List<NodeAddress> answered = new ArrayList<>(); // the replicas that answered, in order
+  // Invariant: the replicas of `answered` whose record equals `newest` (none while it is null).
+  private final List<NodeAddress> holdingNewest = new ArrayList<>();
   private @Nullable Entry newest; // of the answers so far; null while none had a record
   private boolean decided;
 
   ReplicatedRead(Replicas replicas, Executor loop, byte[] key, List<NodeAddress> targets, Tally tally,
-      HybridClock clock, ReplicationStats stats, Consumer<Coordinator.Outcome> done, Runnable allIn) {
+      HybridClock clock, ReplicationStats stats, Consumer<Coordinator.Outcome> done, Consumer<Entry> newerLate,
+      Runnable allIn) {
     this.replicas = replicas;
     this.loop = loop;
     this.key = key;
@@ -48,6 +57,7 @@ final class ReplicatedRead {
     this.clock = clock;
     this.stats = stats;
     this.done = done;
+    this.newerLate = newerLate;
     this.allIn = allIn;
   }
 
@@ -58,11 +68,8 @@ final class ReplicatedRead {
   private void onReply(NodeAddress replica, ReplicaReply reply) {
     switch (reply) {
       case ReplicaReply.Read(Entry entry) -> {
-        answers.put(replica, entry);
-        if (entry != null) {
-          clock.observe(entry.version());
-          newest = newest == null ? entry : Entry.newer(newest, entry);
-        }
+        answered.add(replica);
+        if (entry != null) compare(replica, entry);
         tally.answered();
       }
       case ReplicaReply.Failed(String reason) -> tally.failed(replica, reason);
@@ -75,14 +82,27 @@ final class ReplicatedRead {
     if (tally.allIn()) repairStale();
   }
 
+  /** Keeps {@code entry} if it is the newest so far, else only notes whether {@code replica} holds the newest. */
+  private void compare(NodeAddress replica, Entry entry) {
+    clock.observe(entry.version());
+    Entry kept = newest;
+    if (kept != null && Entry.newer(kept, entry) == kept) { // not newer: its value is not needed
+      if (kept.equals(entry)) holdingNewest.add(replica);
+      return;
+    }
+    newest = entry;
+    holdingNewest.clear();
+    holdingNewest.add(replica);
+    if (decided) newerLate.accept(entry);
+  }
+
   private void repairStale() {
     Entry winner = newest;
     if (winner == null) { // nobody has a record: nothing to disagree about
       allIn.run();
       return;
     }
-    List<NodeAddress> stale =
-        answers.entrySet().stream().filter(e -> !winner.equals(e.getValue())).map(Map.Entry::getKey).toList();
+    List<NodeAddress> stale = answered.stream().filter(r -> !holdingNewest.contains(r)).toList();
     int[] unanswered = {stale.size()};
     if (stale.isEmpty()) allIn.run();
     for (NodeAddress replica : stale) {

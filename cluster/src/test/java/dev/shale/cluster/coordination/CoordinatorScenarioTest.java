@@ -105,6 +105,31 @@ class CoordinatorScenarioTest {
     assertThat(read.get().doneAtMillis).isLessThan(TIMEOUT_MILLIS);
   }
 
+  @Test
+  void aDecidedReadKeepsALateAnswerOnlyIfItIsNewerAndRepairsWithIt() {
+    Entry oldest = new Entry(KEY_BYTES, 3, value("oldest"));
+    Entry older = new Entry(KEY_BYTES, 5, value("older"));
+    Entry newest = new Entry(KEY_BYTES, 9, value("newest"));
+    cluster.network.replica(replicas.get(0)).apply(older);
+    cluster.network.replica(replicas.get(1)).apply(newest);
+    cluster.network.replica(replicas.get(2)).apply(oldest);
+    cluster.network.stop(replicas.get(1));
+    cluster.network.stop(replicas.get(2));
+    AtomicReference<ObservedRequest> read = new AtomicReference<>();
+    cluster.on(coordinator, 0, () -> read.set(cluster.read(coordinator, KEY, new Consistency(1, 3), r -> {}, r -> {})));
+    cluster.time.after(100, () -> cluster.network.resume(replicas.get(2))); // late, and older: dropped
+    cluster.time.after(200, () -> cluster.network.resume(replicas.get(1))); // late, and newer: kept
+    cluster.time.runUntilIdle();
+
+    ObservedRequest decided = read.get();
+    decided.assertEnded();
+    assertThat(decided.outcome.newest()).as("decided by the coordinator's own answer").isEqualTo(older);
+    assertThat(decided.newerLate).as("the late answers reported").containsExactly(newest);
+    assertThat(decided.calls.stream().filter(c -> !c.initial).map(c -> c.replica))
+        .containsExactlyInAnyOrder(replicas.get(0), replicas.get(2));
+    for (NodeAddress replica : replicas) assertThat(cluster.network.replica(replica).get(KEY_BYTES)).isEqualTo(newest);
+  }
+
   private ObservedRequest write(Consistency consistency) {
     AtomicReference<ObservedRequest> write = new AtomicReference<>();
     cluster.on(coordinator, 0, () -> write.set(cluster.write(coordinator, KEY, value("v"), consistency, w -> {}, w -> {})));

@@ -24,8 +24,10 @@ import org.junit.jupiter.api.Test;
  * ({@code R + W > N}) sees it; a request is decided exactly when its tally allows (so never waits
  * for a stopped peer); its shortfall names the replicas that failed; every write is newer than
  * every version its coordinator saw; a read repairs the replicas that answered with an older
- * record; every failed peer write, and no other, is handed to the coordinator's missed writes;
- * and {@code done} and {@code allIn} run exactly once each, in that order, on the request's loop.
+ * record, and the record it kept after {@code done} is the newest answered (it reported each late
+ * one newer than the rest); every failed peer write, and no other, is handed to the coordinator's
+ * missed writes; and {@code done} and {@code allIn} run exactly once each, in that order, on the
+ * request's loop.
  */
 class CoordinatorSimulationTest {
   private static final int RUNS = 150;
@@ -154,6 +156,8 @@ class CoordinatorSimulationTest {
     private void readAllIn(ObservedRequest read) {
       noteSeen(read);
       Entry newest = newestAnswered(read);
+      assertThat(read.kept()).as("%s: the record it kept after done (the outcome's, or a newer late one it reported)", read.name)
+          .isEqualTo(newest);
       List<ObservedRequest.Call> repairs = read.calls.stream().filter(c -> !c.initial).toList();
       Set<NodeAddress> stale = read.initialReplies.stream()
           .filter(c -> c.reply instanceof ReplicaReply.Read(Entry entry) && newest != null && !newest.equals(entry))

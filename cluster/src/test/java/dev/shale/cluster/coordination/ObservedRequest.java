@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.cluster.Consistency;
 import dev.shale.cluster.NodeAddress;
+import dev.shale.storage.Entry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -12,9 +13,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One coordinated request seen from the seam: the calls the coordinator makes for it, the replies
- * it gets, in the order they come, and its {@code done} and {@code allIn}. Checks, as they happen,
- * that the request is decided exactly when its tally allows (never later, waiting for a replica it
- * does not need; never earlier) and that its callbacks run on its loop.
+ * it gets, in the order they come, and its {@code done}, {@code allIn} and (a read's) {@code
+ * newerLate}. Checks, as they happen, that the request is decided exactly when its tally allows
+ * (never later, waiting for a replica it does not need; never earlier), that its callbacks run on
+ * its loop, and that a read reports a late answer only between {@code done} and {@code allIn},
+ * and only one newer than the record it kept.
  */
 final class ObservedRequest implements Replicas {
   /** A call the coordinator made, and its reply once it came. */
@@ -49,6 +52,7 @@ final class ObservedRequest implements Replicas {
   long doneAtMillis = -1;
   long allInAtMillis = -1;
   Coordinator.@Nullable Outcome outcome;
+  final List<Entry> newerLate = new ArrayList<>(); // a read's late answers newer than the record it kept, in order
   private final List<String> callbackProblems = new ArrayList<>();
 
   ObservedRequest(String name, String key, Replicas network, VirtualTime time, VirtualTime.Loop loop,
@@ -115,6 +119,26 @@ final class ObservedRequest implements Replicas {
       if (decidedBy(initialReplies.size() - 1)) callbackProblems.add("done ran after the tally allowed: " + initialReplies.size() + " replies");
       check.accept(this);
     };
+  }
+
+  /** A read's {@code newerLate}. */
+  Consumer<Entry> newerLate() {
+    return entry -> {
+      if (!loop.isCurrent()) callbackProblems.add("newerLate ran off its loop");
+      if (!delivering) callbackProblems.add("newerLate ran outside a replica's reply");
+      if (doneCount != 1 || allInCount != 0) {
+        callbackProblems.add("newerLate ran with done run " + doneCount + " times and allIn " + allInCount + " times");
+      }
+      Entry kept = kept();
+      if (kept != null && Entry.newer(kept, entry) == kept) callbackProblems.add("newerLate with " + entry + ", not newer than " + kept);
+      newerLate.add(entry);
+    };
+  }
+
+  /** The record a decided read keeps for read repair: the last late answer newer than the rest, else the outcome's. */
+  @Nullable Entry kept() {
+    if (!newerLate.isEmpty()) return newerLate.getLast();
+    return outcome == null ? null : outcome.newest();
   }
 
   Runnable allIn(Consumer<ObservedRequest> check) {

@@ -89,7 +89,8 @@ final class SimulatedCluster {
       Consumer<ObservedRequest> onAllIn) {
     Node node = byAddress.get(coordinator);
     ObservedRequest request = observe("read", key, node, consistency);
-    coordinatorOf(node, request).read(node.loop, key.getBytes(StandardCharsets.UTF_8), consistency, request.done(onDone), request.allIn(onAllIn));
+    coordinatorOf(node, request).read(node.loop, key.getBytes(StandardCharsets.UTF_8), consistency, request.done(onDone), request.newerLate(),
+        request.allIn(onAllIn));
     request.started();
     return request;
   }

@@ -188,8 +188,8 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
         calls.submit(call.write(), answerBytes, () -> start(call, version, bodyBytes, slot, answerBytes));
       }
       case Coordinate coordinate -> {
-        // Every replica's answer may carry the value, and all are in memory until the last is in:
-        // one value each, of the size lately seen (RecentValueSizes).
+        // Until the read is decided every replica's answer may be in memory at once, each with
+        // the value: one value each, of the size lately seen (RecentValueSizes).
         byte @Nullable [] written = coordinate.value();
         if (written != null) valueSizes.note(written.length);
         long answerBytes = coordinate.write() ? 0
@@ -304,18 +304,23 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       }, () -> budget.release(bodyBytes));
       return;
     }
-    // The replicas' answers are in memory until the last is in (and its repairs are written),
-    // which may be after the answer went out: the bytes not held by the answer stay taken until then.
+    // Until the read is decided the slot holds the whole reservation; from then on the answer
+    // holds its size, and the read the value it keeps for read repair until it is all in.
     CoordinatedReadBytes held = new CoordinatedReadBytes(share(), answerBytes);
     responses.hold(slot, answerBytes);
     coordinator.read(ctx().executor(), coordinate.key(), coordinate.consistency(), outcome -> { // on this loop
       FullHttpResponse response = coordinated(coordinate, version, outcome);
       valueSizes.note(response.content().readableBytes());
-      responses.hold(slot, held.answered(response.content().readableBytes()));
+      responses.hold(slot, held.decided(response.content().readableBytes(), valueBytes(outcome.newest())));
       responses.complete(slot, response);
       calls.finished(false);
       afterChange();
-    }, held::allIn);
+    }, newer -> held.newerKept(valueBytes(newer)), held::allIn);
+  }
+
+  private static long valueBytes(@Nullable Entry entry) {
+    byte[] value = entry == null ? null : entry.value();
+    return value == null ? 0 : value.length;
   }
 
   private static FullHttpResponse coordinated(Coordinate coordinate, HttpVersion version, Coordinator.Outcome outcome) {
