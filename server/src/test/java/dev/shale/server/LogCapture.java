@@ -10,7 +10,7 @@ import java.util.logging.Logger;
  * The lines a named logger writes while open: System.Logger writes through java.util.logging,
  * where a handler of our own sees every record the logger lets through.
  */
-final class LogCapture extends Handler implements AutoCloseable {
+public final class LogCapture extends Handler implements AutoCloseable {
   // Held strongly: java.util.logging keeps loggers only weakly, and a collected one loses the handler.
   private final Logger logger;
   private final List<String> lines = new ArrayList<>(); // guarded by this
@@ -19,13 +19,13 @@ final class LogCapture extends Handler implements AutoCloseable {
     this.logger = Logger.getLogger(name);
   }
 
-  static LogCapture of(String loggerName) {
+  public static LogCapture of(String loggerName) {
     LogCapture capture = new LogCapture(loggerName);
     capture.logger.addHandler(capture);
     return capture;
   }
 
-  synchronized List<String> lines() {
+  public synchronized List<String> lines() {
     return List.copyOf(lines);
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.NodeAddress;
+import dev.shale.server.LogCapture;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoop;
@@ -17,9 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 class HandshakeTest {
@@ -53,7 +51,7 @@ class HandshakeTest {
 
   @Test
   void aClientWithAWrongProofIsRefusedWithALogLine() throws Exception {
-    try (TestPeerServer server = new TestPeerServer(); Lines log = Lines.of(ServerHandshake.class);
+    try (TestPeerServer server = new TestPeerServer(); LogCapture log = LogCapture.of(ServerHandshake.class.getName());
         RawPeer peer = new RawPeer(server.port())) {
       peer.preface().send(hello(server, 1));
       assertThat(peer.receive()).isInstanceOf(PeerMessage.Challenge.class);
@@ -90,7 +88,7 @@ class HandshakeTest {
 
   @Test
   void anotherProtocolVersionIsRefusedNamingBoth() throws Exception {
-    try (TestPeerServer server = new TestPeerServer(); Lines log = Lines.of(ServerHandshake.class);
+    try (TestPeerServer server = new TestPeerServer(); LogCapture log = LogCapture.of(ServerHandshake.class.getName());
         RawPeer peer = new RawPeer(server.port())) {
       peer.preface().send(hello(server, 2));
       PeerMessage refused = peer.receive();
@@ -103,7 +101,7 @@ class HandshakeTest {
 
   @Test
   void anotherNodeListIsRefusedNamingBoth() throws Exception {
-    try (TestPeerServer server = new TestPeerServer(); Lines log = Lines.of(ServerHandshake.class)) {
+    try (TestPeerServer server = new TestPeerServer(); LogCapture log = LogCapture.of(ServerHandshake.class.getName())) {
       List<NodeAddress> more = new ArrayList<>(server.nodes);
       more.add(new NodeAddress("127.0.0.1", 1));
       Future<Channel> dialed = server.dialer(TestPeerServer.SECRET, more).dial(loop(server), server.self);
@@ -157,38 +155,5 @@ class HandshakeTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     in.transferTo(out);
     return out.toString(StandardCharsets.US_ASCII);
-  }
-
-  /** The lines a class's logger writes while open. */
-  private static final class Lines extends Handler implements AutoCloseable {
-    private final Logger logger;
-    private final List<String> lines = new ArrayList<>();
-
-    private Lines(Logger logger) {
-      this.logger = logger;
-    }
-
-    static Lines of(Class<?> type) {
-      Lines lines = new Lines(Logger.getLogger(type.getName()));
-      lines.logger.addHandler(lines);
-      return lines;
-    }
-
-    synchronized List<String> lines() {
-      return List.copyOf(lines);
-    }
-
-    @Override
-    public synchronized void publish(LogRecord record) {
-      lines.add(record.getMessage());
-    }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public void close() {
-      logger.removeHandler(this);
-    }
   }
 }
