@@ -14,8 +14,6 @@ import dev.shale.testkit.PeerWire;
 import dev.shale.testkit.TestSeed;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -123,7 +121,7 @@ class PeerFrameFuzzTest {
       boolean send(PeerWire wire, Random random) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         long length = (64 << 10) + 1 + (random.nextLong() & 0xFFFF_FFFFL); // over the limit, up to a 5-byte uvarint
-        uvarint(bytes, length);
+        PeerWire.writeUvarint(bytes, length);
         bytes.writeBytes(randomBytes(random, 64));
         wire.sendBytes(bytes.toByteArray());
         return false;
@@ -149,7 +147,7 @@ class PeerFrameFuzzTest {
 
       @Override
       boolean send(PeerWire wire, Random random) throws IOException {
-        wire.send(PeerWire.WRITE, 1, write(KEY, bytes("before ready"), 0, Long.MAX_VALUE >>> 20));
+        wire.send(PeerWire.WRITE, 1, PeerWire.writePayload(Long.MAX_VALUE >>> 20, 0, KEY, bytes("before ready")));
         return false;
       }
     },
@@ -163,9 +161,9 @@ class PeerFrameFuzzTest {
       boolean send(PeerWire wire, Random random) throws IOException {
         byte[] value = randomBytes(random, random.nextInt(300));
         long version = random.nextLong() >>> 24;
-        byte[] write = write(KEY, value, 0, version);
+        byte[] write = PeerWire.writePayload(version, 0, KEY, value);
         switch (random.nextInt(9)) {
-          case 0 -> wire.send(PeerWire.WRITE, 1, write(KEY, value, 2 + random.nextInt(254), version)); // undefined flag bits
+          case 0 -> wire.send(PeerWire.WRITE, 1, PeerWire.writePayload(version, 2 + random.nextInt(254), KEY, value)); // undefined flag bits
           case 1 -> wire.send(PeerWire.WRITE, 1, Arrays.copyOf(write, 1 + random.nextInt(write.length - 1))); // cut short
           case 2 -> wire.send(PeerWire.WRITE, 1, concat(write, randomBytes(random, 1 + random.nextInt(8)))); // bytes left over
           case 3 -> wire.send(PeerWire.READ, 1, concat(PeerWire.bytes(KEY), new byte[] {0})); // bytes left over
@@ -186,15 +184,6 @@ class PeerFrameFuzzTest {
     abstract boolean send(PeerWire wire, Random random) throws IOException;
   }
 
-  private static byte[] write(byte[] key, byte[] value, int flags, long version) {
-    ByteArrayOutputStream payload = new ByteArrayOutputStream();
-    payload.writeBytes(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(version).array());
-    payload.write(flags);
-    payload.writeBytes(PeerWire.bytes(key));
-    payload.writeBytes(PeerWire.bytes(value));
-    return payload.toByteArray();
-  }
-
   // The crc sits after the length's uvarint; flip at least one of its bits.
   private static byte[] corruptCrc(byte[] frame, Random random) {
     int lengthBytes = 0;
@@ -202,14 +191,6 @@ class PeerFrameFuzzTest {
     byte[] corrupt = frame.clone();
     corrupt[lengthBytes + 1 + random.nextInt(4)] ^= (byte) (1 << random.nextInt(8));
     return corrupt;
-  }
-
-  private static void uvarint(ByteArrayOutputStream out, long value) {
-    while ((value & ~0x7FL) != 0) {
-      out.write((int) ((value & 0x7F) | 0x80));
-      value >>>= 7;
-    }
-    out.write((int) value);
   }
 
   private static byte[] randomBytes(Random random, int n) {

@@ -179,12 +179,17 @@ public final class PeerWire implements AutoCloseable {
 
   /** Stores a record of {@code key} with {@code version}: {@code value}, or a tombstone if it is null. */
   public Reply write(byte[] key, byte @Nullable [] value, long version) throws IOException {
+    return call(WRITE, writePayload(version, value == null ? 1 : 0, key, value == null ? new byte[0] : value));
+  }
+
+  /** A WRITE's payload with any {@code flags} (bit 0: a tombstone; a test may set undefined ones). */
+  public static byte[] writePayload(long version, int flags, byte[] key, byte[] value) {
     ByteArrayOutputStream payload = new ByteArrayOutputStream();
     payload.writeBytes(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(version).array());
-    payload.write(value == null ? 1 : 0);
+    payload.write(flags);
     payload.writeBytes(bytes(key));
-    payload.writeBytes(bytes(value == null ? new byte[0] : value));
-    return call(WRITE, payload.toByteArray());
+    payload.writeBytes(bytes(value));
+    return payload.toByteArray();
   }
 
   private Reply call(int type, byte[] payload) throws IOException {
@@ -316,7 +321,8 @@ public final class PeerWire implements AutoCloseable {
     return bytes;
   }
 
-  static void writeUvarint(ByteArrayOutputStream out, long value) {
+  /** {@code uvarint}: unsigned LEB128, the shortest form. */
+  public static void writeUvarint(ByteArrayOutputStream out, long value) {
     while ((value & ~0x7FL) != 0) {
       out.write((int) ((value & 0x7F) | 0x80));
       value >>>= 7;
