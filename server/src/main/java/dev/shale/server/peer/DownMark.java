@@ -18,7 +18,9 @@ final class DownMark {
 
   // System.nanoTime() until which the peer is down, and the back-off that set it; 0 when up.
   private long downUntilNanos; // guarded by this
-  private long backoffMillis; // guarded by this
+  // Written under this; volatile so that cleared(), called for every frame a peer sends, can see
+  // without the lock (which the links of every event loop share) that there is nothing to clear.
+  private volatile long backoffMillis;
 
   /** An attempt failed: down for the next back-off, twice the last (from 50 ms, at most 1 s). */
   synchronized void failed() {
@@ -26,10 +28,16 @@ final class DownMark {
     downUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMillis);
   }
 
-  /** The peer showed it is up. */
-  synchronized void cleared() {
-    downUntilNanos = 0;
-    backoffMillis = 0;
+  /**
+   * The peer showed it is up. A failure that races with this may stand or be cleared, as if it
+   * came after or before: either is an order the two could have had.
+   */
+  void cleared() {
+    if (backoffMillis == 0) return; // the common case: up, and every answer says so again
+    synchronized (this) {
+      downUntilNanos = 0;
+      backoffMillis = 0;
+    }
   }
 
   /** Milliseconds left of the back-off (at least 1 while down), or 0 if attempts may be made. */
