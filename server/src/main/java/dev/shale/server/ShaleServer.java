@@ -5,6 +5,7 @@ import dev.shale.cluster.HintNotDelivered;
 import dev.shale.cluster.HintSender;
 import dev.shale.cluster.coordination.Coordinator;
 import dev.shale.cluster.coordination.MissedWrites;
+import dev.shale.cluster.coordination.ReplicaSets;
 import dev.shale.cluster.coordination.ReplicationStats;
 import dev.shale.server.coordination.HintDeliveries;
 import dev.shale.server.coordination.ReplicaCalls;
@@ -151,7 +152,8 @@ public final class ShaleServer implements AutoCloseable {
           sender -> new PeerRequestHandler(sender, service, pool, answerBudget, peerScans, maxValue),
           client::peerAuthenticated);
       replicaCalls = new ReplicaCalls(cluster.topology().self(), service, pool, client, missed);
-      coordinator = new Coordinator(cluster.placement(), replicaCalls, engine.clock(), missed, stats);
+      ReplicaSets replicaSets = new ReplicaSets(cluster.placement());
+      coordinator = new Coordinator(replicaSets, replicaCalls, engine.clock(), missed, stats);
     }
     ServerBootstrap bootstrap = new ServerBootstrap()
         .group(acceptGroup, ioGroup)

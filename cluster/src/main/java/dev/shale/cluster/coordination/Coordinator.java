@@ -2,7 +2,6 @@ package dev.shale.cluster.coordination;
 
 import dev.shale.cluster.Consistency;
 import dev.shale.cluster.NodeAddress;
-import dev.shale.cluster.Placement;
 import dev.shale.storage.Entry;
 import dev.shale.storage.HybridClock;
 import dev.shale.storage.StorageException;
@@ -13,7 +12,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Coordinates a client's request over the replicas of its key: the first {@code from} nodes of
- * the key's preference list, reached in parallel through {@link Replicas}. A request is decided as
+ * the key's preference list, and while a node change is pending also the key's new replicas for
+ * writes ({@link ReplicaSets} says which), reached in parallel through {@link Replicas}. A request is decided as
  * soon as {@code ack} replicas answered or it is known they cannot ({@link Tally}), without waiting
  * for the rest; the replicas still out finish in the background: their answers feed read repair,
  * their failures become hints ({@link MissedWrites}; a peer's only, never this node's own).
@@ -31,14 +31,14 @@ import org.jspecify.annotations.Nullable;
  * ReplicatedWrite}, confined to the thread of the {@code loop} given (every callback runs there).
  */
 public final class Coordinator {
-  private final Placement placement;
+  private final ReplicaSets replicaSets;
   private final Replicas replicas;
   private final HybridClock clock;
   private final MissedWrites missed;
   private final ReplicationStats stats;
 
-  public Coordinator(Placement placement, Replicas replicas, HybridClock clock, MissedWrites missed, ReplicationStats stats) {
-    this.placement = placement;
+  public Coordinator(ReplicaSets replicaSets, Replicas replicas, HybridClock clock, MissedWrites missed, ReplicationStats stats) {
+    this.replicaSets = replicaSets;
     this.replicas = replicas;
     this.clock = clock;
     this.missed = missed;
@@ -47,7 +47,7 @@ public final class Coordinator {
 
   /** Whether {@code key}'s replicas for {@code consistency} are this node alone (then the engine serves it directly). */
   public boolean isLocalOnly(byte[] key, Consistency consistency) {
-    return consistency.from() == 1 && placement.owner(key).equals(replicas.self());
+    return replicaSets.isLocalOnly(key, consistency, replicas.self());
   }
 
   /**
@@ -65,7 +65,7 @@ public final class Coordinator {
    */
   public void read(Executor loop, byte[] key, Consistency consistency, Consumer<Outcome> done, Consumer<Entry> newerLate,
       Runnable allIn) {
-    List<NodeAddress> targets = placement.preferenceList(key, consistency.from());
+    List<NodeAddress> targets = replicaSets.readTargets(key, consistency.from());
     new ReplicatedRead(replicas, loop, key, targets, new Tally(consistency), clock, stats, done, newerLate, allIn).start();
   }
 
@@ -78,7 +78,7 @@ public final class Coordinator {
    */
   public void write(Executor loop, byte[] key, byte @Nullable [] value, Consistency consistency, Consumer<Outcome> done,
       Runnable allIn) {
-    List<NodeAddress> targets = placement.preferenceList(key, consistency.from());
+    ReplicaSets.WriteTargets targets = replicaSets.writeTargets(key, consistency);
     long version;
     try {
       version = clock.next();
@@ -87,7 +87,7 @@ public final class Coordinator {
       allIn.run();
       return;
     }
-    new ReplicatedWrite(replicas, loop, key, value, version, targets, new Tally(consistency), missed, stats, done, allIn)
+    new ReplicatedWrite(replicas, loop, key, value, version, targets.nodes(), new Tally(targets.tally()), missed, stats, done, allIn)
         .start();
   }
 

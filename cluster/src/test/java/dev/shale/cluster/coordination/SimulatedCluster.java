@@ -108,6 +108,6 @@ final class SimulatedCluster {
   }
 
   private static Coordinator coordinatorOf(Node node, ObservedRequest request) {
-    return new Coordinator(node.placement, request, node.clock, node.missed, node.stats);
+    return new Coordinator(new ReplicaSets(node.placement), request, node.clock, node.missed, node.stats);
   }
 }
