@@ -3,10 +3,13 @@ package dev.shale.server;
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.HintNotDelivered;
 import dev.shale.cluster.HintSender;
+import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.coordination.Coordinator;
 import dev.shale.cluster.coordination.MissedWrites;
 import dev.shale.cluster.coordination.ReplicaSets;
 import dev.shale.cluster.coordination.ReplicationStats;
+import dev.shale.cluster.handoff.ChangeProgress;
+import dev.shale.cluster.handoff.Handoff;
 import dev.shale.server.coordination.HintDeliveries;
 import dev.shale.server.coordination.ReplicaCalls;
 import dev.shale.server.http.AnswerBudget;
@@ -16,6 +19,7 @@ import dev.shale.server.peer.PeerDialer;
 import dev.shale.server.peer.PeerEndpoint;
 import dev.shale.server.peer.PeerLinks;
 import dev.shale.server.peer.PeerRequestHandler;
+import dev.shale.server.scan.HandoffPulls;
 import dev.shale.server.scan.PeerScanServer;
 import dev.shale.server.scan.ScanThreads;
 import dev.shale.server.scan.Scans;
@@ -42,6 +46,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -71,6 +76,8 @@ public final class ShaleServer implements AutoCloseable {
   private final @Nullable PeerLinks client; // null without peers
   private final ReplicationStats stats;
   private final @Nullable ReplicaCalls replicaCalls; // null without peers
+  private final @Nullable Peers peers; // null without peers
+  private @Nullable Handoff handoff; // made by handoff(), closed by close()
   private final ChannelGroup connections;
   private final AtomicBoolean draining;
   private final Channel listener;
@@ -79,8 +86,8 @@ public final class ShaleServer implements AutoCloseable {
 
   private ShaleServer(
       ServerOptions options, EventLoopGroup acceptGroup, EventLoopGroup ioGroup, @Nullable StoragePool pool,
-      ScanThreads scanThreads, @Nullable PeerLinks client, ReplicationStats stats, @Nullable ReplicaCalls replicaCalls, ChannelGroup connections, AtomicBoolean draining, Channel listener,
-      String transport) {
+      ScanThreads scanThreads, @Nullable PeerLinks client, ReplicationStats stats, @Nullable ReplicaCalls replicaCalls,
+      @Nullable Peers peers, ChannelGroup connections, AtomicBoolean draining, Channel listener, String transport) {
     this.options = options;
     this.acceptGroup = acceptGroup;
     this.ioGroup = ioGroup;
@@ -89,6 +96,7 @@ public final class ShaleServer implements AutoCloseable {
     this.client = client;
     this.stats = stats;
     this.replicaCalls = replicaCalls;
+    this.peers = peers;
     this.connections = connections;
     this.draining = draining;
     this.listener = listener;
@@ -142,6 +150,7 @@ public final class ShaleServer implements AutoCloseable {
     PeerEndpoint peers = null;
     ReplicaCalls replicaCalls = null;
     Coordinator coordinator = null;
+    Peers handoffPeers = null;
     if (cluster != null && !cluster.topology().isSingle()) {
       int maxValue = options.maxValueSizeBytes();
       dialer = new PeerDialer(cluster.topology(), cluster.auth(),
@@ -154,6 +163,7 @@ public final class ShaleServer implements AutoCloseable {
       replicaCalls = new ReplicaCalls(cluster.topology().self(), service, pool, client, missed);
       ReplicaSets replicaSets = new ReplicaSets(cluster.placement());
       coordinator = new Coordinator(replicaSets, replicaCalls, engine.clock(), missed, stats);
+      handoffPeers = new Peers(cluster.topology().self(), replicaSets, new HandoffPulls(dialer, ioGroup, cluster.forwardTimeoutMillis()));
     }
     ServerBootstrap bootstrap = new ServerBootstrap()
         .group(acceptGroup, ioGroup)
@@ -172,10 +182,11 @@ public final class ShaleServer implements AutoCloseable {
       // Greets every peer, and returns once they know this node is up: a restarted node's
       // handshakes end the peers' down marks of it (bounded by the connect timeout).
       if (client != null) client.greetAll(greetMillis);
-      return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, client, stats, replicaCalls, connections, draining, listener,
-          epoll ? "epoll" : "nio");
+      return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, client, stats, replicaCalls, handoffPeers, connections,
+          draining, listener, epoll ? "epoll" : "nio");
     } catch (Exception e) {
       // syncUninterruptibly() rethrows the socket's checked exception unwrapped, hence Exception.
+      if (handoffPeers != null) handoffPeers.pulls().close();
       stopThreads(acceptGroup, ioGroup, pool, scanThreads);
       throw cannotListen(options, e);
     }
@@ -201,6 +212,24 @@ public final class ShaleServer implements AutoCloseable {
     }
     return new HintDeliveries(replicaCalls, ioGroup::next, stats, closed::get);
   }
+
+  /**
+   * This node's handoff, which the membership tells of node changes: it routes writes to the old
+   * and new replicas while a change is pending and pulls into {@code engine} (the server's) the
+   * ranges this node gains, keeping its progress in {@code directory} ({@code <data>/handoff}),
+   * at most {@code bytesPerSecond}. Made once; closed by {@link #close}.
+   *
+   * @throws IllegalStateException on a node without peers (it has nothing to hand off), or on a second call
+   */
+  public synchronized Handoff handoff(Engine engine, Path directory, int bytesPerSecond, ChangeProgress received) {
+    if (peers == null) throw new IllegalStateException("a node without peers has no handoff");
+    if (handoff != null) throw new IllegalStateException("the handoff is made once");
+    handoff = new Handoff(peers.self(), peers.replicaSets(), engine, peers.pulls(), directory, bytesPerSecond, received);
+    return handoff;
+  }
+
+  /** What a handoff needs of a node with peers. */
+  private record Peers(NodeAddress self, ReplicaSets replicaSets, HandoffPulls pulls) {}
 
   /** The address the server listens on (with the real port when the options said 0). */
   public InetSocketAddress localAddress() {
@@ -243,6 +272,11 @@ public final class ShaleServer implements AutoCloseable {
     // After the drain: replica requests still in flight then belong to cut connections (or
     // are read repairs and hint deliveries, which a later read or delivery redoes).
     if (client != null) client.close();
+    // Before the engine closes: a pull stops between batches and resumes at the next start.
+    synchronized (this) {
+      if (handoff != null) handoff.close();
+    }
+    if (peers != null) peers.pulls().close();
     stopThreads(acceptGroup, ioGroup, pool, scanThreads);
   }
 

@@ -2,6 +2,7 @@ package dev.shale.cluster.handoff;
 
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Placement;
+import dev.shale.cluster.Topology;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -34,6 +35,11 @@ import java.util.Set;
 public record PlacementChange(Placement before, Placement after, int replicas) {
   public PlacementChange {
     if (replicas < 1) throw new IllegalArgumentException("replicas must be >= 1: " + replicas);
+  }
+
+  /** The change from a cluster of {@code before} to one of {@code after} (neither empty). */
+  public static PlacementChange between(List<NodeAddress> before, List<NodeAddress> after, int replicas) {
+    return new PlacementChange(placementOf(before), placementOf(after), replicas);
   }
 
   /** {@code key}'s replicas before the change, most preferred first. */
@@ -77,6 +83,21 @@ public record PlacementChange(Placement before, Placement after, int replicas) {
   /** The ranges {@code node} loses. */
   public List<MovedRange> rangesLostBy(NodeAddress node) {
     return ranges().stream().filter(r -> r.losing().contains(node)).toList();
+  }
+
+  /**
+   * The replica sets before the change of the ranges {@code node} gains: each is one pull, from
+   * any of its nodes.
+   */
+  public Set<Set<NodeAddress>> sourcesOfRangesGainedBy(NodeAddress node) {
+    Set<Set<NodeAddress>> sources = new HashSet<>();
+    for (MovedRange range : rangesGainedBy(node)) sources.add(range.before());
+    return Set.copyOf(sources);
+  }
+
+  /** A placement of {@code nodes}: which node is "self" does not matter to preference lists. */
+  private static Placement placementOf(List<NodeAddress> nodes) {
+    return new Placement(new Topology(nodes, nodes.getFirst()));
   }
 
   private int replicasOn(Placement placement) {

@@ -1,12 +1,18 @@
 package dev.shale.server.peer;
 
+import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.handoff.GainedKeys;
+import dev.shale.cluster.handoff.PlacementChange;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.DecoderException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.zip.CRC32C;
 
 /**
@@ -143,12 +149,46 @@ final class FrameDecoder extends ByteToMessageDecoder {
 
   private static PeerMessage.Scan scan(long id, ByteBuf body) throws BadFrameException {
     int flags = unsignedByte(body);
-    if ((flags & ~1) != 0) throw new BadFrameException("a SCAN with undefined flag bits 0x" + Integer.toHexString(flags));
+    if ((flags & ~3) != 0) throw new BadFrameException("a SCAN with undefined flag bits 0x" + Integer.toHexString(flags));
     byte[] start = bytes(body);
     byte[] end = bytes(body);
     boolean hasEnd = (flags & 1) != 0;
     if (!hasEnd && end.length > 0) throw new BadFrameException("a SCAN without an end has " + end.length + " end bytes");
-    return new PeerMessage.Scan(id, start, hasEnd ? end : null);
+    GainedKeys gained = (flags & 2) != 0 ? gainedKeys(body) : null;
+    return new PeerMessage.Scan(id, start, hasEnd ? end : null, gained);
+  }
+
+  /** A SCAN's handoff filter (docs/format.md, "Internode protocol"). */
+  private static GainedKeys gainedKeys(ByteBuf body) throws BadFrameException {
+    int replicas = Uvarint.readInt(body);
+    List<NodeAddress> before = nodeList(string(body));
+    List<NodeAddress> after = nodeList(string(body));
+    NodeAddress receiver = node(string(body));
+    int count = Uvarint.readInt(body);
+    // Each set takes at least 2 bytes: a count past what the frame holds is a bad frame, not a loop.
+    if (count < 1 || count > body.readableBytes()) throw new BadFrameException("a handoff filter with " + count + " ranges");
+    Set<Set<NodeAddress>> sources = new HashSet<>();
+    for (int i = 0; i < count; i++) sources.add(Set.copyOf(nodeList(string(body))));
+    try {
+      return new GainedKeys(PlacementChange.between(before, after, replicas), receiver, sources);
+    } catch (IllegalArgumentException e) {
+      throw new BadFrameException("a bad handoff filter: " + e.getMessage());
+    }
+  }
+
+  private static List<NodeAddress> nodeList(String ids) throws BadFrameException {
+    List<NodeAddress> nodes = new ArrayList<>();
+    for (String id : ids.split(",", -1)) nodes.add(node(id));
+    if (new HashSet<>(nodes).size() != nodes.size()) throw new BadFrameException("a node list names a node twice: " + ids);
+    return nodes;
+  }
+
+  private static NodeAddress node(String id) throws BadFrameException {
+    try {
+      return NodeAddress.parse("http://" + id);
+    } catch (IllegalArgumentException e) {
+      throw new BadFrameException("a bad node id '" + id + "': " + e.getMessage());
+    }
   }
 
   private static int unsignedByte(ByteBuf body) throws BadFrameException {

@@ -1,11 +1,16 @@
 package dev.shale.server.peer;
 
+import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.handoff.GainedKeys;
+import dev.shale.cluster.handoff.NodeIds;
+import dev.shale.cluster.handoff.PlacementChange;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Set;
 import java.util.zip.CRC32C;
 import org.jspecify.annotations.Nullable;
 
@@ -81,9 +86,11 @@ final class Frames {
       }
       case PeerMessage.Scan scan -> {
         byte[] end = scan.end();
-        head.writeByte(end == null ? 0 : 1);
+        GainedKeys gained = scan.gained();
+        head.writeByte((end == null ? 0 : 1) | (gained == null ? 0 : 2));
         writeBytes(head, scan.start());
         writeBytes(head, end == null ? new byte[0] : end);
+        if (gained != null) writeGainedKeys(head, gained);
       }
       case PeerMessage.Value value -> {
         head.writeLongLE(value.version());
@@ -141,6 +148,17 @@ final class Frames {
     byte[] bytes = new byte[payload.readableBytes()];
     payload.readBytes(bytes);
     return new PeerMessage.Hello(protocolVersion, mode, sender, receiver, nodes, clientNonce, bytes);
+  }
+
+  /** A SCAN's handoff filter (docs/format.md, "Internode protocol"). */
+  private static void writeGainedKeys(ByteBuf out, GainedKeys gained) {
+    PlacementChange change = gained.change();
+    Uvarint.write(out, change.replicas());
+    writeString(out, NodeIds.join(change.before().topology().nodes()));
+    writeString(out, NodeIds.join(change.after().topology().nodes()));
+    writeString(out, gained.receiver().id());
+    Uvarint.write(out, gained.sources().size());
+    for (Set<NodeAddress> sources : gained.sources()) writeString(out, NodeIds.join(sources));
   }
 
   static void writeBytes(ByteBuf out, byte[] bytes) {

@@ -1,5 +1,6 @@
 package dev.shale.server.peer;
 
+import dev.shale.cluster.handoff.GainedKeys;
 import io.netty.buffer.ByteBuf;
 import org.jspecify.annotations.Nullable;
 
@@ -98,8 +99,11 @@ public sealed interface PeerMessage {
     }
   }
 
-  /** The internal scan stream of {@code [start, end)}; {@code end} null: to the last key. */
-  record Scan(long id, byte[] start, byte @Nullable [] end) implements Request {
+  /**
+   * The internal scan stream of {@code [start, end)}; {@code end} null: to the last key; {@code
+   * gained} null: every key, else only those a handoff pulls.
+   */
+  record Scan(long id, byte[] start, byte @Nullable [] end, @Nullable GainedKeys gained) implements Request {
     static final int TYPE = 0x12;
 
     @Override

@@ -111,7 +111,7 @@ public final class PeerRequestHandler extends ChannelInboundHandlerAdapter {
       case PeerMessage.Scan scan -> {
         scanning = true;
         ctx.channel().config().setAutoRead(false);
-        scans.scan(ctx, id, scan.start(), scan.end());
+        scans.scan(ctx, id, scan.start(), scan.end(), scan.gained());
       }
     }
   }

@@ -113,7 +113,7 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
     for (NodeAddress node : cluster.topology().nodes()) {
       NodeStream stream = node.equals(self)
           ? new LocalNodeStream(self, query::contains, localRecords, threads, ctx().executor())
-          : new PeerNodeStream(node, query::contains, dialer, cluster.forwardTimeoutMillis(), query.start(), query.end(),
+          : new PeerNodeStream(node, query::contains, dialer, cluster.forwardTimeoutMillis(), query.start(), query.end(), null,
               ctx().channel().eventLoop());
       streams.add(stream);
       byNode.put(node, stream);

@@ -1,6 +1,7 @@
 package dev.shale.server.scan;
 
 import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.handoff.GainedKeys;
 import dev.shale.server.Reasons;
 import dev.shale.server.peer.PeerDialer;
 import dev.shale.server.peer.PeerMessage;
@@ -15,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A peer's records in a cluster scan: a SCAN (docs/format.md, "Internode protocol") on a peer
+ * A peer's records in a cluster scan or a handoff's pull (with a handoff filter): a SCAN (docs/format.md, "Internode protocol") on a peer
  * connection of its own, dialed and authenticated for this scan on the client connection's event
  * loop and closed when the scan ends or is cut (never the replica requests' connections: a scan
  * holds its connection for as long as the client reads). The SCAN_DATA frames carry the internal
@@ -40,6 +41,7 @@ final class PeerNodeStream extends NodeStream {
   private final long timeoutMillis;
   private final byte[] start;
   private final byte @Nullable [] end;
+  private final @Nullable GainedKeys gained;
   private final EventLoop loop;
   private final RecordFrames.Decoder decoder;
   private @Nullable Channel channel;
@@ -48,12 +50,13 @@ final class PeerNodeStream extends NodeStream {
 
   PeerNodeStream(
       NodeAddress peer, ScanRange range, PeerDialer dialer, long timeoutMillis, byte[] start, byte @Nullable [] end,
-      EventLoop loop) {
+      @Nullable GainedKeys gained, EventLoop loop) {
     super(peer, range);
     this.dialer = dialer;
     this.timeoutMillis = timeoutMillis;
     this.start = start;
     this.end = end;
+    this.gained = gained;
     this.loop = loop;
     this.decoder = new RecordFrames.Decoder(peer.toString());
   }
@@ -80,7 +83,7 @@ final class PeerNodeStream extends NodeStream {
     channel = ready;
     ready.config().setAutoRead(false);
     ready.pipeline().addLast("scan", new Reader());
-    ready.writeAndFlush(new PeerMessage.Scan(SCAN_ID, start, end));
+    ready.writeAndFlush(new PeerMessage.Scan(SCAN_ID, start, end, gained));
     ready.read();
   }
 

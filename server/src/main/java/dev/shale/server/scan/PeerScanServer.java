@@ -1,17 +1,20 @@
 package dev.shale.server.scan;
 
+import dev.shale.cluster.handoff.GainedKeys;
 import dev.shale.server.EntityService;
 import dev.shale.server.peer.PeerScans;
+import dev.shale.storage.EntryIterator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.util.ReferenceCountUtil;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Serves peers' scans (SCAN, docs/format.md "Internode protocol"): this node's records of the
- * range, tombstones included, streamed by an {@link EngineScan} as SCAN_DATA frames
- * ({@link PeerScanAnswer}), with the same backpressure as a client's scan: a batch is pulled
+ * range (only the keys a handoff pulls, for a SCAN with a handoff filter), tombstones included,
+ * streamed by an {@link EngineScan} as SCAN_DATA frames ({@link PeerScanAnswer}), with the same backpressure as a client's scan: a batch is pulled
  * only once the previous one is written and the connection is writable.
  *
  * <p>A scan has its connection to itself: it takes the connection over, in the place of the
@@ -32,8 +35,11 @@ public final class PeerScanServer implements PeerScans {
   }
 
   @Override
-  public void scan(ChannelHandlerContext ctx, long id, byte[] start, byte @Nullable [] end) {
-    EngineScan scan = new EngineScan(() -> service.scan(start, end, true), threads, start, end);
+  public void scan(ChannelHandlerContext ctx, long id, byte[] start, byte @Nullable [] end, @Nullable GainedKeys gained) {
+    Supplier<EntryIterator> records = gained == null
+        ? () -> service.scan(start, end, true)
+        : () -> new GainedRecords(service.scan(start, end, true), gained);
+    EngineScan scan = new EngineScan(records, threads, start, end);
     ServedScan served = new ServedScan(scan, id);
     ctx.pipeline().replace(ctx.name(), "scan", served);
   }

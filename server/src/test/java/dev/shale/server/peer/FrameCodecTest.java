@@ -1,5 +1,8 @@
 package dev.shale.server.peer;
 
+import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.handoff.GainedKeys;
+import dev.shale.cluster.handoff.PlacementChange;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -36,14 +39,23 @@ class FrameCodecTest {
         new PeerMessage.Write(300, 42, bytes("key"), bytes("value")),
         new PeerMessage.Write(Long.MAX_VALUE, -1, bytes("key"), null),
         new PeerMessage.Write(5, 7, bytes("big"), new byte[70_000]),
-        new PeerMessage.Scan(-1L, bytes("a"), null), // -1: the largest u64, 10 bytes of varint
-        new PeerMessage.Scan(9, new byte[0], bytes("z")));
+        new PeerMessage.Scan(-1L, bytes("a"), null, null), // -1: the largest u64, 10 bytes of varint
+        new PeerMessage.Scan(9, new byte[0], bytes("z"), null),
+        new PeerMessage.Scan(10, bytes("a"), null, joinOfAFourthNode()));
     EmbeddedChannel server = channel(FrameDecoder.Side.SERVER);
     server.pipeline().get(FrameDecoder.class).authenticated(Frames.maxFrameBytes(MAX_VALUE));
     for (PeerMessage request : requests) {
       PeerMessage decoded = roundTrip(server, request);
       assertThat(decoded).usingRecursiveComparison().isEqualTo(request);
     }
+  }
+
+  /** A handoff filter: the fourth node pulls what it gains from the first three. */
+  private static GainedKeys joinOfAFourthNode() {
+    List<NodeAddress> nodes = List.of(new NodeAddress("127.0.0.1", 1), new NodeAddress("127.0.0.1", 2),
+        new NodeAddress("127.0.0.1", 3), new NodeAddress("127.0.0.1", 4));
+    PlacementChange join = PlacementChange.between(nodes.subList(0, 3), nodes, 3);
+    return new GainedKeys(join, nodes.get(3), join.sourcesOfRangesGainedBy(nodes.get(3)));
   }
 
   @Test

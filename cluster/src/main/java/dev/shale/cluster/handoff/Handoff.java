@@ -1,0 +1,113 @@
+package dev.shale.cluster.handoff;
+
+import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.coordination.ReplicaSets;
+import dev.shale.storage.Engine;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What makes a node change safe for the data, on one node: the {@link TopologyListener} the
+ * membership calls. When a change starts, writes go to the old and the new replicas ({@link
+ * ReplicaSets#begin}) and this node pulls the ranges it gains ({@link RangePulls}), then tells
+ * the membership ({@link ChangeProgress#received}). When the change is committed, requests
+ * follow the new placement ({@link ReplicaSets#commit}) and the progress file goes.
+ *
+ * <p>Thread safe: the listener's calls return at once; the pulls run on one thread of the
+ * handoff's own, one change at a time.
+ */
+public final class Handoff implements TopologyListener, AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(Handoff.class.getName());
+
+  /**
+   * The default {@code --stream-rate}: 8 MiB/s, a small share of what even a cloud disk writes,
+   * so that live writes (which share the log and the compactions) keep their latency; a join of
+   * a node that gains 100 GiB then takes under four hours.
+   */
+  public static final int DEFAULT_BYTES_PER_SECOND = 8 << 20;
+
+  private final NodeAddress self;
+  private final ReplicaSets replicaSets;
+  private final Engine engine;
+  private final PullSource pulls;
+  private final Path directory;
+  private final int bytesPerSecond;
+  private final ChangeProgress received;
+  private final ExecutorService thread =
+      Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().name("shale-handoff").daemon().unstarted(r));
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile @Nullable HandoffProgress progress; // of the change being pulled, for status
+
+  /**
+   * @param directory where the progress of a pull is kept ({@code <data>/handoff})
+   * @param bytesPerSecond the most key and value bytes a second the pulls write ({@code --stream-rate})
+   */
+  public Handoff(NodeAddress self, ReplicaSets replicaSets, Engine engine, PullSource pulls, Path directory, int bytesPerSecond,
+      ChangeProgress received) {
+    if (bytesPerSecond < 1) throw new IllegalArgumentException("bytesPerSecond must be >= 1: " + bytesPerSecond);
+    this.self = self;
+    this.replicaSets = replicaSets;
+    this.engine = engine;
+    this.pulls = pulls;
+    this.directory = directory;
+    this.bytesPerSecond = bytesPerSecond;
+    this.received = received;
+  }
+
+  @Override
+  public void changeStarted(PlacementChange change) {
+    replicaSets.begin(change);
+    thread.execute(() -> receive(change));
+  }
+
+  @Override
+  public void changeCommitted(PlacementChange change) {
+    replicaSets.commit(change);
+    thread.execute(() -> forget(change));
+  }
+
+  /** The ranges this node pulls in the pending change and how far each got; empty when none is. */
+  public List<RangeProgress> progress() {
+    HandoffProgress now = progress;
+    return now == null ? List.of() : now.ranges();
+  }
+
+  private void receive(PlacementChange change) {
+    if (closed.get()) return;
+    HandoffProgress pulled = HandoffProgress.open(directory, change, change.sourcesOfRangesGainedBy(self));
+    progress = pulled;
+    if (new RangePulls(change, self, pulls, engine, pulled, bytesPerSecond, closed::get).pullAll()) {
+      LOG.log(Level.INFO, () -> "handoff: " + self + " received every range it gains: " + pulled.ranges());
+      received.received(self);
+    }
+  }
+
+  private void forget(PlacementChange change) {
+    progress = null;
+    try {
+      Files.deleteIfExists(directory.resolve("progress"));
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, () -> "handoff: cannot delete the progress of a committed change: " + e.getMessage());
+    }
+  }
+
+  /** Stops the pulls (they resume at the next start) and waits for the thread. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) return;
+    thread.shutdown();
+    try {
+      if (!thread.awaitTermination(5, TimeUnit.SECONDS)) LOG.log(Level.WARNING, "handoff: the pull thread did not stop within 5 s");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

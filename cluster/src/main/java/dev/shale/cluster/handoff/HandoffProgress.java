@@ -1,0 +1,141 @@
+package dev.shale.cluster.handoff;
+
+import dev.shale.cluster.NodeAddress;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The persisted progress of the ranges a node gains in one change: {@code handoff/progress} in
+ * its data directory, in the format of docs/format.md ("Handoff progress"). A range advances
+ * only after the records it counts are written to the store, so a restarted node resumes each
+ * range after its last key and loses nothing.
+ *
+ * <p>Thread safe: the pull thread advances it, status readers take snapshots.
+ */
+public final class HandoffProgress {
+  static final String HEADER = "shale-handoff-progress 1";
+  private static final HexFormat HEX = HexFormat.of();
+
+  private final Path file;
+  private final String changeLine;
+  // @GuardedBy("this"); by sources, in the order of the file
+  private final Map<String, RangeProgress> ranges = new LinkedHashMap<>();
+
+  private HandoffProgress(Path file, String changeLine) {
+    this.file = file;
+    this.changeLine = changeLine;
+  }
+
+  /**
+   * The progress of {@code change}'s ranges {@code sources} in {@code directory}: as the file
+   * says if it belongs to this change, else from the start (and the file is replaced).
+   *
+   * @throws UncheckedIOException if the file cannot be read or written, or does not parse
+   */
+  public static HandoffProgress open(Path directory, PlacementChange change, Collection<? extends Collection<NodeAddress>> sources) {
+    HandoffProgress progress = new HandoffProgress(directory.resolve("progress"), changeLine(change));
+    try {
+      Files.createDirectories(directory);
+      Map<String, RangeProgress> stored = progress.read();
+      for (Collection<NodeAddress> set : sources) {
+        String ids = NodeIds.join(set);
+        progress.ranges.put(ids, stored.getOrDefault(ids, RangeProgress.start(ids)));
+      }
+      progress.write();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot keep the handoff's progress in " + progress.file + ": " + e.getMessage(), e);
+    }
+    return progress;
+  }
+
+  public synchronized RangeProgress of(Collection<NodeAddress> sources) {
+    RangeProgress range = ranges.get(NodeIds.join(sources));
+    if (range == null) throw new IllegalArgumentException("not a range of this change: " + NodeIds.join(sources));
+    return range;
+  }
+
+  /** {@code records} more records of {@code sources}' range, up to {@code lastKey}, are written. */
+  public synchronized void advance(Collection<NodeAddress> sources, byte[] lastKey, long records, long bytes) throws IOException {
+    ranges.put(NodeIds.join(sources), of(sources).advance(lastKey, records, bytes));
+    write();
+  }
+
+  /** Every key of {@code sources}' range is written. */
+  public synchronized void finish(Collection<NodeAddress> sources) throws IOException {
+    ranges.put(NodeIds.join(sources), of(sources).finish());
+    write();
+  }
+
+  public synchronized List<RangeProgress> ranges() {
+    return List.copyOf(ranges.values());
+  }
+
+  public synchronized boolean allDone() {
+    return ranges.values().stream().allMatch(RangeProgress::done);
+  }
+
+  private Map<String, RangeProgress> read() throws IOException {
+    Map<String, RangeProgress> stored = new LinkedHashMap<>();
+    if (!Files.exists(file)) return stored;
+    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    if (lines.isEmpty() || !lines.get(0).equals(HEADER)) throw malformed(1, "not a handoff progress file");
+    if (lines.size() < 2 || !lines.get(1).equals(changeLine)) return stored; // another change's
+    for (int i = 2; i < lines.size(); i++) {
+      String[] fields = lines.get(i).split(" ", -1);
+      if (fields.length != 6 || !fields[0].equals("range") || !(fields[2].equals("open") || fields[2].equals("done"))) {
+        throw malformed(i + 1, "not a range line");
+      }
+      try {
+        byte[] lastKey = fields[5].equals("-") ? null : HEX.parseHex(fields[5]);
+        stored.put(fields[1], new RangeProgress(fields[1], fields[2].equals("done"), Long.parseLong(fields[3]),
+            Long.parseLong(fields[4]), lastKey));
+      } catch (IllegalArgumentException e) {
+        throw malformed(i + 1, String.valueOf(e.getMessage()));
+      }
+    }
+    return stored;
+  }
+
+  private IOException malformed(int line, String why) {
+    return new IOException(file + " line " + line + ": " + why);
+  }
+
+  /** Replaces the file whole: a temporary file, fsynced, renamed over it. */
+  private void write() throws IOException {
+    List<String> lines = new ArrayList<>();
+    lines.add(HEADER);
+    lines.add(changeLine);
+    for (RangeProgress range : ranges.values()) {
+      byte[] lastKey = range.lastKey();
+      lines.add("range " + range.sources() + " " + (range.done() ? "done" : "open") + " " + range.records() + " "
+          + range.bytes() + " " + (lastKey == null ? "-" : HEX.formatHex(lastKey)));
+    }
+    byte[] bytes = (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
+    Path tmp = file.resolveSibling("progress.tmp");
+    try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        StandardOpenOption.TRUNCATE_EXISTING)) {
+      ByteBuffer buffer = ByteBuffer.wrap(bytes);
+      while (buffer.hasRemaining()) channel.write(buffer);
+      channel.force(true);
+    }
+    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  private static String changeLine(PlacementChange change) {
+    return "change " + change.replicas() + " " + NodeIds.join(change.before().topology().nodes()) + " "
+        + NodeIds.join(change.after().topology().nodes());
+  }
+}

@@ -1,0 +1,14 @@
+package dev.shale.cluster.handoff;
+
+import dev.shale.cluster.NodeAddress;
+import java.util.Collection;
+import java.util.stream.Collectors;
+
+/** How the handoff's files and frames name a set of nodes: ids sorted and joined with commas. */
+public final class NodeIds {
+  private NodeIds() {}
+
+  public static String join(Collection<NodeAddress> nodes) {
+    return nodes.stream().map(NodeAddress::id).sorted().collect(Collectors.joining(","));
+  }
+}
