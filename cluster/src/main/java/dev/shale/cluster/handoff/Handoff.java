@@ -85,7 +85,7 @@ public final class Handoff implements TopologyListener, AutoCloseable {
     HandoffProgress pulled = HandoffProgress.open(directory, change, change.sourcesOfRangesGainedBy(self));
     progress = pulled;
     if (new RangePulls(change, self, pulls, engine, pulled, bytesPerSecond, closed::get).pullAll()) {
-      LOG.log(Level.INFO, () -> "handoff: " + self + " received every range it gains: " + pulled.ranges());
+      LOG.log(Level.INFO, () -> "handoff: " + self + " holds every range it gains (" + pulled.ranges().size() + ")");
       received.received(self);
     }
   }

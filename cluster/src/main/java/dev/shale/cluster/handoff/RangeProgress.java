@@ -13,6 +13,11 @@ import org.jspecify.annotations.Nullable;
  * @param lastKey the highest key written, null before the first
  */
 public record RangeProgress(String sources, boolean done, long records, long bytes, byte @Nullable [] lastKey) {
+  /** For log lines: "done, 120 records, 9000 bytes". */
+  public String describe() {
+    return (done ? "done" : "open") + ", " + records + " records, " + bytes + " bytes";
+  }
+
   static RangeProgress start(String sources) {
     return new RangeProgress(sources, false, 0, 0, null);
   }

@@ -86,12 +86,14 @@ final class RangePulls {
           LOG.log(Level.ERROR, "handoff: cannot record range " + NodeIds.join(sources) + " as done: " + e.getMessage());
           return false;
         }
-        LOG.log(Level.INFO, () -> "handoff: range " + NodeIds.join(sources) + " pulled from " + source + ": " + progress.of(sources));
+        LOG.log(Level.INFO, () -> "handoff: range " + NodeIds.join(sources) + " pulled, the last part from " + source + ": "
+            + progress.of(sources).describe());
         return true;
       }
       LOG.log(Level.WARNING, () -> "handoff: pulling range " + NodeIds.join(sources) + " from " + source + " failed, "
           + "going on from another replica: " + failure);
     }
+    if (stopped.getAsBoolean()) return false; // resumes at the next start
     LOG.log(Level.ERROR, () -> "handoff: gave up pulling range " + NodeIds.join(sources) + " after " + ROUNDS
         + " rounds over its replicas; it resumes at the next change notice or restart");
     return false;
