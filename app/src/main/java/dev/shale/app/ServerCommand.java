@@ -6,6 +6,7 @@ import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.Placement;
 import dev.shale.cluster.Topology;
 import dev.shale.server.ServerOptions;
+import dev.shale.storage.BackgroundPriority;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.SyncMode;
 import java.lang.System.Logger.Level;
@@ -151,6 +152,14 @@ final class ServerCommand implements Callable<Integer> {
           + "Default: ${DEFAULT-VALUE}.")
   long memtableSizeBytes;
 
+  @Option(names = "--background-priority", paramLabel = "low|normal", defaultValue = "low",
+      converter = BackgroundPriorityConverter.class,
+      description =
+          "CPU priority of flushes and compactions. low (nice 19 on Linux): they use the CPU "
+          + "that requests leave idle, so they do not queue requests behind them; normal: the "
+          + "node's own. Default: ${DEFAULT-VALUE}.")
+  BackgroundPriority backgroundPriority;
+
   @Option(names = "--disk-reserve", paramLabel = "<size>", defaultValue = "64m",
       converter = ByteSizeConverter.class,
       description =
@@ -281,7 +290,8 @@ final class ServerCommand implements Callable<Integer> {
           .withSyncMode(sync)
           .withSyncIntervalMillis(syncIntervalMillis)
           .withMemtableSizeBytes(memtableSizeBytes)
-          .withDiskReserveBytes(diskReserveBytes);
+          .withDiskReserveBytes(diskReserveBytes)
+          .withBackgroundPriority(backgroundPriority);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }
