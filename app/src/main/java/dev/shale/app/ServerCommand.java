@@ -110,6 +110,13 @@ final class ServerCommand implements Callable<Integer> {
           + "fail at once (that replica counts as failed). Default: ${DEFAULT-VALUE}.")
   int maxPendingPerPeer;
 
+  @Option(names = "--read-speculation", paramLabel = "<ms>", defaultValue = "" + Cluster.DEFAULT_READ_SPECULATION_MILLIS,
+      description =
+          "A read asks ack of its from replicas (this node first when it is one), another at once "
+          + "when one fails, and all the rest when it is still unanswered after this long; 0: it "
+          + "asks all from replicas at once. Default: ${DEFAULT-VALUE}.")
+  long readSpeculationMillis;
+
   @Option(names = "--hint-max-size", paramLabel = "<size>", defaultValue = "1g",
       converter = ByteSizeConverter.class,
       description =
@@ -321,7 +328,8 @@ final class ServerCommand implements Callable<Integer> {
       throw usage(e.getMessage());
     }
     try {
-      return new Cluster(new Placement(topology), auth(topology), forwardTimeoutMillis, maxPendingPerPeer);
+      return new Cluster(new Placement(topology), auth(topology), forwardTimeoutMillis, maxPendingPerPeer,
+          readSpeculationMillis);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }
@@ -379,6 +387,7 @@ final class ServerCommand implements Callable<Integer> {
       Map.entry("diskReserveBytes", "--disk-reserve"),
       Map.entry("forwardTimeoutMillis", "--replica-timeout"),
       Map.entry("maxPendingPerPeer", "--peer-queue"),
+      Map.entry("readSpeculationMillis", "--read-speculation"),
       Map.entry("maxBytes", "--hint-max-size"),
       Map.entry("maxAgeMillis", "--hint-max-age"),
       Map.entry("deliveriesPerSecond", "--hint-rate"));

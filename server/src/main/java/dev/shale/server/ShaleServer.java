@@ -151,7 +151,8 @@ public final class ShaleServer implements AutoCloseable {
           sender -> new PeerRequestHandler(sender, service, pool, answerBudget, peerScans, maxValue),
           client::peerAuthenticated);
       replicaCalls = new ReplicaCalls(cluster.topology().self(), service, pool, client, missed);
-      coordinator = new Coordinator(cluster.placement(), replicaCalls, engine.clock(), missed, stats);
+      coordinator = new Coordinator(cluster.placement(), replicaCalls, engine.clock(), missed, stats,
+          cluster.readSpeculationMillis());
     }
     ServerBootstrap bootstrap = new ServerBootstrap()
         .group(acceptGroup, ioGroup)
