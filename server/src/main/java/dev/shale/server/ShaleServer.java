@@ -162,7 +162,7 @@ public final class ShaleServer implements AutoCloseable {
           client::peerAuthenticated);
       replicaCalls = new ReplicaCalls(cluster.topology().self(), service, pool, client, missed);
       ReplicaSets replicaSets = new ReplicaSets(cluster.placement());
-      coordinator = new Coordinator(replicaSets, replicaCalls, engine.clock(), missed, stats);
+      coordinator = new Coordinator(replicaSets, replicaCalls, engine.clock(), missed, stats, cluster.readSpeculationMillis());
       handoffPeers = new Peers(cluster.topology().self(), replicaSets, new HandoffPulls(dialer, ioGroup, cluster.forwardTimeoutMillis()));
     }
     ServerBootstrap bootstrap = new ServerBootstrap()
@@ -183,7 +183,7 @@ public final class ShaleServer implements AutoCloseable {
       // handshakes end the peers' down marks of it (bounded by the connect timeout).
       if (client != null) client.greetAll(greetMillis);
       return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, client, stats, replicaCalls, handoffPeers, connections,
-          draining, listener, epoll ? "epoll" : "nio");
+          draining, listener, (epoll ? "epoll" : "nio") + ", " + ioThreads + (ioThreads == 1 ? " event loop" : " event loops"));
     } catch (Exception e) {
       // syncUninterruptibly() rethrows the socket's checked exception unwrapped, hence Exception.
       if (handoffPeers != null) handoffPeers.pulls().close();
@@ -253,7 +253,7 @@ public final class ShaleServer implements AutoCloseable {
     return connections.size();
   }
 
-  /** "epoll" or "nio": the transport in use, for the startup log line. */
+  /** The transport in use and its event loops ("epoll, 2 event loops"), for the startup log line. */
   public String transport() {
     return transport;
   }
