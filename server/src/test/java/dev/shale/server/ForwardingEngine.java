@@ -6,6 +6,7 @@ import dev.shale.storage.EngineStats;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
 import dev.shale.storage.HybridClock;
+import java.util.function.Predicate;
 
 /**
  * An engine that passes every call on; tests override a method to block or fail it. Except
@@ -53,6 +54,11 @@ class ForwardingEngine implements Engine {
   @Override
   public void compact() {
     delegate.compact();
+  }
+
+  @Override
+  public void dropKeys(Predicate<byte[]> keys) {
+    delegate.dropKeys(keys);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.shale.storage;
 
 import java.nio.file.Path;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -137,6 +138,18 @@ public interface Engine extends AutoCloseable {
    * operators; background compaction needs no call.
    */
   void compact();
+
+  /**
+   * Drops, on this store alone and without tombstones, every record of the keys {@code keys}
+   * accepts that was written before the call: a {@link #compact} whose merge leaves them out.
+   * Blocks until done; {@code keys} is called on the compaction thread, once per key.
+   *
+   * <p>For a cluster node that no longer replicates those keys (docs/design.md, "Handoff"): a
+   * tombstone would be a record like any other, which a node that replicates the key again later
+   * would hold and which could win over the key's live value; dropping the records leaves
+   * nothing. A record of those keys written during the call may or may not survive it.
+   */
+  void dropKeys(Predicate<byte[]> keys);
 
   /** Counters and sizes for logs and metrics. */
   EngineStats stats();

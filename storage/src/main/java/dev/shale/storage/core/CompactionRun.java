@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -56,7 +57,7 @@ final class CompactionRun {
    * Writes the outputs of {@code compaction}. {@code cancelled} is polled per record: once true
    * (the engine is closing) the run stops with a CancellationException and deletes its outputs.
    */
-  Outputs write(Compaction compaction, TombstonePurge purge, BooleanSupplier cancelled)
+  Outputs write(Compaction compaction, TombstonePurge purge, Predicate<byte[]> dropKeys, BooleanSupplier cancelled)
       throws IOException {
     List<Iterator<Entry>> sources = new ArrayList<>();
     for (SharedTable t : compaction.allInputs()) sources.add(t.iterator());
@@ -65,7 +66,7 @@ final class CompactionRun {
     long bytes = 0;
     long records = 0;
     try {
-      Survivors survivors = new Survivors(merged, purge, cancelled);
+      Survivors survivors = new Survivors(merged, purge, dropKeys, cancelled);
       while (survivors.hasNext()) {
         SharedTable output = writeOne(survivors, compaction.outputLevel());
         outputs.add(output);
@@ -123,12 +124,14 @@ final class CompactionRun {
   private static final class Survivors {
     private final Iterator<Entry> merged;
     private final TombstonePurge purge;
+    private final Predicate<byte[]> dropKeys;
     private final BooleanSupplier cancelled;
     private @Nullable Entry next; // the survivor hasNext() found and take() has not returned yet
 
-    Survivors(Iterator<Entry> merged, TombstonePurge purge, BooleanSupplier cancelled) {
+    Survivors(Iterator<Entry> merged, TombstonePurge purge, Predicate<byte[]> dropKeys, BooleanSupplier cancelled) {
       this.merged = merged;
       this.purge = purge;
+      this.dropKeys = dropKeys;
       this.cancelled = cancelled;
     }
 
@@ -148,7 +151,8 @@ final class CompactionRun {
       while (next == null && merged.hasNext()) {
         if (cancelled.getAsBoolean()) throw new CancellationException("the engine is closing");
         Entry e = merged.next();
-        if (!purge.drop(e)) next = e;
+        // A dropped key's winner goes, and with it the key: the merge already left its older records out.
+        if (!dropKeys.test(e.key()) && !purge.drop(e)) next = e;
       }
       return next;
     }

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -63,7 +64,7 @@ final class Compactor implements Runnable {
   private boolean changed = true; // guarded by lock: the file set may have work; pick again
   private boolean stopping; // guarded by lock
   private volatile boolean stopRequested; // stopping, readable without the lock
-  private final ArrayDeque<CompletableFuture<Void>> fullRequests = new ArrayDeque<>(); // guarded by lock
+  private final ArrayDeque<FullRequest> fullRequests = new ArrayDeque<>(); // guarded by lock
 
   private final LongAdder compactions = new LongAdder();
   private final LongAdder bytesRead = new LongAdder();
@@ -99,13 +100,21 @@ final class Compactor implements Runnable {
 
   /** Asks for a full compaction of every table now in the store; completes when it is done. */
   CompletableFuture<Void> requestFull() {
+    return requestFull(key -> false);
+  }
+
+  /**
+   * Asks for a full compaction of every table now in the store that leaves out every record of
+   * the keys {@code dropKeys} accepts; completes when it is done.
+   */
+  CompletableFuture<Void> requestFull(Predicate<byte[]> dropKeys) {
     CompletableFuture<Void> request = new CompletableFuture<>();
     lock.lock();
     try {
       if (stopping) {
         request.completeExceptionally(new StorageException("engine is closed"));
       } else {
-        fullRequests.add(request);
+        fullRequests.add(new FullRequest(request, dropKeys));
         wake.signalAll();
       }
     } finally {
@@ -163,10 +172,10 @@ final class Compactor implements Runnable {
     long retryMillis = Flusher.FIRST_RETRY_MILLIS;
     try {
       while (true) {
-        CompletableFuture<Void> full = awaitWork();
+        FullRequest full = awaitWork();
         if (full == null && isStopping()) return;
         if (!gate.enter()) {
-          if (full != null) full.completeExceptionally(new StorageException("engine is closed"));
+          if (full != null) full.done().completeExceptionally(new StorageException("engine is closed"));
           return;
         }
         boolean ok;
@@ -190,7 +199,7 @@ final class Compactor implements Runnable {
   }
 
   // A full request, or null when there may be picked work (or the thread is stopping).
-  private @Nullable CompletableFuture<Void> awaitWork() throws InterruptedException {
+  private @Nullable FullRequest awaitWork() throws InterruptedException {
     lock.lock();
     try {
       while (!stopping && !changed && fullRequests.isEmpty()) wake.await();
@@ -227,7 +236,7 @@ final class Compactor implements Runnable {
     List<CompletableFuture<Void>> pending;
     lock.lock();
     try {
-      pending = new ArrayList<>(fullRequests);
+      pending = new ArrayList<>(fullRequests.stream().map(FullRequest::done).toList());
       fullRequests.clear();
     } finally {
       lock.unlock();
@@ -245,7 +254,7 @@ final class Compactor implements Runnable {
       Compaction compaction = picker.pick(pinned.levels());
       if (compaction == null) return true;
       if (!roomFor(compaction)) return false; // retried after the backoff
-      boolean ok = runOne(compaction, pinned) == null;
+      boolean ok = runOne(compaction, pinned, key -> false) == null;
       if (ok) signal();
       return ok;
     } finally {
@@ -257,23 +266,23 @@ final class Compactor implements Runnable {
   // reference on the replaced tables, which deletes them, so a caller of compact() that returns
   // finds them gone (unless a read of its own still holds them). Answered before, the caller
   // raced this thread's release and could measure the store with its old tables still on disk.
-  private boolean runFull(CompletableFuture<Void> request) {
+  private boolean runFull(FullRequest request) {
     ReadView pinned = host.retainView();
     if (pinned == null) {
-      request.completeExceptionally(new StorageException("engine is closed"));
+      request.done().completeExceptionally(new StorageException("engine is closed"));
       return true;
     }
     FullOutcome outcome;
     try {
-      outcome = fullCompaction(pinned);
+      outcome = fullCompaction(pinned, request.dropKeys());
     } finally {
       pinned.release();
     }
     if (outcome.failure() == null) {
-      request.complete(null);
+      request.done().complete(null);
       signal();
     } else {
-      request.completeExceptionally(outcome.failure());
+      request.done().completeExceptionally(outcome.failure());
     }
     run.reached("compaction.afterFullAnswered");
     return !outcome.compactionFailed();
@@ -285,7 +294,10 @@ final class Compactor implements Runnable {
    */
   private record FullOutcome(@Nullable Throwable failure, boolean compactionFailed) {}
 
-  private FullOutcome fullCompaction(ReadView pinned) {
+  /** A caller of compact() or dropKeys(): what it waits on, and the keys whose records the compaction leaves out. */
+  private record FullRequest(CompletableFuture<Void> done, Predicate<byte[]> dropKeys) {}
+
+  private FullOutcome fullCompaction(ReadView pinned, Predicate<byte[]> dropKeys) {
     List<SharedTable> corrupt = new ArrayList<>();
     for (SharedTable t : pinned.tables()) {
       if (t.isSetAside()) corrupt.add(t);
@@ -301,7 +313,7 @@ final class Compactor implements Runnable {
           + compaction.inputBytes() + " bytes of new tables beyond the disk reserve of "
           + options.diskReserveBytes() + " bytes; free some space and call it again"), false);
     }
-    Exception failure = compaction == null ? null : runOne(compaction, pinned);
+    Exception failure = compaction == null ? null : runOne(compaction, pinned, dropKeys);
     if (failure == null && stopRequested) {
       return new FullOutcome(new StorageException("engine closed before compact() finished"), false);
     }
@@ -326,14 +338,14 @@ final class Compactor implements Runnable {
   }
 
   // Null when the compaction is done (or abandoned because the engine closes); else its failure.
-  private @Nullable Exception runOne(Compaction compaction, ReadView pinned) {
+  private @Nullable Exception runOne(Compaction compaction, ReadView pinned, Predicate<byte[]> dropKeys) {
     long startNanos = System.nanoTime();
     try {
       CompactionRun.Outputs outputs = compaction.isTrivialMove()
           ? moved(compaction)
           : run.write(compaction, new TombstonePurge(options.wallClockMillis().getAsLong(),
               options.tombstoneGraceMillis(), pinned, compaction.allInputs()),
-              () -> stopRequested);
+              dropKeys, () -> stopRequested);
       boolean committed = commit(compaction, outputs);
       if (committed) record(compaction, outputs, startNanos);
       return null;

@@ -25,6 +25,7 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -233,10 +234,20 @@ final class LsmEngine implements Engine {
    */
   @Override
   public void compact() {
+    fullCompaction(key -> false);
+  }
+
+  /** Like {@link #compact}, and the full compaction leaves out the records of the dropped keys. */
+  @Override
+  public void dropKeys(Predicate<byte[]> keys) {
+    fullCompaction(keys);
+  }
+
+  private void fullCompaction(Predicate<byte[]> dropKeys) {
     checkOpen();
     writes.flushMemtables();
     try {
-      compactor.requestFull().get();
+      compactor.requestFull(dropKeys).get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new StorageException("interrupted waiting for compact() of " + directory);
