@@ -63,7 +63,7 @@ class HandoffTest {
   }
 
   @Test
-  void theNewNodeReceivesExactlyTheKeysItGainsWithTheirVersionsAndTombstonesAndKeepsNewerOnes() {
+  void theNewNodeReceivesExactlyTheKeysItGainsKeepingNewerOnesAndTheOldOnesDropWhatTheyLost() {
     startCluster(Handoff.DEFAULT_BYTES_PER_SECOND);
     Map<String, Entry> written = writeKeys(300, 100, 7);
     Node fourth = nodes[3];
@@ -93,6 +93,16 @@ class HandoffTest {
     RangeProgress range = fourth.handoff.progress().getFirst();
     assertThat(range.done()).isTrue();
     assertThat(range.records()).isEqualTo(local.size());
+
+    // Committed: each of the first three drops exactly the keys the fourth took from it.
+    for (Node node : nodes) node.handoff.changeCommitted(join);
+    for (Node old : List.of(nodes[0], nodes[1], nodes[2])) {
+      List<String> replicated = written.keySet().stream().filter(k -> join.replicasAfter(bytes(k)).contains(old.self())).toList();
+      assertThat(replicated.size()).isLessThan(written.size());
+      Await.until(old.self() + " keeps exactly the keys it replicates", DEADLINE,
+          () -> localRecords(old.engine).keySet().equals(new java.util.TreeSet<>(replicated)));
+    }
+    assertThat(localRecords(fourth.engine).keySet()).as("the fourth drops nothing: it lost no range").isEqualTo(local.keySet());
   }
 
   @Test

@@ -19,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  * membership calls. When a change starts, writes go to the old and the new replicas ({@link
  * ReplicaSets#begin}) and this node pulls the ranges it gains ({@link RangePulls}), then tells
  * the membership ({@link ChangeProgress#received}). When the change is committed, requests
- * follow the new placement ({@link ReplicaSets#commit}) and the progress file goes.
+ * follow the new placement ({@link ReplicaSets#commit}), this node drops its copies of the ranges
+ * it lost, and the progress file goes.
  *
  * <p>Thread safe: the listener's calls return at once; the pulls run on one thread of the
  * handoff's own, one change at a time.
@@ -90,8 +91,22 @@ public final class Handoff implements TopologyListener, AutoCloseable {
     }
   }
 
+  /**
+   * After the commit, and only then: drops this node's copies of the keys it replicated before
+   * the change and does not after, locally and without tombstones ({@link Engine#dropKeys}).
+   * Before the commit they are still a replica's copies that reads count on.
+   */
   private void forget(PlacementChange change) {
     progress = null;
+    if (!change.rangesLostBy(self).isEmpty() && !closed.get()) {
+      try {
+        engine.dropKeys(key -> change.rangeOf(key).losing().contains(self));
+        LOG.log(Level.INFO, () -> "handoff: " + self + " dropped its copies of the ranges it no longer replicates");
+      } catch (RuntimeException e) {
+        // The copies stay: harmless to reads (no one asks this node for them), they only take room.
+        LOG.log(Level.WARNING, () -> "handoff: cannot drop the ranges this node no longer replicates: " + e.getMessage());
+      }
+    }
     try {
       Files.deleteIfExists(directory.resolve("progress"));
     } catch (IOException e) {
