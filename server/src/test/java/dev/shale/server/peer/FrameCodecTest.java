@@ -126,6 +126,34 @@ class FrameCodecTest {
     assertRefused(FrameDecoder.Side.SERVER, new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0}, "varint");
   }
 
+  @Test
+  void scansWithABadHandoffFilterAreRefused() {
+    String three = "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3";
+    String four = three + ",127.0.0.1:4";
+    assertRefused(FrameDecoder.Side.SERVER, frame(0x12, 1, new byte[] {4, 1, 'a', 0}), "flag bits");
+    assertRefused(FrameDecoder.Side.SERVER, scan(0, three, four, "127.0.0.1:4", List.of(three)), "bad handoff filter");
+    assertRefused(FrameDecoder.Side.SERVER, scan(3, three, four, "127.0.0.1:5", List.of(three)), "is not a node after the change");
+    assertRefused(FrameDecoder.Side.SERVER, scan(3, three, four, "127.0.0.1:4", List.of()), "with 0 ranges");
+    assertRefused(FrameDecoder.Side.SERVER, scan(3, three, four + ",127.0.0.1:4", "127.0.0.1:4", List.of(three)), "twice");
+    assertRefused(FrameDecoder.Side.SERVER, scan(3, three, "not a node", "127.0.0.1:4", List.of(three)), "bad node id");
+    assertRefused(FrameDecoder.Side.SERVER, scan(3, three, four, "127.0.0.1:4", List.of("")), "bad node id");
+  }
+
+  /** A SCAN of everything with a handoff filter of these fields, as the format gives them. */
+  private static byte[] scan(int replicas, String before, String after, String receiver, List<String> sources) {
+    ByteBuf payload = Unpooled.buffer();
+    payload.writeByte(2);
+    Frames.writeBytes(payload, new byte[0]);
+    Frames.writeBytes(payload, new byte[0]);
+    Uvarint.write(payload, replicas);
+    Frames.writeString(payload, before);
+    Frames.writeString(payload, after);
+    Frames.writeString(payload, receiver);
+    Uvarint.write(payload, sources.size());
+    for (String set : sources) Frames.writeString(payload, set);
+    return frame(0x12, 1, ByteBufUtil.getBytes(payload));
+  }
+
   // A frame of type and id with the given payload bytes, crc and all.
   private static byte[] frame(int type, long id, byte[] payload) {
     ByteBuf body = Unpooled.buffer();
