@@ -3,6 +3,7 @@ package dev.shale.server;
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.coordination.Coordinator;
 import dev.shale.cluster.coordination.ReplicationStats;
+import dev.shale.cluster.handoff.RangeProgress;
 import dev.shale.server.http.AnswerBudget;
 import dev.shale.server.http.BodyBudget;
 import dev.shale.server.http.EntityHttpHandler;
@@ -22,8 +23,10 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.timeout.IdleStateHandler;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -69,14 +72,16 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   private final @Nullable Cluster cluster; // null without --cluster
   private final @Nullable Coordinator coordinator; // null without peers
   private final ReplicationStats stats;
+  private final Supplier<List<RangeProgress>> handoff; // the pulls of a pending node change, for /v0/status
   private final Scans scans;
   private final @Nullable PeerEndpoint peers; // null: this node takes no peer connections
 
   ServerInitializer(
       ServerOptions options, EntityService service, @Nullable StoragePool pool, BodyBudget budget,
       AnswerBudget answerBudget, ChannelGroup connections, BooleanSupplier draining, @Nullable Cluster cluster, @Nullable Coordinator coordinator,
-      ReplicationStats stats, Scans scans, @Nullable PeerEndpoint peers) {
+      ReplicationStats stats, Supplier<List<RangeProgress>> handoff, Scans scans, @Nullable PeerEndpoint peers) {
     this.scans = scans;
+    this.handoff = handoff;
     this.peers = peers;
     this.cluster = cluster;
     this.coordinator = coordinator;
@@ -110,7 +115,8 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     pipeline.addLast("http", new StrictServerCodec(decoderConfig()));
     pipeline.addLast("flow", new FlowControlHandler());
     pipeline.addLast("aggregator", new RequestAggregator(options.maxValueSizeBytes(), budget, requestTimeout, lingeringClose));
-    pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, answerBudget, valueSizes, options, cluster, coordinator, stats, scans));
+    pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, answerBudget, valueSizes, options, cluster, coordinator, stats, handoff,
+        scans));
   }
 
   private static HttpDecoderConfig decoderConfig() {

@@ -47,9 +47,11 @@ import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -77,7 +79,7 @@ public final class ShaleServer implements AutoCloseable {
   private final ReplicationStats stats;
   private final @Nullable ReplicaCalls replicaCalls; // null without peers
   private final @Nullable Peers peers; // null without peers
-  private @Nullable Handoff handoff; // made by handoff(), closed by close()
+  private final AtomicReference<Handoff> handoff; // made by handoff() (empty until then), closed by close()
   private final ChannelGroup connections;
   private final AtomicBoolean draining;
   private final Channel listener;
@@ -87,7 +89,8 @@ public final class ShaleServer implements AutoCloseable {
   private ShaleServer(
       ServerOptions options, EventLoopGroup acceptGroup, EventLoopGroup ioGroup, @Nullable StoragePool pool,
       ScanThreads scanThreads, @Nullable PeerLinks client, ReplicationStats stats, @Nullable ReplicaCalls replicaCalls,
-      @Nullable Peers peers, ChannelGroup connections, AtomicBoolean draining, Channel listener, String transport) {
+      @Nullable Peers peers, AtomicReference<Handoff> handoff, ChannelGroup connections, AtomicBoolean draining, Channel listener,
+      String transport) {
     this.options = options;
     this.acceptGroup = acceptGroup;
     this.ioGroup = ioGroup;
@@ -97,6 +100,7 @@ public final class ShaleServer implements AutoCloseable {
     this.stats = stats;
     this.replicaCalls = replicaCalls;
     this.peers = peers;
+    this.handoff = handoff;
     this.connections = connections;
     this.draining = draining;
     this.listener = listener;
@@ -151,6 +155,7 @@ public final class ShaleServer implements AutoCloseable {
     ReplicaCalls replicaCalls = null;
     Coordinator coordinator = null;
     Peers handoffPeers = null;
+    AtomicReference<Handoff> handoff = new AtomicReference<>();
     if (cluster != null && !cluster.topology().isSingle()) {
       int maxValue = options.maxValueSizeBytes();
       dialer = new PeerDialer(cluster.topology(), cluster.auth(),
@@ -176,13 +181,13 @@ public final class ShaleServer implements AutoCloseable {
         .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .childHandler(new ServerInitializer(
             options, service, pool, budget, answerBudget, connections, draining::get, cluster, coordinator, stats,
-            new Scans(service, scanThreads, cluster, dialer), peers));
+            () -> handoff.get() == null ? List.of() : handoff.get().progress(), new Scans(service, scanThreads, cluster, dialer), peers));
     try {
       Channel listener = bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
       // Greets every peer, and returns once they know this node is up: a restarted node's
       // handshakes end the peers' down marks of it (bounded by the connect timeout).
       if (client != null) client.greetAll(greetMillis);
-      return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, client, stats, replicaCalls, handoffPeers, connections,
+      return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, client, stats, replicaCalls, handoffPeers, handoff, connections,
           draining, listener, (epoll ? "epoll" : "nio") + ", " + ioThreads + (ioThreads == 1 ? " event loop" : " event loops"));
     } catch (Exception e) {
       // syncUninterruptibly() rethrows the socket's checked exception unwrapped, hence Exception.
@@ -223,9 +228,10 @@ public final class ShaleServer implements AutoCloseable {
    */
   public synchronized Handoff handoff(Engine engine, Path directory, int bytesPerSecond, ChangeProgress received) {
     if (peers == null) throw new IllegalStateException("a node without peers has no handoff");
-    if (handoff != null) throw new IllegalStateException("the handoff is made once");
-    handoff = new Handoff(peers.self(), peers.replicaSets(), engine, peers.pulls(), directory, bytesPerSecond, received);
-    return handoff;
+    if (handoff.get() != null) throw new IllegalStateException("the handoff is made once");
+    Handoff made = new Handoff(peers.self(), peers.replicaSets(), engine, peers.pulls(), directory, bytesPerSecond, received);
+    handoff.set(made);
+    return made;
   }
 
   /** What a handoff needs of a node with peers. */
@@ -274,7 +280,8 @@ public final class ShaleServer implements AutoCloseable {
     if (client != null) client.close();
     // Before the engine closes: a pull stops between batches and resumes at the next start.
     synchronized (this) {
-      if (handoff != null) handoff.close();
+      Handoff made = handoff.get();
+      if (made != null) made.close();
     }
     if (peers != null) peers.pulls().close();
     stopThreads(acceptGroup, ioGroup, pool, scanThreads);

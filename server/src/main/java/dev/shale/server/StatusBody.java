@@ -1,8 +1,10 @@
 package dev.shale.server;
 
 import dev.shale.cluster.coordination.ReplicationStats;
+import dev.shale.cluster.handoff.RangeProgress;
 import dev.shale.storage.EngineHealth;
 import dev.shale.storage.EngineStats;
+import java.util.List;
 import java.util.StringJoiner;
 
 /**
@@ -17,7 +19,7 @@ public final class StatusBody {
 
   private StatusBody() {}
 
-  public static String of(EngineStats stats, EngineHealth health, ReplicationStats replication) {
+  public static String of(EngineStats stats, EngineHealth health, ReplicationStats replication, List<RangeProgress> handoff) {
     return "{\"status\": \"" + (health.isDegraded() ? "degraded" : "serving") + "\""
         + ", " + healthMembers(health)
         + ", \"pid\": " + PID
@@ -29,7 +31,25 @@ public final class StatusBody {
         + ", \"compactions\": " + stats.compactions()
         + ", \"writeStalls\": " + stats.writeStalls()
         + ", \"valueLeases\": " + stats.valueLeases()
-        + ", " + replicationMembers(replication) + "}";
+        + ", " + replicationMembers(replication)
+        + ", \"handoff\": " + handoffMember(handoff) + "}";
+  }
+
+  /**
+   * The pulls of the node change under way (docs/design.md, "Handoff"): how many ranges this node
+   * gains and has received, the records and bytes so far, and each pull; all zero without one.
+   */
+  private static String handoffMember(List<RangeProgress> handoff) {
+    StringJoiner pulls = new StringJoiner(", ", "[", "]");
+    for (RangeProgress range : handoff) {
+      pulls.add("{\"sources\": " + quote(range.sources()) + ", \"state\": \"" + (range.done() ? "done" : "open")
+          + "\", \"records\": " + range.records() + ", \"bytes\": " + range.bytes() + "}");
+    }
+    return "{\"ranges\": " + handoff.size()
+        + ", \"rangesDone\": " + handoff.stream().filter(RangeProgress::done).count()
+        + ", \"records\": " + handoff.stream().mapToLong(RangeProgress::records).sum()
+        + ", \"bytes\": " + handoff.stream().mapToLong(RangeProgress::bytes).sum()
+        + ", \"pulls\": " + pulls + "}";
   }
 
   /** The replication counters and gauges: read repairs, and what became of the writes replicas missed. */

@@ -93,6 +93,8 @@ class HandoffTest {
     RangeProgress range = fourth.handoff.progress().getFirst();
     assertThat(range.done()).isTrue();
     assertThat(range.records()).isEqualTo(local.size());
+    assertThat(TestServer.text(fourth.server.get(fourth.server.uri("/v0/status"))))
+        .contains("\"handoff\": {\"ranges\": 1, \"rangesDone\": 1, \"records\": " + local.size() + ", ");
 
     // Committed: each of the first three drops exactly the keys the fourth took from it.
     for (Node node : nodes) node.handoff.changeCommitted(join);

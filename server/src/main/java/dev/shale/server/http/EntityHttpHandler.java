@@ -4,6 +4,7 @@ import dev.shale.cluster.Cluster;
 import dev.shale.cluster.Consistency;
 import dev.shale.cluster.coordination.Coordinator;
 import dev.shale.cluster.coordination.ReplicationStats;
+import dev.shale.cluster.handoff.RangeProgress;
 import dev.shale.server.EntityResult;
 import dev.shale.server.EntityService;
 import dev.shale.server.LentValueBuf;
@@ -29,6 +30,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
@@ -81,6 +83,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final ServerOptions options;
   private final @Nullable Coordinator coordinator; // null unless the cluster has other nodes
   private final ReplicationStats stats;
+  private final Supplier<List<RangeProgress>> handoff; // the pulls of a pending node change
   private final int nodes; // in the cluster; 1 without one
   private final Scans scans;
   private final AnswerBudget answerBudget;
@@ -96,8 +99,10 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
 
   public EntityHttpHandler(
       EntityService service, @Nullable StoragePool pool, BodyBudget budget, AnswerBudget answerBudget, RecentValueSizes valueSizes, ServerOptions options,
-      @Nullable Cluster cluster, @Nullable Coordinator coordinator, ReplicationStats stats, Scans scans) {
+      @Nullable Cluster cluster, @Nullable Coordinator coordinator, ReplicationStats stats,
+      Supplier<List<RangeProgress>> handoff, Scans scans) {
     this.scans = scans;
+    this.handoff = handoff;
     this.answerBudget = answerBudget;
     this.valueSizes = valueSizes;
     this.service = service;
@@ -424,7 +429,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     if (!HttpMethod.GET.equals(head.method())) {
       return Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), STATUS_METHODS);
     }
-    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(service.stats(), service.health(), stats));
+    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(service.stats(), service.health(), stats, handoff.get()));
   }
 
   /**
