@@ -4,16 +4,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Node lists for tests: {@code http://127.0.0.1:<8080 + i>}. */
-final class Nodes {
+public final class Nodes {
   private Nodes() {}
 
-  static List<NodeAddress> loopback(int count) {
+  public static List<NodeAddress> loopback(int count) {
     List<NodeAddress> nodes = new ArrayList<>();
     for (int i = 0; i < count; i++) nodes.add(new NodeAddress("127.0.0.1", 8080 + i));
     return nodes;
   }
 
-  static Placement placement(List<NodeAddress> nodes) {
+  public static Placement placement(List<NodeAddress> nodes) {
     return new Placement(new Topology(nodes, nodes.getFirst()));
   }
 }

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shale.cluster.Consistency;
 import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.Nodes;
 import dev.shale.cluster.Placement;
-import dev.shale.cluster.Topology;
 import dev.shale.cluster.handoff.PlacementChange;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -16,9 +16,10 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class ReplicaSetsTest {
-  private final List<NodeAddress> four = List.of(node(0), node(1), node(2), node(3));
-  private final Placement three = placement(four.subList(0, 3));
-  private final PlacementChange join = new PlacementChange(three, placement(four), 3);
+  private final List<NodeAddress> five = Nodes.loopback(5);
+  private final List<NodeAddress> four = five.subList(0, 4);
+  private final Placement three = Nodes.placement(four.subList(0, 3));
+  private final PlacementChange join = new PlacementChange(three, Nodes.placement(four), 3);
   private final Consistency quorum = new Consistency(2, 3);
 
   @Test
@@ -50,7 +51,7 @@ class ReplicaSetsTest {
     assertThat(moved).isPositive();
     sets.commit(join);
     assertThat(sets.pending()).isNull();
-    assertThat(sets.readTargets(key(7), 3)).isEqualTo(placement(four).preferenceList(key(7), 3));
+    assertThat(sets.readTargets(key(7), 3)).isEqualTo(Nodes.placement(four).preferenceList(key(7), 3));
   }
 
   /**
@@ -59,7 +60,7 @@ class ReplicaSetsTest {
    */
   @Test
   void noAcknowledgedWriteIsMissedByAReadQuorumAfterTheChange() {
-    PlacementChange leave = new PlacementChange(placement(four), three, 3);
+    PlacementChange leave = new PlacementChange(Nodes.placement(four), three, 3);
     for (PlacementChange change : List.of(join, leave)) {
       ReplicaSets sets = new ReplicaSets(change.before());
       sets.begin(change);
@@ -83,7 +84,7 @@ class ReplicaSetsTest {
     ReplicaSets sets = new ReplicaSets(three);
     sets.begin(join);
     sets.begin(join); // the same one again, as after a restart: fine
-    PlacementChange other = new PlacementChange(three, placement(List.of(node(0), node(1), node(2), node(4))), 3);
+    PlacementChange other = new PlacementChange(three, Nodes.placement(List.of(five.get(0), five.get(1), five.get(2), five.get(4))), 3);
     assertThatThrownBy(() -> sets.begin(other)).isInstanceOf(IllegalStateException.class).hasMessageContaining("already pending");
   }
 
@@ -95,14 +96,6 @@ class ReplicaSetsTest {
       all.add(subset);
     }
     return all;
-  }
-
-  private static NodeAddress node(int i) {
-    return new NodeAddress("127.0.0.1", 9200 + i);
-  }
-
-  private static Placement placement(List<NodeAddress> nodes) {
-    return new Placement(new Topology(nodes, nodes.getFirst()));
   }
 
   private static byte[] key(int i) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.Nodes;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class HandoffProgressTest {
-  private final List<NodeAddress> five = PlacementChangeTest.nodes(5);
+  private final List<NodeAddress> five = Nodes.loopback(5);
   private final PlacementChange join = PlacementChange.between(five.subList(0, 4), five, 3);
   private final Set<Set<NodeAddress>> gained = join.sourcesOfRangesGainedBy(five.get(4));
 

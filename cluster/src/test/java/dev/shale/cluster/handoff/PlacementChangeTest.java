@@ -3,8 +3,7 @@ package dev.shale.cluster.handoff;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.cluster.NodeAddress;
-import dev.shale.cluster.Placement;
-import dev.shale.cluster.Topology;
+import dev.shale.cluster.Nodes;
 import dev.shale.testkit.TestSeed;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -44,8 +43,8 @@ class PlacementChangeTest {
 
   @Test
   void aFourthNodeGainsAboutThreeQuartersOfTheKeysAndNoOldNodeGainsAny() {
-    List<NodeAddress> four = nodes(4);
-    PlacementChange change = new PlacementChange(placement(four.subList(0, 3)), placement(four), 3);
+    List<NodeAddress> four = Nodes.loopback(4);
+    PlacementChange change = new PlacementChange(Nodes.placement(four.subList(0, 3)), Nodes.placement(four), 3);
     NodeAddress added = four.get(3);
     int gained = 0;
     for (int i = 0; i < KEYS; i++) {
@@ -59,7 +58,7 @@ class PlacementChangeTest {
   }
 
   private static PlacementChange randomChange(Random random) {
-    List<NodeAddress> all = nodes(6);
+    List<NodeAddress> all = Nodes.loopback(6);
     Collections.shuffle(all, random);
     int beforeSize = 1 + random.nextInt(5);
     List<NodeAddress> before = new ArrayList<>(all.subList(0, beforeSize));
@@ -69,22 +68,12 @@ class PlacementChangeTest {
     int leaves = random.nextInt(Math.min(2, after.size()));
     for (int i = 0; i < leaves; i++) after.remove(random.nextInt(after.size()));
     if (after.equals(before)) after.add(all.get(beforeSize)); // beforeSize <= 5: a node is left
-    return new PlacementChange(placement(before), placement(after), 1 + random.nextInt(3));
+    return new PlacementChange(Nodes.placement(before), Nodes.placement(after), 1 + random.nextInt(3));
   }
 
   private static Set<NodeAddress> difference(List<NodeAddress> a, List<NodeAddress> b) {
     Set<NodeAddress> left = new HashSet<>(a);
     b.forEach(left::remove);
     return left;
-  }
-
-  static List<NodeAddress> nodes(int count) {
-    List<NodeAddress> nodes = new ArrayList<>();
-    for (int i = 0; i < count; i++) nodes.add(new NodeAddress("127.0.0.1", 9100 + i));
-    return nodes;
-  }
-
-  static Placement placement(List<NodeAddress> nodes) {
-    return new Placement(new Topology(nodes, nodes.getFirst()));
   }
 }
