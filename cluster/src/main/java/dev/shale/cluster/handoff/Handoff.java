@@ -4,6 +4,7 @@ import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.coordination.ReplicaSets;
 import dev.shale.storage.Engine;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,7 +84,13 @@ public final class Handoff implements TopologyListener, AutoCloseable {
 
   private void receive(PlacementChange change) {
     if (closed.get()) return;
-    HandoffProgress pulled = HandoffProgress.open(directory, change, change.sourcesOfRangesGainedBy(self));
+    HandoffProgress pulled;
+    try {
+      pulled = HandoffProgress.open(directory, change, change.sourcesOfRangesGainedBy(self));
+    } catch (UncheckedIOException e) { // on this thread nobody else would hear of it
+      LOG.log(Level.ERROR, () -> "handoff: cannot pull the ranges this node gains: " + e.getMessage());
+      return;
+    }
     progress = pulled;
     if (new RangePulls(change, self, pulls, engine, pulled, bytesPerSecond, closed::get).pullAll()) {
       LOG.log(Level.INFO, () -> "handoff: " + self + " holds every range it gains (" + pulled.ranges().size() + ")");
