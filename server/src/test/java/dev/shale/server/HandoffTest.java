@@ -30,6 +30,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -125,6 +126,39 @@ class HandoffTest {
         assertThat(read.statusCode()).as(entry.getKey()).isEqualTo(404);
       } else {
         assertThat(read.body()).as(entry.getKey()).isEqualTo(entry.getValue().value());
+      }
+    }
+  }
+
+  @Test
+  void aSteadyWriterLosesNoAcknowledgedWriteAcrossTheJoinAndItsCommit() throws Exception {
+    startCluster(64 << 10);
+    writeKeys(300, 0, 1 << 10); // about 225 KiB for the fourth: a few seconds at 64 KiB/s
+    Map<String, byte[]> acknowledged = new ConcurrentHashMap<>();
+    AtomicBoolean stop = new AtomicBoolean();
+    Thread writer = Thread.ofPlatform().name("steady-writer").start(() -> {
+      for (int i = 0; !stop.get(); i++) {
+        String key = "steady-" + i;
+        byte[] value = bytes("v" + i);
+        Node through = nodes[i % 4];
+        if (through.server.put(through.entityUri(key, QUORUM), value).statusCode() == 201) acknowledged.put(key, value);
+      }
+    });
+    try {
+      Await.until("some writes before the join", DEADLINE, () -> acknowledged.size() >= 20);
+      startJoin();
+      Await.until("the fourth node received its ranges", DEADLINE, () -> received.containsKey(nodes[3].self()));
+      int beforeCommit = acknowledged.size();
+      for (Node node : nodes) node.handoff.changeCommitted(join); // one by one, while the writer goes on
+      Await.until("some writes after the commit", DEADLINE, () -> acknowledged.size() >= beforeCommit + 20);
+    } finally {
+      stop.set(true);
+      writer.join();
+    }
+    for (Map.Entry<String, byte[]> write : acknowledged.entrySet()) {
+      for (Node node : nodes) {
+        assertThat(node.server.get(node.entityUri(write.getKey(), QUORUM)).body()).as(write.getKey() + " through " + node.self())
+            .isEqualTo(write.getValue());
       }
     }
   }
