@@ -14,10 +14,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * Coordinates a client's request over the replicas of its key: the first {@code from} nodes of
  * the key's preference list, and while a node change is pending also the key's new replicas for
- * writes ({@link ReplicaSets} says which), reached in parallel through {@link Replicas}. A request is decided as
- * soon as {@code ack} replicas answered or it is known they cannot ({@link Tally}), without waiting
- * for the rest; the replicas still out finish in the background: their answers feed read repair,
- * their failures become hints ({@link MissedWrites}; a peer's only, never this node's own).
+ * writes ({@link ReplicaSets} says which), reached in parallel through {@link Replicas}. A
+ * request is decided as soon as {@code ack} replicas answered or it is known they cannot ({@link
+ * Tally}), without waiting for the rest; the replicas still out finish in the background: their
+ * answers feed read repair, their failures become hints ({@link MissedWrites}; a peer's only,
+ * never this node's own).
  *
  * <p>Versions: one hybrid logical clock per node, the engine's. A write is stamped here with
  * {@code clock.next()}, and every version a replica returns is observed, so a write this node

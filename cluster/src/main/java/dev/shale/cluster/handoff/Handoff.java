@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
@@ -67,13 +68,22 @@ public final class Handoff implements TopologyListener, AutoCloseable {
   @Override
   public void changeStarted(PlacementChange change) {
     replicaSets.begin(change);
-    thread.execute(() -> receive(change));
+    onThread(() -> receive(change));
   }
 
   @Override
   public void changeCommitted(PlacementChange change) {
     replicaSets.commit(change);
-    thread.execute(() -> forget(change));
+    onThread(() -> forget(change));
+  }
+
+  /** Runs {@code work} on the handoff's thread, unless the node stops: its next start takes the change up. */
+  private void onThread(Runnable work) {
+    try {
+      thread.execute(work);
+    } catch (RejectedExecutionException stopped) {
+      LOG.log(Level.INFO, "handoff: this node is stopping; the change is taken up at its next start");
+    }
   }
 
   /** The ranges this node pulls in the pending change and how far each got; empty when none is. */
