@@ -19,6 +19,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -67,6 +68,10 @@ final class ClusterCommand implements Callable<Integer> {
       description = "Directory of the nodes' stores, logs and secret. Default: ${DEFAULT-VALUE}.")
   Path data;
 
+  @Option(names = "--replication-factor", paramLabel = "<n>",
+      description = "How many nodes keep each key (1 to --nodes). Default: 3, or every node when fewer.")
+  @Nullable Integer replicationFactor;
+
   @Option(names = "--node-heap", paramLabel = "<size>", defaultValue = "256m",
       description = "Java heap of each node (-Xmx); the nodes also get this JVM's -XX: options "
           + "(the launcher's collector, SHALE_JAVA_OPTS). Default: ${DEFAULT-VALUE}.")
@@ -101,6 +106,9 @@ final class ClusterCommand implements Callable<Integer> {
     if (basePort < 1 || basePort + nodes - 1 > 65535) {
       throw usage("--base-port " + basePort + " with " + nodes + " nodes leaves [1, 65535]");
     }
+    if (replicationFactor != null && (replicationFactor < 1 || replicationFactor > nodes)) {
+      throw usage("--replication-factor must be in [1, --nodes " + nodes + "]: " + replicationFactor);
+    }
   }
 
   private Path writeSecret() {
@@ -126,6 +134,7 @@ final class ClusterCommand implements Callable<Integer> {
         "-cp", System.getProperty("java.class.path"), Main.class.getName(), "server",
         "--host", host, "--port", Integer.toString(basePort + i), "--data", data.resolve("node-" + i).toString(),
         "--cluster", String.join(",", urls), "--cluster-secret-file", secret.toString()));
+    if (replicationFactor != null) command.addAll(List.of("--replication-factor", replicationFactor.toString()));
     try {
       return new ProcessBuilder(command)
           .redirectErrorStream(true)

@@ -1,5 +1,7 @@
 package dev.shale.cluster;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What a node knows about its cluster: where keys live, how peers authenticate each other,
  * and the limits of the requests a coordinator sends to other replicas.
@@ -11,16 +13,36 @@ package dev.shale.cluster;
  *     as failed
  * @param maxPendingPerPeer replica requests to one peer that may be in flight or wait for its
  *     connection (at least 1); past it they fail at once
+ * @param replicationFactor how many nodes keep each key: the first {@code replicationFactor} of
+ *     its preference list, and a request's default {@code from} (1 to the number of nodes)
  */
 public record Cluster(
-    Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer) {
+    Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer, int replicationFactor) {
+  /** The replication factor of a cluster of at least that many nodes, unless told otherwise. */
+  public static final int DEFAULT_REPLICATION_FACTOR = 3;
 
   public Cluster {
+    int nodes = placement.topology().size();
+    if (replicationFactor < 1) throw new IllegalArgumentException("replicationFactor must be at least 1: " + replicationFactor);
+    if (replicationFactor > nodes) {
+      throw new IllegalArgumentException("replicationFactor (" + replicationFactor + ") exceeds the cluster's " + nodes
+          + " node(s): a key cannot live on more nodes than there are");
+    }
     if (forwardTimeoutMillis <= 0) throw new IllegalArgumentException("forwardTimeoutMillis must be > 0: " + forwardTimeoutMillis);
     if (maxPendingPerPeer < 1) throw new IllegalArgumentException("maxPendingPerPeer must be >= 1: " + maxPendingPerPeer);
     if (!placement.topology().isSingle() && !auth.takesPeers()) {
       throw new IllegalArgumentException("a multi-node cluster needs a cluster secret or a trusted network");
     }
+  }
+
+  /** A cluster with the default replication factor for its size ({@link #defaultReplicationFactor}). */
+  public Cluster(Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer) {
+    this(placement, auth, forwardTimeoutMillis, maxPendingPerPeer, defaultReplicationFactor(placement.topology().size()));
+  }
+
+  /** {@link #DEFAULT_REPLICATION_FACTOR}, or every node of a smaller cluster. */
+  public static int defaultReplicationFactor(int nodes) {
+    return Math.min(DEFAULT_REPLICATION_FACTOR, nodes);
   }
 
   /** A node alone: every key is local; internal requests are refused. */
@@ -30,5 +52,15 @@ public record Cluster(
 
   public Topology topology() {
     return placement.topology();
+  }
+
+  /**
+   * A request's consistency from its {@code ack} and {@code from} parameters (null: absent),
+   * {@code from} defaulting to the replication factor ({@link Consistency#parse}).
+   *
+   * @throws IllegalArgumentException with a one-line reason fit for a 400
+   */
+  public Consistency consistency(@Nullable String ack, @Nullable String from) {
+    return Consistency.parse(ack, from, replicationFactor, topology().size());
   }
 }

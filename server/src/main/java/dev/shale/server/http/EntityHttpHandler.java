@@ -83,6 +83,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final @Nullable Coordinator coordinator; // null unless the cluster has other nodes
   private final ReplicationStats stats;
   private final int nodes; // in the cluster; 1 without one
+  private final int replicationFactor; // the cluster's; 1 without one
   private final Scans scans;
   private final AdminGate adminGate;
   private final AnswerBudget answerBudget;
@@ -109,6 +110,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     this.coordinator = coordinator;
     this.stats = stats;
     this.nodes = cluster == null ? 1 : cluster.topology().size();
+    this.replicationFactor = cluster == null ? 1 : cluster.replicationFactor();
     this.adminGate = new AdminGate(cluster == null ? null : cluster.auth().adminSignatures());
   }
 
@@ -253,7 +255,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     Consistency consistency;
     try {
       consistency = Consistency.parse(
-          QueryParams.value(target.query(), "ack"), QueryParams.value(target.query(), "from"), nodes);
+          QueryParams.value(target.query(), "ack"), QueryParams.value(target.query(), "from"), replicationFactor, nodes);
     } catch (InvalidRequestException | IllegalArgumentException e) {
       return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, Reasons.oneLine(e.getMessage())));
     }
@@ -431,7 +433,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     if (!HttpMethod.GET.equals(head.method())) {
       return Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), STATUS_METHODS);
     }
-    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(service.stats(), service.health(), stats));
+    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(service.stats(), service.health(), stats, replicationFactor));
   }
 
   /**
