@@ -2,7 +2,6 @@ package dev.shale.app;
 
 import dev.shale.cluster.AdminSignatures;
 import dev.shale.cluster.NodeAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
@@ -49,11 +48,7 @@ final class AdminOptions {
   }
 
   private @Nullable AdminSignatures signatures() {
-    if (clusterSecret != null && clusterSecretFile != null) {
-      throw usage("give either --cluster-secret or --cluster-secret-file, not both");
-    }
-    byte[] secret = clusterSecretFile != null ? SecretFile.read(clusterSecretFile, this::usage)
-        : clusterSecret != null ? clusterSecret.getBytes(StandardCharsets.UTF_8) : null;
+    byte[] secret = SecretFile.fromOptions(clusterSecret, clusterSecretFile, this::usage);
     if (secret == null) return null;
     try {
       return AdminSignatures.withSecret(secret);

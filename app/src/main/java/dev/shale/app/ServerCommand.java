@@ -9,7 +9,6 @@ import dev.shale.server.ServerOptions;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.SyncMode;
 import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -327,11 +326,7 @@ final class ServerCommand implements Callable<Integer> {
   }
 
   private InternalAuth auth(Topology topology) {
-    if (clusterSecret != null && clusterSecretFile != null) {
-      throw usage("give either --cluster-secret or --cluster-secret-file, not both");
-    }
-    byte[] secret = clusterSecretFile != null ? SecretFile.read(clusterSecretFile, this::usage)
-        : clusterSecret != null ? clusterSecret.getBytes(StandardCharsets.UTF_8) : null;
+    byte[] secret = SecretFile.fromOptions(clusterSecret, clusterSecretFile, this::usage);
     if (secret != null && trustedNetwork) {
       throw usage("give either a cluster secret or --trusted-network, not both");
     }

@@ -1,7 +1,6 @@
 package dev.shale.cluster;
 
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
@@ -31,7 +30,6 @@ public final class AdminSignatures {
   /** Nonces kept at once; past it admin requests are refused until some expire. */
   static final int MAX_NONCES = 4_096;
 
-  private static final String ALGORITHM = "HmacSHA256";
   // Do not change: part of the signature scheme (a new scheme takes a new label).
   private static final String LABEL = "shale admin v1";
   private static final Pattern TIME = Pattern.compile("[0-9]{1,15}");
@@ -52,8 +50,9 @@ public final class AdminSignatures {
       throw new IllegalArgumentException(
           "the cluster secret must be at least " + InternalAuth.MIN_SECRET_BYTES + " bytes, not " + secret.length);
     }
-    SecretKeySpec adminKey = new SecretKeySpec(hmac(new SecretKeySpec(secret.clone(), ALGORITHM), LABEL), ALGORITHM);
-    this.macs = ThreadLocal.withInitial(() -> newMac(adminKey));
+    byte[] derived = HmacSha256.newMac(HmacSha256.key(secret)).doFinal(LABEL.getBytes(StandardCharsets.US_ASCII));
+    SecretKeySpec adminKey = HmacSha256.key(derived);
+    this.macs = ThreadLocal.withInitial(() -> HmacSha256.newMac(adminKey));
     this.clockMillis = clockMillis;
   }
 
@@ -130,25 +129,11 @@ public final class AdminSignatures {
     return macs.get().doFinal(toSign.getBytes(StandardCharsets.US_ASCII));
   }
 
-  private static byte[] hmac(SecretKeySpec key, String message) {
-    return newMac(key).doFinal(message.getBytes(StandardCharsets.US_ASCII));
-  }
-
   private static byte[] sha256(byte[] body) {
     try {
       return MessageDigest.getInstance("SHA-256").digest(body);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is not available in this JDK", e);
-    }
-  }
-
-  private static Mac newMac(SecretKeySpec key) {
-    try {
-      Mac mac = Mac.getInstance(ALGORITHM);
-      mac.init(key);
-      return mac;
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("HMAC-SHA256 is not available in this JDK", e);
     }
   }
 }
