@@ -86,8 +86,9 @@ final class ServerCommand implements Callable<Integer> {
 
   @Option(names = "--cluster-secret", paramLabel = "<secret>",
       description =
-          "The secret, shared by every node, that nodes prove to each other when they connect (at "
-          + "least 16 bytes). Prefer --cluster-secret-file: a command line is visible to other users.")
+          "The secret, shared by every node, that nodes prove to each other when they connect, and "
+          + "that signs admin calls (/v0/admin/..., which need it then; at least 16 bytes). Prefer "
+          + "--cluster-secret-file: a command line is visible to other users.")
   @Nullable String clusterSecret;
 
   @Option(names = "--cluster-secret-file", paramLabel = "<file>",
