@@ -2,6 +2,7 @@ package dev.shale.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shale.testkit.Await;
 import dev.shale.testkit.EntityClient;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -26,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Five node processes with {@code --replication-factor 3}: each key lives on exactly the first
  * three nodes of its preference list, requests default to 2/3 of those, a cluster scan gives
- * every key once, and all of it holds with a node stopped. The tests share the cluster and run
- * in order (the last stops a node).
+ * every key once, and all of it holds with a node stopped, which gets the hints of its own keys
+ * only once back. The tests share the cluster and run in order (the last two stop and restart a node).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -132,6 +133,33 @@ class ReplicationFactorClusterTest {
       expected.put(id(i), "down-" + i);
     }
     assertThat(scan(0, "start=rf-&scope=cluster")).isEqualTo(expected);
+  }
+
+  @Test
+  @Order(6)
+  void theStoppedNodeGetsHintsOfItsOwnKeysOnly() throws Exception {
+    long hintsStored = 0;
+    for (int n = 0; n < 4; n++) hintsStored += cluster.counter(n, "hintsStored");
+    assertThat(hintsStored).as("writes node 4 missed").isPositive();
+
+    cluster.restart(4);
+
+    // Every hint delivered (so none still on its way to node 4), then node 4 holds exactly the
+    // writes it missed of the keys it replicates.
+    Await.until("every hint delivered", Duration.ofSeconds(60), () -> {
+      for (int n = 0; n < 4; n++) if (cluster.counter(n, "hintsPending") != 0) return false;
+      return true;
+    });
+    for (int i = 1; i < KEYS; i += 5) {
+      String id = id(i);
+      EntityClient.Reply held = cluster.readAlone(4, id);
+      if (cluster.replicasOf(id, FACTOR).contains(4)) {
+        assertThat(held.status()).as(id).isEqualTo(200);
+        assertThat(held.text()).as(id).isEqualTo(expected.get(id));
+      } else {
+        assertThat(held.status()).as(id).isEqualTo(404);
+      }
+    }
   }
 
   /** The entries of a 200 scan through node {@code n}, by key; each key must come once. */
