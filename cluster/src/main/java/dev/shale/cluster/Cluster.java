@@ -13,13 +13,35 @@ import org.jspecify.annotations.Nullable;
  *     as failed
  * @param maxPendingPerPeer replica requests to one peer that may be in flight or wait for its
  *     connection (at least 1); past it they fail at once
+ * @param readSpeculationMillis how long a read waits for the {@code ack} replicas it asked before
+ *     it asks the rest of {@code from} too ({@code --read-speculation}); 0: it asks them all at once
  * @param replicationFactor how many nodes keep each key: the first {@code replicationFactor} of
  *     its preference list, and a request's default {@code from} (1 to the number of nodes)
  */
 public record Cluster(
-    Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer, int replicationFactor) {
+    Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer, long readSpeculationMillis,
+    int replicationFactor) {
+
+  /**
+   * The default read speculation: above the p99.9 of a replica read on a healthy loopback or LAN
+   * cluster (well under a millisecond at the median, a few at p99.9 under load, docs/perf/cluster.md),
+   * so that it asks more replicas only when one is in trouble, and far below the replica timeout.
+   */
+  public static final long DEFAULT_READ_SPECULATION_MILLIS = 10;
+
   /** The replication factor of a cluster of at least that many nodes, unless told otherwise. */
   public static final int DEFAULT_REPLICATION_FACTOR = 3;
+
+  /** A cluster with the {@link #DEFAULT_READ_SPECULATION_MILLIS default read speculation} and replication factor. */
+  public Cluster(Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer) {
+    this(placement, auth, forwardTimeoutMillis, maxPendingPerPeer, DEFAULT_READ_SPECULATION_MILLIS);
+  }
+
+  /** A cluster with the default replication factor for its size ({@link #defaultReplicationFactor}). */
+  public Cluster(Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer, long readSpeculationMillis) {
+    this(placement, auth, forwardTimeoutMillis, maxPendingPerPeer, readSpeculationMillis,
+        defaultReplicationFactor(placement.topology().size()));
+  }
 
   public Cluster {
     int nodes = placement.topology().size();
@@ -28,16 +50,12 @@ public record Cluster(
       throw new IllegalArgumentException("replicationFactor (" + replicationFactor + ") exceeds the cluster's " + nodes
           + " node(s): a key cannot live on more nodes than there are");
     }
+    if (readSpeculationMillis < 0) throw new IllegalArgumentException("readSpeculationMillis must be >= 0: " + readSpeculationMillis);
     if (forwardTimeoutMillis <= 0) throw new IllegalArgumentException("forwardTimeoutMillis must be > 0: " + forwardTimeoutMillis);
     if (maxPendingPerPeer < 1) throw new IllegalArgumentException("maxPendingPerPeer must be >= 1: " + maxPendingPerPeer);
     if (!placement.topology().isSingle() && !auth.takesPeers()) {
       throw new IllegalArgumentException("a multi-node cluster needs a cluster secret or a trusted network");
     }
-  }
-
-  /** A cluster with the default replication factor for its size ({@link #defaultReplicationFactor}). */
-  public Cluster(Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer) {
-    this(placement, auth, forwardTimeoutMillis, maxPendingPerPeer, defaultReplicationFactor(placement.topology().size()));
   }
 
   /** {@link #DEFAULT_REPLICATION_FACTOR}, or every node of a smaller cluster. */

@@ -64,10 +64,10 @@ class ConsistencyTest {
   @Test
   void aClusterRefusesAReplicationFactorOutsideOneToItsSize() {
     Cluster four = cluster(4);
-    assertThat(new Cluster(four.placement(), four.auth(), 1_000, 1, 4).consistency(null, null)).isEqualTo(new Consistency(3, 4));
-    assertThatThrownBy(() -> new Cluster(four.placement(), four.auth(), 1_000, 1, 5))
+    assertThat(new Cluster(four.placement(), four.auth(), 1_000, 1, Cluster.DEFAULT_READ_SPECULATION_MILLIS, 4).consistency(null, null)).isEqualTo(new Consistency(3, 4));
+    assertThatThrownBy(() -> new Cluster(four.placement(), four.auth(), 1_000, 1, Cluster.DEFAULT_READ_SPECULATION_MILLIS, 5))
         .hasMessage("replicationFactor (5) exceeds the cluster's 4 node(s): a key cannot live on more nodes than there are");
-    assertThatThrownBy(() -> new Cluster(four.placement(), four.auth(), 1_000, 1, 0))
+    assertThatThrownBy(() -> new Cluster(four.placement(), four.auth(), 1_000, 1, Cluster.DEFAULT_READ_SPECULATION_MILLIS, 0))
         .hasMessage("replicationFactor must be at least 1: 0");
   }
 

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -40,6 +41,8 @@ final class WriteQueue {
 
   /** The most places a write group's list is made with; a larger group grows it. */
   private static final int MAX_GROUP_PREALLOCATION = 64;
+  /** A segment switch at least this slow is logged: writers waited for it. */
+  static final long SLOW_SWITCH_MILLIS = 100;
 
   private static final System.Logger LOG = System.getLogger(WriteQueue.class.getName());
 
@@ -268,8 +271,14 @@ final class WriteQueue {
         || log.sizeBytes() >= options.memtableSizeBytes();
   }
 
-  /** Freezes the active memtable, starting a new log segment; the flush thread takes it. */
+  /**
+   * Freezes the active memtable, starting a new log segment; the flush thread takes it. Writers
+   * wait meanwhile: creating the segment costs two fsyncs (its header, the directory) and the
+   * switch one more (the previous segment), so a switch that takes {@link #SLOW_SWITCH_MILLIS} or
+   * more is logged with its parts, as a slow disk would be reported by etcd's "slow fdatasync".
+   */
   private void freezeActive(ReadView current) {
+    long startNanos = System.nanoTime();
     long number = fileNumbers.allocate();
     Path file = directory.resolve(FileNames.log(number));
     LogWriter next;
@@ -280,6 +289,7 @@ final class WriteQueue {
       if (DiskSpace.isNoSpace(e)) throw disk.full(file, e);
       throw new StorageException("creating log segment " + file + " failed: " + e, e);
     }
+    long createdNanos = System.nanoTime();
     long frozenLogNumber = log.number();
     try {
       log.switchTo(next);
@@ -291,6 +301,13 @@ final class WriteQueue {
     view.publish(current.withFrozenActive(frozenLogNumber, fresh));
     fresh.release(); // the view holds it now
     flushes.frozenAdded();
+    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+    if (millis >= SLOW_SWITCH_MILLIS) {
+      LOG.log(Level.WARNING, "switching log segments took " + millis + " ms, writers waiting (creating "
+          + FileNames.log(number) + " " + TimeUnit.NANOSECONDS.toMillis(createdNanos - startNanos) + " ms, fsync of "
+          + FileNames.log(frozenLogNumber) + " " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - createdNanos)
+          + " ms): a slow disk");
+    }
   }
 
   private List<PendingWrite> takeGroup() {
