@@ -161,6 +161,25 @@ class CommandLineTest {
   }
 
   @Test
+  void theReplicationFactorDefaultsToThreeOrEveryNodeAndIsCheckedAgainstTheCluster() {
+    String two = "--cluster=http://127.0.0.1:8081,http://127.0.0.1:8080";
+    String four = "--cluster=http://127.0.0.1:8080,http://127.0.0.1:8081,http://127.0.0.1:8082,http://127.0.0.1:8083";
+    assertThat(parse("--port=8080", two, "--trusted-network").cluster().replicationFactor()).isEqualTo(2);
+    assertThat(parse("--port=8080", four, "--trusted-network").cluster().replicationFactor()).isEqualTo(3);
+    assertThat(parse("--port=8080", four, "--trusted-network", "--replication-factor=2").cluster().replicationFactor()).isEqualTo(2);
+    assertThat(parse("--port=8080", four, "--trusted-network", "--replication-factor=4").cluster().replicationFactor()).isEqualTo(4);
+
+    assertThat(run("server", "--port=8080", two, "--trusted-network", "--replication-factor=3")).isEqualTo(2);
+    assertThat(err.toString()).contains("--replication-factor (3) exceeds the cluster's 2 node(s)");
+    assertThat(run("server", "--port=8080", two, "--trusted-network", "--replication-factor=0")).isEqualTo(2);
+    assertThat(err.toString()).contains("--replication-factor must be at least 1: 0");
+    assertThat(run("server", "--replication-factor=1")).isEqualTo(2);
+    assertThat(err.toString()).contains("--replication-factor need --cluster");
+    assertThat(run("cluster", "--nodes=2", "--replication-factor=3")).isEqualTo(2);
+    assertThat(err.toString()).contains("--replication-factor must be in [1, --nodes 2]: 3");
+  }
+
+  @Test
   void theSecretIsReadFromItsFile(@TempDir Path tmp) throws Exception {
     Path file = tmp.resolve("secret");
     SecretFile.write(file, "0123456789abcdef-from-a-file\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
