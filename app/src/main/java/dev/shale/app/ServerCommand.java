@@ -6,7 +6,7 @@ import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.Placement;
 import dev.shale.cluster.Topology;
 import dev.shale.server.ServerOptions;
-import dev.shale.storage.BackgroundPriority;
+import dev.shale.storage.CpuPriority;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.SyncMode;
 import java.lang.System.Logger.Level;
@@ -167,13 +167,13 @@ final class ServerCommand implements Callable<Integer> {
           + "Default: ${DEFAULT-VALUE}.")
   long memtableSizeBytes;
 
-  @Option(names = "--background-priority", paramLabel = "low|normal", defaultValue = "low",
-      converter = BackgroundPriorityConverter.class,
+  @Option(names = "--compaction-priority", paramLabel = "low|normal", defaultValue = "low",
+      converter = CpuPriorityConverter.class,
       description =
-          "CPU priority of flushes and compactions. low (nice 19 on Linux): they use the CPU "
-          + "that requests leave idle, so they do not queue requests behind them; normal: the "
-          + "node's own. Default: ${DEFAULT-VALUE}.")
-  BackgroundPriority backgroundPriority;
+          "CPU priority of compactions. low (nice 19 on Linux): they use the CPU that requests "
+          + "leave idle, so they do not queue requests behind them; normal: the node's own. "
+          + "Flushes keep the node's. Default: ${DEFAULT-VALUE}.")
+  CpuPriority compactionPriority;
 
   @Option(names = "--disk-reserve", paramLabel = "<size>", defaultValue = "64m",
       converter = ByteSizeConverter.class,
@@ -306,7 +306,7 @@ final class ServerCommand implements Callable<Integer> {
           .withSyncIntervalMillis(syncIntervalMillis)
           .withMemtableSizeBytes(memtableSizeBytes)
           .withDiskReserveBytes(diskReserveBytes)
-          .withBackgroundPriority(backgroundPriority);
+          .withCpuPriority(compactionPriority);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }
