@@ -12,14 +12,20 @@ import java.util.StringJoiner;
  * problem ("degraded": writes refused, damaged files), with the reasons and what to do; what tools
  * on the same host need (the pid, to attach a profiler; the heap, to size a store "10x the heap");
  * the engine's sizes, so that a benchmark can say what store it measured; and the replication
- * counters (read repairs, hints), which tests and operators watch to see replicas converge.
+ * counters (read repairs, hints), which tests and operators watch to see replicas converge, with
+ * the replication factor they are counted under.
  */
 public final class StatusBody {
   private static final long PID = ProcessHandle.current().pid();
 
   private StatusBody() {}
 
-  public static String of(EngineStats stats, EngineHealth health, ReplicationStats replication, List<RangeProgress> handoff) {
+  /**
+   * {@code replicationFactor}: how many nodes keep each key (1 for a node without a cluster);
+   * {@code handoff}: the pulls of a pending node change (empty without one).
+   */
+  public static String of(EngineStats stats, EngineHealth health, ReplicationStats replication, int replicationFactor,
+      List<RangeProgress> handoff) {
     return "{\"status\": \"" + (health.isDegraded() ? "degraded" : "serving") + "\""
         + ", " + healthMembers(health)
         + ", \"pid\": " + PID
@@ -31,6 +37,7 @@ public final class StatusBody {
         + ", \"compactions\": " + stats.compactions()
         + ", \"writeStalls\": " + stats.writeStalls()
         + ", \"valueLeases\": " + stats.valueLeases()
+        + ", \"replicationFactor\": " + replicationFactor
         + ", " + replicationMembers(replication)
         + ", \"handoff\": " + handoffMember(handoff) + "}";
   }
