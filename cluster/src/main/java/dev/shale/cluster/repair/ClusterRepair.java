@@ -98,7 +98,10 @@ public final class ClusterRepair {
     int copies = Math.min(replicas, now.topology().size());
     RepairReport report = RepairReport.NOTHING;
     if (copies >= 2) {
-      for (NodeAddress[] pair : pairs) report = report.plus(repairPair(new SharedRange(now, pair[0], pair[1], copies)));
+      for (NodeAddress[] pair : pairs) {
+        if (Thread.currentThread().isInterrupted()) break; // the node stops
+        report = report.plus(repairPair(new SharedRange(now, pair[0], pair[1], copies)));
+      }
     }
     report = report.took((System.nanoTime() - startNanos) / 1_000_000);
     runs.incrementAndGet();

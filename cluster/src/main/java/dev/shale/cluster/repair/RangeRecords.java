@@ -16,10 +16,13 @@ import org.jspecify.annotations.Nullable;
  * <p>Not thread safe, as the scan it wraps.
  */
 public final class RangeRecords implements EntryIterator {
+  private static final byte[] NO_VALUE = new byte[0];
+
   private final EntryIterator scan;
   private final SharedRange range;
   private final int leafBits;
   private final @Nullable BitSet leaves; // null: every leaf
+  private final boolean digests; // values left out
   private @Nullable Entry next;
 
   /**
@@ -27,10 +30,23 @@ public final class RangeRecords implements EntryIterator {
    * @param leaves the leaves (of {@code 2^leafBits}) whose records are wanted; null for all
    */
   public RangeRecords(EntryIterator scan, SharedRange range, int leafBits, @Nullable BitSet leaves) {
+    this(scan, range, leafBits, leaves, false);
+  }
+
+  private RangeRecords(EntryIterator scan, SharedRange range, int leafBits, @Nullable BitSet leaves, boolean digests) {
     this.scan = scan;
     this.range = range;
     this.leafBits = RepairTree.checkedLeafBits(leafBits);
     this.leaves = leaves;
+    this.digests = digests;
+  }
+
+  /**
+   * The digests of the records of {@code leaves}: each record with an empty value (a tombstone
+   * stays a tombstone), as DIGESTS sends them (docs/format.md, "Repair requests").
+   */
+  public static RangeRecords digests(EntryIterator scan, SharedRange range, int leafBits, BitSet leaves) {
+    return new RangeRecords(scan, range, leafBits, leaves, true);
   }
 
   /** Builds the tree of the records, in one pass, and closes the scan. */
@@ -51,7 +67,7 @@ public final class RangeRecords implements EntryIterator {
       Entry candidate = scan.next();
       // The leaf test first: it costs one hash, the range test a preference list.
       if ((leaves == null || leaves.get(RepairTree.leafOf(candidate.key(), leafBits))) && range.contains(candidate.key())) {
-        next = candidate;
+        next = digests && !candidate.isTombstone() ? new Entry(candidate.key(), candidate.version(), NO_VALUE) : candidate;
       }
     }
     return next != null;

@@ -24,11 +24,18 @@ public final class RepairThrottle {
     return new RepairThrottle(null);
   }
 
-  /** Waits until one more record may go. */
+  /**
+   * Waits until one more record may go.
+   *
+   * @throws RepairFailedException if the thread is interrupted (the node stops)
+   */
   synchronized void acquire() {
     if (bucket == null) return;
     long waitNanos;
-    while ((waitNanos = bucket.nanosUntilAvailable(System.nanoTime())) > 0) LockSupport.parkNanos(waitNanos);
+    while ((waitNanos = bucket.nanosUntilAvailable(System.nanoTime())) > 0) {
+      LockSupport.parkNanos(waitNanos);
+      if (Thread.currentThread().isInterrupted()) throw new RepairFailedException("the repair was interrupted");
+    }
     bucket.take(1, System.nanoTime());
   }
 }
