@@ -6,6 +6,7 @@ import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.Placement;
 import dev.shale.cluster.Topology;
 import dev.shale.server.ServerOptions;
+import dev.shale.storage.BackgroundPriority;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.SyncMode;
 import java.lang.System.Logger.Level;
@@ -109,6 +110,13 @@ final class ServerCommand implements Callable<Integer> {
           + "fail at once (that replica counts as failed). Default: ${DEFAULT-VALUE}.")
   int maxPendingPerPeer;
 
+  @Option(names = "--read-speculation", paramLabel = "<ms>", defaultValue = "" + Cluster.DEFAULT_READ_SPECULATION_MILLIS,
+      description =
+          "A read asks ack of its from replicas (this node first when it is one), another at once "
+          + "when one fails, and all the rest when it is still unanswered after this long; 0: it "
+          + "asks all from replicas at once. Default: ${DEFAULT-VALUE}.")
+  long readSpeculationMillis;
+
   @Option(names = "--hint-max-size", paramLabel = "<size>", defaultValue = "1g",
       converter = ByteSizeConverter.class,
       description =
@@ -158,6 +166,14 @@ final class ServerCommand implements Callable<Integer> {
           "A memtable is flushed to a table once it holds this much (at least 64k). "
           + "Default: ${DEFAULT-VALUE}.")
   long memtableSizeBytes;
+
+  @Option(names = "--background-priority", paramLabel = "low|normal", defaultValue = "low",
+      converter = BackgroundPriorityConverter.class,
+      description =
+          "CPU priority of flushes and compactions. low (nice 19 on Linux): they use the CPU "
+          + "that requests leave idle, so they do not queue requests behind them; normal: the "
+          + "node's own. Default: ${DEFAULT-VALUE}.")
+  BackgroundPriority backgroundPriority;
 
   @Option(names = "--disk-reserve", paramLabel = "<size>", defaultValue = "64m",
       converter = ByteSizeConverter.class,
@@ -291,7 +307,8 @@ final class ServerCommand implements Callable<Integer> {
           .withSyncMode(sync)
           .withSyncIntervalMillis(syncIntervalMillis)
           .withMemtableSizeBytes(memtableSizeBytes)
-          .withDiskReserveBytes(diskReserveBytes);
+          .withDiskReserveBytes(diskReserveBytes)
+          .withBackgroundPriority(backgroundPriority);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }
@@ -321,7 +338,8 @@ final class ServerCommand implements Callable<Integer> {
       throw usage(e.getMessage());
     }
     try {
-      return new Cluster(new Placement(topology), auth(topology), forwardTimeoutMillis, maxPendingPerPeer);
+      return new Cluster(new Placement(topology), auth(topology), forwardTimeoutMillis, maxPendingPerPeer,
+          readSpeculationMillis);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }
@@ -379,6 +397,7 @@ final class ServerCommand implements Callable<Integer> {
       Map.entry("diskReserveBytes", "--disk-reserve"),
       Map.entry("forwardTimeoutMillis", "--replica-timeout"),
       Map.entry("maxPendingPerPeer", "--peer-queue"),
+      Map.entry("readSpeculationMillis", "--read-speculation"),
       Map.entry("maxBytes", "--hint-max-size"),
       Map.entry("maxAgeMillis", "--hint-max-age"),
       Map.entry("deliveriesPerSecond", "--hint-rate"));

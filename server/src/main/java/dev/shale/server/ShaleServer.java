@@ -155,7 +155,8 @@ public final class ShaleServer implements AutoCloseable {
           sender -> new PeerRequestHandler(sender, service, pool, answerBudget, peerScans, maxValue),
           client::peerAuthenticated);
       replicaCalls = new ReplicaCalls(cluster.topology().self(), service, pool, client, missed);
-      coordinator = new Coordinator(cluster.placement(), replicaCalls, engine.clock(), missed, stats);
+      coordinator = new Coordinator(cluster.placement(), replicaCalls, engine.clock(), missed, stats,
+          cluster.readSpeculationMillis());
       repairs = RepairRunner.of(cluster, service, replicaCalls, dialer, ioGroup);
     }
     ServerBootstrap bootstrap = new ServerBootstrap()
@@ -175,8 +176,8 @@ public final class ShaleServer implements AutoCloseable {
       // Greets every peer, and returns once they know this node is up: a restarted node's
       // handshakes end the peers' down marks of it (bounded by the connect timeout).
       if (client != null) client.greetAll(greetMillis);
-      return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, client, stats, replicaCalls, repairs, connections, draining, listener,
-          epoll ? "epoll" : "nio");
+      return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, client, stats, replicaCalls, repairs, connections,
+          draining, listener, (epoll ? "epoll" : "nio") + ", " + ioThreads + (ioThreads == 1 ? " event loop" : " event loops"));
     } catch (Exception e) {
       // syncUninterruptibly() rethrows the socket's checked exception unwrapped, hence Exception.
       if (repairs != null) repairs.close();
@@ -236,7 +237,7 @@ public final class ShaleServer implements AutoCloseable {
     return connections.size();
   }
 
-  /** "epoll" or "nio": the transport in use, for the startup log line. */
+  /** The transport in use and its event loops ("epoll, 2 event loops"), for the startup log line. */
   public String transport() {
     return transport;
   }
