@@ -17,6 +17,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RangeRecords implements EntryIterator {
   private static final byte[] NO_VALUE = new byte[0];
+  /** Records read between two checks for an interrupt, less one. */
+  private static final int INTERRUPT_CHECK_MASK = 4095;
 
   private final EntryIterator scan;
   private final SharedRange range;
@@ -24,6 +26,7 @@ public final class RangeRecords implements EntryIterator {
   private final @Nullable BitSet leaves; // null: every leaf
   private final boolean digests; // values left out
   private @Nullable Entry next;
+  private long scanned; // records of the store read so far
 
   /**
    * @param scan the node's whole store, tombstones included, in key order; taken over
@@ -64,6 +67,10 @@ public final class RangeRecords implements EntryIterator {
   @Override
   public boolean hasNext() {
     while (next == null && scan.hasNext()) {
+      // A pass over a large store takes seconds: a node that stops interrupts it here.
+      if ((++scanned & INTERRUPT_CHECK_MASK) == 0 && Thread.currentThread().isInterrupted()) {
+        throw new RepairFailedException("interrupted after " + scanned + " records of the store");
+      }
       Entry candidate = scan.next();
       // The leaf test first: it costs one hash, the range test a preference list.
       if ((leaves == null || leaves.get(RepairTree.leafOf(candidate.key(), leafBits))) && range.contains(candidate.key())) {
