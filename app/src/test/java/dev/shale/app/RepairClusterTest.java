@@ -68,7 +68,9 @@ class RepairClusterTest {
       emptyAndRestart(cluster, EMPTIED);
       Await.until("the emptied node holds every key again", Duration.ofSeconds(60),
           () -> localMismatches(cluster, EMPTIED, expected).isEmpty());
-      assertThat(cluster.counter(EMPTIED, "repairRuns")).isPositive();
+      // Each node's own schedule; whichever ran first refilled it.
+      assertThat(cluster.counter(0, "repairRuns") + cluster.counter(1, "repairRuns") + cluster.counter(EMPTIED, "repairRuns"))
+          .isPositive();
     }
   }
 
