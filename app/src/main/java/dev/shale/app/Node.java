@@ -116,7 +116,8 @@ final class Node implements AutoCloseable {
 
   private String clusterText() {
     if (cluster == null || cluster.topology().isSingle()) return "";
-    return ", one of " + cluster.topology().size() + " nodes: " + cluster.topology().nodes();
+    return ", one of " + cluster.topology().size() + " nodes keeping each key on " + cluster.replicationFactor() + ": "
+        + cluster.topology().nodes();
   }
 
   /**

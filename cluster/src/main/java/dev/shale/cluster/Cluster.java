@@ -1,5 +1,7 @@
 package dev.shale.cluster;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What a node knows about its cluster: where keys live, how peers authenticate each other,
  * and the limits of the requests a coordinator sends to other replicas.
@@ -13,9 +15,12 @@ package dev.shale.cluster;
  *     connection (at least 1); past it they fail at once
  * @param readSpeculationMillis how long a read waits for the {@code ack} replicas it asked before
  *     it asks the rest of {@code from} too ({@code --read-speculation}); 0: it asks them all at once
+ * @param replicationFactor how many nodes keep each key: the first {@code replicationFactor} of
+ *     its preference list, and a request's default {@code from} (1 to the number of nodes)
  */
 public record Cluster(
-    Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer, long readSpeculationMillis) {
+    Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer, long readSpeculationMillis,
+    int replicationFactor) {
 
   /**
    * The default read speculation: above the p99.9 of a replica read on a healthy loopback or LAN
@@ -24,18 +29,38 @@ public record Cluster(
    */
   public static final long DEFAULT_READ_SPECULATION_MILLIS = 10;
 
-  /** A cluster with the {@link #DEFAULT_READ_SPECULATION_MILLIS default read speculation}. */
+  /** The replication factor of a cluster of at least that many nodes, unless told otherwise. */
+  public static final int DEFAULT_REPLICATION_FACTOR = 3;
+
+  /** A cluster with the {@link #DEFAULT_READ_SPECULATION_MILLIS default read speculation} and replication factor. */
   public Cluster(Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer) {
     this(placement, auth, forwardTimeoutMillis, maxPendingPerPeer, DEFAULT_READ_SPECULATION_MILLIS);
   }
 
+  /** A cluster with the default replication factor for its size ({@link #defaultReplicationFactor}). */
+  public Cluster(Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer, long readSpeculationMillis) {
+    this(placement, auth, forwardTimeoutMillis, maxPendingPerPeer, readSpeculationMillis,
+        defaultReplicationFactor(placement.topology().size()));
+  }
+
   public Cluster {
+    int nodes = placement.topology().size();
+    if (replicationFactor < 1) throw new IllegalArgumentException("replicationFactor must be at least 1: " + replicationFactor);
+    if (replicationFactor > nodes) {
+      throw new IllegalArgumentException("replicationFactor (" + replicationFactor + ") exceeds the cluster's " + nodes
+          + " node(s): a key cannot live on more nodes than there are");
+    }
     if (readSpeculationMillis < 0) throw new IllegalArgumentException("readSpeculationMillis must be >= 0: " + readSpeculationMillis);
     if (forwardTimeoutMillis <= 0) throw new IllegalArgumentException("forwardTimeoutMillis must be > 0: " + forwardTimeoutMillis);
     if (maxPendingPerPeer < 1) throw new IllegalArgumentException("maxPendingPerPeer must be >= 1: " + maxPendingPerPeer);
     if (!placement.topology().isSingle() && !auth.takesPeers()) {
       throw new IllegalArgumentException("a multi-node cluster needs a cluster secret or a trusted network");
     }
+  }
+
+  /** {@link #DEFAULT_REPLICATION_FACTOR}, or every node of a smaller cluster. */
+  public static int defaultReplicationFactor(int nodes) {
+    return Math.min(DEFAULT_REPLICATION_FACTOR, nodes);
   }
 
   /** A node alone: every key is local; internal requests are refused. */
@@ -45,5 +70,15 @@ public record Cluster(
 
   public Topology topology() {
     return placement.topology();
+  }
+
+  /**
+   * A request's consistency from its {@code ack} and {@code from} parameters (null: absent),
+   * {@code from} defaulting to the replication factor ({@link Consistency#parse}).
+   *
+   * @throws IllegalArgumentException with a one-line reason fit for a 400
+   */
+  public Consistency consistency(@Nullable String ack, @Nullable String from) {
+    return Consistency.parse(ack, from, replicationFactor, topology().size());
   }
 }

@@ -13,15 +13,19 @@ import org.jspecify.annotations.Nullable;
  * on the same host need (the pid, to attach a profiler; the heap, to size a store "10x the heap");
  * the engine's sizes, so that a benchmark can say what store it measured; and the replication
  * counters (read repairs, hints, anti-entropy repairs), which tests and operators watch to see
- * replicas converge.
+ * replicas converge, with the replication factor they are counted under.
  */
 public final class StatusBody {
   private static final long PID = ProcessHandle.current().pid();
 
   private StatusBody() {}
 
-  /** @param repairs this node's repairs; null without peers (none ran) */
-  public static String of(EngineStats stats, EngineHealth health, ReplicationStats replication, @Nullable RepairRunner repairs) {
+  /**
+   * {@code replicationFactor}: how many nodes keep each key (1 for a node without a cluster);
+   * {@code repairs}: this node's repairs, null without peers (none ran).
+   */
+  public static String of(
+      EngineStats stats, EngineHealth health, ReplicationStats replication, int replicationFactor, @Nullable RepairRunner repairs) {
     return "{\"status\": \"" + (health.isDegraded() ? "degraded" : "serving") + "\""
         + ", " + healthMembers(health)
         + ", \"pid\": " + PID
@@ -33,6 +37,7 @@ public final class StatusBody {
         + ", \"compactions\": " + stats.compactions()
         + ", \"writeStalls\": " + stats.writeStalls()
         + ", \"valueLeases\": " + stats.valueLeases()
+        + ", \"replicationFactor\": " + replicationFactor
         + ", " + replicationMembers(replication)
         + ", \"repairRuns\": " + (repairs == null ? 0 : repairs.runs())
         + ", \"repairRecordsExchanged\": " + (repairs == null ? 0 : repairs.recordsExchanged()) + "}";

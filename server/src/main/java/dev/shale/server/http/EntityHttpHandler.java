@@ -43,7 +43,8 @@ import org.jspecify.annotations.Nullable;
  * results into responses, which it writes in request order.
  *
  * <p>Routes: {@code /v0/entity} (GET, PUT, DELETE), {@code /v0/status} (GET) and
- * {@code /v0/admin/compact} (POST). A storage
+ * {@code /v0/admin/compact} and {@code /v0/admin/repair} (POST); every {@code /v0/admin} request passes the {@link AdminGate}
+ * first (signed with the cluster secret on a node that has one). A storage
  * call runs on the {@link StoragePool} (or inline on the event loop when there is none, or when it
  * is a write the engine can do without waiting, {@link dev.shale.storage.Engine#tryWrite}), when
  * {@link CallOrder} lets it start; its result comes back to the event loop and takes its place
@@ -88,7 +89,9 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final @Nullable Coordinator coordinator; // null unless the cluster has other nodes
   private final ReplicationStats stats;
   private final int nodes; // in the cluster; 1 without one
+  private final int replicationFactor; // the cluster's; 1 without one
   private final Scans scans;
+  private final AdminGate adminGate;
   private final AnswerBudget answerBudget;
   private final RecentValueSizes valueSizes; // node-wide
   private final @Nullable RepairRunner repairs; // null without peers
@@ -116,6 +119,8 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     this.coordinator = coordinator;
     this.stats = stats;
     this.nodes = cluster == null ? 1 : cluster.topology().size();
+    this.replicationFactor = cluster == null ? 1 : cluster.replicationFactor();
+    this.adminGate = new AdminGate(cluster == null ? null : cluster.auth().adminSignatures());
   }
 
   @Override
@@ -231,6 +236,10 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private Action route(InboundRequest.Received request) {
     HttpRequest head = request.head();
     RequestTarget target = RequestTarget.parse(head.uri());
+    if (AdminGate.isAdmin(target.path())) {
+      FullHttpResponse refusal = adminGate.refusal(head, request.body());
+      if (refusal != null) return new Answer(refusal);
+    }
     return switch (target.path()) {
       // Replica requests travel over the internode protocol (dev.shale.server.peer): a request
       // here is a client's, whatever headers it carries, and is coordinated as any.
@@ -263,7 +272,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     Consistency consistency;
     try {
       consistency = Consistency.parse(
-          QueryParams.value(target.query(), "ack"), QueryParams.value(target.query(), "from"), nodes);
+          QueryParams.value(target.query(), "ack"), QueryParams.value(target.query(), "from"), replicationFactor, nodes);
     } catch (InvalidRequestException | IllegalArgumentException e) {
       return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, Reasons.oneLine(e.getMessage())));
     }
@@ -441,7 +450,8 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     if (!HttpMethod.GET.equals(head.method())) {
       return Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), STATUS_METHODS);
     }
-    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(service.stats(), service.health(), stats, repairs));
+    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK,
+        StatusBody.of(service.stats(), service.health(), stats, replicationFactor, repairs));
   }
 
   /**
