@@ -43,8 +43,8 @@ import org.jspecify.annotations.Nullable;
  * results into responses, which it writes in request order.
  *
  * <p>Routes: {@code /v0/entity} (GET, PUT, DELETE), {@code /v0/status} (GET) and
- * {@code /v0/admin/compact} and {@code /v0/admin/repair} (POST); every {@code /v0/admin} request passes the {@link AdminGate}
- * first (signed with the cluster secret on a node that has one). A storage
+ * {@code /v0/admin/compact} and {@code /v0/admin/repair} (POST); every {@code /v0/admin} request
+ * passes the {@link AdminGate} first (signed with the cluster secret on a node that has one). A storage
  * call runs on the {@link StoragePool} (or inline on the event loop when there is none, or when it
  * is a write the engine can do without waiting, {@link dev.shale.storage.Engine#tryWrite}), when
  * {@link CallOrder} lets it start; its result comes back to the event loop and takes its place

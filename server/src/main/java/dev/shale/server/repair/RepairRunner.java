@@ -1,7 +1,6 @@
 package dev.shale.server.repair;
 
 import dev.shale.cluster.Cluster;
-import dev.shale.cluster.Consistency;
 import dev.shale.cluster.repair.ClusterRepair;
 import dev.shale.cluster.repair.RepairReport;
 import dev.shale.cluster.repair.RepairThrottle;
@@ -45,8 +44,7 @@ public final class RepairRunner implements AutoCloseable {
   /** The repairs of a node of {@code cluster} (with peers), paced at {@link #RECORDS_PER_SECOND}. */
   public static RepairRunner of(
       Cluster cluster, EntityService service, ReplicaCalls calls, PeerDialer dialer, EventLoopGroup loops) {
-    // Every key has a copy on every node until the replication factor comes (issue 15).
-    int replicas = Consistency.defaultFor(cluster.topology().size()).from();
+    int replicas = cluster.replicationFactor();
     RepairSides sides = new RepairSides(cluster.topology().self(), service, calls, dialer, loops, cluster.forwardTimeoutMillis());
     return new RepairRunner(new ClusterRepair(cluster::placement, replicas, sides,
         RepairThrottle.perSecond(RECORDS_PER_SECOND), ClusterRepair.LEAF_BITS));
