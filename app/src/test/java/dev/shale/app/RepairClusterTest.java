@@ -7,11 +7,9 @@ import dev.shale.testkit.EntityClient;
 import dev.shale.testkit.PeerWire;
 import dev.shale.testkit.TestSeed;
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,7 +32,6 @@ import org.junit.jupiter.api.io.TempDir;
  * deleted key stays deleted (its tombstone copied, never the older value).
  */
 class RepairClusterTest {
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
   private static final int EMPTIED = 2;
 
   @Test
@@ -50,11 +47,13 @@ class RepairClusterTest {
       writeOnOneReplica(cluster, 1, conflict, null, version + 1);
       expected.put(conflict, null);
 
-      HttpResponse<String> answer = HTTP.send(HttpRequest.newBuilder(URI.create(cluster.urls().get(0) + "/v0/admin/repair"))
-          .timeout(Duration.ofMinutes(2)).POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+      StringWriter out = new StringWriter();
+      StringWriter err = new StringWriter();
+      int status = Main.run(new String[] {"nodes", "repair", "--via", cluster.urls().get(0),
+          "--cluster-secret-file", cluster.secretFile().toString()}, new PrintWriter(out, true), new PrintWriter(err, true));
 
-      assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
-      assertThat(answer.body()).contains("\"rangesCompared\": 3").contains("\"failures\": []");
+      assertThat(status).as(out + "\n" + err).isZero();
+      assertThat(out.toString()).startsWith("repaired 3 ranges (replica pairs): ").contains(" records, ");
       for (int i = 0; i < 3; i++) assertThat(localMismatches(cluster, i, expected)).as("node %d's own store", i).isEmpty();
       assertThat(cluster.counter(0, "repairRuns")).isEqualTo(1);
       assertThat(cluster.counter(0, "repairRecordsExchanged")).isGreaterThanOrEqualTo(expected.size());

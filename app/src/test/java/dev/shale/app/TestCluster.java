@@ -127,6 +127,11 @@ final class TestCluster implements AutoCloseable {
     return ports.stream().map(p -> "127.0.0.1:" + p).toList();
   }
 
+  /** The cluster secret's file, as the nodes were given it. */
+  Path secretFile() {
+    return secretFile;
+  }
+
   /** Node {@code i}'s data directory. */
   Path dataDir(int i) {
     return dir.resolve("node-" + i);
