@@ -80,8 +80,8 @@ public final class ShaleServer implements AutoCloseable {
 
   private ShaleServer(
       ServerOptions options, EventLoopGroup acceptGroup, EventLoopGroup ioGroup, @Nullable StoragePool pool,
-      ScanThreads scanThreads, @Nullable PeerLinks client, ReplicationStats stats, @Nullable ReplicaCalls replicaCalls, @Nullable RepairRunner repairs, ChannelGroup connections, AtomicBoolean draining, Channel listener,
-      String transport) {
+      ScanThreads scanThreads, @Nullable PeerLinks client, ReplicationStats stats, @Nullable ReplicaCalls replicaCalls,
+      @Nullable RepairRunner repairs, ChannelGroup connections, AtomicBoolean draining, Channel listener, String transport) {
     this.options = options;
     this.acceptGroup = acceptGroup;
     this.ioGroup = ioGroup;
