@@ -53,7 +53,7 @@ class HandshakeTest {
   void aClientWithAWrongProofIsRefusedWithALogLine() throws Exception {
     try (TestPeerServer server = new TestPeerServer(); LogCapture log = LogCapture.of(ServerHandshake.class.getName());
         RawPeer peer = new RawPeer(server.port())) {
-      peer.preface().send(hello(server, 1));
+      peer.preface().send(hello(server, Handshakes.PROTOCOL_VERSION));
       assertThat(peer.receive()).isInstanceOf(PeerMessage.Challenge.class);
       peer.send(new PeerMessage.Proof(new byte[32]));
       assertThat(peer.receive()).isEqualTo(new PeerMessage.Refused("wrong cluster secret"));
@@ -66,7 +66,7 @@ class HandshakeTest {
   void aRecordedHandshakeReplayedOnANewConnectionIsRefused() throws Exception {
     try (TestPeerServer server = new TestPeerServer()) {
       // A genuine client, recorded: its HELLO and PROOF as they went over the wire.
-      PeerMessage.Hello hello = hello(server, 1);
+      PeerMessage.Hello hello = hello(server, Handshakes.PROTOCOL_VERSION);
       byte[] proof;
       try (RawPeer genuine = new RawPeer(server.port())) {
         genuine.preface().send(hello);
@@ -90,12 +90,12 @@ class HandshakeTest {
   void anotherProtocolVersionIsRefusedNamingBoth() throws Exception {
     try (TestPeerServer server = new TestPeerServer(); LogCapture log = LogCapture.of(ServerHandshake.class.getName());
         RawPeer peer = new RawPeer(server.port())) {
-      peer.preface().send(hello(server, 2));
+      peer.preface().send(hello(server, Handshakes.PROTOCOL_VERSION + 1));
       PeerMessage refused = peer.receive();
       assertThat(refused).isInstanceOf(PeerMessage.Refused.class);
-      assertThat(((PeerMessage.Refused) refused).reason()).contains("protocol version 2 is not this node's 1");
+      assertThat(((PeerMessage.Refused) refused).reason()).contains("protocol version 3 is not this node's 2");
       assertThat(peer.closedByServer()).isTrue();
-      assertThat(log.lines()).anyMatch(line -> line.contains("protocol version 2 is not this node's 1"));
+      assertThat(log.lines()).anyMatch(line -> line.contains("protocol version 3 is not this node's 2"));
     }
   }
 
