@@ -145,6 +145,14 @@ final class ServerCommand implements Callable<Integer> {
           + "64 KiB), so replay does not crowd out live traffic. Default: ${DEFAULT-VALUE}.")
   int hintDeliveriesPerSecond;
 
+  @Option(names = "--repair-interval", paramLabel = "<ms>", defaultValue = "3600000",
+      description =
+          "How often this node repairs the ranges it shares with each other node (anti-entropy: "
+          + "Merkle trees compared, differing records copied, newest version winning); 0 never. "
+          + "An operator repairs the whole cluster at once with POST /v0/admin/repair. "
+          + "Default: ${DEFAULT-VALUE} (1 h).")
+  long repairIntervalMillis;
+
   @Option(names = "--sync", paramLabel = "interval|always", defaultValue = "interval",
       converter = SyncModeConverter.class,
       description =
@@ -258,9 +266,11 @@ final class ServerCommand implements Callable<Integer> {
     EngineOptions engineOptions = engineOptions();
     Cluster cluster = cluster();
     HintLimits hintLimits = hintLimits();
+    if (repairIntervalMillis < 0) throw usage("--repair-interval must be >= 0 (0: never): " + repairIntervalMillis);
     ShutdownSignals signals = ShutdownSignals.install(shutdownLimitMillis());
     try {
       Node node = Node.start(data, engineOptions, serverOptions, cluster, hintLimits);
+      node.repairEvery(repairIntervalMillis);
       LOG.log(Level.INFO, "shale " + VersionProvider.version() + " serving " + node.describe());
       String why = "an interrupt";
       try {

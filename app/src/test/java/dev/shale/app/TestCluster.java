@@ -127,6 +127,16 @@ final class TestCluster implements AutoCloseable {
     return ports.stream().map(p -> "127.0.0.1:" + p).toList();
   }
 
+  /** The cluster secret's file, as the nodes were given it. */
+  Path secretFile() {
+    return secretFile;
+  }
+
+  /** Node {@code i}'s data directory. */
+  Path dataDir(int i) {
+    return dir.resolve("node-" + i);
+  }
+
   int port(int i) {
     return ports.get(i);
   }
@@ -187,7 +197,7 @@ final class TestCluster implements AutoCloseable {
   }
 
   private NodeProcess launch(int i, List<String> args) {
-    return NodeProcess.start(ports.get(i), dir.resolve("node-" + i), List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"), args);
+    return NodeProcess.start(ports.get(i), dataDir(i), List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"), args);
   }
 
   @Override

@@ -6,8 +6,8 @@ package dev.shale.cluster;
  * debt, which later takes wait out, so over any interval of {@code t} seconds the tokens taken
  * stay below {@code burst + perSecond * t + the last take's cost}.
  *
- * <p>Not thread safe: one thread uses it (the hint delivery thread, a handoff's pull thread).
- * Time is passed in, in nanoseconds of {@link System#nanoTime}.
+ * <p>Not thread safe: one thread uses it (the hint delivery thread, a repair's thread, a handoff's
+ * pull thread). Time is passed in, in nanoseconds of {@link System#nanoTime}.
  */
 public final class TokenBucket {
   private final double tokensPerNano;

@@ -7,6 +7,7 @@ import dev.shale.cluster.handoff.RangeProgress;
 import dev.shale.server.http.AnswerBudget;
 import dev.shale.server.http.BodyBudget;
 import dev.shale.server.http.EntityHttpHandler;
+import dev.shale.server.repair.RepairRunner;
 import dev.shale.server.http.LingeringClose;
 import dev.shale.server.http.RecentValueSizes;
 import dev.shale.server.http.RequestAggregator;
@@ -75,13 +76,16 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   private final Supplier<List<RangeProgress>> handoff; // the pulls of a pending node change, for /v0/status
   private final Scans scans;
   private final @Nullable PeerEndpoint peers; // null: this node takes no peer connections
+  private final @Nullable RepairRunner repairs; // null without peers
 
   ServerInitializer(
       ServerOptions options, EntityService service, @Nullable StoragePool pool, BodyBudget budget,
       AnswerBudget answerBudget, ChannelGroup connections, BooleanSupplier draining, @Nullable Cluster cluster, @Nullable Coordinator coordinator,
-      ReplicationStats stats, Supplier<List<RangeProgress>> handoff, Scans scans, @Nullable PeerEndpoint peers) {
+      ReplicationStats stats, Supplier<List<RangeProgress>> handoff, Scans scans, @Nullable PeerEndpoint peers,
+      @Nullable RepairRunner repairs) {
     this.scans = scans;
     this.handoff = handoff;
+    this.repairs = repairs;
     this.peers = peers;
     this.cluster = cluster;
     this.coordinator = coordinator;
@@ -116,7 +120,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     pipeline.addLast("flow", new FlowControlHandler());
     pipeline.addLast("aggregator", new RequestAggregator(options.maxValueSizeBytes(), budget, requestTimeout, lingeringClose));
     pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, answerBudget, valueSizes, options, cluster, coordinator, stats, handoff,
-        scans));
+        scans, repairs));
   }
 
   private static HttpDecoderConfig decoderConfig() {

@@ -20,6 +20,7 @@ import dev.shale.server.peer.PeerEndpoint;
 import dev.shale.server.peer.PeerLinks;
 import dev.shale.server.peer.PeerRequestHandler;
 import dev.shale.server.scan.HandoffPulls;
+import dev.shale.server.repair.RepairRunner;
 import dev.shale.server.scan.PeerScanServer;
 import dev.shale.server.scan.ScanThreads;
 import dev.shale.server.scan.Scans;
@@ -80,6 +81,7 @@ public final class ShaleServer implements AutoCloseable {
   private final @Nullable ReplicaCalls replicaCalls; // null without peers
   private final @Nullable Peers peers; // null without peers
   private final AtomicReference<Handoff> handoff; // made by handoff() (empty until then), closed by close()
+  private final @Nullable RepairRunner repairs; // null without peers
   private final ChannelGroup connections;
   private final AtomicBoolean draining;
   private final Channel listener;
@@ -89,8 +91,8 @@ public final class ShaleServer implements AutoCloseable {
   private ShaleServer(
       ServerOptions options, EventLoopGroup acceptGroup, EventLoopGroup ioGroup, @Nullable StoragePool pool,
       ScanThreads scanThreads, @Nullable PeerLinks client, ReplicationStats stats, @Nullable ReplicaCalls replicaCalls,
-      @Nullable Peers peers, AtomicReference<Handoff> handoff, ChannelGroup connections, AtomicBoolean draining, Channel listener,
-      String transport) {
+      @Nullable Peers peers, AtomicReference<Handoff> handoff, @Nullable RepairRunner repairs, ChannelGroup connections,
+      AtomicBoolean draining, Channel listener, String transport) {
     this.options = options;
     this.acceptGroup = acceptGroup;
     this.ioGroup = ioGroup;
@@ -101,6 +103,7 @@ public final class ShaleServer implements AutoCloseable {
     this.replicaCalls = replicaCalls;
     this.peers = peers;
     this.handoff = handoff;
+    this.repairs = repairs;
     this.connections = connections;
     this.draining = draining;
     this.listener = listener;
@@ -156,12 +159,13 @@ public final class ShaleServer implements AutoCloseable {
     Coordinator coordinator = null;
     Peers handoffPeers = null;
     AtomicReference<Handoff> handoff = new AtomicReference<>();
+    RepairRunner repairs = null;
     if (cluster != null && !cluster.topology().isSingle()) {
       int maxValue = options.maxValueSizeBytes();
       dialer = new PeerDialer(cluster.topology(), cluster.auth(),
           epoll ? EpollSocketChannel.class : NioSocketChannel.class, maxValue, cluster.forwardTimeoutMillis());
       client = new PeerLinks(cluster.topology().peers(), ioGroup, dialer, cluster.forwardTimeoutMillis(), cluster.maxPendingPerPeer());
-      PeerScanServer peerScans = new PeerScanServer(service, scanThreads);
+      PeerScanServer peerScans = new PeerScanServer(service, scanThreads, cluster.placement());
       peers = new PeerEndpoint(cluster.topology(), cluster.auth(), maxValue,
           sender -> new PeerRequestHandler(sender, service, pool, answerBudget, peerScans, maxValue),
           client::peerAuthenticated);
@@ -169,6 +173,7 @@ public final class ShaleServer implements AutoCloseable {
       ReplicaSets replicaSets = new ReplicaSets(cluster.placement());
       coordinator = new Coordinator(replicaSets, replicaCalls, engine.clock(), missed, stats, cluster.readSpeculationMillis());
       handoffPeers = new Peers(cluster.topology().self(), replicaSets, new HandoffPulls(dialer, ioGroup, cluster.forwardTimeoutMillis()));
+      repairs = RepairRunner.of(cluster, service, replicaCalls, dialer, ioGroup);
     }
     ServerBootstrap bootstrap = new ServerBootstrap()
         .group(acceptGroup, ioGroup)
@@ -181,17 +186,19 @@ public final class ShaleServer implements AutoCloseable {
         .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .childHandler(new ServerInitializer(
             options, service, pool, budget, answerBudget, connections, draining::get, cluster, coordinator, stats,
-            () -> handoff.get() == null ? List.of() : handoff.get().progress(), new Scans(service, scanThreads, cluster, dialer), peers));
+            () -> handoff.get() == null ? List.of() : handoff.get().progress(), new Scans(service, scanThreads, cluster, dialer), peers,
+            repairs));
     try {
       Channel listener = bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
       // Greets every peer, and returns once they know this node is up: a restarted node's
       // handshakes end the peers' down marks of it (bounded by the connect timeout).
       if (client != null) client.greetAll(greetMillis);
-      return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, client, stats, replicaCalls, handoffPeers, handoff, connections,
-          draining, listener, (epoll ? "epoll" : "nio") + ", " + ioThreads + (ioThreads == 1 ? " event loop" : " event loops"));
+      return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, client, stats, replicaCalls, handoffPeers, handoff, repairs,
+          connections, draining, listener, (epoll ? "epoll" : "nio") + ", " + ioThreads + (ioThreads == 1 ? " event loop" : " event loops"));
     } catch (Exception e) {
       // syncUninterruptibly() rethrows the socket's checked exception unwrapped, hence Exception.
       if (handoffPeers != null) handoffPeers.pulls().close();
+      if (repairs != null) repairs.close();
       stopThreads(acceptGroup, ioGroup, pool, scanThreads);
       throw cannotListen(options, e);
     }
@@ -237,6 +244,14 @@ public final class ShaleServer implements AutoCloseable {
   /** What a handoff needs of a node with peers. */
   private record Peers(NodeAddress self, ReplicaSets replicaSets, HandoffPulls pulls) {}
 
+  /**
+   * This node's anti-entropy repairs: null without peers. The caller starts the background ones
+   * ({@link RepairRunner#repairEvery}); an operator's come through {@code POST /v0/admin/repair}.
+   */
+  public @Nullable RepairRunner repairs() {
+    return repairs;
+  }
+
   /** The address the server listens on (with the real port when the options said 0). */
   public InetSocketAddress localAddress() {
     return (InetSocketAddress) listener.localAddress();
@@ -273,6 +288,9 @@ public final class ShaleServer implements AutoCloseable {
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) return;
+    // First: a repair under way waits for peers and reads the engine; an operator's queued
+    // repair fails, so its connection owes no answer to the drain below.
+    if (repairs != null) repairs.close();
     listener.close().syncUninterruptibly();
     drainConnections();
     // After the drain: replica requests still in flight then belong to cut connections (or

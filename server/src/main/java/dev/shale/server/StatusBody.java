@@ -2,18 +2,20 @@ package dev.shale.server;
 
 import dev.shale.cluster.coordination.ReplicationStats;
 import dev.shale.cluster.handoff.RangeProgress;
+import dev.shale.server.repair.RepairRunner;
 import dev.shale.storage.EngineHealth;
 import dev.shale.storage.EngineStats;
 import java.util.List;
 import java.util.StringJoiner;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The JSON of {@code GET /v0/status}: whether the node serves fully ("serving") or around a
  * problem ("degraded": writes refused, damaged files), with the reasons and what to do; what tools
  * on the same host need (the pid, to attach a profiler; the heap, to size a store "10x the heap");
  * the engine's sizes, so that a benchmark can say what store it measured; and the replication
- * counters (read repairs, hints), which tests and operators watch to see replicas converge, with
- * the replication factor they are counted under.
+ * counters (read repairs, hints, anti-entropy repairs), which tests and operators watch to see
+ * replicas converge, with the replication factor they are counted under.
  */
 public final class StatusBody {
   private static final long PID = ProcessHandle.current().pid();
@@ -22,10 +24,11 @@ public final class StatusBody {
 
   /**
    * {@code replicationFactor}: how many nodes keep each key (1 for a node without a cluster);
-   * {@code handoff}: the pulls of a pending node change (empty without one).
+   * {@code repairs}: this node's repairs, null without peers (none ran); {@code handoff}: the
+   * pulls of a pending node change (empty without one).
    */
   public static String of(EngineStats stats, EngineHealth health, ReplicationStats replication, int replicationFactor,
-      List<RangeProgress> handoff) {
+      @Nullable RepairRunner repairs, List<RangeProgress> handoff) {
     return "{\"status\": \"" + (health.isDegraded() ? "degraded" : "serving") + "\""
         + ", " + healthMembers(health)
         + ", \"pid\": " + PID
@@ -39,6 +42,8 @@ public final class StatusBody {
         + ", \"valueLeases\": " + stats.valueLeases()
         + ", \"replicationFactor\": " + replicationFactor
         + ", " + replicationMembers(replication)
+        + ", \"repairRuns\": " + (repairs == null ? 0 : repairs.runs())
+        + ", \"repairRecordsExchanged\": " + (repairs == null ? 0 : repairs.recordsExchanged())
         + ", \"handoff\": " + handoffMember(handoff) + "}";
   }
 
