@@ -1,0 +1,21 @@
+package dev.shale.cluster.membership;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The cluster map of a node, and how to change it: the changes are agreed by the members (Raft)
+ * and applied by every one of them in the same order.
+ *
+ * <p>Thread safe.
+ */
+public interface Membership {
+  /** The map this node has applied last. Never blocks. */
+  ClusterMap current();
+
+  /**
+   * Proposes {@code change} to the members. Completes with the map the change produced once it is
+   * applied here, or exceptionally: with {@link TopologyChangeRefused} when the map does not take
+   * it (the map is then unchanged), or another exception when the members could not be reached.
+   */
+  CompletableFuture<ClusterMap> change(TopologyChange change);
+}
