@@ -4,7 +4,10 @@ import dev.shale.cluster.Cluster;
 import dev.shale.cluster.HintLimits;
 import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.Placement;
+import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Topology;
+import dev.shale.cluster.membership.TopologyListener;
+import dev.shale.app.membership.RaftMembership;
 import dev.shale.server.ServerOptions;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.SyncMode;
@@ -76,6 +79,20 @@ final class ServerCommand implements Callable<Integer> {
           + "of its preference list and any node answers for any key; a request's ack and from "
           + "default to a quorum of all nodes (2/3 of 3). Default: none, a single node.")
   List<String> cluster;
+
+  @Option(names = "--join", paramLabel = "<url>",
+      description =
+          "Join the running cluster that this member (its base URL) belongs to: this node becomes a "
+          + "member, joining then normal, and the members agree on it (Raft). Needs the cluster secret. "
+          + "Ignored once the node is a member (its data directory holds the cluster map).")
+  @Nullable String join;
+
+  @Option(names = "--raft-port", paramLabel = "<port>",
+      description =
+          "TCP port of this node's Raft server (the members agree on the cluster map over it; it "
+          + "listens on --host). Default: --port + 10000, or --port - 10000 when that exceeds 65535. "
+          + "A --cluster bootstrap uses every node's default; give it with --join only.")
+  @Nullable Integer raftPort;
 
   @Option(names = "--cluster-secret", paramLabel = "<secret>",
       description =
@@ -232,11 +249,14 @@ final class ServerCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     ServerOptions serverOptions = serverOptions();
     EngineOptions engineOptions = engineOptions();
-    Cluster cluster = cluster();
     HintLimits hintLimits = hintLimits();
+    MembershipStart.Options membership = membershipOptions();
+    Cluster cluster = MembershipStart.needed(data, membership) ? null : cluster();
     ShutdownSignals signals = ShutdownSignals.install(shutdownLimitMillis());
     try {
-      Node node = Node.start(data, engineOptions, serverOptions, cluster, hintLimits);
+      Node node = cluster != null || !MembershipStart.needed(data, membership)
+          ? Node.start(data, engineOptions, serverOptions, cluster, hintLimits)
+          : startMember(engineOptions, serverOptions, hintLimits, membership);
       LOG.log(Level.INFO, "shale " + VersionProvider.version() + " serving " + node.describe());
       String why = "an interrupt";
       try {
@@ -258,6 +278,45 @@ final class ServerCommand implements Callable<Integer> {
     node.close();
     long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
     LOG.log(Level.INFO, "shutdown complete in " + tookMillis + " ms");
+  }
+
+  /**
+   * Starts a node whose cluster map is agreed with Raft: its membership first (a restart, a join
+   * or a bootstrap: {@link MembershipStart}), then the node over the members it starts with.
+   */
+  private Node startMember(EngineOptions engineOptions, ServerOptions serverOptions, HintLimits hintLimits,
+      MembershipStart.Options options) {
+    InternalAuth auth = auth(join != null || (cluster != null && cluster.size() > 1));
+    MembershipStart started = MembershipStart.start(data, options, TopologyListener.NONE);
+    Cluster cluster;
+    try {
+      cluster = new Cluster(new Placement(started.topology()), auth, forwardTimeoutMillis, maxPendingPerPeer, started.membership());
+    } catch (IllegalArgumentException e) {
+      started.membership().close();
+      throw usage(optionNames(e.getMessage()));
+    }
+    return Node.start(data, engineOptions, serverOptions, cluster, hintLimits, started.membership());
+  }
+
+  /** What the options say of the node's membership, or a usage error. */
+  MembershipStart.Options membershipOptions() {
+    if (join != null && cluster != null) throw usage("give either --cluster (a new cluster) or --join (a running one), not both");
+    if (raftPort != null && (raftPort < 1 || raftPort > 65_535)) throw usage("--raft-port must be in [1, 65535]: " + raftPort);
+    if (join != null) {
+      try {
+        NodeAddress.parse(join);
+      } catch (IllegalArgumentException e) {
+        throw usage("--join: " + e.getMessage());
+      }
+    }
+    if (cluster != null) {
+      try {
+        Topology.fromUrls(cluster, host, port);
+      } catch (IllegalArgumentException e) {
+        throw usage(e.getMessage());
+      }
+    }
+    return new MembershipStart.Options(host, port, cluster, join, raftPort);
   }
 
   /** The settings of the HTTP server, or a usage error naming the bad option. */
@@ -296,11 +355,11 @@ final class ServerCommand implements Callable<Integer> {
     }
   }
 
-  /** The cluster this node is part of (null without --cluster), or a usage error saying why not. */
+  /** The fixed cluster of this node's --cluster (null without it), or a usage error saying why not. */
   @Nullable Cluster cluster() {
     if (cluster == null) {
-      if (clusterSecret != null || clusterSecretFile != null || trustedNetwork) {
-        throw usage("--cluster-secret, --cluster-secret-file and --trusted-network need --cluster");
+      if ((clusterSecret != null || clusterSecretFile != null || trustedNetwork) && join == null && !RaftMembership.hasStoredGroup(data)) {
+        throw usage("--cluster-secret, --cluster-secret-file and --trusted-network need --cluster or --join");
       }
       return null;
     }
@@ -311,13 +370,14 @@ final class ServerCommand implements Callable<Integer> {
       throw usage(e.getMessage());
     }
     try {
-      return new Cluster(new Placement(topology), auth(topology), forwardTimeoutMillis, maxPendingPerPeer);
+      return new Cluster(new Placement(topology), auth(!topology.isSingle()), forwardTimeoutMillis, maxPendingPerPeer);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }
   }
 
-  private InternalAuth auth(Topology topology) {
+  /** How peers authenticate; {@code multiNode}: a missing secret is a usage error. */
+  private InternalAuth auth(boolean multiNode) {
     if (clusterSecret != null && clusterSecretFile != null) {
       throw usage("give either --cluster-secret or --cluster-secret-file, not both");
     }
@@ -334,8 +394,8 @@ final class ServerCommand implements Callable<Integer> {
       }
     }
     if (trustedNetwork) return InternalAuth.trustedNetwork();
-    if (!topology.isSingle()) {
-      throw usage("a cluster of " + topology.size() + " nodes needs a secret its nodes prove to each other: "
+    if (multiNode) {
+      throw usage("a cluster of " + (cluster == null ? "several" : cluster.size()) + " nodes needs a secret its nodes prove to each other: "
           + "give every node the same --cluster-secret-file (or --cluster-secret), or --trusted-network "
           + "if no untrusted client can reach the nodes");
     }

@@ -1,5 +1,8 @@
 package dev.shale.cluster;
 
+import dev.shale.cluster.membership.Membership;
+import dev.shale.cluster.membership.StaticMembership;
+
 /**
  * What a node knows about its cluster: where keys live, how peers authenticate each other,
  * and the limits of the requests a coordinator sends to other replicas.
@@ -11,9 +14,10 @@ package dev.shale.cluster;
  *     as failed
  * @param maxPendingPerPeer replica requests to one peer that may be in flight or wait for its
  *     connection (at least 1); past it they fail at once
+ * @param membership the cluster map and its changes (a fixed map when the node runs no Raft)
  */
 public record Cluster(
-    Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer) {
+    Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer, Membership membership) {
 
   public Cluster {
     if (forwardTimeoutMillis <= 0) throw new IllegalArgumentException("forwardTimeoutMillis must be > 0: " + forwardTimeoutMillis);
@@ -21,6 +25,11 @@ public record Cluster(
     if (!placement.topology().isSingle() && !auth.takesPeers()) {
       throw new IllegalArgumentException("a multi-node cluster needs a cluster secret or a trusted network");
     }
+  }
+
+  /** A cluster whose members never change: its map is the topology's nodes. */
+  public Cluster(Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer) {
+    this(placement, auth, forwardTimeoutMillis, maxPendingPerPeer, StaticMembership.of(placement.topology()));
   }
 
   /** A node alone: every key is local; internal requests are refused. */

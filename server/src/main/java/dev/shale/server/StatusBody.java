@@ -1,9 +1,12 @@
 package dev.shale.server;
 
 import dev.shale.cluster.coordination.ReplicationStats;
+import dev.shale.cluster.membership.ClusterMap;
+import dev.shale.cluster.membership.Member;
 import dev.shale.storage.EngineHealth;
 import dev.shale.storage.EngineStats;
 import java.util.StringJoiner;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The JSON of {@code GET /v0/status}: whether the node serves fully ("serving") or around a
@@ -18,6 +21,11 @@ public final class StatusBody {
   private StatusBody() {}
 
   public static String of(EngineStats stats, EngineHealth health, ReplicationStats replication) {
+    return of(stats, health, replication, null);
+  }
+
+  /** With the cluster map as "topology" (none without a cluster). */
+  public static String of(EngineStats stats, EngineHealth health, ReplicationStats replication, @Nullable ClusterMap topology) {
     return "{\"status\": \"" + (health.isDegraded() ? "degraded" : "serving") + "\""
         + ", " + healthMembers(health)
         + ", \"pid\": " + PID
@@ -29,7 +37,8 @@ public final class StatusBody {
         + ", \"compactions\": " + stats.compactions()
         + ", \"writeStalls\": " + stats.writeStalls()
         + ", \"valueLeases\": " + stats.valueLeases()
-        + ", " + replicationMembers(replication) + "}";
+        + ", " + replicationMembers(replication)
+        + (topology == null ? "" : ", \"topology\": " + topologyObject(topology)) + "}";
   }
 
   /** The replication counters and gauges: read repairs, and what became of the writes replicas missed. */
@@ -40,6 +49,16 @@ public final class StatusBody {
         + ", \"hintsDelivered\": " + replication.hintsDelivered()
         + ", \"hintsPending\": " + replication.hintsPending()
         + ", \"hintsPendingBytes\": " + replication.hintsPendingBytes();
+  }
+
+  /** {"version": n, "members": [{"url": ..., "state": ..., "progress": ...}, ...]}: the cluster map as this node has it. */
+  private static String topologyObject(ClusterMap map) {
+    StringJoiner members = new StringJoiner(", ", "[", "]");
+    for (Member m : map.members()) {
+      members.add("{\"url\": " + quote(m.address().url()) + ", \"state\": " + quote(m.state().wireName())
+          + ", \"progress\": " + quote(m.progress()) + "}");
+    }
+    return "{\"version\": " + map.version() + ", \"members\": " + members + "}";
   }
 
   /**

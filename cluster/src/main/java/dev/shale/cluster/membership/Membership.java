@@ -1,5 +1,6 @@
 package dev.shale.cluster.membership;
 
+import dev.shale.cluster.NodeAddress;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -18,4 +19,17 @@ public interface Membership {
    * it (the map is then unchanged), or another exception when the members could not be reached.
    */
   CompletableFuture<ClusterMap> change(TopologyChange change);
+
+  /**
+   * Adds {@code address} (whose Raft server listens on {@code raftAddress}) as a joining member,
+   * and to the members that agree on the map. Completes with the map that has it, as
+   * {@link #change} does.
+   */
+  CompletableFuture<ClusterMap> join(NodeAddress address, String raftAddress);
+
+  /**
+   * Removes {@code address}: a live member leaves first (its copies are handed over while it is
+   * leaving); a {@code dead} one is removed at once. Completes as {@link #change} does.
+   */
+  CompletableFuture<ClusterMap> remove(NodeAddress address, boolean dead);
 }

@@ -30,6 +30,7 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -82,6 +83,8 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final @Nullable Coordinator coordinator; // null unless the cluster has other nodes
   private final ReplicationStats stats;
   private final int nodes; // in the cluster; 1 without one
+  private final @Nullable Cluster cluster; // null without --cluster
+  private final @Nullable TopologyRoutes topology; // null without a cluster
   private final Scans scans;
   private final AnswerBudget answerBudget;
   private final RecentValueSizes valueSizes; // node-wide
@@ -107,6 +110,8 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     this.coordinator = coordinator;
     this.stats = stats;
     this.nodes = cluster == null ? 1 : cluster.topology().size();
+    this.cluster = cluster;
+    this.topology = cluster == null ? null : new TopologyRoutes(cluster.membership());
   }
 
   @Override
@@ -163,6 +168,9 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /** An answer that comes later, on another thread (the cluster map's changes). */
+  private record Later(CompletableFuture<FullHttpResponse> answer) implements Action {}
+
   /** A scan: its answer streams when its turn comes. */
   private record Stream(StreamingAnswer answer) implements Action {}
 
@@ -196,6 +204,12 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
             : answerBudget.fit(coordinate.consistency().from() * valueSizes.largest());
         calls.submit(coordinate.write(), answerBytes, () -> start(coordinate, version, bodyBytes, slot, answerBytes));
       }
+      case Later later -> calls.submit(false, () -> later.answer().whenComplete((response, failure) -> ctx().executor().execute(() -> {
+        responses.complete(slot, response != null ? response
+            : Responses.error(version, HttpResponseStatus.INTERNAL_SERVER_ERROR, String.valueOf(failure)));
+        calls.finished(false);
+        afterChange();
+      })));
       case Stream stream -> calls.submit(false, () -> responses.stream(slot, stream.answer(), () -> {
         calls.finished(false);
         afterChange();
@@ -208,6 +222,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       case Answer ignored -> false;
       case Call call -> call.usesBody();
       case Coordinate coordinate -> coordinate.value() != null;
+      case Later ignored -> false;
       case Stream ignored -> false;
     };
   }
@@ -225,6 +240,9 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
         case Scans.Streamed(StreamingAnswer answer) -> new Stream(answer);
       };
       case COMPACT_PATH -> compact(head);
+      case TopologyRoutes.TOPOLOGY_PATH, TopologyRoutes.JOIN_PATH, TopologyRoutes.REMOVE_PATH -> topology == null
+          ? new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.NOT_FOUND, "this node is not part of a cluster"))
+          : new Later(topology.answer(head, target.path(), target.query()));
       default -> new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST,
           "unknown path " + target.path() + "; the API is " + ENTITY_PATH + "?id=<id>"));
     };
@@ -424,7 +442,8 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     if (!HttpMethod.GET.equals(head.method())) {
       return Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), STATUS_METHODS);
     }
-    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(service.stats(), service.health(), stats));
+    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(service.stats(), service.health(), stats,
+        cluster == null ? null : cluster.membership().current()));
   }
 
   /**

@@ -1,0 +1,159 @@
+package dev.shale.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shale.testkit.FreePort;
+import dev.shale.testkit.NodeProcess;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The cluster map agreed with Raft, on real node processes (docs/design.md, "Membership"): a join,
+ * a restart with the stored map, removals of a live and of a dead node, and two joins at once.
+ */
+class MembershipClusterTest {
+  private static final Duration CONVERGE = Duration.ofSeconds(60);
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private static final Pattern MEMBER = Pattern.compile("\\{\"url\": \"([^\"]+)\", \"state\": \"([a-z]+)\"");
+  private static final Pattern VERSION = Pattern.compile("\"topology\": \\{\"version\": (\\d+)");
+
+  @TempDir Path dir;
+
+  @Test
+  void aFourthNodeJoinsAndARestartedNodeKeepsTheStoredMap() {
+    try (TestCluster cluster = new TestCluster(dir, 3, List.of()).startAll()) {
+      List<String> urls = new ArrayList<>(cluster.urls());
+      awaitTopology(urls, urls, "normal");
+
+      int port = TestCluster.nodePort();
+      NodeProcess fourth = launchJoining(cluster, port, FreePort.find(), cluster.urls().get(1));
+      try {
+        fourth.awaitReady(TestCluster.READY);
+        urls.add(fourth.baseUrl());
+        Topology agreed = awaitTopology(urls, urls, "normal");
+        assertThat(agreed.members()).hasSize(4);
+
+        // Started without --cluster: it serves with the map it stored, which has the fourth node.
+        cluster.node(2).terminate(TestCluster.STOP);
+        NodeProcess restarted = NodeProcess.start(cluster.port(2), dir.resolve("node-2"), List.of("-Xmx128m"),
+            List.of("--cluster-secret-file", cluster.secretFile().toString()));
+        try {
+          restarted.awaitReady(TestCluster.READY);
+          Topology after = awaitTopology(urls, urls, "normal");
+          assertThat(after.version()).isGreaterThanOrEqualTo(agreed.version());
+        } finally {
+          restarted.close();
+        }
+      } finally {
+        fourth.close();
+      }
+    }
+  }
+
+  @Test
+  void twoJoinsAtOnceAreSerialisedOrRefusedNeverSplit() {
+    try (TestCluster cluster = new TestCluster(dir, 3, List.of()).startAll()) {
+      List<String> urls = new ArrayList<>(cluster.urls());
+      awaitTopology(urls, urls, "normal");
+      NodeProcess d = launchJoining(cluster, TestCluster.nodePort(), FreePort.find(), cluster.urls().get(0));
+      NodeProcess e = launchJoining(cluster, TestCluster.nodePort(), FreePort.find(), cluster.urls().get(1));
+      try {
+        List<NodeProcess> joined = new ArrayList<>();
+        for (NodeProcess node : List.of(d, e)) {
+          if (awaitReadyOrExit(node)) joined.add(node);
+          else assertThat(node.log()).as("a refused join says why").contains("one change at a time");
+        }
+        assertThat(joined).as("at least one join succeeds").isNotEmpty();
+        for (NodeProcess node : joined) urls.add(node.baseUrl());
+        // Every member, old and new, converges on the same map of every node that joined.
+        awaitTopology(urls, urls, "normal");
+      } finally {
+        d.close();
+        e.close();
+      }
+    }
+  }
+
+  /** True once the node serves; false when it exits first (a refused join ends the process). */
+  private static boolean awaitReadyOrExit(NodeProcess node) {
+    long deadline = System.nanoTime() + TestCluster.READY.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (node.isReady()) return true;
+      if (!node.isAlive()) return false;
+      Thread.onSpinWait();
+    }
+    throw new AssertionError("neither served nor exited:\n" + node.log());
+  }
+
+  static NodeProcess launchJoining(TestCluster cluster, int port, int raftPort, String member) {
+    return NodeProcess.start(port, cluster.dir().resolve("joiner-" + port), List.of("-Xmx128m"),
+        List.of("--join", member, "--raft-port", String.valueOf(raftPort), "--cluster-secret-file", cluster.secretFile().toString()));
+  }
+
+  /** The topology of a node's status. */
+  record Topology(long version, List<String> members, List<String> states) {}
+
+  /**
+   * Waits until every node of {@code asked} reports the same topology: the members {@code expected},
+   * each in state {@code state}, at the same version.
+   */
+  static Topology awaitTopology(List<String> asked, List<String> expected, String state) {
+    long deadline = System.nanoTime() + CONVERGE.toNanos();
+    List<Topology> seen = List.of();
+    while (System.nanoTime() < deadline) {
+      seen = asked.stream().map(MembershipClusterTest::topology).toList();
+      Topology first = seen.getFirst();
+      Predicate<Topology> agreed = t -> t != null && first != null && t.equals(first)
+          && t.members().stream().sorted().toList().equals(expected.stream().sorted().toList())
+          && t.states().stream().allMatch(state::equals);
+      if (seen.stream().allMatch(agreed)) return first;
+      pauseBriefly();
+    }
+    throw new AssertionError("the nodes " + asked + " did not agree on " + expected + " all " + state + " within " + CONVERGE
+        + "; last seen: " + seen);
+  }
+
+  static Topology topology(String baseUrl) {
+    try {
+      String body = HTTP.send(HttpRequest.newBuilder(URI.create(baseUrl + "/v0/status")).timeout(Duration.ofSeconds(5)).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+      Matcher version = VERSION.matcher(body);
+      if (!version.find()) return null;
+      List<String> members = new ArrayList<>();
+      List<String> states = new ArrayList<>();
+      Matcher m = MEMBER.matcher(body.substring(version.start()));
+      while (m.find()) {
+        members.add(m.group(1));
+        states.add(m.group(2));
+      }
+      return new Topology(Long.parseLong(version.group(1)), members, states);
+    } catch (IOException e) {
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
+  /** Polling a condition with a deadline: a short wait between probes. */
+  private static void pauseBriefly() {
+    try {
+      Thread.sleep(100);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+}
