@@ -17,12 +17,15 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -133,7 +136,9 @@ record MembershipStart(RaftMembership membership, Topology topology) {
       LOG.log(Level.INFO, "joined: cluster map version " + joined.version() + ": " + joined.addresses());
       return new MembershipStart(membership, new Topology(joined.addresses(), self));
     } catch (RuntimeException e) {
+      // Not a member: forget the Raft storage made for the join, so that the node may --join again.
       membership.close();
+      deleteTree(dataDir.resolve(RaftMembership.RAFT_DIR));
       throw e;
     }
   }
@@ -173,6 +178,14 @@ record MembershipStart(RaftMembership membership, Topology topology) {
           + ":" + options.port());
     } catch (IllegalArgumentException e) {
       throw new StartupException("--host/--port: " + e.getMessage(), e);
+    }
+  }
+
+  private static void deleteTree(Path root) {
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) Files.delete(p);
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, "cannot delete " + root + " after the failed join (" + e.getMessage() + "); delete it before joining again");
     }
   }
 

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.shale.testkit.FreePort;
 import dev.shale.testkit.NodeProcess;
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,6 +20,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * The cluster map agreed with Raft, on real node processes (docs/design.md, "Membership"): a join,
@@ -86,13 +89,57 @@ class MembershipClusterTest {
     }
   }
 
+  @Test
+  void aLiveNodeThenADeadNodeAreRemovedFromEveryRemainingMember() {
+    try (TestCluster cluster = new TestCluster(dir, 4, List.of()).startAll()) {
+      List<String> urls = new ArrayList<>(cluster.urls());
+      awaitTopology(urls, urls, "normal");
+
+      Removal live = remove(cluster.urls().get(0), cluster.urls().get(3), false);
+      assertThat(live.status()).as(live.output()).isZero();
+      assertThat(live.output()).contains("removed " + cluster.urls().get(3));
+      awaitTopology(urls.subList(0, 3), urls.subList(0, 3), "normal");
+      awaitLog(cluster.node(3), "was removed from the cluster", "it may be stopped");
+
+      cluster.node(2).kill();
+      Removal dead = remove(cluster.urls().get(1), cluster.urls().get(2), true);
+      assertThat(dead.status()).as(dead.output()).isZero();
+      awaitTopology(urls.subList(0, 2), urls.subList(0, 2), "normal");
+
+      Removal again = remove(cluster.urls().get(0), cluster.urls().get(2), true);
+      assertThat(again.status()).isEqualTo(1);
+      assertThat(again.output()).contains("409", "not a member");
+    }
+  }
+
+  record Removal(int status, String output) {}
+
+  static Removal remove(String via, String member, boolean dead) {
+    StringWriter text = new StringWriter();
+    PrintWriter out = new PrintWriter(text, true);
+    List<String> args = new ArrayList<>(List.of("--via", via, member));
+    if (dead) args.add("--dead");
+    int status = new CommandLine(new NodesRemoveCommand()).setOut(out).setErr(out).execute(args.toArray(String[]::new));
+    return new Removal(status, text.toString());
+  }
+
+  private static void awaitLog(NodeProcess node, String... parts) {
+    long deadline = System.nanoTime() + CONVERGE.toNanos();
+    while (System.nanoTime() < deadline) {
+      String log = node.log();
+      if (List.of(parts).stream().allMatch(log::contains)) return;
+      pauseBriefly();
+    }
+    throw new AssertionError("the node did not log " + List.of(parts) + ":\n" + node.log());
+  }
+
   /** True once the node serves; false when it exits first (a refused join ends the process). */
   private static boolean awaitReadyOrExit(NodeProcess node) {
     long deadline = System.nanoTime() + TestCluster.READY.toNanos();
     while (System.nanoTime() < deadline) {
       if (node.isReady()) return true;
       if (!node.isAlive()) return false;
-      Thread.onSpinWait();
+      pauseBriefly();
     }
     throw new AssertionError("neither served nor exited:\n" + node.log());
   }

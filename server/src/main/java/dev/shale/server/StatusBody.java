@@ -82,7 +82,7 @@ public final class StatusBody {
   }
 
   /** {@code text} as a JSON string: quotes, backslashes and control characters escaped. */
-  static String quote(String text) {
+  public static String quote(String text) {
     StringBuilder quoted = new StringBuilder(text.length() + 2).append('"');
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
