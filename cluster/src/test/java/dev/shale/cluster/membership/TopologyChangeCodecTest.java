@@ -38,6 +38,22 @@ class TopologyChangeCodecTest {
   }
 
   @Test
+  void theMapExampleOfTheFormatDocIsWhatTheCodecWrites() {
+    // docs/format.md, "Cluster map": bootstrap at index 1, join at 5, progress at 6.
+    NodeAddress d = ClusterMapTest.node(9004);
+    ClusterMap map = ClusterMapTest.threeNodes().apply(ClusterMapTest.join(d), 5).apply(new TopologyChange.Progress(d, "50% done"), 6);
+    assertThat(new String(ClusterMapCodec.encode(map), StandardCharsets.UTF_8)).isEqualTo("""
+        shale-cluster-map 1
+        version 6
+        replication-factor 3
+        member http://127.0.0.1:9001 127.0.0.1:19001 normal\s
+        member http://127.0.0.1:9002 127.0.0.1:19002 normal\s
+        member http://127.0.0.1:9003 127.0.0.1:19003 normal\s
+        member http://127.0.0.1:9004 127.0.0.1:19004 joining 50%25+done
+        """);
+  }
+
+  @Test
   void malformedChangesAreRefusedWithTheLine() {
     for (String line : List.of("", "dance http://a:1", "join http://a:1", "join http://a:1 b", "normal x", "remove http://a:1 extra",
         "bootstrap 3", "bootstrap x http://a:1=a:2", "bootstrap 3 http://a:1")) {
