@@ -138,16 +138,12 @@ final class TestCluster implements AutoCloseable {
 
   /** A peer connection to node {@code i}, authenticated with the cluster secret as the node after it. */
   PeerWire peerOf(int i) throws IOException {
-    return PeerWire.open(ports.get(i), SECRET.getBytes(StandardCharsets.UTF_8), nodeId((i + 1) % ports.size()), nodeId(i), nodeIds());
+    return PeerWire.open(ports.get(i), SECRET.getBytes(StandardCharsets.UTF_8), nodeId((i + 1) % ports.size()), nodeId(i));
   }
 
   /** Node {@code i}'s id, {@code host:port}, as the internode handshake names it. */
   String nodeId(int i) {
     return "127.0.0.1:" + ports.get(i);
-  }
-
-  List<String> nodeIds() {
-    return ports.stream().map(p -> "127.0.0.1:" + p).toList();
   }
 
   int port(int i) {

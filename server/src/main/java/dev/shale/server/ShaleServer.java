@@ -143,11 +143,11 @@ public final class ShaleServer implements AutoCloseable {
     Coordinator coordinator = null;
     if (cluster != null && !cluster.topology().isSingle()) {
       int maxValue = options.maxValueSizeBytes();
-      dialer = new PeerDialer(cluster.topology(), cluster.auth(),
+      dialer = new PeerDialer(cluster.topology().self(), cluster.membership(), cluster.auth(),
           epoll ? EpollSocketChannel.class : NioSocketChannel.class, maxValue, cluster.forwardTimeoutMillis());
       client = new PeerLinks(cluster.topology().peers(), ioGroup, dialer, cluster.forwardTimeoutMillis(), cluster.maxPendingPerPeer());
       PeerScanServer peerScans = new PeerScanServer(service, scanThreads);
-      peers = new PeerEndpoint(cluster.topology(), cluster.auth(), maxValue,
+      peers = new PeerEndpoint(cluster.topology().self(), cluster.membership(), cluster.auth(), maxValue,
           sender -> new PeerRequestHandler(sender, service, pool, answerBudget, peerScans, maxValue),
           client::peerAuthenticated);
       replicaCalls = new ReplicaCalls(cluster.topology().self(), service, pool, client, missed);

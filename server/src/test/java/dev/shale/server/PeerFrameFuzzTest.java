@@ -47,7 +47,7 @@ class PeerFrameFuzzTest {
     Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET), 2_000, 16);
     Engine engine = Engine.open(tmp, EngineOptions.defaults());
     try (TestServer server = TestServer.wrap(engine, ShaleServer.start(engine, TestServer.options().withPort(port), cluster))) {
-      Peer peer = new Peer(port, other.id(), self.id(), List.of(self.id(), other.id()));
+      Peer peer = new Peer(port, other.id(), self.id());
       long version = engine.clock().next();
       try (PeerWire genuine = peer.open()) {
         assertThat(genuine.write(KEY, VALUE, version)).isEqualTo(new PeerWire.Reply.Stored());
@@ -81,9 +81,9 @@ class PeerFrameFuzzTest {
   }
 
   /** Who the test claims to be: the node's other peer, holding the secret. */
-  private record Peer(int port, String sender, String receiver, List<String> nodes) {
+  private record Peer(int port, String sender, String receiver) {
     PeerWire open() throws IOException {
-      return PeerWire.open(port, SECRET, sender, receiver, nodes);
+      return PeerWire.open(port, SECRET, sender, receiver);
     }
 
     PeerWire connect() throws IOException {
@@ -139,7 +139,7 @@ class PeerFrameFuzzTest {
       PeerWire begin(Peer peer) throws IOException {
         PeerWire wire = peer.connect();
         byte[] hello = PeerWire.hello(PeerWire.PROTOCOL_VERSION, PeerWire.MODE_SECRET, peer.sender(), peer.receiver(),
-            PeerWire.nodeList(peer.nodes()), PeerWire.nonce());
+            0, PeerWire.nonce());
         wire.send(PeerWire.HELLO, 0, hello);
         wire.challenge(SECRET, hello);
         return wire;
