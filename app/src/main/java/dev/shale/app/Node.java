@@ -74,7 +74,7 @@ final class Node implements AutoCloseable {
 
   private static Node startServing(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, @Nullable Cluster cluster,
       HintLimits hintLimits, @Nullable RaftMembership membership) {
-    boolean replicated = cluster != null && !cluster.topology().isSingle();
+    boolean replicated = cluster != null && cluster.takesPeers();
     if (replicated) {
       try {
         hintLimits.checkTombstoneGrace(engineOptions.tombstoneGraceMillis());
@@ -131,8 +131,8 @@ final class Node implements AutoCloseable {
   }
 
   private String clusterText() {
-    if (cluster == null || cluster.topology().isSingle()) return "";
-    return ", one of " + cluster.topology().size() + " nodes: " + cluster.topology().nodes();
+    if (cluster == null || !cluster.takesPeers()) return "";
+    return ", one of " + cluster.map().members().size() + " nodes: " + cluster.map().addresses();
   }
 
   /**

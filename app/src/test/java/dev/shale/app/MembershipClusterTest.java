@@ -13,7 +13,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import dev.shale.testkit.EntityClient;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
@@ -35,7 +39,7 @@ class MembershipClusterTest {
   @TempDir Path dir;
 
   @Test
-  void aFourthNodeJoinsAndARestartedNodeKeepsTheStoredMap() {
+  void aFourthNodeJoinsAndARestartedNodeKeepsTheStoredMap() throws IOException {
     try (TestCluster cluster = new TestCluster(dir, 3, List.of()).startAll()) {
       List<String> urls = new ArrayList<>(cluster.urls());
       awaitTopology(urls, urls, "normal");
@@ -47,6 +51,7 @@ class MembershipClusterTest {
         urls.add(fourth.baseUrl());
         Topology agreed = awaitTopology(urls, urls, "normal");
         assertThat(agreed.members()).hasSize(4);
+        everyWriteIsReadFromEveryNode(urls);
 
         // Started without --cluster: it serves with the map it stored, which has the fourth node.
         cluster.node(2).terminate(TestCluster.STOP);
@@ -131,6 +136,31 @@ class MembershipClusterTest {
       pauseBriefly();
     }
     throw new AssertionError("the node did not log " + List.of(parts) + ":\n" + node.log());
+  }
+
+  /**
+   * Writes through every node and reads every write back through every node, at the default
+   * consistency (a quorum of the nodes the map reads from): requests go by the live map, and the
+   * nodes take the joined node's peer connections.
+   */
+  private static void everyWriteIsReadFromEveryNode(List<String> urls) throws IOException {
+    Map<String, byte[]> written = new HashMap<>();
+    for (int i = 0; i < 40; i++) {
+      String id = "after-join-" + i;
+      byte[] value = ("value-" + i).getBytes(StandardCharsets.UTF_8);
+      EntityClient.Reply put = new EntityClient(urls.get(i % urls.size())).put(id, value);
+      assertThat(put.status()).as("PUT %s: %s", id, new String(put.body(), StandardCharsets.UTF_8)).isEqualTo(201);
+      written.put(id, value);
+    }
+    for (String url : urls) {
+      EntityClient client = new EntityClient(url);
+      for (Map.Entry<String, byte[]> e : written.entrySet()) {
+        EntityClient.Reply reply = client.getOrFail(e.getKey());
+        assertThat(reply.status()).as("GET %s via %s: %s", e.getKey(), url, new String(reply.body(), StandardCharsets.UTF_8))
+            .isEqualTo(200);
+        assertThat(reply.body()).isEqualTo(e.getValue());
+      }
+    }
   }
 
   /** True once the node serves; false when it exits first (a refused join ends the process). */

@@ -1,5 +1,6 @@
 package dev.shale.cluster;
 
+import dev.shale.cluster.membership.ClusterMap;
 import dev.shale.cluster.membership.Membership;
 import dev.shale.cluster.membership.StaticMembership;
 
@@ -35,6 +36,24 @@ public record Cluster(
   /** A node alone: every key is local; internal requests are refused. */
   public static Cluster single(NodeAddress self) {
     return new Cluster(new Placement(Topology.single(self)), InternalAuth.none(), 5_000, 1);
+  }
+
+  /** The cluster map as this node has it now (the fixed topology's nodes when the node runs no Raft). */
+  public ClusterMap map() {
+    return membership.current();
+  }
+
+  /** The nodes requests read from now (the map's normal and leaving members), at least one. */
+  public int readableNodes() {
+    return Math.max(1, map().readableMembers().size());
+  }
+
+  /**
+   * Whether this node talks to peers (it has peer connections and coordinates requests): it has a
+   * cluster secret or a trusted network, and other members, or a map that may gain some.
+   */
+  public boolean takesPeers() {
+    return auth.takesPeers() && (membership.changes() || !topology().isSingle());
   }
 
   public Topology topology() {

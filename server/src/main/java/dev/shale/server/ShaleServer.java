@@ -141,7 +141,7 @@ public final class ShaleServer implements AutoCloseable {
     PeerEndpoint peers = null;
     ReplicaCalls replicaCalls = null;
     Coordinator coordinator = null;
-    if (cluster != null && !cluster.topology().isSingle()) {
+    if (cluster != null && cluster.takesPeers()) {
       int maxValue = options.maxValueSizeBytes();
       dialer = new PeerDialer(cluster.topology().self(), cluster.membership(), cluster.auth(),
           epoll ? EpollSocketChannel.class : NioSocketChannel.class, maxValue, cluster.forwardTimeoutMillis());
@@ -151,7 +151,9 @@ public final class ShaleServer implements AutoCloseable {
           sender -> new PeerRequestHandler(sender, service, pool, answerBudget, peerScans, maxValue),
           client::peerAuthenticated);
       replicaCalls = new ReplicaCalls(cluster.topology().self(), service, pool, client, missed);
-      coordinator = new Coordinator(cluster.placement(), replicaCalls, engine.clock(), missed, stats);
+      // Every request asks the map as it is now: members that joined or left since the start count.
+      Cluster live = cluster;
+      coordinator = new Coordinator((key, from) -> live.map().readReplicas(key, from), replicaCalls, engine.clock(), missed, stats);
     }
     ServerBootstrap bootstrap = new ServerBootstrap()
         .group(acceptGroup, ioGroup)

@@ -142,6 +142,11 @@ public final class RaftMembership implements Membership, AutoCloseable {
   }
 
   @Override
+  public boolean changes() {
+    return true;
+  }
+
+  @Override
   public ClusterMap current() {
     return machine.current();
   }

@@ -31,13 +31,19 @@ import org.jspecify.annotations.Nullable;
  * ReplicatedWrite}, confined to the thread of the {@code loop} given (every callback runs there).
  */
 public final class Coordinator {
-  private final Placement placement;
+  private final ReplicaPlacement placement;
   private final Replicas replicas;
   private final HybridClock clock;
   private final MissedWrites missed;
   private final ReplicationStats stats;
 
+  /** A coordinator over a fixed placement. */
   public Coordinator(Placement placement, Replicas replicas, HybridClock clock, MissedWrites missed, ReplicationStats stats) {
+    this((ReplicaPlacement) placement::preferenceList, replicas, clock, missed, stats);
+  }
+
+  /** A coordinator that asks {@code placement} for every request's replicas (the live cluster map). */
+  public Coordinator(ReplicaPlacement placement, Replicas replicas, HybridClock clock, MissedWrites missed, ReplicationStats stats) {
     this.placement = placement;
     this.replicas = replicas;
     this.clock = clock;
@@ -47,7 +53,7 @@ public final class Coordinator {
 
   /** Whether {@code key}'s replicas for {@code consistency} are this node alone (then the engine serves it directly). */
   public boolean isLocalOnly(byte[] key, Consistency consistency) {
-    return consistency.from() == 1 && placement.owner(key).equals(replicas.self());
+    return consistency.from() == 1 && placement.replicas(key, 1).equals(List.of(replicas.self()));
   }
 
   /**
@@ -65,7 +71,12 @@ public final class Coordinator {
    */
   public void read(Executor loop, byte[] key, Consistency consistency, Consumer<Outcome> done, Consumer<Entry> newerLate,
       Runnable allIn) {
-    List<NodeAddress> targets = placement.preferenceList(key, consistency.from());
+    List<NodeAddress> targets = placement.replicas(key, consistency.from());
+    if (targets.size() < consistency.from()) {
+      done.accept(tooFew(targets, consistency));
+      allIn.run();
+      return;
+    }
     new ReplicatedRead(replicas, loop, key, targets, new Tally(consistency), clock, stats, done, newerLate, allIn).start();
   }
 
@@ -78,7 +89,12 @@ public final class Coordinator {
    */
   public void write(Executor loop, byte[] key, byte @Nullable [] value, Consistency consistency, Consumer<Outcome> done,
       Runnable allIn) {
-    List<NodeAddress> targets = placement.preferenceList(key, consistency.from());
+    List<NodeAddress> targets = placement.replicas(key, consistency.from());
+    if (targets.size() < consistency.from()) {
+      done.accept(tooFew(targets, consistency));
+      allIn.run();
+      return;
+    }
     long version;
     try {
       version = clock.next();
@@ -89,6 +105,12 @@ public final class Coordinator {
     }
     new ReplicatedWrite(replicas, loop, key, value, version, targets, new Tally(consistency), missed, stats, done, allIn)
         .start();
+  }
+
+  /** The cluster shrank below {@code from} between the request's check and now: nothing is sent. */
+  private static Outcome tooFew(List<NodeAddress> targets, Consistency consistency) {
+    return new Outcome(consistency.ack() + " of " + consistency.from() + " replicas needed, but the cluster has "
+        + targets.size() + " nodes to read from now: " + targets, null);
   }
 
   /**

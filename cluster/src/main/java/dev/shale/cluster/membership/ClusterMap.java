@@ -73,6 +73,11 @@ public final class ClusterMap {
     return members.stream().filter(m -> m.address().equals(address)).findFirst();
   }
 
+  /** The members a key's data is read from: the normal and leaving ones (a joining one may not have it yet). */
+  public List<NodeAddress> readableMembers() {
+    return readPlacement == null ? List.of() : readPlacement.topology().nodes();
+  }
+
   /** The member that is joining or leaving, if one is (at most one is: see {@link #apply}). */
   public Optional<Member> inTransition() {
     return members.stream().filter(m -> m.state().inTransition()).findFirst();

@@ -10,6 +10,9 @@ import java.util.concurrent.CompletableFuture;
  * <p>Thread safe.
  */
 public interface Membership {
+  /** Whether the map may change (false: a fixed cluster, its map the topology it started with). */
+  boolean changes();
+
   /** The map this node has applied last. Never blocks. */
   ClusterMap current();
 

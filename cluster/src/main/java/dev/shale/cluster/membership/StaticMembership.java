@@ -25,6 +25,11 @@ public final class StaticMembership implements Membership {
   }
 
   @Override
+  public boolean changes() {
+    return false;
+  }
+
+  @Override
   public ClusterMap current() {
     return map;
   }

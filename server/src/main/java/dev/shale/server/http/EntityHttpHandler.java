@@ -82,7 +82,6 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final ServerOptions options;
   private final @Nullable Coordinator coordinator; // null unless the cluster has other nodes
   private final ReplicationStats stats;
-  private final int nodes; // in the cluster; 1 without one
   private final @Nullable Cluster cluster; // null without --cluster
   private final @Nullable TopologyRoutes topology; // null without a cluster
   private final Scans scans;
@@ -109,7 +108,6 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     this.options = options;
     this.coordinator = coordinator;
     this.stats = stats;
-    this.nodes = cluster == null ? 1 : cluster.topology().size();
     this.cluster = cluster;
     this.topology = cluster == null ? null : new TopologyRoutes(cluster.membership());
   }
@@ -264,7 +262,8 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     Consistency consistency;
     try {
       consistency = Consistency.parse(
-          QueryParams.value(target.query(), "ack"), QueryParams.value(target.query(), "from"), nodes);
+          QueryParams.value(target.query(), "ack"), QueryParams.value(target.query(), "from"),
+          cluster == null ? 1 : cluster.readableNodes());
     } catch (InvalidRequestException | IllegalArgumentException e) {
       return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, Reasons.oneLine(e.getMessage())));
     }

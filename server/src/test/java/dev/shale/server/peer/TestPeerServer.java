@@ -45,6 +45,7 @@ final class TestPeerServer implements AutoCloseable {
   /** {@code answering} false: requests are taken and never answered (a stalled peer). */
   TestPeerServer(boolean answering) {
     int port = FreePort.find();
+    while (port == client.port()) port = FreePort.find(); // two finds may return the same free port
     self = new NodeAddress("127.0.0.1", port);
     nodes = List.of(self, client);
     PeerEndpoint endpoint = new PeerEndpoint(self, StaticMembership.of(new Topology(nodes, self)), InternalAuth.withSecret(SECRET), 1 << 20,
