@@ -38,6 +38,7 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.TimeDuration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * This node's member of the Raft group that holds the cluster map, and the orchestration of joins
@@ -67,6 +68,9 @@ public final class RaftMembership implements Membership, AutoCloseable {
   private final ClusterMapStateMachine machine;
   private final boolean completesAtOnce;
   private final ExecutorService changes;
+  // Confined to the changes thread: the client of the group as it was last seen, remade when it changes.
+  private @Nullable RaftClient client;
+  private @Nullable RaftGroup clientGroup;
 
   private RaftMembership(NodeAddress self, RaftProperties properties, RaftServer server, ClusterMapStateMachine machine,
       boolean completesAtOnce) {
@@ -189,8 +193,8 @@ public final class RaftMembership implements Membership, AutoCloseable {
   /** Proposes a change and waits until it is applied here: the map it made, or why it was refused. */
   private ClusterMap propose(TopologyChange change) {
     RaftClientReply reply;
-    try (RaftClient client = client()) {
-      reply = client.io().send(Message.valueOf(ByteString.copyFrom(TopologyChangeCodec.encode(change))));
+    try {
+      reply = client().io().send(Message.valueOf(ByteString.copyFrom(TopologyChangeCodec.encode(change))));
     } catch (IOException e) {
       throw new MembershipUnavailable("the cluster did not agree on the change (" + e.getMessage() + ")", e);
     }
@@ -208,8 +212,8 @@ public final class RaftMembership implements Membership, AutoCloseable {
   private void reconfigure(ClusterMap map) {
     List<RaftPeer> peers = peers(map.members());
     for (int attempt = 1; ; attempt++) {
-      try (RaftClient client = client()) {
-        RaftClientReply reply = client.admin().setConfiguration(peers);
+      try {
+        RaftClientReply reply = client().admin().setConfiguration(peers);
         if (reply.isSuccess()) return;
         if (!(reply.getException() instanceof ReconfigurationInProgressException) || attempt == RECONFIGURATION_TRIES) {
           throw new MembershipUnavailable("the Raft group did not take the members of map version " + map.version()
@@ -255,6 +259,7 @@ public final class RaftMembership implements Membership, AutoCloseable {
     });
   }
 
+  /** A client of the group's current members (on the changes thread only). */
   private RaftClient client() {
     RaftGroup group;
     try {
@@ -262,11 +267,29 @@ public final class RaftMembership implements Membership, AutoCloseable {
     } catch (IOException e) {
       throw new MembershipUnavailable("this node's Raft group is not running: " + e.getMessage(), e);
     }
-    return RaftClient.newBuilder()
+    RaftClient current = client;
+    if (current != null && group.equals(clientGroup)) return current;
+    closeClient();
+    RaftClient made = RaftClient.newBuilder()
         .setProperties(properties)
         .setRaftGroup(group)
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(60, TimeDuration.valueOf(250, TimeUnit.MILLISECONDS)))
         .build();
+    client = made;
+    clientGroup = group;
+    return made;
+  }
+
+  private void closeClient() {
+    RaftClient current = client;
+    client = null;
+    clientGroup = null;
+    if (current == null) return;
+    try {
+      current.close();
+    } catch (IOException e) {
+      LOG.log(Level.DEBUG, () -> "closing a Raft client: " + e.getMessage());
+    }
   }
 
   static List<RaftPeer> peers(List<Member> members) {
@@ -290,6 +313,12 @@ public final class RaftMembership implements Membership, AutoCloseable {
   @Override
   public void close() {
     changes.shutdownNow();
+    try {
+      if (!changes.awaitTermination(5, TimeUnit.SECONDS)) LOG.log(Level.WARNING, "a cluster map change was still running at close");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    closeClient(); // the changes thread is done with it
     try {
       server.close();
     } catch (IOException e) {
