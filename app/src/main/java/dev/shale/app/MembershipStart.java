@@ -54,18 +54,21 @@ record MembershipStart(RaftMembership membership, Topology topology) {
   }
 
   /**
-   * Starts this node's Raft member.
+   * Starts this node's Raft member; {@code listener} hears every change it applies.
    *
+   * @param completesAtOnce true while no data movement is wired: joins become normal, and leaves
+   *     removals, as soon as they are committed ({@link RaftMembership#start})
    * @throws StartupException with a one-line reason when it cannot
    */
-  static MembershipStart start(Path dataDir, Options options, TopologyListener listener) {
+  static MembershipStart start(Path dataDir, Options options, TopologyListener listener, boolean completesAtOnce) {
     NodeAddress self = selfAddress(options);
-    if (RaftMembership.hasStoredGroup(dataDir)) return restart(dataDir, self, options, listener);
-    if (options.joinUrl() != null) return join(dataDir, self, options, listener);
-    return bootstrap(dataDir, self, options, listener);
+    if (RaftMembership.hasStoredGroup(dataDir)) return restart(dataDir, self, options, listener, completesAtOnce);
+    if (options.joinUrl() != null) return join(dataDir, self, options, listener, completesAtOnce);
+    return bootstrap(dataDir, self, options, listener, completesAtOnce);
   }
 
-  private static MembershipStart restart(Path dataDir, NodeAddress selfByOptions, Options options, TopologyListener listener) {
+  private static MembershipStart restart(Path dataDir, NodeAddress selfByOptions, Options options, TopologyListener listener,
+      boolean completesAtOnce) {
     Optional<ClusterMap> stored = RaftMembership.storedMap(dataDir);
     List<String> clusterUrls = options.clusterUrls();
     Topology bootstrap = clusterUrls == null ? null : Topology.fromUrls(clusterUrls, options.host(), options.port());
@@ -94,10 +97,11 @@ record MembershipStart(RaftMembership membership, Topology topology) {
           + "/raft; give --cluster (a new cluster) or delete " + dataDir + "/raft and --join a cluster");
     }
     return new MembershipStart(RaftMembership.start(dataDir, self, options.host(), raftPort, new RaftMembership.Start.Recover(),
-        listener, true), topology);
+        listener, completesAtOnce), topology);
   }
 
-  private static MembershipStart bootstrap(Path dataDir, NodeAddress self, Options options, TopologyListener listener) {
+  private static MembershipStart bootstrap(Path dataDir, NodeAddress self, Options options, TopologyListener listener,
+      boolean completesAtOnce) {
     List<String> urls = Objects.requireNonNull(options.clusterUrls());
     Topology topology = Topology.fromUrls(urls, options.host(), options.port());
     if (options.raftPort() != null && options.raftPort() != RaftAddress.defaultPort(options.port())) {
@@ -108,7 +112,7 @@ record MembershipStart(RaftMembership membership, Topology topology) {
         .map(n -> new Member(n, RaftAddress.of(n.host(), RaftAddress.defaultPort(n.port())), MemberState.NORMAL, "")).toList();
     int replicationFactor = Math.min(3, members.size());
     RaftMembership membership = RaftMembership.start(dataDir, self, options.host(), RaftAddress.defaultPort(options.port()),
-        new RaftMembership.Start.Bootstrap(members, replicationFactor), listener, true);
+        new RaftMembership.Start.Bootstrap(members, replicationFactor), listener, completesAtOnce);
     return new MembershipStart(membership, topology);
   }
 
@@ -117,7 +121,8 @@ record MembershipStart(RaftMembership membership, Topology topology) {
    * members, then asks the member to add this node; returns once the member answered with a map
    * that has this node.
    */
-  private static MembershipStart join(Path dataDir, NodeAddress self, Options options, TopologyListener listener) {
+  private static MembershipStart join(Path dataDir, NodeAddress self, Options options, TopologyListener listener,
+      boolean completesAtOnce) {
     if (self.host().equals("0.0.0.0") || self.host().equals("::")) {
       throw new StartupException("--join needs --host to be the address the other members reach this node at, not " + self.host());
     }
@@ -127,7 +132,7 @@ record MembershipStart(RaftMembership membership, Topology topology) {
     ClusterMap current = ClusterMapCodec.decode(call(member, "GET", "/v0/admin/topology"));
     if (current.isEmpty()) throw new StartupException("--join " + member + ": that cluster is not bootstrapped yet; retry");
     RaftMembership membership = RaftMembership.start(dataDir, self, options.host(), raftPort,
-        new RaftMembership.Start.Join(), listener, true);
+        new RaftMembership.Start.Join(), listener, completesAtOnce);
     try {
       LOG.log(Level.INFO, "joining the cluster of " + member + " (map version " + current.version() + ": "
           + current.addresses() + ") as " + self + ", Raft on " + raftAddress);

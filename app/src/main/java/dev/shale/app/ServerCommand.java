@@ -287,7 +287,9 @@ final class ServerCommand implements Callable<Integer> {
   private Node startMember(EngineOptions engineOptions, ServerOptions serverOptions, HintLimits hintLimits,
       MembershipStart.Options options) {
     InternalAuth auth = auth(join != null || (cluster != null && cluster.size() > 1));
-    MembershipStart started = MembershipStart.start(data, options, TopologyListener.NONE);
+    // No data movement is wired yet (issue 15's handoff): nothing listens, and joins and leaves
+    // complete as soon as they are committed.
+    MembershipStart started = MembershipStart.start(data, options, TopologyListener.NONE, true);
     Cluster cluster;
     try {
       cluster = new Cluster(new Placement(started.topology()), auth, forwardTimeoutMillis, maxPendingPerPeer, started.membership());

@@ -99,6 +99,11 @@ class MembershipClusterTest {
     try (TestCluster cluster = new TestCluster(dir, 4, List.of()).startAll()) {
       List<String> urls = new ArrayList<>(cluster.urls());
       awaitTopology(urls, urls, "normal");
+      StringWriter listed = new StringWriter();
+      int listStatus = new CommandLine(new NodesListCommand()).setOut(new PrintWriter(listed, true))
+          .execute("--via", cluster.urls().get(2), "--json");
+      assertThat(listStatus).isZero();
+      for (String url : urls) assertThat(listed.toString()).contains("{\"url\": \"" + url + "\", \"state\": \"normal\"");
 
       Removal live = remove(cluster.urls().get(0), cluster.urls().get(3), false);
       assertThat(live.status()).as(live.output()).isZero();
