@@ -4,19 +4,12 @@ import dev.shale.app.membership.RaftMembership;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Topology;
 import dev.shale.cluster.membership.ClusterMap;
-import dev.shale.cluster.membership.ClusterMapCodec;
 import dev.shale.cluster.membership.Member;
 import dev.shale.cluster.membership.MemberState;
 import dev.shale.cluster.membership.RaftAddress;
 import dev.shale.cluster.membership.TopologyListener;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,7 +36,6 @@ import org.jspecify.annotations.Nullable;
 record MembershipStart(RaftMembership membership, Topology topology) {
   private static final System.Logger LOG = System.getLogger("dev.shale.app.shale");
   private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(90);
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   /** What the command line says of the node's membership. */
   record Options(String host, int port, @Nullable List<String> clusterUrls, @Nullable String joinUrl, @Nullable Integer raftPort) {}
@@ -117,55 +109,40 @@ record MembershipStart(RaftMembership membership, Topology topology) {
   }
 
   /**
-   * Asks the member at {@code --join} for the map, starts a Raft server that knows the current
-   * members, then asks the member to add this node; returns once the member answered with a map
-   * that has this node.
+   * Asks the member at {@code --join} for the map, starts a Raft server with an empty
+   * configuration (the members add it), then asks the member to add this node; returns once the
+   * member answered with a map that has this node.
    */
   private static MembershipStart join(Path dataDir, NodeAddress self, Options options, TopologyListener listener,
       boolean completesAtOnce) {
     if (self.host().equals("0.0.0.0") || self.host().equals("::")) {
       throw new StartupException("--join needs --host to be the address the other members reach this node at, not " + self.host());
     }
-    String member = trimSlash(Objects.requireNonNull(options.joinUrl()));
+    TopologyCalls member = new TopologyCalls(NodeAddress.parse(Objects.requireNonNull(options.joinUrl())), JOIN_TIMEOUT);
     int raftPort = raftPort(options);
     String raftAddress = RaftAddress.of(self.host(), raftPort);
-    ClusterMap current = ClusterMapCodec.decode(call(member, "GET", "/v0/admin/topology"));
-    if (current.isEmpty()) throw new StartupException("--join " + member + ": that cluster is not bootstrapped yet; retry");
+    ClusterMap current;
+    try {
+      current = member.map();
+    } catch (TopologyCallException e) {
+      throw new StartupException("--join: " + e.getMessage(), e);
+    }
+    if (current.isEmpty()) throw new StartupException("--join " + member.node() + ": that cluster is not bootstrapped yet; retry");
     RaftMembership membership = RaftMembership.start(dataDir, self, options.host(), raftPort,
         new RaftMembership.Start.Join(), listener, completesAtOnce);
     try {
-      LOG.log(Level.INFO, "joining the cluster of " + member + " (map version " + current.version() + ": "
+      LOG.log(Level.INFO, "joining the cluster of " + member.node() + " (map version " + current.version() + ": "
           + current.addresses() + ") as " + self + ", Raft on " + raftAddress);
-      ClusterMap joined = ClusterMapCodec.decode(call(member, "POST", "/v0/admin/topology/join?url="
-          + URLEncoder.encode(self.url(), StandardCharsets.UTF_8) + "&raft=" + URLEncoder.encode(raftAddress, StandardCharsets.UTF_8)));
+      ClusterMap joined = member.join(self, raftAddress);
       LOG.log(Level.INFO, "joined: cluster map version " + joined.version() + ": " + joined.addresses());
       return new MembershipStart(membership, new Topology(joined.addresses(), self));
+    } catch (TopologyCallException e) {
+      leave(dataDir, membership);
+      throw new StartupException("--join: " + e.getMessage(), e);
     } catch (RuntimeException e) {
-      // Not a member: forget the Raft storage made for the join, so that the node may --join again.
-      membership.close();
-      deleteTree(dataDir.resolve(RaftMembership.RAFT_DIR));
+      leave(dataDir, membership);
       throw e;
     }
-  }
-
-  /** The body of a 200 answer of {@code member}; anything else is a StartupException saying what it answered. */
-  private static byte[] call(String member, String method, String pathAndQuery) {
-    HttpRequest request = HttpRequest.newBuilder(URI.create(member + pathAndQuery)).timeout(JOIN_TIMEOUT)
-        .method(method, HttpRequest.BodyPublishers.noBody()).build();
-    HttpResponse<byte[]> response;
-    try {
-      response = HTTP.send(request, HttpResponse.BodyHandlers.ofByteArray());
-    } catch (IOException e) {
-      throw new StartupException("--join: cannot reach " + member + ": " + e.getMessage(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new StartupException("--join: interrupted", e);
-    }
-    if (response.statusCode() != 200) {
-      throw new StartupException("--join: " + member + " answered " + response.statusCode() + " to " + method + " "
-          + pathAndQuery.replaceAll("\\?.*", "") + ": " + new String(response.body(), StandardCharsets.UTF_8).strip());
-    }
-    return response.body();
   }
 
   /** This node in {@code map}, found as {@code --cluster} finds it (any address of this machine with --host 0.0.0.0). */
@@ -186,6 +163,12 @@ record MembershipStart(RaftMembership membership, Topology topology) {
     }
   }
 
+  /** Not a member: forgets the Raft storage made for the join, so that the node may --join again. */
+  private static void leave(Path dataDir, RaftMembership membership) {
+    membership.close();
+    deleteTree(dataDir.resolve(RaftMembership.RAFT_DIR));
+  }
+
   private static void deleteTree(Path root) {
     try (Stream<Path> paths = Files.walk(root)) {
       for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) Files.delete(p);
@@ -202,7 +185,4 @@ record MembershipStart(RaftMembership membership, Topology topology) {
     return Integer.parseInt(raftAddress.substring(raftAddress.lastIndexOf(':') + 1));
   }
 
-  private static String trimSlash(String url) {
-    return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
-  }
 }

@@ -13,7 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * The cluster map's admin calls to one member (README, "Cluster"): read the map, remove a member.
+ * The cluster map's admin calls to one member (README, "Cluster"): read the map, join, remove a member.
  * A call answers the map, or throws {@link TopologyCallException} with one line saying why not.
  */
 final class TopologyCalls {
@@ -34,6 +34,12 @@ final class TopologyCalls {
 
   ClusterMap map() {
     return ClusterMapCodec.decode(call("GET", "/v0/admin/topology"));
+  }
+
+  /** Asks the member to add {@code node}, whose Raft server listens on {@code raftAddress}. */
+  ClusterMap join(NodeAddress node, String raftAddress) {
+    return ClusterMapCodec.decode(call("POST", "/v0/admin/topology/join?url=" + URLEncoder.encode(node.url(), StandardCharsets.UTF_8)
+        + "&raft=" + URLEncoder.encode(raftAddress, StandardCharsets.UTF_8)));
   }
 
   /** Asks the member to remove {@code member} ({@code dead}: at once, nothing streamed from it). */
