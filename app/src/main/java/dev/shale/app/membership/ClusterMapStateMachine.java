@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.StandardCopyOption;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -114,21 +113,17 @@ final class ClusterMapStateMachine extends BaseStateMachine {
     completeWaiters(index);
   }
 
-  @Override
-  public CompletableFuture<Message> query(Message request) {
-    return CompletableFuture.completedFuture(Message.valueOf(new String(ClusterMapCodec.encode(map), StandardCharsets.UTF_8)));
-  }
-
-  /** Writes the whole map, then renames it into place: a snapshot is there whole or not at all. */
+  /**
+   * Writes the whole map, fsynced, then renames it into place: a snapshot is there whole or not
+   * at all, and durable before Ratis purges the log it stands for.
+   */
   @Override
   public long takeSnapshot() throws IOException {
     ClusterMap snapshot = map;
     TermIndex last = getLastAppliedTermIndex();
     if (last == null || last.getIndex() < 0) return RaftLog.INVALID_LOG_INDEX;
     File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-    File partial = new File(file.getPath() + ".partial");
-    Files.write(partial.toPath(), ClusterMapCodec.encode(snapshot));
-    Files.move(partial.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE);
+    MapFile.writeWhole(file.toPath(), ClusterMapCodec.encode(snapshot));
     storage.loadLatestSnapshot();
     return last.getIndex();
   }

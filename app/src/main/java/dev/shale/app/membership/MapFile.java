@@ -49,17 +49,28 @@ final class MapFile {
   }
 
   void write(ClusterMap map) {
-    Path partial = file.resolveSibling(NAME + ".partial");
     try {
-      try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-          StandardOpenOption.TRUNCATE_EXISTING)) {
-        ByteBuffer bytes = ByteBuffer.wrap(ClusterMapCodec.encode(map));
-        while (bytes.hasRemaining()) channel.write(bytes);
-        channel.force(true);
-      }
-      Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      writeWhole(file, ClusterMapCodec.encode(map));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the cluster map " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Writes {@code bytes} to {@code <target>.partial}, fsyncs it, renames it over {@code target}
+   * and fsyncs the directory: after a crash, {@code target} is the old file or the new one, whole.
+   */
+  static void writeWhole(Path target, byte[] bytes) throws IOException {
+    Path partial = target.resolveSibling(target.getFileName() + ".partial");
+    try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        StandardOpenOption.TRUNCATE_EXISTING)) {
+      ByteBuffer buffer = ByteBuffer.wrap(bytes);
+      while (buffer.hasRemaining()) channel.write(buffer);
+      channel.force(true);
+    }
+    Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    try (FileChannel directory = FileChannel.open(target.getParent(), StandardOpenOption.READ)) {
+      directory.force(true);
     }
   }
 }
