@@ -251,12 +251,13 @@ final class ServerCommand implements Callable<Integer> {
     EngineOptions engineOptions = engineOptions();
     HintLimits hintLimits = hintLimits();
     MembershipStart.Options membership = membershipOptions();
-    Cluster cluster = MembershipStart.needed(data, membership) ? null : cluster();
+    cluster(); // checks --cluster and the secret before anything starts
     ShutdownSignals signals = ShutdownSignals.install(shutdownLimitMillis());
     try {
-      Node node = cluster != null || !MembershipStart.needed(data, membership)
-          ? Node.start(data, engineOptions, serverOptions, cluster, hintLimits)
-          : startMember(engineOptions, serverOptions, hintLimits, membership);
+      // A node alone runs no Raft; any other node's cluster is its Raft-agreed map.
+      Node node = MembershipStart.needed(data, membership)
+          ? startMember(engineOptions, serverOptions, hintLimits, membership)
+          : Node.start(data, engineOptions, serverOptions, null, hintLimits);
       LOG.log(Level.INFO, "shale " + VersionProvider.version() + " serving " + node.describe());
       String why = "an interrupt";
       try {
@@ -311,13 +312,6 @@ final class ServerCommand implements Callable<Integer> {
         throw usage("--join: " + e.getMessage());
       }
     }
-    if (cluster != null) {
-      try {
-        Topology.fromUrls(cluster, host, port);
-      } catch (IllegalArgumentException e) {
-        throw usage(e.getMessage());
-      }
-    }
     return new MembershipStart.Options(host, port, cluster, join, raftPort);
   }
 
@@ -357,7 +351,11 @@ final class ServerCommand implements Callable<Integer> {
     }
   }
 
-  /** The fixed cluster of this node's --cluster (null without it), or a usage error saying why not. */
+  /**
+   * The cluster that --cluster names, as a fixed topology (null without it), or a usage error
+   * saying why not. The node itself starts with the map agreed with Raft ({@link #startMember});
+   * this checks the options it starts from.
+   */
   @Nullable Cluster cluster() {
     if (cluster == null) {
       if ((clusterSecret != null || clusterSecretFile != null || trustedNetwork) && join == null && !RaftMembership.hasStoredGroup(data)) {
