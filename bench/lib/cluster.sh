@@ -2,7 +2,8 @@
 # after bench/lib/nodes.sh and after setting `pids=()`, `nodes` (how many), `data` (a scratch
 # directory), `out` (where node logs go), `heap` (-Xmx) and `node_args` (extra server flags;
 # NODE_ARGS_<label> overrides them per label). start_cluster sets `ports` and `node_pids` (the
-# nodes' JVM pids), node 0 first.
+# nodes' JVM pids), node 0 first. Nodes of a cluster get the machine's cores shared out as event loops
+# (--io-threads max(1, cores / nodes)), as `shale cluster` gives them, unless their args set --io-threads.
 
 # The JVM's pid, from the node itself (the launcher may have forked it).
 node_pid() { curl -sf "http://127.0.0.1:$1/v0/status" | python3 -c 'import json, sys; print(json.load(sys.stdin)["pid"])'; }
@@ -25,6 +26,7 @@ start_cluster() { # checkout label
   head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$data/cluster/secret"
   chmod 600 "$data/cluster/secret"
   ((nodes > 1)) && cluster_args=(--cluster "$urls" --cluster-secret-file "$data/cluster/secret")
+  ((nodes > 1)) && [[ $args != *--io-threads* ]] && cluster_args+=(--io-threads $(( $(nproc) / nodes > 1 ? $(nproc) / nodes : 1 )))
   for i in $(seq 0 $((nodes - 1))); do
     # shellcheck disable=SC2086 # the node's args are a list of flags
     SHALE_JAVA_OPTS="-Xmx$heap ${SHALE_JAVA_OPTS:-}" "$checkout/shale" server --port "${ports[$i]}" \

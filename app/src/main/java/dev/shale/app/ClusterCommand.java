@@ -72,6 +72,21 @@ final class ClusterCommand implements Callable<Integer> {
           + "(the launcher's collector, SHALE_JAVA_OPTS). Default: ${DEFAULT-VALUE}.")
   String nodeHeap;
 
+  @Option(names = "--node-io-threads", paramLabel = "<n>",
+      description = "Event-loop threads of each node (--io-threads). Default: this machine's cores "
+          + "shared out among the nodes, at least one each.")
+  Integer nodeIoThreads;
+
+  /**
+   * Each node's share of the cores. A node alone runs an event loop per core; nodes that share a
+   * machine would otherwise run several times more event loops than there are cores, and the
+   * kernel switching between them cost a quarter of a replicated PUT's CPU on two cores
+   * (docs/perf/cluster.md, issue 14).
+   */
+  static int ioThreadsPerNode(int cores, int nodes) {
+    return Math.max(1, cores / nodes);
+  }
+
   @Override
   public Integer call() throws InterruptedException {
     checkOptions();
@@ -98,6 +113,7 @@ final class ClusterCommand implements Callable<Integer> {
 
   private void checkOptions() {
     if (nodes < 1 || nodes > 64) throw usage("--nodes must be in [1, 64]: " + nodes);
+    if (nodeIoThreads != null && nodeIoThreads < 1) throw usage("--node-io-threads must be >= 1: " + nodeIoThreads);
     if (basePort < 1 || basePort + nodes - 1 > 65535) {
       throw usage("--base-port " + basePort + " with " + nodes + " nodes leaves [1, 65535]");
     }
@@ -125,7 +141,9 @@ final class ClusterCommand implements Callable<Integer> {
     command.addAll(List.of("-Xmx" + nodeHeap,
         "-cp", System.getProperty("java.class.path"), Main.class.getName(), "server",
         "--host", host, "--port", Integer.toString(basePort + i), "--data", data.resolve("node-" + i).toString(),
-        "--cluster", String.join(",", urls), "--cluster-secret-file", secret.toString()));
+        "--cluster", String.join(",", urls), "--cluster-secret-file", secret.toString(),
+        "--io-threads", Integer.toString(nodeIoThreads != null ? nodeIoThreads
+            : ioThreadsPerNode(Runtime.getRuntime().availableProcessors(), nodes))));
     try {
       return new ProcessBuilder(command)
           .redirectErrorStream(true)

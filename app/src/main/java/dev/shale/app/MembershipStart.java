@@ -67,6 +67,7 @@ record MembershipStart(RaftMembership membership, Topology topology) {
     List<NodeAddress> bootstrapNodes = bootstrap == null ? null : bootstrap.nodes();
     Topology topology;
     int raftPort;
+    ClusterMap assumed;
     NodeAddress self = selfByOptions;
     Optional<NodeAddress> storedSelf = stored.flatMap(map -> selfIn(map, options));
     if (stored.isPresent() && storedSelf.isPresent()) {
@@ -74,6 +75,7 @@ record MembershipStart(RaftMembership membership, Topology topology) {
       self = storedSelf.get();
       topology = new Topology(map.addresses(), self);
       raftPort = port(map.member(self).get().raftAddress());
+      assumed = map;
       if (bootstrapNodes != null && !new HashSet<>(bootstrapNodes).equals(new HashSet<>(map.addresses()))) {
         LOG.log(Level.WARNING, "--cluster " + bootstrapNodes + " ignored: this node uses its stored cluster map (version "
             + map.version() + ": " + map.addresses() + "); --cluster only bootstraps a new cluster");
@@ -84,11 +86,12 @@ record MembershipStart(RaftMembership membership, Topology topology) {
       self = bootstrap.self();
       topology = bootstrap;
       raftPort = raftPort(options);
+      assumed = new ClusterMap(0, bootstrapMembers(bootstrap), replicationFactor(bootstrap));
     } else {
       throw new StartupException("this node was removed from its cluster, or has no cluster map yet in " + dataDir
           + "/raft; give --cluster (a new cluster) or delete " + dataDir + "/raft and --join a cluster");
     }
-    return new MembershipStart(RaftMembership.start(dataDir, self, options.host(), raftPort, new RaftMembership.Start.Recover(),
+    return new MembershipStart(RaftMembership.start(dataDir, self, options.host(), raftPort, new RaftMembership.Start.Recover(assumed),
         listener, completesAtOnce), topology);
   }
 
@@ -100,11 +103,8 @@ record MembershipStart(RaftMembership membership, Topology topology) {
       throw new StartupException("--raft-port: a --cluster bootstrap uses every node's default Raft port (HTTP port + "
           + RaftAddress.DEFAULT_OFFSET + ", or - when that exceeds 65535): " + RaftAddress.defaultPort(options.port()));
     }
-    List<Member> members = topology.nodes().stream()
-        .map(n -> new Member(n, RaftAddress.of(n.host(), RaftAddress.defaultPort(n.port())), MemberState.NORMAL, "")).toList();
-    int replicationFactor = Math.min(3, members.size());
     RaftMembership membership = RaftMembership.start(dataDir, self, options.host(), RaftAddress.defaultPort(options.port()),
-        new RaftMembership.Start.Bootstrap(members, replicationFactor), listener, completesAtOnce);
+        new RaftMembership.Start.Bootstrap(bootstrapMembers(topology), replicationFactor(topology)), listener, completesAtOnce);
     return new MembershipStart(membership, topology);
   }
 
@@ -134,6 +134,7 @@ record MembershipStart(RaftMembership membership, Topology topology) {
       LOG.log(Level.INFO, "joining the cluster of " + member.node() + " (map version " + current.version() + ": "
           + current.addresses() + ") as " + self + ", Raft on " + raftAddress);
       ClusterMap joined = member.join(self, raftAddress);
+      membership.assume(joined);
       LOG.log(Level.INFO, "joined: cluster map version " + joined.version() + ": " + joined.addresses());
       return new MembershipStart(membership, new Topology(joined.addresses(), self));
     } catch (TopologyCallException e) {
@@ -143,6 +144,17 @@ record MembershipStart(RaftMembership membership, Topology topology) {
       leave(dataDir, membership);
       throw e;
     }
+  }
+
+  /** The members of a --cluster bootstrap: every node normal, at its default Raft address. */
+  private static List<Member> bootstrapMembers(Topology topology) {
+    return topology.nodes().stream()
+        .map(n -> new Member(n, RaftAddress.of(n.host(), RaftAddress.defaultPort(n.port())), MemberState.NORMAL, "")).toList();
+  }
+
+  /** The replication factor a new cluster's map records: 3, or every node of a smaller cluster. */
+  private static int replicationFactor(Topology topology) {
+    return Math.min(3, topology.size());
   }
 
   /** This node in {@code map}, found as {@code --cluster} finds it (any address of this machine with --host 0.0.0.0). */

@@ -9,6 +9,7 @@ import dev.shale.cluster.Topology;
 import dev.shale.cluster.membership.TopologyListener;
 import dev.shale.app.membership.RaftMembership;
 import dev.shale.server.ServerOptions;
+import dev.shale.storage.BackgroundPriority;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.SyncMode;
 import java.lang.System.Logger.Level;
@@ -126,6 +127,13 @@ final class ServerCommand implements Callable<Integer> {
           + "fail at once (that replica counts as failed). Default: ${DEFAULT-VALUE}.")
   int maxPendingPerPeer;
 
+  @Option(names = "--read-speculation", paramLabel = "<ms>", defaultValue = "" + Cluster.DEFAULT_READ_SPECULATION_MILLIS,
+      description =
+          "A read asks ack of its from replicas (this node first when it is one), another at once "
+          + "when one fails, and all the rest when it is still unanswered after this long; 0: it "
+          + "asks all from replicas at once. Default: ${DEFAULT-VALUE}.")
+  long readSpeculationMillis;
+
   @Option(names = "--hint-max-size", paramLabel = "<size>", defaultValue = "1g",
       converter = ByteSizeConverter.class,
       description =
@@ -167,6 +175,14 @@ final class ServerCommand implements Callable<Integer> {
           "A memtable is flushed to a table once it holds this much (at least 64k). "
           + "Default: ${DEFAULT-VALUE}.")
   long memtableSizeBytes;
+
+  @Option(names = "--background-priority", paramLabel = "low|normal", defaultValue = "low",
+      converter = BackgroundPriorityConverter.class,
+      description =
+          "CPU priority of flushes and compactions. low (nice 19 on Linux): they use the CPU "
+          + "that requests leave idle, so they do not queue requests behind them; normal: the "
+          + "node's own. Default: ${DEFAULT-VALUE}.")
+  BackgroundPriority backgroundPriority;
 
   @Option(names = "--disk-reserve", paramLabel = "<size>", defaultValue = "64m",
       converter = ByteSizeConverter.class,
@@ -293,7 +309,8 @@ final class ServerCommand implements Callable<Integer> {
     MembershipStart started = MembershipStart.start(data, options, TopologyListener.NONE, true);
     Cluster cluster;
     try {
-      cluster = new Cluster(new Placement(started.topology()), auth, forwardTimeoutMillis, maxPendingPerPeer, started.membership());
+      cluster = new Cluster(new Placement(started.topology()), auth, forwardTimeoutMillis, maxPendingPerPeer, readSpeculationMillis,
+          started.membership());
     } catch (IllegalArgumentException e) {
       started.membership().close();
       throw usage(optionNames(e.getMessage()));
@@ -336,7 +353,8 @@ final class ServerCommand implements Callable<Integer> {
           .withSyncMode(sync)
           .withSyncIntervalMillis(syncIntervalMillis)
           .withMemtableSizeBytes(memtableSizeBytes)
-          .withDiskReserveBytes(diskReserveBytes);
+          .withDiskReserveBytes(diskReserveBytes)
+          .withBackgroundPriority(backgroundPriority);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }
@@ -370,7 +388,8 @@ final class ServerCommand implements Callable<Integer> {
       throw usage(e.getMessage());
     }
     try {
-      return new Cluster(new Placement(topology), auth(!topology.isSingle()), forwardTimeoutMillis, maxPendingPerPeer);
+      return new Cluster(new Placement(topology), auth(!topology.isSingle()), forwardTimeoutMillis, maxPendingPerPeer,
+          readSpeculationMillis);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }
@@ -429,6 +448,7 @@ final class ServerCommand implements Callable<Integer> {
       Map.entry("diskReserveBytes", "--disk-reserve"),
       Map.entry("forwardTimeoutMillis", "--replica-timeout"),
       Map.entry("maxPendingPerPeer", "--peer-queue"),
+      Map.entry("readSpeculationMillis", "--read-speculation"),
       Map.entry("maxBytes", "--hint-max-size"),
       Map.entry("maxAgeMillis", "--hint-max-age"),
       Map.entry("deliveriesPerSecond", "--hint-rate"));

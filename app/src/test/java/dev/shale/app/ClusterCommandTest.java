@@ -7,12 +7,14 @@ import dev.shale.testkit.EntityClient;
 import dev.shale.testkit.FreePort;
 import dev.shale.testkit.NodeProcess;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,6 +32,13 @@ class ClusterCommandTest {
       Await.until("the cluster to print its URLs", Duration.ofSeconds(60),
           () -> launcher.log().contains("shale cluster of 3 nodes serving"));
       assertThat(launcher.log()).contains("http://127.0.0.1:" + base, "http://127.0.0.1:" + (base + 1));
+      String eventLoops = "transport (epoll|nio), "
+          + ClusterCommand.ioThreadsPerNode(Runtime.getRuntime().availableProcessors(), 3) + " event loops?\\b";
+      for (int i = 0; i < 3; i++) {
+        Path log = data.resolve("node-" + i + ".log");
+        Await.until("node " + i + "'s startup line, naming its share of the cores", Duration.ofSeconds(60),
+            () -> Pattern.compile(eventLoops).matcher(text(log)).find());
+      }
       assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(data.resolve("cluster.secret"))))
           .isEqualTo("rw-------");
 
@@ -49,6 +58,22 @@ class ClusterCommandTest {
         assertThat(refuses(node)).as("node %d stopped with the launcher", i).isTrue();
         assertThat(Files.readString(data.resolve("node-" + i + ".log"))).contains("shutdown complete");
       }
+    }
+  }
+
+  @Test
+  void nodesShareTheCoresOutAtOneEventLoopEachAtLeast() {
+    assertThat(ClusterCommand.ioThreadsPerNode(2, 3)).isEqualTo(1);
+    assertThat(ClusterCommand.ioThreadsPerNode(8, 3)).isEqualTo(2);
+    assertThat(ClusterCommand.ioThreadsPerNode(16, 4)).isEqualTo(4);
+    assertThat(ClusterCommand.ioThreadsPerNode(1, 1)).isEqualTo(1);
+  }
+
+  private static String text(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 

@@ -3,6 +3,7 @@ package dev.shale.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.server.ServerOptions;
+import dev.shale.storage.BackgroundPriority;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.SyncMode;
 import java.io.PrintWriter;
@@ -59,7 +60,8 @@ class CommandLineTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"--bogus", "--port=http", "--sync=sometimes", "--memtable-size=16 MB", "--workers"})
+  @ValueSource(strings = {"--bogus", "--port=http", "--sync=sometimes", "--memtable-size=16 MB", "--workers",
+      "--background-priority=idle"})
   void badOptionIsAUsageErrorWithExitCode2(String option) {
     assertThat(run("server", option)).isEqualTo(2);
     assertThat(err.toString()).startsWith("shale: ").contains("shale server --help");
@@ -89,6 +91,7 @@ class CommandLineTest {
     EngineOptions engine = command.engineOptions();
     assertThat(engine.syncMode()).isEqualTo(SyncMode.INTERVAL);
     assertThat(engine.memtableSizeBytes()).isEqualTo(16L << 20);
+    assertThat(engine.backgroundPriority()).isEqualTo(BackgroundPriority.LOW);
   }
 
   @Test
@@ -96,13 +99,20 @@ class CommandLineTest {
     ServerCommand command = parse("--host=0.0.0.0", "--port=9000", "--data=/tmp/x", "--sync=ALWAYS",
         "--sync-interval=50", "--memtable-size=1m", "--max-value-size=64k", "--max-inflight-bodies=1g",
         "--max-inflight-answers=2m", "--workers=0", "--queue-size=7", "--io-threads=3", "--max-pipelined=4", "--idle-timeout=1000",
-        "--request-timeout=2000", "--shutdown-timeout=3000");
+        "--request-timeout=2000", "--shutdown-timeout=3000", "--background-priority=NORMAL");
     assertThat(command.serverOptions()).isEqualTo(
         new ServerOptions("0.0.0.0", 9000, 3, 0, 7, 64 << 10, 1L << 30, 2L << 20, 4, 1000, 2000, 3000));
     EngineOptions engine = command.engineOptions();
     assertThat(engine.syncMode()).isEqualTo(SyncMode.ALWAYS);
     assertThat(engine.syncIntervalMillis()).isEqualTo(50);
     assertThat(engine.memtableSizeBytes()).isEqualTo(1L << 20);
+    assertThat(engine.backgroundPriority()).isEqualTo(BackgroundPriority.NORMAL);
+  }
+
+  @Test
+  void anUnknownEnumValueListsTheValues() {
+    assertThat(run("server", "--background-priority=idle")).isEqualTo(2);
+    assertThat(err.toString()).contains("invalid --background-priority 'idle': use low or normal");
   }
 
   @Test

@@ -15,22 +15,38 @@ import dev.shale.cluster.membership.StaticMembership;
  *     as failed
  * @param maxPendingPerPeer replica requests to one peer that may be in flight or wait for its
  *     connection (at least 1); past it they fail at once
+ * @param readSpeculationMillis how long a read waits for the {@code ack} replicas it asked before
+ *     it asks the rest of {@code from} too ({@code --read-speculation}); 0: it asks them all at once
  * @param membership the cluster map and its changes (a fixed map when the node runs no Raft)
  */
 public record Cluster(
-    Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer, Membership membership) {
+    Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer, long readSpeculationMillis,
+    Membership membership) {
+
+  /**
+   * The default read speculation: above the p99.9 of a replica read on a healthy loopback or LAN
+   * cluster (well under a millisecond at the median, a few at p99.9 under load, docs/perf/cluster.md),
+   * so that it asks more replicas only when one is in trouble, and far below the replica timeout.
+   */
+  public static final long DEFAULT_READ_SPECULATION_MILLIS = 10;
+
+  /** A cluster with the {@link #DEFAULT_READ_SPECULATION_MILLIS default read speculation}, whose members never change. */
+  public Cluster(Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer) {
+    this(placement, auth, forwardTimeoutMillis, maxPendingPerPeer, DEFAULT_READ_SPECULATION_MILLIS);
+  }
+
+  /** A cluster whose members never change: its map is the topology's nodes. */
+  public Cluster(Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer, long readSpeculationMillis) {
+    this(placement, auth, forwardTimeoutMillis, maxPendingPerPeer, readSpeculationMillis, StaticMembership.of(placement.topology()));
+  }
 
   public Cluster {
+    if (readSpeculationMillis < 0) throw new IllegalArgumentException("readSpeculationMillis must be >= 0: " + readSpeculationMillis);
     if (forwardTimeoutMillis <= 0) throw new IllegalArgumentException("forwardTimeoutMillis must be > 0: " + forwardTimeoutMillis);
     if (maxPendingPerPeer < 1) throw new IllegalArgumentException("maxPendingPerPeer must be >= 1: " + maxPendingPerPeer);
     if (!placement.topology().isSingle() && !auth.takesPeers()) {
       throw new IllegalArgumentException("a multi-node cluster needs a cluster secret or a trusted network");
     }
-  }
-
-  /** A cluster whose members never change: its map is the topology's nodes. */
-  public Cluster(Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer) {
-    this(placement, auth, forwardTimeoutMillis, maxPendingPerPeer, StaticMembership.of(placement.topology()));
   }
 
   /** A node alone: every key is local; internal requests are refused. */

@@ -153,7 +153,8 @@ public final class ShaleServer implements AutoCloseable {
       replicaCalls = new ReplicaCalls(cluster.topology().self(), service, pool, client, missed);
       // Every request asks the map as it is now: members that joined or left since the start count.
       Cluster live = cluster;
-      coordinator = new Coordinator((key, from) -> live.map().readReplicas(key, from), replicaCalls, engine.clock(), missed, stats);
+      coordinator = new Coordinator((key, from) -> live.map().readReplicas(key, from), replicaCalls, engine.clock(), missed, stats,
+          cluster.readSpeculationMillis());
     }
     ServerBootstrap bootstrap = new ServerBootstrap()
         .group(acceptGroup, ioGroup)
@@ -173,7 +174,7 @@ public final class ShaleServer implements AutoCloseable {
       // handshakes end the peers' down marks of it (bounded by the connect timeout).
       if (client != null) client.greetAll(greetMillis);
       return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, client, stats, replicaCalls, connections, draining, listener,
-          epoll ? "epoll" : "nio");
+          (epoll ? "epoll" : "nio") + ", " + ioThreads + (ioThreads == 1 ? " event loop" : " event loops"));
     } catch (Exception e) {
       // syncUninterruptibly() rethrows the socket's checked exception unwrapped, hence Exception.
       stopThreads(acceptGroup, ioGroup, pool, scanThreads);
@@ -224,7 +225,7 @@ public final class ShaleServer implements AutoCloseable {
     return connections.size();
   }
 
-  /** "epoll" or "nio": the transport in use, for the startup log line. */
+  /** The transport in use and its event loops ("epoll, 2 event loops"), for the startup log line. */
   public String transport() {
     return transport;
   }

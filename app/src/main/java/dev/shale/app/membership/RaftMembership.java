@@ -68,13 +68,16 @@ public final class RaftMembership implements Membership, AutoCloseable {
   private final ClusterMapStateMachine machine;
   private final boolean completesAtOnce;
   private final ExecutorService changes;
+  // The map the node starts serving with (stored, bootstrapped or joined), until it applies a newer one.
+  private volatile ClusterMap assumed;
   // Confined to the changes thread: the client of the group as it was last seen, remade when it changes.
   private @Nullable RaftClient client;
   private @Nullable RaftGroup clientGroup;
 
   private RaftMembership(NodeAddress self, RaftProperties properties, RaftServer server, ClusterMapStateMachine machine,
-      boolean completesAtOnce) {
+      boolean completesAtOnce, ClusterMap assumed) {
     this.self = self;
+    this.assumed = assumed;
     this.properties = properties;
     this.server = server;
     this.machine = machine;
@@ -88,8 +91,8 @@ public final class RaftMembership implements Membership, AutoCloseable {
 
   /** How a node's Raft server starts: over the group it had, or as a new member of one. */
   public sealed interface Start {
-    /** A restart: the group and the map are the ones stored under {@code <data>/raft}. */
-    record Recover() implements Start {}
+    /** A restart: the group is the one stored under {@code <data>/raft}, the map {@code stored} its last applied. */
+    record Recover(ClusterMap stored) implements Start {}
 
     /** A new cluster: these members, all normal; every one of them starts the same way. */
     record Bootstrap(List<Member> members, int replicationFactor) implements Start {}
@@ -137,7 +140,12 @@ public final class RaftMembership implements Membership, AutoCloseable {
           .setOption(start instanceof Start.Recover ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
           .build();
       server.start();
-      RaftMembership membership = new RaftMembership(self, properties, server, machine, completesAtOnce);
+      ClusterMap assumed = switch (start) {
+        case Start.Recover r -> r.stored();
+        case Start.Bootstrap b -> new ClusterMap(0, b.members(), b.replicationFactor());
+        case Start.Join ignored -> ClusterMap.EMPTY;
+      };
+      RaftMembership membership = new RaftMembership(self, properties, server, machine, completesAtOnce, assumed);
       if (start instanceof Start.Bootstrap b) membership.bootstrapInBackground(b);
       return membership;
     } catch (IOException e) {
@@ -150,9 +158,22 @@ public final class RaftMembership implements Membership, AutoCloseable {
     return true;
   }
 
+  /**
+   * The map this node has applied last; until it has applied one newer than the map it started
+   * with, that one. (After a restart, Raft replays the log only once a leader tells it the commit
+   * index, and a new cluster's map is empty until its bootstrap is applied: meanwhile the node
+   * serves, and takes its peers, by the members it knows.)
+   */
   @Override
   public ClusterMap current() {
-    return machine.current();
+    ClusterMap applied = machine.current();
+    ClusterMap start = assumed;
+    return applied.version() > start.version() ? applied : start;
+  }
+
+  /** Serves with {@code map} (the one a join answered) until this node has applied a newer one. */
+  public void assume(ClusterMap map) {
+    assumed = map;
   }
 
   @Override
@@ -247,7 +268,7 @@ public final class RaftMembership implements Membership, AutoCloseable {
   private void bootstrapInBackground(Start.Bootstrap b) {
     changes.execute(() -> {
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
-      while (current().isEmpty() && System.nanoTime() < deadline && !changes.isShutdown()) {
+      while (machine.current().isEmpty() && System.nanoTime() < deadline && !changes.isShutdown()) {
         try {
           propose(new TopologyChange.Bootstrap(b.members(), b.replicationFactor()));
         } catch (TopologyChangeRefused e) {

@@ -6,6 +6,7 @@ import dev.shale.cluster.Placement;
 import dev.shale.storage.Entry;
 import dev.shale.storage.HybridClock;
 import dev.shale.storage.StorageException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
@@ -36,14 +37,24 @@ public final class Coordinator {
   private final HybridClock clock;
   private final MissedWrites missed;
   private final ReplicationStats stats;
+  private final long readSpeculationMillis;
 
-  /** A coordinator over a fixed placement. */
-  public Coordinator(Placement placement, Replicas replicas, HybridClock clock, MissedWrites missed, ReplicationStats stats) {
-    this((ReplicaPlacement) placement::preferenceList, replicas, clock, missed, stats);
+  /**
+   * A coordinator over a fixed placement.
+   *
+   * @param readSpeculationMillis how long a read waits for the {@code ack} replicas it asked
+   *     before it asks the others too; 0: it asks every replica at once
+   */
+  public Coordinator(Placement placement, Replicas replicas, HybridClock clock, MissedWrites missed, ReplicationStats stats,
+      long readSpeculationMillis) {
+    this((ReplicaPlacement) placement::preferenceList, replicas, clock, missed, stats, readSpeculationMillis);
   }
 
   /** A coordinator that asks {@code placement} for every request's replicas (the live cluster map). */
-  public Coordinator(ReplicaPlacement placement, Replicas replicas, HybridClock clock, MissedWrites missed, ReplicationStats stats) {
+  public Coordinator(ReplicaPlacement placement, Replicas replicas, HybridClock clock, MissedWrites missed, ReplicationStats stats,
+      long readSpeculationMillis) {
+    if (readSpeculationMillis < 0) throw new IllegalArgumentException("readSpeculationMillis must be >= 0: " + readSpeculationMillis);
+    this.readSpeculationMillis = readSpeculationMillis;
     this.placement = placement;
     this.replicas = replicas;
     this.clock = clock;
@@ -59,8 +70,9 @@ public final class Coordinator {
   /**
    * Reads {@code key} from its replicas; {@code done} runs once, on {@code loop}, when the read is
    * decided, with the newest record among the answers so far; and {@code allIn} once, on {@code
-   * loop}, after {@code done}, once every replica answered or failed and every read repair was
-   * answered.
+   * loop}, after {@code done}, once every replica asked answered or failed and every read repair
+   * was answered. It asks {@code ack} replicas, this node first when it is one, and more only when
+   * one fails or the read is undecided after the speculation delay ({@link ReplicatedRead}).
    *
    * <p>What the read holds meanwhile: one record's value, the newest so far, which read repair
    * writes once all are in; of the other answers only whether they were that record. So from
@@ -71,13 +83,15 @@ public final class Coordinator {
    */
   public void read(Executor loop, byte[] key, Consistency consistency, Consumer<Outcome> done, Consumer<Entry> newerLate,
       Runnable allIn) {
-    List<NodeAddress> targets = placement.replicas(key, consistency.from());
-    if (targets.size() < consistency.from()) {
-      done.accept(tooFew(targets, consistency));
+    List<NodeAddress> replicasOfKey = placement.replicas(key, consistency.from());
+    if (replicasOfKey.size() < consistency.from()) {
+      done.accept(tooFew(replicasOfKey, consistency));
       allIn.run();
       return;
     }
-    new ReplicatedRead(replicas, loop, key, targets, new Tally(consistency), clock, stats, done, newerLate, allIn).start();
+    List<NodeAddress> targets = selfFirst(replicasOfKey);
+    new ReplicatedRead(replicas, loop, key, targets, new Tally(consistency), clock, stats, readSpeculationMillis, done,
+        newerLate, allIn).start();
   }
 
   /**
@@ -111,6 +125,17 @@ public final class Coordinator {
   private static Outcome tooFew(List<NodeAddress> targets, Consistency consistency) {
     return new Outcome(consistency.ack() + " of " + consistency.from() + " replicas needed, but the cluster has "
         + targets.size() + " nodes to read from now: " + targets, null);
+  }
+
+  /** {@code targets} in their order, but this node first if it is one of them. */
+  private List<NodeAddress> selfFirst(List<NodeAddress> targets) {
+    NodeAddress self = replicas.self();
+    int at = targets.indexOf(self);
+    if (at <= 0) return targets;
+    List<NodeAddress> ordered = new ArrayList<>(targets.size());
+    ordered.add(self);
+    for (NodeAddress target : targets) if (!target.equals(self)) ordered.add(target);
+    return ordered;
   }
 
   /**

@@ -35,6 +35,9 @@ public interface Replicas {
   void write(Executor loop, NodeAddress replica, byte[] key, byte @Nullable [] value, long version,
       Consumer<ReplicaReply> done);
 
+  /** Runs {@code task} on {@code loop} {@code delayMillis} from now (a timer: it never blocks). */
+  void schedule(Executor loop, long delayMillis, Runnable task);
+
   /**
    * Runs {@code diskTask} (a disk write, such as keeping a hint) off the request's thread, or
    * inline where there is no other; false when it was refused (the threads for it are full).

@@ -29,6 +29,11 @@ final class Tally {
     failures.add(reason.contains(replica.id()) ? reason : replica.id() + ": " + reason);
   }
 
+  /** How many answers decide the request. */
+  int ack() {
+    return consistency.ack();
+  }
+
   /** {@code ack} replicas answered. */
   boolean reached() {
     return answered >= consistency.ack();

@@ -2,6 +2,7 @@ package dev.shale.cluster.coordination;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shale.cluster.Cluster;
 import dev.shale.cluster.Consistency;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.storage.Entry;
@@ -94,15 +95,47 @@ class CoordinatorScenarioTest {
   }
 
   @Test
-  void aReadDoesNotRepairAReplicaThatFailed() {
+  void aHealthyReadAsksAckReplicasThisNodeFirstAndNoMore() {
+    NodeAddress second = replicas.get(1);
+    AtomicReference<ObservedRequest> read = new AtomicReference<>();
+    cluster.on(second, 0, () -> read.set(cluster.read(second, KEY, new Consistency(2, 3), r -> {}, r -> {})));
+    cluster.time.runUntilIdle();
+
+    read.get().assertEnded();
+    assertThat(read.get().calls.stream().map(c -> c.replica)).as("this node, then the first other in preference order")
+        .containsExactly(second, replicas.get(0));
+    assertThat(read.get().outcome.shortfall()).isNull();
+  }
+
+  @Test
+  void aReadAsksTheNextReplicaAtOnceWhenOneFails() {
+    SimulatedCluster failing = new SimulatedCluster(3, new Random(1), new SimulatedNetwork.Faults(0, 0, 0, 1, 5, TIMEOUT_MILLIS), 0);
+    failing.readSpeculationMillis = TIMEOUT_MILLIS; // only the failure can make it ask more
+    AtomicReference<ObservedRequest> read = new AtomicReference<>();
+    failing.on(coordinator, 0, () -> read.set(failing.read(coordinator, KEY, new Consistency(2, 3), r -> {}, r -> {})));
+    failing.time.runUntilIdle();
+
+    read.get().assertEnded();
+    assertThat(read.get().calls.stream().map(c -> c.replica)).as("its own engine refused: the third replica in its place")
+        .containsExactly(replicas.get(0), replicas.get(1), replicas.get(2));
+    assertThat(read.get().outcome.shortfall()).isNull();
+    assertThat(read.get().doneAtMillis).isLessThan(TIMEOUT_MILLIS);
+  }
+
+  @Test
+  void aReadStuckOnAStoppedReplicaAsksTheRestAfterTheSpeculationDelayAndDoesNotRepairTheStoppedOne() {
     cluster.network.replica(replicas.get(0)).apply(new Entry(KEY_BYTES, 9, value("newest")));
-    cluster.network.stop(replicas.get(2));
+    cluster.network.stop(replicas.get(1));
     AtomicReference<ObservedRequest> read = new AtomicReference<>();
     cluster.on(coordinator, 0, () -> read.set(cluster.read(coordinator, KEY, new Consistency(2, 3), r -> {}, r -> {})));
     cluster.time.runUntilIdle();
 
-    assertThat(read.get().calls.stream().filter(c -> !c.initial).map(c -> c.replica)).containsExactly(replicas.get(1));
-    assertThat(read.get().doneAtMillis).isLessThan(TIMEOUT_MILLIS);
+    read.get().assertEnded();
+    assertThat(read.get().doneAtMillis).as("decided by the replica asked once the delay passed, not by the timeout")
+        .isGreaterThanOrEqualTo(Cluster.DEFAULT_READ_SPECULATION_MILLIS).isLessThan(TIMEOUT_MILLIS);
+    assertThat(read.get().outcome.newest()).isEqualTo(new Entry(KEY_BYTES, 9, value("newest")));
+    assertThat(read.get().calls.stream().filter(c -> !c.initial).map(c -> c.replica))
+        .as("repaired: the replica that answered without the record, not the stopped one").containsExactly(replicas.get(2));
   }
 
   @Test
@@ -115,6 +148,7 @@ class CoordinatorScenarioTest {
     cluster.network.replica(replicas.get(2)).apply(oldest);
     cluster.network.stop(replicas.get(1));
     cluster.network.stop(replicas.get(2));
+    cluster.readSpeculationMillis = 0; // every replica asked at once, so two answer after the decision
     AtomicReference<ObservedRequest> read = new AtomicReference<>();
     cluster.on(coordinator, 0, () -> read.set(cluster.read(coordinator, KEY, new Consistency(1, 3), r -> {}, r -> {})));
     cluster.time.after(100, () -> cluster.network.resume(replicas.get(2))); // late, and older: dropped

@@ -25,7 +25,7 @@ class LivePlacementTest {
   private final AtomicReference<List<NodeAddress>> members = new AtomicReference<>(List.of(SELF, OTHER));
   private final Coordinator coordinator = new Coordinator(
       (key, from) -> members.get().subList(0, Math.min(from, members.get().size())), new Recording(), new HybridClock(() -> 1_000),
-      MissedWrites.NONE, new ReplicationStats(MissedWrites.NONE));
+      MissedWrites.NONE, new ReplicationStats(MissedWrites.NONE), 0);
 
   @Test
   void eachRequestAsksThePlacementAsItIsNow() {
@@ -69,6 +69,11 @@ class LivePlacementTest {
     public void write(Executor loop, NodeAddress replica, byte[] key, byte @Nullable [] value, long version, Consumer<ReplicaReply> done) {
       contacted.add(replica);
       done.accept(ReplicaReply.Stored.INSTANCE);
+    }
+
+    @Override
+    public void schedule(Executor loop, long delayMillis, Runnable task) {
+      throw new AssertionError("nothing is scheduled in these tests");
     }
 
     @Override

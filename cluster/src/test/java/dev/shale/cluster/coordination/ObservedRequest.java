@@ -23,7 +23,7 @@ final class ObservedRequest implements Replicas {
   /** A call the coordinator made, and its reply once it came. */
   static final class Call {
     final NodeAddress replica;
-    final boolean initial; // made as the request started; else a read repair
+    final boolean initial; // a read, or a write made as the request started; else a read repair
     final long version; // of a write; -1 for a read
     final byte @Nullable [] value;
     @Nullable ReplicaReply reply;
@@ -87,6 +87,11 @@ final class ObservedRequest implements Replicas {
       Consumer<ReplicaReply> done) {
     Call call = record(loop, replica, version, value);
     network.write(loop, replica, key, value, version, reply -> deliver(call, reply, done));
+  }
+
+  @Override
+  public void schedule(Executor loop, long delayMillis, Runnable task) {
+    network.schedule(loop, delayMillis, task);
   }
 
   @Override
@@ -161,7 +166,7 @@ final class ObservedRequest implements Replicas {
 
   private Call record(Executor callLoop, NodeAddress replica, long version, byte @Nullable [] value) {
     if (callLoop != loop) callbackProblems.add("a call for another loop: " + callLoop);
-    Call call = new Call(replica, starting, version, value);
+    Call call = new Call(replica, starting || version == -1, version, value); // a read is never a repair
     calls.add(call);
     return call;
   }

@@ -1,5 +1,6 @@
 package dev.shale.cluster.coordination;
 
+import dev.shale.cluster.Cluster;
 import dev.shale.cluster.Consistency;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Placement;
@@ -33,6 +34,8 @@ final class SimulatedCluster {
   final List<Hint> hints = new ArrayList<>();
   private final Map<NodeAddress, Node> byAddress = new HashMap<>();
   private int requests;
+  /** The coordinators' read speculation ({@link Coordinator}); 0: a read asks every replica at once. */
+  long readSpeculationMillis = Cluster.DEFAULT_READ_SPECULATION_MILLIS;
 
   private final class Node {
     final NodeAddress address;
@@ -107,7 +110,7 @@ final class SimulatedCluster {
     return new ObservedRequest(name, key, network.from(node.address), time, node.loop, consistency);
   }
 
-  private static Coordinator coordinatorOf(Node node, ObservedRequest request) {
-    return new Coordinator(node.placement, request, node.clock, node.missed, node.stats);
+  private Coordinator coordinatorOf(Node node, ObservedRequest request) {
+    return new Coordinator(node.placement, request, node.clock, node.missed, node.stats, readSpeculationMillis);
   }
 }

@@ -137,6 +137,11 @@ final class SimulatedNetwork {
     }
 
     @Override
+    public void schedule(Executor loop, long delayMillis, Runnable task) {
+      time.after(delayMillis, () -> loop.execute(task));
+    }
+
+    @Override
     public boolean background(Runnable diskTask) {
       if (backgroundFull) return false;
       time.after(0, diskTask);

@@ -17,6 +17,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongFunction;
@@ -84,6 +85,15 @@ public final class ReplicaCalls implements Replicas {
       return;
     }
     remote(loop, replica, id -> new PeerMessage.Write(id, version, key, value), answer -> writeAnswer(replica, answer), done);
+  }
+
+  @Override
+  public void schedule(Executor loop, long delayMillis, Runnable task) {
+    try {
+      eventLoop(loop).schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      // The event loop is gone (a forced shutdown): so is the request.
+    }
   }
 
   /**

@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class Backpressure {
   /*
-   * Memory bound. A memtable is frozen once it, or its log segment, holds memtableSizeBytes; the
+   * Memory bound. A memtable is frozen once it, or its log segment, holds its freeze size, at most
+   * memtableSizeBytes (WriteQueue.nextFreezeSize: at least 7/8 of it, drawn per memtable); the
    * write that crosses the line may add one group (<= GROUP_BYTES, or one record of up to
    * MAX_VALUE_BYTES + MAX_KEY_BYTES). When maxImmutableMemtables frozen memtables wait for their
    * flush and the active one is full, writers wait up to writeStallTimeoutMillis and then get a

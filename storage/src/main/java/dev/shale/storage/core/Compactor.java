@@ -79,7 +79,7 @@ final class Compactor implements Runnable {
     this.options = options;
     this.run = run;
     this.picker = new CompactionPicker(options);
-    this.thread = Thread.ofPlatform().daemon().name(threadName).unstarted(this);
+    this.thread = ThreadNiceness.backgroundThread(threadName, options.backgroundPriority(), this);
   }
 
   void start() {

@@ -68,7 +68,7 @@ final class Flusher implements Runnable {
     this.fileNumbers = fileNumbers;
     this.gate = hooks.flushGate();
     this.crashPoints = hooks.crashPoints();
-    this.thread = Thread.ofPlatform().daemon().name(threadName).unstarted(this);
+    this.thread = ThreadNiceness.backgroundThread(threadName, options.backgroundPriority(), this);
   }
 
   void start() {

@@ -14,6 +14,8 @@ import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -40,6 +42,10 @@ final class WriteQueue {
 
   /** The most places a write group's list is made with; a larger group grows it. */
   private static final int MAX_GROUP_PREALLOCATION = 64;
+  /** A memtable freezes between (1 - 1/this) and 1 times memtableSizeBytes ({@link #nextFreezeSize}). */
+  private static final int FREEZE_JITTER_FRACTION = 8;
+  /** A segment switch at least this slow is logged: writers waited for it. */
+  static final long SLOW_SWITCH_MILLIS = 100;
 
   private static final System.Logger LOG = System.getLogger(WriteQueue.class.getName());
 
@@ -56,6 +62,7 @@ final class WriteQueue {
   private final ReentrantLock lock; // the engine's write lock
   private final Condition queueDrained;
   private final ArrayDeque<PendingWrite> writers = new ArrayDeque<>(); // guarded by lock
+  private long freezeAtBytes; // guarded by lock: the active memtable or its segment freezes at this size
   private final AtomicReference<StorageException> poison = new AtomicReference<>();
 
   WriteQueue(Path directory, EngineOptions options, HybridClock clock, FileNumbers fileNumbers,
@@ -72,6 +79,7 @@ final class WriteQueue {
     this.backpressure = backpressure;
     this.flushes = flushes;
     this.disk = disk;
+    this.freezeAtBytes = nextFreezeSize();
   }
 
   /** Writes one record (value null: a tombstone) and returns its version. */
@@ -264,12 +272,30 @@ final class WriteQueue {
   // A segment full of overwrites of a few keys leaves the memtable small; bounding the segment
   // too keeps replay at open bounded.
   private boolean activeIsFull(ReadView current) {
-    return current.active().sizeBytes() >= options.memtableSizeBytes()
-        || log.sizeBytes() >= options.memtableSizeBytes();
+    return current.active().sizeBytes() >= freezeAtBytes || log.sizeBytes() >= freezeAtBytes;
   }
 
-  /** Freezes the active memtable, starting a new log segment; the flush thread takes it. */
+  /**
+   * Where the next memtable freezes: a size drawn from the top eighth below memtableSizeBytes.
+   * Not the size itself because the replicas of a key range take the same writes in the same
+   * order: at one fixed size they froze, flushed and compacted within ~100 ms of one another,
+   * and where they share a machine or a disk those passes piled up into one latency spike
+   * (issue 14, docs/perf/cluster.md). Drawn anew for each memtable, the freeze points drift apart
+   * within a few memtables; the memory bound stays memtableSizeBytes.
+   */
+  private long nextFreezeSize() {
+    long size = options.memtableSizeBytes();
+    return size - ThreadLocalRandom.current().nextLong(size / FREEZE_JITTER_FRACTION + 1);
+  }
+
+  /**
+   * Freezes the active memtable, starting a new log segment; the flush thread takes it. Writers
+   * wait meanwhile: creating the segment costs two fsyncs (its header, the directory) and the
+   * switch one more (the previous segment), so a switch that takes {@link #SLOW_SWITCH_MILLIS} or
+   * more is logged with its parts, as a slow disk would be reported by etcd's "slow fdatasync".
+   */
   private void freezeActive(ReadView current) {
+    long startNanos = System.nanoTime();
     long number = fileNumbers.allocate();
     Path file = directory.resolve(FileNames.log(number));
     LogWriter next;
@@ -280,6 +306,7 @@ final class WriteQueue {
       if (DiskSpace.isNoSpace(e)) throw disk.full(file, e);
       throw new StorageException("creating log segment " + file + " failed: " + e, e);
     }
+    long createdNanos = System.nanoTime();
     long frozenLogNumber = log.number();
     try {
       log.switchTo(next);
@@ -288,9 +315,17 @@ final class WriteQueue {
       throw poison("fsync of " + FileNames.log(frozenLogNumber) + " before switching segments", e);
     }
     Memtable fresh = new Memtable(options.memtableSizeBytes());
+    freezeAtBytes = nextFreezeSize();
     view.publish(current.withFrozenActive(frozenLogNumber, fresh));
     fresh.release(); // the view holds it now
     flushes.frozenAdded();
+    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+    if (millis >= SLOW_SWITCH_MILLIS) {
+      LOG.log(Level.WARNING, "switching log segments took " + millis + " ms, writers waiting (creating "
+          + FileNames.log(number) + " " + TimeUnit.NANOSECONDS.toMillis(createdNanos - startNanos) + " ms, fsync of "
+          + FileNames.log(frozenLogNumber) + " " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - createdNanos)
+          + " ms): a slow disk");
+    }
   }
 
   private List<PendingWrite> takeGroup() {

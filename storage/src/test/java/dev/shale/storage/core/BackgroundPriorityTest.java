@@ -1,0 +1,80 @@
+package dev.shale.storage.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.shale.storage.BackgroundPriority;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The flush and compaction threads run at the priority the options give them, and only they do:
+ * the kernel's own account of each thread's nice value ({@code /proc/self/task/<tid>/stat}).
+ */
+class BackgroundPriorityTest {
+  @TempDir Path dir;
+
+  @BeforeEach
+  void linuxOnly() {
+    assumeTrue(Files.isDirectory(Path.of("/proc/self/task")), "per-thread nice values are read from Linux's /proc");
+  }
+
+  @Test
+  @Timeout(60)
+  void lowPriorityEnginesRunFlushAndCompactionAtNiceNineteen() throws IOException {
+    int own = niceOf(Path.of("/proc/thread-self"));
+    try (LsmEngine engine = LsmEngine.open(dir.resolve("L"), EngineTesting.smallOptions(), Hooks.none())) {
+      EngineTesting.await("the flush and compaction threads at nice 19",
+          () -> niceByThreadName().getOrDefault("shale-flush-L", -100) == 19
+              && niceByThreadName().getOrDefault("shale-compact-L", -100) == 19);
+      engine.put(EngineTesting.bytes("k"), EngineTesting.bytes("v")); // the engine still works
+      assertThat(engine.get(EngineTesting.bytes("k"))).isNotNull();
+    }
+    assertThat(niceOf(Path.of("/proc/thread-self"))).as("the opening thread's own priority").isEqualTo(own);
+  }
+
+  @Test
+  @Timeout(60)
+  void normalPriorityLeavesThemAtTheOpeningThreadsNiceValue() throws IOException {
+    int own = niceOf(Path.of("/proc/thread-self"));
+    try (LsmEngine engine = LsmEngine.open(dir.resolve("N"),
+        EngineTesting.smallOptions().withBackgroundPriority(BackgroundPriority.NORMAL), Hooks.none())) {
+      EngineTesting.await("the flush and compaction threads started",
+          () -> niceByThreadName().containsKey("shale-flush-N") && niceByThreadName().containsKey("shale-compact-N"));
+      assertThat(niceByThreadName()).containsEntry("shale-flush-N", own).containsEntry("shale-compact-N", own);
+    }
+  }
+
+  /** Every thread of this JVM by its kernel name (at most 15 characters), with its nice value. */
+  private static Map<String, Integer> niceByThreadName() {
+    Map<String, Integer> nice = new HashMap<>();
+    try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+      for (Path task : tasks.toList()) {
+        try {
+          nice.put(Files.readString(task.resolve("comm")).strip(), niceOf(task));
+        } catch (IOException e) {
+          // the thread ended meanwhile
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return nice;
+  }
+
+  /** Field 19 of proc_pid_stat(5), the nice value; fields after the parenthesised name start at 3. */
+  private static int niceOf(Path task) throws IOException {
+    String stat = Files.readString(task.resolve("stat"));
+    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return Integer.parseInt(fields[19 - 3]);
+  }
+}
