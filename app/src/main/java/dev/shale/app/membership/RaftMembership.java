@@ -176,9 +176,10 @@ public final class RaftMembership implements Membership, AutoCloseable {
     assumed = map;
   }
 
+  /** Also makes the Raft group follow a join or a removal, whoever asks for it (the handoff's removals too). */
   @Override
   public CompletableFuture<ClusterMap> change(TopologyChange change) {
-    return CompletableFuture.supplyAsync(() -> propose(change), changes);
+    return CompletableFuture.supplyAsync(() -> apply(change), changes);
   }
 
   /**
@@ -188,9 +189,8 @@ public final class RaftMembership implements Membership, AutoCloseable {
   @Override
   public CompletableFuture<ClusterMap> join(NodeAddress address, String raftAddress) {
     return CompletableFuture.supplyAsync(() -> {
-      ClusterMap joined = propose(new TopologyChange.Join(address, raftAddress));
-      reconfigure(joined);
-      return completesAtOnce ? propose(new TopologyChange.MarkNormal(address)) : joined;
+      ClusterMap joined = apply(new TopologyChange.Join(address, raftAddress));
+      return completesAtOnce ? apply(new TopologyChange.MarkNormal(address)) : joined;
     }, changes);
   }
 
@@ -202,13 +202,22 @@ public final class RaftMembership implements Membership, AutoCloseable {
   public CompletableFuture<ClusterMap> remove(NodeAddress address, boolean dead) {
     return CompletableFuture.supplyAsync(() -> {
       if (!dead) {
-        ClusterMap leaving = propose(new TopologyChange.MarkLeaving(address));
+        ClusterMap leaving = apply(new TopologyChange.MarkLeaving(address));
         if (!completesAtOnce) return leaving; // the data movement removes it once its copies are handed over
       }
-      ClusterMap removed = propose(new TopologyChange.Remove(address));
-      reconfigure(removed);
-      return removed;
+      return apply(new TopologyChange.Remove(address));
     }, changes);
+  }
+
+  /**
+   * Proposes {@code change} and, for a join or a removal, then makes the Raft group's members the
+   * map's: the map first, so that of two racing joins the map refuses one before either touches
+   * the group.
+   */
+  private ClusterMap apply(TopologyChange change) {
+    ClusterMap map = propose(change);
+    if (change instanceof TopologyChange.Join || change instanceof TopologyChange.Remove) reconfigure(map);
+    return map;
   }
 
   /** Proposes a change and waits until it is applied here: the map it made, or why it was refused. */
