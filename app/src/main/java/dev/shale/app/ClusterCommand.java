@@ -19,6 +19,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -66,6 +67,10 @@ final class ClusterCommand implements Callable<Integer> {
   @Option(names = "--data", paramLabel = "<dir>", defaultValue = "./cluster-data",
       description = "Directory of the nodes' stores, logs and secret. Default: ${DEFAULT-VALUE}.")
   Path data;
+
+  @Option(names = "--replication-factor", paramLabel = "<n>",
+      description = "How many nodes keep each key (1 to --nodes). Default: 3, or every node when fewer.")
+  @Nullable Integer replicationFactor;
 
   @Option(names = "--node-heap", paramLabel = "<size>", defaultValue = "256m",
       description = "Java heap of each node (-Xmx); the nodes also get this JVM's -XX: options "
@@ -117,6 +122,9 @@ final class ClusterCommand implements Callable<Integer> {
     if (basePort < 1 || basePort + nodes - 1 > 65535) {
       throw usage("--base-port " + basePort + " with " + nodes + " nodes leaves [1, 65535]");
     }
+    if (replicationFactor != null && (replicationFactor < 1 || replicationFactor > nodes)) {
+      throw usage("--replication-factor must be in [1, --nodes " + nodes + "]: " + replicationFactor);
+    }
   }
 
   private Path writeSecret() {
@@ -144,6 +152,7 @@ final class ClusterCommand implements Callable<Integer> {
         "--cluster", String.join(",", urls), "--cluster-secret-file", secret.toString(),
         "--io-threads", Integer.toString(nodeIoThreads != null ? nodeIoThreads
             : ioThreadsPerNode(Runtime.getRuntime().availableProcessors(), nodes))));
+    if (replicationFactor != null) command.addAll(List.of("--replication-factor", replicationFactor.toString()));
     try {
       return new ProcessBuilder(command)
           .redirectErrorStream(true)

@@ -1,6 +1,7 @@
 package dev.shale.app;
 
 import dev.shale.app.membership.RaftMembership;
+import dev.shale.cluster.AdminSignatures;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Topology;
 import dev.shale.cluster.membership.ClusterMap;
@@ -48,14 +49,16 @@ record MembershipStart(RaftMembership membership, Topology topology) {
   /**
    * Starts this node's Raft member; {@code listener} hears every change it applies.
    *
+   * @param signatures signs a join's calls to its member (null: a node without a secret)
    * @param completesAtOnce true while no data movement is wired: joins become normal, and leaves
    *     removals, as soon as they are committed ({@link RaftMembership#start})
    * @throws StartupException with a one-line reason when it cannot
    */
-  static MembershipStart start(Path dataDir, Options options, TopologyListener listener, boolean completesAtOnce) {
+  static MembershipStart start(Path dataDir, Options options, @Nullable AdminSignatures signatures, TopologyListener listener,
+      boolean completesAtOnce) {
     NodeAddress self = selfAddress(options);
     if (RaftMembership.hasStoredGroup(dataDir)) return restart(dataDir, self, options, listener, completesAtOnce);
-    if (options.joinUrl() != null) return join(dataDir, self, options, listener, completesAtOnce);
+    if (options.joinUrl() != null) return join(dataDir, self, options, signatures, listener, completesAtOnce);
     return bootstrap(dataDir, self, options, listener, completesAtOnce);
   }
 
@@ -113,31 +116,32 @@ record MembershipStart(RaftMembership membership, Topology topology) {
    * configuration (the members add it), then asks the member to add this node; returns once the
    * member answered with a map that has this node.
    */
-  private static MembershipStart join(Path dataDir, NodeAddress self, Options options, TopologyListener listener,
-      boolean completesAtOnce) {
+  private static MembershipStart join(Path dataDir, NodeAddress self, Options options, @Nullable AdminSignatures signatures,
+      TopologyListener listener, boolean completesAtOnce) {
     if (self.host().equals("0.0.0.0") || self.host().equals("::")) {
       throw new StartupException("--join needs --host to be the address the other members reach this node at, not " + self.host());
     }
-    TopologyCalls member = new TopologyCalls(NodeAddress.parse(Objects.requireNonNull(options.joinUrl())), JOIN_TIMEOUT);
+    NodeAddress member = NodeAddress.parse(Objects.requireNonNull(options.joinUrl()));
+    TopologyCalls calls = new TopologyCalls(new AdminClient(member, signatures, JOIN_TIMEOUT));
     int raftPort = raftPort(options);
     String raftAddress = RaftAddress.of(self.host(), raftPort);
     ClusterMap current;
     try {
-      current = member.map();
-    } catch (TopologyCallException e) {
+      current = calls.map();
+    } catch (AdminCallException e) {
       throw new StartupException("--join: " + e.getMessage(), e);
     }
-    if (current.isEmpty()) throw new StartupException("--join " + member.node() + ": that cluster is not bootstrapped yet; retry");
+    if (current.isEmpty()) throw new StartupException("--join " + member + ": that cluster is not bootstrapped yet; retry");
     RaftMembership membership = RaftMembership.start(dataDir, self, options.host(), raftPort,
         new RaftMembership.Start.Join(), listener, completesAtOnce);
     try {
-      LOG.log(Level.INFO, "joining the cluster of " + member.node() + " (map version " + current.version() + ": "
+      LOG.log(Level.INFO, "joining the cluster of " + member + " (map version " + current.version() + ": "
           + current.addresses() + ") as " + self + ", Raft on " + raftAddress);
-      ClusterMap joined = member.join(self, raftAddress);
+      ClusterMap joined = calls.join(self, raftAddress);
       membership.assume(joined);
       LOG.log(Level.INFO, "joined: cluster map version " + joined.version() + ": " + joined.addresses());
       return new MembershipStart(membership, new Topology(joined.addresses(), self));
-    } catch (TopologyCallException e) {
+    } catch (AdminCallException e) {
       leave(dataDir, membership);
       throw new StartupException("--join: " + e.getMessage(), e);
     } catch (RuntimeException e) {

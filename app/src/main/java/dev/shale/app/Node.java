@@ -132,7 +132,8 @@ final class Node implements AutoCloseable {
 
   private String clusterText() {
     if (cluster == null || !cluster.takesPeers()) return "";
-    return ", one of " + cluster.map().members().size() + " nodes: " + cluster.map().addresses();
+    return ", one of " + cluster.map().members().size() + " nodes keeping each key on " + cluster.replicationFactor() + ": "
+        + cluster.map().addresses();
   }
 
   /**

@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
     })
 final class NodesListCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
-  @Mixin ViaOptions via;
+  @Mixin AdminOptions admin;
 
   @Option(names = "--json", description = "Print one JSON object, for scripts.")
   boolean json;
@@ -33,13 +33,7 @@ final class NodesListCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    ClusterMap map;
-    try {
-      map = via.client().map();
-    } catch (TopologyCallException e) {
-      spec.commandLine().getErr().println("shale: " + e.getMessage());
-      return 1;
-    }
+    ClusterMap map = new TopologyCalls(admin.client()).map();
     out.println(json ? json(map) : table(map));
     return 0;
   }

@@ -25,7 +25,8 @@ import picocli.CommandLine.Spec;
       "Removes the member URL from the cluster through the --via member: it becomes leaving (its",
       "copies go to the members that take them over), then it is removed from the cluster map and",
       "from the members that agree on it. Prints the progress; exits 0 once it is removed, 1 when",
-      "the cluster refuses (another change under way: the reason says) or cannot be reached.",
+      "the cluster refuses (another change under way: the reason says) or cannot be reached. The",
+      "call is signed with the cluster secret (--cluster-secret-file).",
       "The removed node logs that it may be stopped.",
       ""
     })
@@ -34,7 +35,7 @@ final class NodesRemoveCommand implements Callable<Integer> {
   private static final Duration POLL = Duration.ofMillis(500);
 
   @Spec CommandSpec spec;
-  @Mixin ViaOptions via;
+  @Mixin AdminOptions admin;
 
   @Parameters(paramLabel = "<url>", description = "The member to remove, as its base URL.")
   String member;
@@ -52,35 +53,30 @@ final class NodesRemoveCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
     PrintWriter out = spec.commandLine().getOut();
-    TopologyCalls calls = via.client();
-    long deadline = System.nanoTime() + Duration.ofMillis(via.timeoutMillis).toNanos();
-    try {
-      out.println("removing " + leaving + (dead ? " (dead)" : "") + " through " + calls.node());
-      out.flush();
-      ClusterMap map = calls.remove(leaving, dead);
-      // With data movement wired, the answer comes once the member is leaving; it is removed once its
-      // copies are handed over.
-      String last = "";
-      while (map.member(leaving).isPresent()) {
-        String now = describe(map.member(leaving));
-        if (!now.equals(last)) {
-          out.println(leaving + " is " + now);
-          out.flush();
-          last = now;
-        }
-        if (System.nanoTime() > deadline) {
-          spec.commandLine().getErr().println("shale: " + leaving + " is still " + now + " after --timeout; it goes on in the cluster");
-          return 1;
-        }
-        Thread.sleep(POLL.toMillis());
-        map = calls.map();
+    TopologyCalls calls = new TopologyCalls(admin.client());
+    long deadline = System.nanoTime() + Duration.ofMillis(admin.timeoutMillis).toNanos();
+    out.println("removing " + leaving + (dead ? " (dead)" : "") + " through " + admin.via);
+    out.flush();
+    ClusterMap map = calls.remove(leaving, dead);
+    // With data movement wired, the answer comes once the member is leaving; it is removed once its
+    // copies are handed over.
+    String last = "";
+    while (map.member(leaving).isPresent()) {
+      String now = describe(map.member(leaving));
+      if (!now.equals(last)) {
+        out.println(leaving + " is " + now);
+        out.flush();
+        last = now;
       }
-      out.println("removed " + leaving + ": cluster map version " + map.version() + ", members " + map.addresses());
-      return 0;
-    } catch (TopologyCallException e) {
-      spec.commandLine().getErr().println("shale: " + e.getMessage());
-      return 1;
+      if (System.nanoTime() > deadline) {
+        spec.commandLine().getErr().println("shale: " + leaving + " is still " + now + " after --timeout; it goes on in the cluster");
+        return 1;
+      }
+      Thread.sleep(POLL.toMillis());
+      map = calls.map();
     }
+    out.println("removed " + leaving + ": cluster map version " + map.version() + ", members " + map.addresses());
+    return 0;
   }
 
   private static String describe(Optional<Member> member) {

@@ -1,6 +1,7 @@
 package dev.shale.app;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
@@ -9,6 +10,7 @@ import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /** Reads and writes the cluster secret file: the secret's bytes, without trailing white space. */
 final class SecretFile {
@@ -16,6 +18,18 @@ final class SecretFile {
   private static final Set<PosixFilePermission> OWNER_ONLY = EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
 
   private SecretFile() {}
+
+  /**
+   * The secret that {@code --cluster-secret} ({@code secret}) or {@code --cluster-secret-file}
+   * ({@code file}) gives, null when neither is given; both, or a file that cannot be read, is
+   * {@code error}'s exception.
+   */
+  static byte @Nullable [] fromOptions(@Nullable String secret, @Nullable Path file,
+      Function<String, ? extends RuntimeException> error) {
+    if (secret != null && file != null) throw error.apply("give either --cluster-secret or --cluster-secret-file, not both");
+    if (file != null) return read(file, error);
+    return secret == null ? null : secret.getBytes(StandardCharsets.UTF_8);
+  }
 
   /** The secret in {@code file}; a file that cannot be read is {@code error}'s exception. */
   static byte[] read(Path file, Function<String, ? extends RuntimeException> error) {

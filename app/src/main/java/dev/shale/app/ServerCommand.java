@@ -9,11 +9,10 @@ import dev.shale.cluster.Topology;
 import dev.shale.cluster.membership.TopologyListener;
 import dev.shale.app.membership.RaftMembership;
 import dev.shale.server.ServerOptions;
-import dev.shale.storage.BackgroundPriority;
+import dev.shale.storage.CpuPriority;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.SyncMode;
 import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -76,9 +75,9 @@ final class ServerCommand implements Callable<Integer> {
           "Every node of the cluster, this one included, as base URLs, comma-separated (e.g. "
           + "http://10.0.0.1:8080,http://10.0.0.2:8080). Give every node the same list, in any "
           + "order; this node is the URL with its --port and its --host (or, with --host "
-          + "0.0.0.0, any address of this machine). Each key is stored on the first 'from' nodes "
-          + "of its preference list and any node answers for any key; a request's ack and from "
-          + "default to a quorum of all nodes (2/3 of 3). Default: none, a single node.")
+          + "0.0.0.0, any address of this machine). Each key is stored on the first "
+          + "--replication-factor nodes of its preference list and any node answers for any key. "
+          + "Default: none, a single node.")
   List<String> cluster;
 
   @Option(names = "--join", paramLabel = "<url>",
@@ -95,10 +94,19 @@ final class ServerCommand implements Callable<Integer> {
           + "A --cluster bootstrap uses every node's default; give it with --join only.")
   @Nullable Integer raftPort;
 
+  @Option(names = "--replication-factor", paramLabel = "<n>",
+      description =
+          "How many nodes keep each key (with --cluster; give every node the same): the first n of "
+          + "the key's preference list. A request's from defaults to n and its ack to a quorum of "
+          + "from (2/3 for 3); from may go up to the number of nodes. Default: 3, or every node of "
+          + "a smaller cluster.")
+  @Nullable Integer replicationFactor;
+
   @Option(names = "--cluster-secret", paramLabel = "<secret>",
       description =
-          "The secret, shared by every node, that nodes prove to each other when they connect (at "
-          + "least 16 bytes). Prefer --cluster-secret-file: a command line is visible to other users.")
+          "The secret, shared by every node, that nodes prove to each other when they connect, and "
+          + "that signs admin calls (/v0/admin/..., which need it then; at least 16 bytes). Prefer "
+          + "--cluster-secret-file: a command line is visible to other users.")
   @Nullable String clusterSecret;
 
   @Option(names = "--cluster-secret-file", paramLabel = "<file>",
@@ -176,13 +184,13 @@ final class ServerCommand implements Callable<Integer> {
           + "Default: ${DEFAULT-VALUE}.")
   long memtableSizeBytes;
 
-  @Option(names = "--background-priority", paramLabel = "low|normal", defaultValue = "low",
-      converter = BackgroundPriorityConverter.class,
+  @Option(names = "--compaction-priority", paramLabel = "low|normal", defaultValue = "low",
+      converter = CpuPriorityConverter.class,
       description =
-          "CPU priority of flushes and compactions. low (nice 19 on Linux): they use the CPU "
-          + "that requests leave idle, so they do not queue requests behind them; normal: the "
-          + "node's own. Default: ${DEFAULT-VALUE}.")
-  BackgroundPriority backgroundPriority;
+          "CPU priority of compactions. low (nice 19 on Linux): they use the CPU that requests "
+          + "leave idle, so they do not queue requests behind them; normal: the node's own. "
+          + "Flushes keep the node's. Default: ${DEFAULT-VALUE}.")
+  CpuPriority compactionPriority;
 
   @Option(names = "--disk-reserve", paramLabel = "<size>", defaultValue = "64m",
       converter = ByteSizeConverter.class,
@@ -306,11 +314,11 @@ final class ServerCommand implements Callable<Integer> {
     InternalAuth auth = auth(join != null || (cluster != null && cluster.size() > 1));
     // No data movement is wired yet (issue 15's handoff): nothing listens, and joins and leaves
     // complete as soon as they are committed.
-    MembershipStart started = MembershipStart.start(data, options, TopologyListener.NONE, true);
+    MembershipStart started = MembershipStart.start(data, options, auth.adminSignatures(), TopologyListener.NONE, true);
     Cluster cluster;
     try {
       cluster = new Cluster(new Placement(started.topology()), auth, forwardTimeoutMillis, maxPendingPerPeer, readSpeculationMillis,
-          started.membership());
+          replicationFactor(started.topology()), started.membership());
     } catch (IllegalArgumentException e) {
       started.membership().close();
       throw usage(optionNames(e.getMessage()));
@@ -354,7 +362,7 @@ final class ServerCommand implements Callable<Integer> {
           .withSyncIntervalMillis(syncIntervalMillis)
           .withMemtableSizeBytes(memtableSizeBytes)
           .withDiskReserveBytes(diskReserveBytes)
-          .withBackgroundPriority(backgroundPriority);
+          .withCpuPriority(compactionPriority);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }
@@ -376,8 +384,9 @@ final class ServerCommand implements Callable<Integer> {
    */
   @Nullable Cluster cluster() {
     if (cluster == null) {
-      if ((clusterSecret != null || clusterSecretFile != null || trustedNetwork) && join == null && !RaftMembership.hasStoredGroup(data)) {
-        throw usage("--cluster-secret, --cluster-secret-file and --trusted-network need --cluster or --join");
+      if ((clusterSecret != null || clusterSecretFile != null || trustedNetwork || replicationFactor != null) && join == null
+          && !RaftMembership.hasStoredGroup(data)) {
+        throw usage("--cluster-secret, --cluster-secret-file, --trusted-network and --replication-factor need --cluster or --join");
       }
       return null;
     }
@@ -389,19 +398,20 @@ final class ServerCommand implements Callable<Integer> {
     }
     try {
       return new Cluster(new Placement(topology), auth(!topology.isSingle()), forwardTimeoutMillis, maxPendingPerPeer,
-          readSpeculationMillis);
+          readSpeculationMillis, replicationFactor(topology));
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }
   }
 
+  /** --replication-factor, or the default for a cluster of {@code topology}'s size. */
+  private int replicationFactor(Topology topology) {
+    return replicationFactor != null ? replicationFactor : Cluster.defaultReplicationFactor(topology.size());
+  }
+
   /** How peers authenticate; {@code multiNode}: a missing secret is a usage error. */
   private InternalAuth auth(boolean multiNode) {
-    if (clusterSecret != null && clusterSecretFile != null) {
-      throw usage("give either --cluster-secret or --cluster-secret-file, not both");
-    }
-    byte[] secret = clusterSecretFile != null ? SecretFile.read(clusterSecretFile, this::usage)
-        : clusterSecret != null ? clusterSecret.getBytes(StandardCharsets.UTF_8) : null;
+    byte[] secret = SecretFile.fromOptions(clusterSecret, clusterSecretFile, this::usage);
     if (secret != null && trustedNetwork) {
       throw usage("give either a cluster secret or --trusted-network, not both");
     }
@@ -449,6 +459,7 @@ final class ServerCommand implements Callable<Integer> {
       Map.entry("forwardTimeoutMillis", "--replica-timeout"),
       Map.entry("maxPendingPerPeer", "--peer-queue"),
       Map.entry("readSpeculationMillis", "--read-speculation"),
+      Map.entry("replicationFactor", "--replication-factor"),
       Map.entry("maxBytes", "--hint-max-size"),
       Map.entry("maxAgeMillis", "--hint-max-age"),
       Map.entry("deliveriesPerSecond", "--hint-rate"));

@@ -3,7 +3,7 @@ package dev.shale.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.server.ServerOptions;
-import dev.shale.storage.BackgroundPriority;
+import dev.shale.storage.CpuPriority;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.SyncMode;
 import java.io.PrintWriter;
@@ -61,7 +61,7 @@ class CommandLineTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"--bogus", "--port=http", "--sync=sometimes", "--memtable-size=16 MB", "--workers",
-      "--background-priority=idle"})
+      "--compaction-priority=idle"})
   void badOptionIsAUsageErrorWithExitCode2(String option) {
     assertThat(run("server", option)).isEqualTo(2);
     assertThat(err.toString()).startsWith("shale: ").contains("shale server --help");
@@ -91,7 +91,7 @@ class CommandLineTest {
     EngineOptions engine = command.engineOptions();
     assertThat(engine.syncMode()).isEqualTo(SyncMode.INTERVAL);
     assertThat(engine.memtableSizeBytes()).isEqualTo(16L << 20);
-    assertThat(engine.backgroundPriority()).isEqualTo(BackgroundPriority.LOW);
+    assertThat(engine.compactionPriority()).isEqualTo(CpuPriority.LOW);
   }
 
   @Test
@@ -99,20 +99,20 @@ class CommandLineTest {
     ServerCommand command = parse("--host=0.0.0.0", "--port=9000", "--data=/tmp/x", "--sync=ALWAYS",
         "--sync-interval=50", "--memtable-size=1m", "--max-value-size=64k", "--max-inflight-bodies=1g",
         "--max-inflight-answers=2m", "--workers=0", "--queue-size=7", "--io-threads=3", "--max-pipelined=4", "--idle-timeout=1000",
-        "--request-timeout=2000", "--shutdown-timeout=3000", "--background-priority=NORMAL");
+        "--request-timeout=2000", "--shutdown-timeout=3000", "--compaction-priority=NORMAL");
     assertThat(command.serverOptions()).isEqualTo(
         new ServerOptions("0.0.0.0", 9000, 3, 0, 7, 64 << 10, 1L << 30, 2L << 20, 4, 1000, 2000, 3000));
     EngineOptions engine = command.engineOptions();
     assertThat(engine.syncMode()).isEqualTo(SyncMode.ALWAYS);
     assertThat(engine.syncIntervalMillis()).isEqualTo(50);
     assertThat(engine.memtableSizeBytes()).isEqualTo(1L << 20);
-    assertThat(engine.backgroundPriority()).isEqualTo(BackgroundPriority.NORMAL);
+    assertThat(engine.compactionPriority()).isEqualTo(CpuPriority.NORMAL);
   }
 
   @Test
   void anUnknownEnumValueListsTheValues() {
-    assertThat(run("server", "--background-priority=idle")).isEqualTo(2);
-    assertThat(err.toString()).contains("invalid --background-priority 'idle': use low or normal");
+    assertThat(run("server", "--compaction-priority=idle")).isEqualTo(2);
+    assertThat(err.toString()).contains("invalid --compaction-priority 'idle': use low or normal");
   }
 
   @Test
@@ -158,6 +158,25 @@ class CommandLineTest {
     assertThat(trusted.cluster().topology().size()).isEqualTo(2);
     ServerCommand secret = parse("--port=8081", nodes, "--cluster-secret=0123456789abcdef");
     assertThat(secret.cluster().topology().self().port()).isEqualTo(8081);
+  }
+
+  @Test
+  void theReplicationFactorDefaultsToThreeOrEveryNodeAndIsCheckedAgainstTheCluster() {
+    String two = "--cluster=http://127.0.0.1:8081,http://127.0.0.1:8080";
+    String four = "--cluster=http://127.0.0.1:8080,http://127.0.0.1:8081,http://127.0.0.1:8082,http://127.0.0.1:8083";
+    assertThat(parse("--port=8080", two, "--trusted-network").cluster().replicationFactor()).isEqualTo(2);
+    assertThat(parse("--port=8080", four, "--trusted-network").cluster().replicationFactor()).isEqualTo(3);
+    assertThat(parse("--port=8080", four, "--trusted-network", "--replication-factor=2").cluster().replicationFactor()).isEqualTo(2);
+    assertThat(parse("--port=8080", four, "--trusted-network", "--replication-factor=4").cluster().replicationFactor()).isEqualTo(4);
+
+    assertThat(run("server", "--port=8080", two, "--trusted-network", "--replication-factor=3")).isEqualTo(2);
+    assertThat(err.toString()).contains("--replication-factor (3) exceeds the cluster's 2 node(s)");
+    assertThat(run("server", "--port=8080", two, "--trusted-network", "--replication-factor=0")).isEqualTo(2);
+    assertThat(err.toString()).contains("--replication-factor must be at least 1: 0");
+    assertThat(run("server", "--replication-factor=1")).isEqualTo(2);
+    assertThat(err.toString()).contains("--replication-factor need --cluster");
+    assertThat(run("cluster", "--nodes=2", "--replication-factor=3")).isEqualTo(2);
+    assertThat(err.toString()).contains("--replication-factor must be in [1, --nodes 2]: 3");
   }
 
   @Test

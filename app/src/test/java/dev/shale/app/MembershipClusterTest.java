@@ -24,7 +24,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * The cluster map agreed with Raft, on real node processes (docs/design.md, "Membership"): a join,
@@ -99,37 +98,47 @@ class MembershipClusterTest {
     try (TestCluster cluster = new TestCluster(dir, 4, List.of()).startAll()) {
       List<String> urls = new ArrayList<>(cluster.urls());
       awaitTopology(urls, urls, "normal");
-      StringWriter listed = new StringWriter();
-      int listStatus = new CommandLine(new NodesListCommand()).setOut(new PrintWriter(listed, true))
-          .execute("--via", cluster.urls().get(2), "--json");
-      assertThat(listStatus).isZero();
-      for (String url : urls) assertThat(listed.toString()).contains("{\"url\": \"" + url + "\", \"state\": \"normal\"");
+      Removal listed = shale("nodes", "list", "--via", cluster.urls().get(2), "--json", "--cluster-secret-file",
+          cluster.secretFile().toString());
+      assertThat(listed.status()).as(listed.output()).isZero();
+      for (String url : urls) assertThat(listed.output()).contains("{\"url\": \"" + url + "\", \"state\": \"normal\"");
+      Removal unsigned = shale("nodes", "remove", cluster.urls().get(3), "--via", cluster.urls().get(0));
+      assertThat(unsigned.status()).isEqualTo(1);
+      assertThat(unsigned.output()).contains("403");
 
-      Removal live = remove(cluster.urls().get(0), cluster.urls().get(3), false);
+      Removal live = remove(cluster, cluster.urls().get(0), cluster.urls().get(3), false);
       assertThat(live.status()).as(live.output()).isZero();
       assertThat(live.output()).contains("removed " + cluster.urls().get(3));
       awaitTopology(urls.subList(0, 3), urls.subList(0, 3), "normal");
       awaitLog(cluster.node(3), "was removed from the cluster", "it may be stopped");
 
       cluster.node(2).kill();
-      Removal dead = remove(cluster.urls().get(1), cluster.urls().get(2), true);
+      Removal dead = remove(cluster, cluster.urls().get(1), cluster.urls().get(2), true);
       assertThat(dead.status()).as(dead.output()).isZero();
       awaitTopology(urls.subList(0, 2), urls.subList(0, 2), "normal");
 
-      Removal again = remove(cluster.urls().get(0), cluster.urls().get(2), true);
+      Removal again = remove(cluster, cluster.urls().get(0), cluster.urls().get(2), true);
       assertThat(again.status()).isEqualTo(1);
       assertThat(again.output()).contains("409", "not a member");
     }
   }
 
+  /** What a command line run in this JVM came to. */
   record Removal(int status, String output) {}
 
-  static Removal remove(String via, String member, boolean dead) {
+  /** {@code shale nodes remove}, signed with the cluster's secret. */
+  static Removal remove(TestCluster cluster, String via, String member, boolean dead) {
+    List<String> args = new ArrayList<>(List.of("nodes", "remove", member, "--via", via,
+        "--cluster-secret-file", cluster.secretFile().toString()));
+    if (dead) args.add("--dead");
+    return shale(args.toArray(String[]::new));
+  }
+
+  /** Runs the command line {@code args} in this JVM: its exit status and everything it printed. */
+  static Removal shale(String... args) {
     StringWriter text = new StringWriter();
     PrintWriter out = new PrintWriter(text, true);
-    List<String> args = new ArrayList<>(List.of("--via", via, member));
-    if (dead) args.add("--dead");
-    int status = new CommandLine(new NodesRemoveCommand()).setOut(out).setErr(out).execute(args.toArray(String[]::new));
+    int status = Main.commandLine(out, out).execute(args);
     return new Removal(status, text.toString());
   }
 

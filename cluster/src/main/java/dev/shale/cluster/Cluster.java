@@ -3,6 +3,7 @@ package dev.shale.cluster;
 import dev.shale.cluster.membership.ClusterMap;
 import dev.shale.cluster.membership.Membership;
 import dev.shale.cluster.membership.StaticMembership;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a node knows about its cluster: where keys live, how peers authenticate each other,
@@ -17,11 +18,13 @@ import dev.shale.cluster.membership.StaticMembership;
  *     connection (at least 1); past it they fail at once
  * @param readSpeculationMillis how long a read waits for the {@code ack} replicas it asked before
  *     it asks the rest of {@code from} too ({@code --read-speculation}); 0: it asks them all at once
+ * @param replicationFactor how many nodes keep each key: the first {@code replicationFactor} of
+ *     its preference list, and a request's default {@code from} (1 to the number of nodes)
  * @param membership the cluster map and its changes (a fixed map when the node runs no Raft)
  */
 public record Cluster(
     Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer, long readSpeculationMillis,
-    Membership membership) {
+    int replicationFactor, Membership membership) {
 
   /**
    * The default read speculation: above the p99.9 of a replica read on a healthy loopback or LAN
@@ -30,23 +33,45 @@ public record Cluster(
    */
   public static final long DEFAULT_READ_SPECULATION_MILLIS = 10;
 
-  /** A cluster with the {@link #DEFAULT_READ_SPECULATION_MILLIS default read speculation}, whose members never change. */
+  /** The replication factor of a cluster of at least that many nodes, unless told otherwise. */
+  public static final int DEFAULT_REPLICATION_FACTOR = 3;
+
+  /** A cluster with the {@link #DEFAULT_READ_SPECULATION_MILLIS default read speculation} and replication factor. */
   public Cluster(Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer) {
     this(placement, auth, forwardTimeoutMillis, maxPendingPerPeer, DEFAULT_READ_SPECULATION_MILLIS);
   }
 
-  /** A cluster whose members never change: its map is the topology's nodes. */
+  /** A cluster with the default replication factor for its size ({@link #defaultReplicationFactor}). */
   public Cluster(Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer, long readSpeculationMillis) {
-    this(placement, auth, forwardTimeoutMillis, maxPendingPerPeer, readSpeculationMillis, StaticMembership.of(placement.topology()));
+    this(placement, auth, forwardTimeoutMillis, maxPendingPerPeer, readSpeculationMillis,
+        defaultReplicationFactor(placement.topology().size()));
+  }
+
+  /** A cluster whose members never change: its map is the topology's nodes. */
+  public Cluster(Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer, long readSpeculationMillis,
+      int replicationFactor) {
+    this(placement, auth, forwardTimeoutMillis, maxPendingPerPeer, readSpeculationMillis, replicationFactor,
+        StaticMembership.of(placement.topology()));
   }
 
   public Cluster {
+    int nodes = placement.topology().size();
+    if (replicationFactor < 1) throw new IllegalArgumentException("replicationFactor must be at least 1: " + replicationFactor);
+    if (replicationFactor > nodes) {
+      throw new IllegalArgumentException("replicationFactor (" + replicationFactor + ") exceeds the cluster's " + nodes
+          + " node(s): a key cannot live on more nodes than there are");
+    }
     if (readSpeculationMillis < 0) throw new IllegalArgumentException("readSpeculationMillis must be >= 0: " + readSpeculationMillis);
     if (forwardTimeoutMillis <= 0) throw new IllegalArgumentException("forwardTimeoutMillis must be > 0: " + forwardTimeoutMillis);
     if (maxPendingPerPeer < 1) throw new IllegalArgumentException("maxPendingPerPeer must be >= 1: " + maxPendingPerPeer);
     if (!placement.topology().isSingle() && !auth.takesPeers()) {
       throw new IllegalArgumentException("a multi-node cluster needs a cluster secret or a trusted network");
     }
+  }
+
+  /** {@link #DEFAULT_REPLICATION_FACTOR}, or every node of a smaller cluster. */
+  public static int defaultReplicationFactor(int nodes) {
+    return Math.min(DEFAULT_REPLICATION_FACTOR, nodes);
   }
 
   /** A node alone: every key is local; internal requests are refused. */
@@ -74,5 +99,17 @@ public record Cluster(
 
   public Topology topology() {
     return placement.topology();
+  }
+
+  /**
+   * A request's consistency from its {@code ack} and {@code from} parameters (null: absent),
+   * {@code from} defaulting to the replication factor ({@link Consistency#parse}).
+   *
+   * @throws IllegalArgumentException with a one-line reason fit for a 400
+   */
+  public Consistency consistency(@Nullable String ack, @Nullable String from) {
+    // The nodes the map reads from now: members that joined or left since the start count.
+    int nodes = readableNodes();
+    return Consistency.parse(ack, from, Math.min(replicationFactor, nodes), nodes);
   }
 }

@@ -26,21 +26,29 @@ public record Consistency(int ack, int from) {
     return from / 2 + 1;
   }
 
-  /** The default of a cluster of {@code nodes}: every node, and a quorum of them. */
-  public static Consistency defaultFor(int nodes) {
-    return new Consistency(quorum(nodes), nodes);
+  /**
+   * The default of a cluster that keeps each key on {@code replicationFactor} nodes: all of them,
+   * and a quorum of them (2/3 for 3).
+   */
+  public static Consistency defaultFor(int replicationFactor) {
+    return new Consistency(quorum(replicationFactor), replicationFactor);
   }
 
   /**
    * The consistency a request asks for, from its {@code ack} and {@code from} query parameters
-   * as received (null when absent). Without {@code from}, every node; without {@code ack}, a
-   * quorum of {@code from}.
+   * as received (null when absent), in a cluster of {@code nodes} that keeps each key on
+   * {@code replicationFactor} of them. Without {@code from}, the replication factor; without
+   * {@code ack}, a quorum of {@code from}. A {@code from} above the replication factor (up to
+   * the cluster's size) is allowed: the write also goes to the next nodes of the key's list.
    *
    * @throws IllegalArgumentException with a one-line reason fit for a 400: a parameter that is
    *     not a positive integer, {@code ack > from}, or {@code from} greater than {@code nodes}
    */
-  public static Consistency parse(@Nullable String ack, @Nullable String from, int nodes) {
-    int replicas = from == null ? nodes : positive("from", from);
+  public static Consistency parse(@Nullable String ack, @Nullable String from, int replicationFactor, int nodes) {
+    if (replicationFactor < 1 || replicationFactor > nodes) {
+      throw new IllegalStateException("replication factor " + replicationFactor + " outside [1, " + nodes + "]");
+    }
+    int replicas = from == null ? replicationFactor : positive("from", from);
     if (replicas > nodes) {
       throw new IllegalArgumentException("from (" + replicas + ") exceeds the cluster's " + nodes + " node(s)");
     }

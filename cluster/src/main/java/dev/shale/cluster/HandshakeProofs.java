@@ -1,7 +1,6 @@
 package dev.shale.cluster;
 
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -15,7 +14,6 @@ import javax.crypto.spec.SecretKeySpec;
  * <p>Thread safe.
  */
 final class HandshakeProofs {
-  private static final String ALGORITHM = "HmacSHA256";
   // Do not change: part of protocol version 1.
   private static final byte[] SERVER_LABEL = "shale-peer-v1 server".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] CLIENT_LABEL = "shale-peer-v1 client".getBytes(StandardCharsets.US_ASCII);
@@ -24,8 +22,8 @@ final class HandshakeProofs {
   private final ThreadLocal<Mac> macs;
 
   HandshakeProofs(byte[] secret) {
-    SecretKeySpec key = new SecretKeySpec(secret.clone(), ALGORITHM);
-    this.macs = ThreadLocal.withInitial(() -> newMac(key));
+    SecretKeySpec key = HmacSha256.key(secret);
+    this.macs = ThreadLocal.withInitial(() -> HmacSha256.newMac(key));
   }
 
   byte[] server(byte[] hello, byte[] serverNonce) {
@@ -46,15 +44,5 @@ final class HandshakeProofs {
     mac.update(label);
     mac.update(hello);
     return mac.doFinal(serverNonce);
-  }
-
-  private static Mac newMac(SecretKeySpec key) {
-    try {
-      Mac mac = Mac.getInstance(ALGORITHM);
-      mac.init(key);
-      return mac;
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("HMAC-SHA256 is not available in this JDK", e);
-    }
   }
 }

@@ -29,10 +29,12 @@ public final class InternalAuth {
 
   private final Mode mode;
   private final @Nullable HandshakeProofs proofs; // null unless SECRET
+  private final @Nullable AdminSignatures adminSignatures; // null unless SECRET
 
-  private InternalAuth(Mode mode, @Nullable HandshakeProofs proofs) {
+  private InternalAuth(Mode mode, @Nullable HandshakeProofs proofs, @Nullable AdminSignatures adminSignatures) {
     this.mode = mode;
     this.proofs = proofs;
+    this.adminSignatures = adminSignatures;
   }
 
   /**
@@ -44,22 +46,31 @@ public final class InternalAuth {
     if (secret.length < MIN_SECRET_BYTES) {
       throw new IllegalArgumentException("the cluster secret must be at least " + MIN_SECRET_BYTES + " bytes, not " + secret.length);
     }
-    return new InternalAuth(Mode.SECRET, new HandshakeProofs(secret));
+    return new InternalAuth(Mode.SECRET, new HandshakeProofs(secret), AdminSignatures.withSecret(secret));
   }
 
   /** No secret: whoever connects is a peer. */
   public static InternalAuth trustedNetwork() {
-    return new InternalAuth(Mode.TRUSTED_NETWORK, null);
+    return new InternalAuth(Mode.TRUSTED_NETWORK, null, null);
   }
 
   /** A node that takes no peers (a single node without a secret). */
   public static InternalAuth none() {
-    return new InternalAuth(Mode.NONE, null);
+    return new InternalAuth(Mode.NONE, null, null);
   }
 
   /** Whether this node takes peers and connects to them (it has a secret or trusts the network). */
   public boolean takesPeers() {
     return mode != Mode.NONE;
+  }
+
+  /**
+   * How this node checks admin requests ({@code /v0/admin/*}): signed with the cluster secret,
+   * or null on a node without one, which takes them unsigned (docs/format.md, "Admin request
+   * signatures"). One per node: it remembers the nonces it accepted.
+   */
+  public @Nullable AdminSignatures adminSignatures() {
+    return adminSignatures;
   }
 
   /**

@@ -13,19 +13,20 @@ import org.jspecify.annotations.Nullable;
  * problem ("degraded": writes refused, damaged files), with the reasons and what to do; what tools
  * on the same host need (the pid, to attach a profiler; the heap, to size a store "10x the heap");
  * the engine's sizes, so that a benchmark can say what store it measured; and the replication
- * counters (read repairs, hints), which tests and operators watch to see replicas converge.
+ * counters (read repairs, hints), which tests and operators watch to see replicas converge, with
+ * the replication factor they are counted under.
  */
 public final class StatusBody {
   private static final long PID = ProcessHandle.current().pid();
 
   private StatusBody() {}
 
-  public static String of(EngineStats stats, EngineHealth health, ReplicationStats replication) {
-    return of(stats, health, replication, null);
-  }
-
-  /** With the cluster map as "topology" (none without a cluster). */
-  public static String of(EngineStats stats, EngineHealth health, ReplicationStats replication, @Nullable ClusterMap topology) {
+  /**
+   * {@code replicationFactor}: how many nodes keep each key (1 for a node without a cluster);
+   * {@code topology}: the cluster map, as "topology" (none without a cluster).
+   */
+  public static String of(EngineStats stats, EngineHealth health, ReplicationStats replication, int replicationFactor,
+      @Nullable ClusterMap topology) {
     return "{\"status\": \"" + (health.isDegraded() ? "degraded" : "serving") + "\""
         + ", " + healthMembers(health)
         + ", \"pid\": " + PID
@@ -37,6 +38,7 @@ public final class StatusBody {
         + ", \"compactions\": " + stats.compactions()
         + ", \"writeStalls\": " + stats.writeStalls()
         + ", \"valueLeases\": " + stats.valueLeases()
+        + ", \"replicationFactor\": " + replicationFactor
         + ", " + replicationMembers(replication)
         + (topology == null ? "" : ", \"topology\": " + topologyObject(topology)) + "}";
   }

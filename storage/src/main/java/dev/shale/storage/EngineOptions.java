@@ -32,9 +32,9 @@ import java.util.function.LongSupplier;
  * @param diskReserveBytes free disk space kept for flushes: writes are refused with a
  *     {@link DiskFullException} once less is free, and taken again once there is more; a
  *     compaction starts only if it leaves this much free (docs/design.md, "A full disk")
- * @param backgroundPriority the CPU priority of the flush and compaction threads: {@link
- *     BackgroundPriority#LOW} lets request threads take the CPU first, so background work fills
- *     idle time instead of queueing requests behind it
+ * @param compactionPriority the CPU priority of the compaction thread: {@link CpuPriority#LOW}
+ *     lets request threads take the CPU first, so compactions fill idle time instead of queueing
+ *     requests behind them (the flush thread keeps the normal priority)
  * @param vfs the filesystem every file operation goes through ({@link Vfs#real()}; tests inject
  *     faults through it)
  */
@@ -54,7 +54,7 @@ public record EngineOptions(
     long tableTargetBytes,
     long tombstoneGraceMillis,
     long diskReserveBytes,
-    BackgroundPriority backgroundPriority,
+    CpuPriority compactionPriority,
     Vfs vfs) {
 
   public EngineOptions {
@@ -73,76 +73,76 @@ public record EngineOptions(
     if (levelBaseBytes < tableTargetBytes) throw new IllegalArgumentException("levelBaseBytes must be >= tableTargetBytes");
     if (tombstoneGraceMillis < 0) throw new IllegalArgumentException("tombstoneGraceMillis must be >= 0");
     if (diskReserveBytes < 0) throw new IllegalArgumentException("diskReserveBytes must be >= 0");
-    Objects.requireNonNull(backgroundPriority, "backgroundPriority");
+    Objects.requireNonNull(compactionPriority, "compactionPriority");
     Objects.requireNonNull(vfs, "vfs");
   }
 
   /**
    * 16 MiB memtables; L0 triggers 4 / 20 / 36 (RocksDB's); level 1 of 64 MiB, 8 MiB tables;
-   * tombstones kept a day; 64 MiB of disk kept free for flushes; flush and compaction at a low CPU
+   * tombstones kept a day; 64 MiB of disk kept free for flushes; compactions at a low CPU
    * priority. docs/design.md ("Compaction", "A full disk", "Threads") says why.
    */
   public static EngineOptions defaults() {
     return new EngineOptions(SyncMode.INTERVAL, 200, 16L << 20, 2, 2_000, 4096, 10,
-        System::currentTimeMillis, 4, 20, 36, 64L << 20, 8L << 20, 86_400_000L, 64L << 20, BackgroundPriority.LOW, Vfs.real());
+        System::currentTimeMillis, 4, 20, 36, 64L << 20, 8L << 20, 86_400_000L, 64L << 20, CpuPriority.LOW, Vfs.real());
   }
 
   public EngineOptions withSyncMode(SyncMode v) {
-    return new EngineOptions(v, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, backgroundPriority, vfs);
+    return new EngineOptions(v, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withSyncIntervalMillis(long v) {
-    return new EngineOptions(syncMode, v, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, backgroundPriority, vfs);
+    return new EngineOptions(syncMode, v, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withMemtableSizeBytes(long v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, v, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, backgroundPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, v, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withMaxImmutableMemtables(int v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, v, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, backgroundPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, v, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withWriteStallTimeoutMillis(long v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, v, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, backgroundPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, v, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withBlockSizeBytes(int v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, v, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, backgroundPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, v, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withBloomBitsPerKey(int v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, v, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, backgroundPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, v, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withWallClockMillis(LongSupplier v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, v, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, backgroundPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, v, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   /** Sets the three level-0 thresholds at once (they are checked against each other). */
   public EngineOptions withL0Triggers(int compaction, int slowdown, int stop) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, compaction, slowdown, stop, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, backgroundPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, compaction, slowdown, stop, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   /** Sets level 1's target size and the output table size at once (checked against each other). */
   public EngineOptions withLevelSizes(long levelBase, long tableTarget) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBase, tableTarget, tombstoneGraceMillis, diskReserveBytes, backgroundPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBase, tableTarget, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withDiskReserveBytes(long v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, v, backgroundPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, v, compactionPriority, vfs);
   }
 
   public EngineOptions withTombstoneGraceMillis(long v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, v, diskReserveBytes, backgroundPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, v, diskReserveBytes, compactionPriority, vfs);
   }
 
-  public EngineOptions withBackgroundPriority(BackgroundPriority v) {
+  public EngineOptions withCpuPriority(CpuPriority v) {
     return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, v, vfs);
   }
 
   /** Every file operation of the engine goes through {@code v} (tests inject faults with it). */
   public EngineOptions withVfs(Vfs v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, backgroundPriority, v);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, v);
   }
 }

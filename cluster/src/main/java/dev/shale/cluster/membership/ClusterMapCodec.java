@@ -46,8 +46,12 @@ public final class ClusterMapCodec {
 
   private static Member member(String line) {
     String[] words = line.split(" ", -1);
-    if (words.length != 5 || !words[0].equals("member")) throw new IllegalArgumentException("bad member line '" + line + "'");
-    return new Member(NodeAddress.parse(words[1]), words[2], MemberState.ofWireName(words[3]), TopologyChangeCodec.unescape(words[4]));
+    // Four words: an empty progress whose separating space was trimmed in transit (an HTTP answer's end).
+    if ((words.length != 5 && words.length != 4) || !words[0].equals("member")) {
+      throw new IllegalArgumentException("bad member line '" + line + "'");
+    }
+    String progress = words.length == 5 ? TopologyChangeCodec.unescape(words[4]) : "";
+    return new Member(NodeAddress.parse(words[1]), words[2], MemberState.ofWireName(words[3]), progress);
   }
 
   private static String value(String line, String name) {

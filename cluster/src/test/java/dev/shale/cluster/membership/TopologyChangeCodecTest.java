@@ -72,6 +72,8 @@ class TopologyChangeCodecTest {
     assertThat(new String(bytes, StandardCharsets.UTF_8)).startsWith("shale-cluster-map 1\nversion 5\nreplication-factor 3\n"
         + "member http://127.0.0.1:9001 127.0.0.1:19001 normal \n");
     assertThat(ClusterMapCodec.decode(ClusterMapCodec.encode(ClusterMap.EMPTY))).isEqualTo(ClusterMap.EMPTY);
+    String trimmed = new String(ClusterMapCodec.encode(ClusterMapTest.threeNodes()), StandardCharsets.UTF_8).replace(" \n", "\n");
+    assertThat(ClusterMapCodec.decode(trimmed.getBytes(StandardCharsets.UTF_8))).isEqualTo(ClusterMapTest.threeNodes());
   }
 
   @Test

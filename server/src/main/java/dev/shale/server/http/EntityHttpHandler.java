@@ -40,7 +40,8 @@ import org.jspecify.annotations.Nullable;
  * results into responses, which it writes in request order.
  *
  * <p>Routes: {@code /v0/entity} (GET, PUT, DELETE), {@code /v0/status} (GET) and
- * {@code /v0/admin/compact} (POST). A storage
+ * {@code /v0/admin/compact} (POST); every {@code /v0/admin} request passes the {@link AdminGate}
+ * first (signed with the cluster secret on a node that has one). A storage
  * call runs on the {@link StoragePool} (or inline on the event loop when there is none, or when it
  * is a write the engine can do without waiting, {@link dev.shale.storage.Engine#tryWrite}), when
  * {@link CallOrder} lets it start; its result comes back to the event loop and takes its place
@@ -85,6 +86,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final @Nullable Cluster cluster; // null without --cluster
   private final @Nullable TopologyRoutes topology; // null without a cluster
   private final Scans scans;
+  private final AdminGate adminGate;
   private final AnswerBudget answerBudget;
   private final RecentValueSizes valueSizes; // node-wide
   private @Nullable AnswerShare share; // set in handlerAdded: it runs on the channel's loop
@@ -110,6 +112,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     this.stats = stats;
     this.cluster = cluster;
     this.topology = cluster == null ? null : new TopologyRoutes(cluster.membership());
+    this.adminGate = new AdminGate(cluster == null ? null : cluster.auth().adminSignatures());
   }
 
   @Override
@@ -228,6 +231,10 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private Action route(InboundRequest.Received request) {
     HttpRequest head = request.head();
     RequestTarget target = RequestTarget.parse(head.uri());
+    if (AdminGate.isAdmin(target.path())) {
+      FullHttpResponse refusal = adminGate.refusal(head, request.body());
+      if (refusal != null) return new Answer(refusal);
+    }
     return switch (target.path()) {
       // Replica requests travel over the internode protocol (dev.shale.server.peer): a request
       // here is a client's, whatever headers it carries, and is coordinated as any.
@@ -261,9 +268,9 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     }
     Consistency consistency;
     try {
-      consistency = Consistency.parse(
-          QueryParams.value(target.query(), "ack"), QueryParams.value(target.query(), "from"),
-          cluster == null ? 1 : cluster.readableNodes());
+      String ack = QueryParams.value(target.query(), "ack");
+      String from = QueryParams.value(target.query(), "from");
+      consistency = cluster == null ? Consistency.parse(ack, from, 1, 1) : cluster.consistency(ack, from);
     } catch (InvalidRequestException | IllegalArgumentException e) {
       return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, Reasons.oneLine(e.getMessage())));
     }
@@ -442,7 +449,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       return Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), STATUS_METHODS);
     }
     return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(service.stats(), service.health(), stats,
-        cluster == null ? null : cluster.membership().current()));
+        cluster == null ? 1 : cluster.replicationFactor(), cluster == null ? null : cluster.membership().current()));
   }
 
   /**

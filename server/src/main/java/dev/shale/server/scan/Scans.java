@@ -84,7 +84,7 @@ public final class Scans {
     int nodes = member == null ? 1 : member.readableNodes();
     Consistency consistency;
     try {
-      consistency = Consistency.parse(query.ack(), query.from(), nodes);
+      consistency = member == null ? Consistency.parse(query.ack(), query.from(), 1, 1) : member.consistency(query.ack(), query.from());
     } catch (IllegalArgumentException e) {
       throw new InvalidRequestException(Reasons.oneLine(e.getMessage()));
     }

@@ -79,7 +79,7 @@ final class Compactor implements Runnable {
     this.options = options;
     this.run = run;
     this.picker = new CompactionPicker(options);
-    this.thread = ThreadNiceness.backgroundThread(threadName, options.backgroundPriority(), this);
+    this.thread = ThreadNiceness.backgroundThread(threadName, options.compactionPriority(), this);
   }
 
   void start() {

@@ -68,7 +68,7 @@ final class Flusher implements Runnable {
     this.fileNumbers = fileNumbers;
     this.gate = hooks.flushGate();
     this.crashPoints = hooks.crashPoints();
-    this.thread = ThreadNiceness.backgroundThread(threadName, options.backgroundPriority(), this);
+    this.thread = Thread.ofPlatform().daemon().name(threadName).unstarted(this);
   }
 
   void start() {

@@ -2,7 +2,7 @@ package dev.shale.storage.core;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
-import dev.shale.storage.BackgroundPriority;
+import dev.shale.storage.CpuPriority;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
@@ -42,11 +42,8 @@ final class ThreadNiceness {
 
   private ThreadNiceness() {}
 
-  /**
-   * An unstarted daemon thread named {@code name} that runs {@code body} at {@code priority}: the
-   * engine's flush and compaction threads.
-   */
-  static Thread backgroundThread(String name, BackgroundPriority priority, Runnable body) {
+  /** An unstarted daemon thread named {@code name} that runs {@code body} at {@code priority}. */
+  static Thread backgroundThread(String name, CpuPriority priority, Runnable body) {
     return Thread.ofPlatform().daemon().name(name).unstarted(() -> {
       setForCurrentThread(priority.niceness());
       body.run();

@@ -1,0 +1,100 @@
+package dev.shale.app;
+
+import dev.shale.cluster.AdminSignatures;
+import dev.shale.cluster.NodeAddress;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Sends admin calls ({@code /v0/admin/*}) to one node, signed with the cluster secret when it
+ * has one (docs/format.md, "Admin request signatures"): what the {@code shale nodes} commands
+ * use. A call answers the node's 2xx body, or throws {@link AdminCallException} with one line
+ * saying why not (refused and why, not reachable, no answer in time).
+ *
+ * <p>Thread safe.
+ */
+final class AdminClient {
+  /** Connecting to a node on a reachable network takes milliseconds; past this it is not there. */
+  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
+  private final NodeAddress node;
+  private final @Nullable AdminSignatures signatures; // null: unsigned, for a node without a secret
+  private final Duration timeout;
+  private final HttpClient http;
+
+  /**
+   * A client of {@code node}; {@code signatures} null sends unsigned calls (a node without a
+   * cluster secret takes them); {@code timeout} bounds each call, from connecting to its answer.
+   */
+  AdminClient(NodeAddress node, @Nullable AdminSignatures signatures, Duration timeout) {
+    this.node = node;
+    this.signatures = signatures;
+    this.timeout = timeout;
+    this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT).build();
+  }
+
+  /** {@code POST target} with no body; {@code target} is the path and query, e.g. {@code /v0/admin/compact}. */
+  String post(String target) {
+    return call("POST", target, new byte[0]);
+  }
+
+  /** {@code GET target}. */
+  String get(String target) {
+    return call("GET", target, new byte[0]);
+  }
+
+  /** Sends {@code method target} with {@code body}, signed; answers the body of a 2xx answer. */
+  String call(String method, String target, byte[] body) {
+    if (!target.startsWith("/")) throw new IllegalArgumentException("a target is a path: " + target);
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(node.url() + target))
+        .timeout(timeout)
+        .method(method, body.length == 0 ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+    AdminSignatures signer = signatures;
+    if (signer != null) {
+      AdminSignatures.Signed signed = signer.sign(method, target, body);
+      request.header(AdminSignatures.TIME_HEADER, signed.time())
+          .header(AdminSignatures.NONCE_HEADER, signed.nonce())
+          .header(AdminSignatures.SIGNATURE_HEADER, signed.signature());
+    }
+    HttpResponse<String> response = send(request.build(), method + " " + target);
+    String answer = response.body().strip();
+    int status = response.statusCode();
+    if (status / 100 == 2) return answer;
+    String reason = oneLine(answer);
+    if (status == 403) {
+      throw new AdminCallException(node + " refused " + method + " " + target + " (403): " + reason
+          + (signer == null ? "; give the cluster secret with --cluster-secret-file" : ""));
+    }
+    throw new AdminCallException(node + " answered " + method + " " + target + " with " + status + ": " + reason);
+  }
+
+  private HttpResponse<String> send(HttpRequest request, String what) {
+    try {
+      return http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    } catch (HttpConnectTimeoutException e) {
+      throw new AdminCallException("cannot connect to " + node + ": no answer within " + CONNECT_TIMEOUT.toSeconds() + " s", e);
+    } catch (ConnectException e) {
+      throw new AdminCallException("cannot connect to " + node + ": connection refused (is a node running there?)", e);
+    } catch (HttpTimeoutException e) {
+      throw new AdminCallException(node + " did not answer " + what + " within " + timeout.toSeconds() + " s", e);
+    } catch (IOException e) {
+      throw new AdminCallException(what + " to " + node + " failed: " + oneLine(String.valueOf(e.getMessage())), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AdminCallException(what + " to " + node + " was interrupted", e);
+    }
+  }
+
+  private static String oneLine(String text) {
+    return text.replace('\r', ' ').replace('\n', ' ');
+  }
+}

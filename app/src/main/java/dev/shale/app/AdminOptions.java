@@ -1,0 +1,63 @@
+package dev.shale.app;
+
+import dev.shale.cluster.AdminSignatures;
+import dev.shale.cluster.NodeAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * The options of every {@code shale nodes} command: the node to ask ({@code --via}) and the
+ * cluster secret to sign with. A command mixes them in ({@code @Mixin AdminOptions admin;}) and
+ * calls {@code admin.client()}.
+ */
+final class AdminOptions {
+  @Spec(Spec.Target.MIXEE) CommandSpec spec;
+
+  @Option(names = "--via", paramLabel = "<url>", required = true,
+      description = "A node of the cluster, as its base URL (e.g. http://10.0.0.1:8080): the call goes to it.")
+  String via;
+
+  @Option(names = "--cluster-secret-file", paramLabel = "<file>",
+      description = "A file holding the cluster secret (as given to the nodes), to sign the call with. "
+          + "Without it (or --cluster-secret) the call goes unsigned, which only a node without a secret takes.")
+  @Nullable Path clusterSecretFile;
+
+  @Option(names = "--cluster-secret", paramLabel = "<secret>",
+      description = "The cluster secret itself. Prefer --cluster-secret-file: a command line is visible to other users.")
+  @Nullable String clusterSecret;
+
+  @Option(names = "--timeout", paramLabel = "<ms>", defaultValue = "3600000",
+      description = "Longest the call may take, from connecting to its answer. Default: ${DEFAULT-VALUE} (1 h).")
+  long timeoutMillis;
+
+  /** A client of the {@code --via} node that signs with the secret given; a usage error if an option is wrong. */
+  AdminClient client() {
+    NodeAddress node;
+    try {
+      node = NodeAddress.parse(via);
+    } catch (IllegalArgumentException e) {
+      throw usage("--via: " + e.getMessage());
+    }
+    if (timeoutMillis < 1) throw usage("--timeout must be at least 1 ms: " + timeoutMillis);
+    return new AdminClient(node, signatures(), Duration.ofMillis(timeoutMillis));
+  }
+
+  private @Nullable AdminSignatures signatures() {
+    byte[] secret = SecretFile.fromOptions(clusterSecret, clusterSecretFile, this::usage);
+    if (secret == null) return null;
+    try {
+      return AdminSignatures.withSecret(secret);
+    } catch (IllegalArgumentException e) {
+      throw usage(e.getMessage());
+    }
+  }
+
+  private ParameterException usage(@Nullable String message) {
+    return new ParameterException(spec.commandLine(), message);
+  }
+}
