@@ -9,6 +9,7 @@ import dev.shale.cluster.coordination.HintedWrites;
 import dev.shale.cluster.coordination.MissedWrites;
 import dev.shale.server.ServerOptions;
 import dev.shale.server.ShaleServer;
+import dev.shale.server.repair.RepairRunner;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
 import java.nio.file.Path;
@@ -118,6 +119,12 @@ final class Node implements AutoCloseable {
     } catch (RuntimeException e) {
       throw new StartupException("cannot open the hint store in " + dir + ": " + e.getMessage(), e);
     }
+  }
+
+  /** Repairs this node's ranges with its peers every {@code intervalMillis} (0: never; nothing without peers). */
+  void repairEvery(long intervalMillis) {
+    RepairRunner repairs = server.repairs();
+    if (repairs != null) repairs.repairEvery(intervalMillis);
   }
 
   int port() {

@@ -162,6 +162,14 @@ final class ServerCommand implements Callable<Integer> {
           + "64 KiB), so replay does not crowd out live traffic. Default: ${DEFAULT-VALUE}.")
   int hintDeliveriesPerSecond;
 
+  @Option(names = "--repair-interval", paramLabel = "<ms>", defaultValue = "3600000",
+      description =
+          "How often this node repairs the ranges it shares with each other node (anti-entropy: "
+          + "Merkle trees compared, differing records copied, newest version winning); 0 never. "
+          + "An operator repairs the whole cluster at once with POST /v0/admin/repair. "
+          + "Default: ${DEFAULT-VALUE} (1 h).")
+  long repairIntervalMillis;
+
   @Option(names = "--sync", paramLabel = "interval|always", defaultValue = "interval",
       converter = SyncModeConverter.class,
       description =
@@ -276,12 +284,14 @@ final class ServerCommand implements Callable<Integer> {
     HintLimits hintLimits = hintLimits();
     MembershipStart.Options membership = membershipOptions();
     cluster(); // checks --cluster and the secret before anything starts
+    if (repairIntervalMillis < 0) throw usage("--repair-interval must be >= 0 (0: never): " + repairIntervalMillis);
     ShutdownSignals signals = ShutdownSignals.install(shutdownLimitMillis());
     try {
       // A node alone runs no Raft; any other node's cluster is its Raft-agreed map.
       Node node = MembershipStart.needed(data, membership)
           ? startMember(engineOptions, serverOptions, hintLimits, membership)
           : Node.start(data, engineOptions, serverOptions, null, hintLimits);
+      node.repairEvery(repairIntervalMillis);
       LOG.log(Level.INFO, "shale " + VersionProvider.version() + " serving " + node.describe());
       String why = "an interrupt";
       try {

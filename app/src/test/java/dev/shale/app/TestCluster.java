@@ -146,6 +146,15 @@ final class TestCluster implements AutoCloseable {
     return "127.0.0.1:" + ports.get(i);
   }
 
+  List<String> nodeIds() {
+    return ports.stream().map(p -> "127.0.0.1:" + p).toList();
+  }
+
+  /** Node {@code i}'s data directory. */
+  Path dataDir(int i) {
+    return dir.resolve("node-" + i);
+  }
+
   int port(int i) {
     return ports.get(i);
   }
@@ -198,7 +207,7 @@ final class TestCluster implements AutoCloseable {
    * bootstraps a new cluster of one.
    */
   void startEachAlone() {
-    for (int i = 0; i < nodes.length; i++) deleteTree(dir.resolve("node-" + i).resolve("raft"));
+    for (int i = 0; i < nodes.length; i++) deleteTree(dataDir(i).resolve("raft"));
     for (int i = 0; i < nodes.length; i++) nodes[i] = launch(i, List.of("--cluster", urls().get(i)));
     for (NodeProcess node : nodes) node.awaitReady(READY);
   }
@@ -211,7 +220,7 @@ final class TestCluster implements AutoCloseable {
   }
 
   private NodeProcess launch(int i, List<String> args) {
-    return NodeProcess.start(ports.get(i), dir.resolve("node-" + i), List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"), args);
+    return NodeProcess.start(ports.get(i), dataDir(i), List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"), args);
   }
 
   static void deleteTree(Path root) {

@@ -3,6 +3,7 @@ package dev.shale.cluster;
 import dev.shale.cluster.membership.ClusterMap;
 import dev.shale.cluster.membership.Membership;
 import dev.shale.cluster.membership.StaticMembership;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -99,6 +100,19 @@ public record Cluster(
 
   public Topology topology() {
     return placement.topology();
+  }
+
+  /**
+   * The placement over the nodes requests read from now (the map's normal and leaving members),
+   * this node as its self: what a repair compares, asked afresh for each one, as the coordinator
+   * asks the map for each request. When this node is not among them (the map is empty, or this
+   * node is joining) it is this node alone: it has no range to repair with anyone yet.
+   */
+  public Placement livePlacement() {
+    NodeAddress self = topology().self();
+    List<NodeAddress> readable = map().readableMembers();
+    if (readable.equals(topology().nodes())) return placement; // the map is still the nodes at the start
+    return new Placement(readable.contains(self) ? new Topology(readable, self) : Topology.single(self));
   }
 
   /**

@@ -50,9 +50,17 @@ public final class Placement {
     return topology;
   }
 
+  /**
+   * The hash of {@code key} the weights mix with each node's seed: anti-entropy repair cuts the
+   * hash space into leaves by its top bits (docs/format.md, "Repair requests").
+   */
+  public static long keyHash(byte[] key) {
+    return XxHash64.hash(key, KEY_SEED);
+  }
+
   /** The node that owns {@code key}: the first of its preference list. */
   public NodeAddress owner(byte[] key) {
-    long keyHash = XxHash64.hash(key, KEY_SEED);
+    long keyHash = keyHash(key);
     int best = 0;
     long bestWeight = weight(keyHash, 0);
     for (int i = 1; i < seeds.length; i++) {
@@ -80,7 +88,7 @@ public final class Placement {
     if (from < 1 || from > nodes.size()) {
       throw new IllegalArgumentException("from must be in [1, " + nodes.size() + "]: " + from);
     }
-    long keyHash = XxHash64.hash(key, KEY_SEED);
+    long keyHash = keyHash(key);
     Integer[] order = new Integer[nodes.size()];
     long[] weights = new long[nodes.size()];
     for (int i = 0; i < order.length; i++) {

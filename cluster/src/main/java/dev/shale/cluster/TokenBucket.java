@@ -6,16 +6,16 @@ package dev.shale.cluster;
  * debt, which later takes wait out, so over any interval of {@code t} seconds the tokens taken
  * stay below {@code burst + perSecond * t + the last take's cost}.
  *
- * <p>Not thread safe: one thread (the delivery thread) uses it. Time is passed in, in nanoseconds
+ * <p>Not thread safe: one thread (the delivery thread, a repair's thread) uses it. Time is passed in, in nanoseconds
  * of {@link System#nanoTime}.
  */
-final class TokenBucket {
+public final class TokenBucket {
   private final double tokensPerNano;
   private final double burst;
   private double tokens;
   private long lastNanos;
 
-  TokenBucket(int perSecond, long nowNanos) {
+  public TokenBucket(int perSecond, long nowNanos) {
     if (perSecond < 1) throw new IllegalArgumentException("perSecond must be >= 1: " + perSecond);
     this.tokensPerNano = perSecond / 1e9;
     this.burst = Math.max(1.0, perSecond / 10.0);
@@ -24,13 +24,13 @@ final class TokenBucket {
   }
 
   /** How long until a take may go: 0 once the bucket holds a whole token. */
-  long nanosUntilAvailable(long nowNanos) {
+  public long nanosUntilAvailable(long nowNanos) {
     refill(nowNanos);
     return tokens >= 1.0 ? 0 : (long) Math.ceil((1.0 - tokens) / tokensPerNano);
   }
 
   /** Takes {@code cost} tokens; call only when {@link #nanosUntilAvailable} said 0. */
-  void take(int cost, long nowNanos) {
+  public void take(int cost, long nowNanos) {
     refill(nowNanos);
     tokens -= cost;
   }

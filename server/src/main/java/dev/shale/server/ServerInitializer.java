@@ -6,6 +6,7 @@ import dev.shale.cluster.coordination.ReplicationStats;
 import dev.shale.server.http.AnswerBudget;
 import dev.shale.server.http.BodyBudget;
 import dev.shale.server.http.EntityHttpHandler;
+import dev.shale.server.repair.RepairRunner;
 import dev.shale.server.http.LingeringClose;
 import dev.shale.server.http.RecentValueSizes;
 import dev.shale.server.http.RequestAggregator;
@@ -71,12 +72,14 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   private final ReplicationStats stats;
   private final Scans scans;
   private final @Nullable PeerEndpoint peers; // null: this node takes no peer connections
+  private final @Nullable RepairRunner repairs; // null without peers
 
   ServerInitializer(
       ServerOptions options, EntityService service, @Nullable StoragePool pool, BodyBudget budget,
       AnswerBudget answerBudget, ChannelGroup connections, BooleanSupplier draining, @Nullable Cluster cluster, @Nullable Coordinator coordinator,
-      ReplicationStats stats, Scans scans, @Nullable PeerEndpoint peers) {
+      ReplicationStats stats, Scans scans, @Nullable PeerEndpoint peers, @Nullable RepairRunner repairs) {
     this.scans = scans;
+    this.repairs = repairs;
     this.peers = peers;
     this.cluster = cluster;
     this.coordinator = coordinator;
@@ -110,7 +113,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     pipeline.addLast("http", new StrictServerCodec(decoderConfig()));
     pipeline.addLast("flow", new FlowControlHandler());
     pipeline.addLast("aggregator", new RequestAggregator(options.maxValueSizeBytes(), budget, requestTimeout, lingeringClose));
-    pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, answerBudget, valueSizes, options, cluster, coordinator, stats, scans));
+    pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, answerBudget, valueSizes, options, cluster, coordinator, stats, scans, repairs));
   }
 
   private static HttpDecoderConfig decoderConfig() {

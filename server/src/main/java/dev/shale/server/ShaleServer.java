@@ -15,6 +15,7 @@ import dev.shale.server.peer.PeerDialer;
 import dev.shale.server.peer.PeerEndpoint;
 import dev.shale.server.peer.PeerLinks;
 import dev.shale.server.peer.PeerRequestHandler;
+import dev.shale.server.repair.RepairRunner;
 import dev.shale.server.scan.PeerScanServer;
 import dev.shale.server.scan.ScanThreads;
 import dev.shale.server.scan.Scans;
@@ -70,6 +71,7 @@ public final class ShaleServer implements AutoCloseable {
   private final @Nullable PeerLinks client; // null without peers
   private final ReplicationStats stats;
   private final @Nullable ReplicaCalls replicaCalls; // null without peers
+  private final @Nullable RepairRunner repairs; // null without peers
   private final ChannelGroup connections;
   private final AtomicBoolean draining;
   private final Channel listener;
@@ -78,8 +80,8 @@ public final class ShaleServer implements AutoCloseable {
 
   private ShaleServer(
       ServerOptions options, EventLoopGroup acceptGroup, EventLoopGroup ioGroup, @Nullable StoragePool pool,
-      ScanThreads scanThreads, @Nullable PeerLinks client, ReplicationStats stats, @Nullable ReplicaCalls replicaCalls, ChannelGroup connections, AtomicBoolean draining, Channel listener,
-      String transport) {
+      ScanThreads scanThreads, @Nullable PeerLinks client, ReplicationStats stats, @Nullable ReplicaCalls replicaCalls,
+      @Nullable RepairRunner repairs, ChannelGroup connections, AtomicBoolean draining, Channel listener, String transport) {
     this.options = options;
     this.acceptGroup = acceptGroup;
     this.ioGroup = ioGroup;
@@ -88,6 +90,7 @@ public final class ShaleServer implements AutoCloseable {
     this.client = client;
     this.stats = stats;
     this.replicaCalls = replicaCalls;
+    this.repairs = repairs;
     this.connections = connections;
     this.draining = draining;
     this.listener = listener;
@@ -141,20 +144,23 @@ public final class ShaleServer implements AutoCloseable {
     PeerEndpoint peers = null;
     ReplicaCalls replicaCalls = null;
     Coordinator coordinator = null;
+    RepairRunner repairs = null;
     if (cluster != null && cluster.takesPeers()) {
       int maxValue = options.maxValueSizeBytes();
       dialer = new PeerDialer(cluster.topology().self(), cluster.membership(), cluster.auth(),
           epoll ? EpollSocketChannel.class : NioSocketChannel.class, maxValue, cluster.forwardTimeoutMillis());
       client = new PeerLinks(cluster.topology().peers(), ioGroup, dialer, cluster.forwardTimeoutMillis(), cluster.maxPendingPerPeer());
-      PeerScanServer peerScans = new PeerScanServer(service, scanThreads);
+      // Repairs follow the map as it is now too (Cluster.livePlacement), as requests do.
+      Cluster live = cluster;
+      PeerScanServer peerScans = new PeerScanServer(service, scanThreads, live::livePlacement);
       peers = new PeerEndpoint(cluster.topology().self(), cluster.membership(), cluster.auth(), maxValue,
           sender -> new PeerRequestHandler(sender, service, pool, answerBudget, peerScans, maxValue),
           client::peerAuthenticated);
       replicaCalls = new ReplicaCalls(cluster.topology().self(), service, pool, client, missed);
       // Every request asks the map as it is now: members that joined or left since the start count.
-      Cluster live = cluster;
       coordinator = new Coordinator((key, from) -> live.map().readReplicas(key, from), replicaCalls, engine.clock(), missed, stats,
           cluster.readSpeculationMillis());
+      repairs = RepairRunner.of(cluster, service, replicaCalls, dialer, ioGroup);
     }
     ServerBootstrap bootstrap = new ServerBootstrap()
         .group(acceptGroup, ioGroup)
@@ -167,16 +173,17 @@ public final class ShaleServer implements AutoCloseable {
         .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .childHandler(new ServerInitializer(
             options, service, pool, budget, answerBudget, connections, draining::get, cluster, coordinator, stats,
-            new Scans(service, scanThreads, cluster, dialer), peers));
+            new Scans(service, scanThreads, cluster, dialer), peers, repairs));
     try {
       Channel listener = bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
       // Greets every peer, and returns once they know this node is up: a restarted node's
       // handshakes end the peers' down marks of it (bounded by the connect timeout).
       if (client != null) client.greetAll(greetMillis);
-      return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, client, stats, replicaCalls, connections, draining, listener,
-          (epoll ? "epoll" : "nio") + ", " + ioThreads + (ioThreads == 1 ? " event loop" : " event loops"));
+      return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, client, stats, replicaCalls, repairs, connections,
+          draining, listener, (epoll ? "epoll" : "nio") + ", " + ioThreads + (ioThreads == 1 ? " event loop" : " event loops"));
     } catch (Exception e) {
       // syncUninterruptibly() rethrows the socket's checked exception unwrapped, hence Exception.
+      if (repairs != null) repairs.close();
       stopThreads(acceptGroup, ioGroup, pool, scanThreads);
       throw cannotListen(options, e);
     }
@@ -201,6 +208,14 @@ public final class ShaleServer implements AutoCloseable {
       return hint -> CompletableFuture.failedFuture(new HintNotDelivered("this node has no peers"));
     }
     return new HintDeliveries(replicaCalls, ioGroup::next, stats, closed::get);
+  }
+
+  /**
+   * This node's anti-entropy repairs: null without peers. The caller starts the background ones
+   * ({@link RepairRunner#repairEvery}); an operator's come through {@code POST /v0/admin/repair}.
+   */
+  public @Nullable RepairRunner repairs() {
+    return repairs;
   }
 
   /** The address the server listens on (with the real port when the options said 0). */
@@ -239,6 +254,9 @@ public final class ShaleServer implements AutoCloseable {
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) return;
+    // First: a repair under way waits for peers and reads the engine; an operator's queued
+    // repair fails, so its connection owes no answer to the drain below.
+    if (repairs != null) repairs.close();
     listener.close().syncUninterruptibly();
     drainConnections();
     // After the drain: replica requests still in flight then belong to cut connections (or

@@ -3,6 +3,7 @@ package dev.shale.server;
 import dev.shale.cluster.coordination.ReplicationStats;
 import dev.shale.cluster.membership.ClusterMap;
 import dev.shale.cluster.membership.Member;
+import dev.shale.server.repair.RepairRunner;
 import dev.shale.storage.EngineHealth;
 import dev.shale.storage.EngineStats;
 import java.util.StringJoiner;
@@ -13,8 +14,8 @@ import org.jspecify.annotations.Nullable;
  * problem ("degraded": writes refused, damaged files), with the reasons and what to do; what tools
  * on the same host need (the pid, to attach a profiler; the heap, to size a store "10x the heap");
  * the engine's sizes, so that a benchmark can say what store it measured; and the replication
- * counters (read repairs, hints), which tests and operators watch to see replicas converge, with
- * the replication factor they are counted under.
+ * counters (read repairs, hints, anti-entropy repairs), which tests and operators watch to see
+ * replicas converge, with the replication factor they are counted under.
  */
 public final class StatusBody {
   private static final long PID = ProcessHandle.current().pid();
@@ -23,10 +24,11 @@ public final class StatusBody {
 
   /**
    * {@code replicationFactor}: how many nodes keep each key (1 for a node without a cluster);
-   * {@code topology}: the cluster map, as "topology" (none without a cluster).
+   * {@code topology}: the cluster map, as "topology" (none without a cluster);
+   * {@code repairs}: this node's repairs, null without peers (none ran).
    */
   public static String of(EngineStats stats, EngineHealth health, ReplicationStats replication, int replicationFactor,
-      @Nullable ClusterMap topology) {
+      @Nullable ClusterMap topology, @Nullable RepairRunner repairs) {
     return "{\"status\": \"" + (health.isDegraded() ? "degraded" : "serving") + "\""
         + ", " + healthMembers(health)
         + ", \"pid\": " + PID
@@ -40,6 +42,8 @@ public final class StatusBody {
         + ", \"valueLeases\": " + stats.valueLeases()
         + ", \"replicationFactor\": " + replicationFactor
         + ", " + replicationMembers(replication)
+        + ", \"repairRuns\": " + (repairs == null ? 0 : repairs.runs())
+        + ", \"repairRecordsExchanged\": " + (repairs == null ? 0 : repairs.recordsExchanged())
         + (topology == null ? "" : ", \"topology\": " + topologyObject(topology)) + "}";
   }
 

@@ -2,13 +2,8 @@ package dev.shale.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.shale.cluster.Cluster;
-import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.NodeAddress;
-import dev.shale.cluster.Placement;
-import dev.shale.cluster.Topology;
 import dev.shale.storage.Engine;
-import dev.shale.storage.EngineOptions;
 import dev.shale.testkit.FreePort;
 import dev.shale.testkit.PeerWire;
 import dev.shale.testkit.TestSeed;
@@ -43,10 +38,8 @@ class PeerFrameFuzzTest {
     int port = FreePort.find();
     NodeAddress self = new NodeAddress("127.0.0.1", port);
     NodeAddress other = new NodeAddress("127.0.0.1", FreePort.find()); // nothing listens there
-    Topology topology = new Topology(List.of(self, other), self);
-    Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET), 2_000, 16);
-    Engine engine = Engine.open(tmp, EngineOptions.defaults());
-    try (TestServer server = TestServer.wrap(engine, ShaleServer.start(engine, TestServer.options().withPort(port), cluster))) {
+    try (TestServer server = TestServer.withAbsentPeer(tmp, port, other, SECRET)) {
+      Engine engine = server.engine;
       Peer peer = new Peer(port, other.id(), self.id());
       long version = engine.clock().next();
       try (PeerWire genuine = peer.open()) {

@@ -1,5 +1,10 @@
 package dev.shale.server;
 
+import dev.shale.cluster.Cluster;
+import dev.shale.cluster.InternalAuth;
+import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.Placement;
+import dev.shale.cluster.Topology;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
 import java.io.IOException;
@@ -13,6 +18,7 @@ import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.UnaryOperator;
 
 /**
@@ -52,6 +58,22 @@ final class TestServer implements AutoCloseable {
     Engine engine = Engine.open(dir, EngineOptions.defaults());
     try {
       return new TestServer(engine, ShaleServer.start(wrap.apply(engine), options));
+    } catch (RuntimeException e) {
+      engine.close();
+      throw e;
+    }
+  }
+
+  /**
+   * A node of a two-node cluster whose other node, {@code other}, does not run: tests play it
+   * over the internode protocol with {@code secret}.
+   */
+  static TestServer withAbsentPeer(Path dir, int port, NodeAddress other, byte[] secret) {
+    NodeAddress self = new NodeAddress("127.0.0.1", port);
+    Cluster cluster = new Cluster(new Placement(new Topology(List.of(self, other), self)), InternalAuth.withSecret(secret), 2_000, 16);
+    Engine engine = Engine.open(dir, EngineOptions.defaults());
+    try {
+      return new TestServer(engine, ShaleServer.start(engine, options().withPort(port), cluster));
     } catch (RuntimeException e) {
       engine.close();
       throw e;

@@ -36,8 +36,8 @@ public final class PeerWire implements AutoCloseable {
   public static final byte[] PREFACE = {(byte) 0x89, 'S', 'H', 'A', 'L', 'E', '\r', '\n'};
   public static final int PROTOCOL_VERSION = 2;
   public static final int HELLO = 0x01, CHALLENGE = 0x02, PROOF = 0x03, REFUSED = 0x04, READY = 0x05;
-  public static final int READ = 0x10, WRITE = 0x11, SCAN = 0x12;
-  public static final int VALUE = 0x20, TOMBSTONE = 0x21, ABSENT = 0x22, STORED = 0x23, FAILED = 0x24, SCAN_DATA = 0x25;
+  public static final int READ = 0x10, WRITE = 0x11, SCAN = 0x12, TREE = 0x13, DIGESTS = 0x14;
+  public static final int VALUE = 0x20, TOMBSTONE = 0x21, ABSENT = 0x22, STORED = 0x23, FAILED = 0x24, SCAN_DATA = 0x25, LEAVES = 0x26;
   public static final int MODE_SECRET = 0, MODE_TRUSTED = 1;
   private static final byte[] SERVER_LABEL = "shale-peer-v1 server".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] CLIENT_LABEL = "shale-peer-v1 client".getBytes(StandardCharsets.US_ASCII);

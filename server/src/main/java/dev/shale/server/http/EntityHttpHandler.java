@@ -4,13 +4,16 @@ import dev.shale.cluster.Cluster;
 import dev.shale.cluster.Consistency;
 import dev.shale.cluster.coordination.Coordinator;
 import dev.shale.cluster.coordination.ReplicationStats;
+import dev.shale.cluster.repair.RepairReport;
 import dev.shale.server.EntityResult;
 import dev.shale.server.EntityService;
 import dev.shale.server.LentValueBuf;
 import dev.shale.server.Reasons;
+import dev.shale.server.RepairBody;
 import dev.shale.server.ServerOptions;
 import dev.shale.server.StatusBody;
 import dev.shale.server.StoragePool;
+import dev.shale.server.repair.RepairRunner;
 import dev.shale.server.scan.Scans;
 import dev.shale.storage.Engine;
 import dev.shale.storage.Entry;
@@ -40,8 +43,9 @@ import org.jspecify.annotations.Nullable;
  * results into responses, which it writes in request order.
  *
  * <p>Routes: {@code /v0/entity} (GET, PUT, DELETE), {@code /v0/status} (GET) and
- * {@code /v0/admin/compact} (POST); every {@code /v0/admin} request passes the {@link AdminGate}
- * first (signed with the cluster secret on a node that has one). A storage
+ * {@code /v0/admin/compact} and {@code /v0/admin/repair} (POST), the cluster map's
+ * {@code /v0/admin/topology} routes ({@link TopologyRoutes}); every {@code /v0/admin} request
+ * passes the {@link AdminGate} first (signed with the cluster secret on a node that has one). A storage
  * call runs on the {@link StoragePool} (or inline on the event loop when there is none, or when it
  * is a write the engine can do without waiting, {@link dev.shale.storage.Engine#tryWrite}), when
  * {@link CallOrder} lets it start; its result comes back to the event loop and takes its place
@@ -74,6 +78,8 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   static final String ENTITY_METHODS = "GET, PUT, DELETE";
   static final String STATUS_METHODS = "GET";
   static final String COMPACT_METHODS = "POST";
+  static final String REPAIR_PATH = "/v0/admin/repair";
+  static final String REPAIR_METHODS = "POST";
 
   private static final System.Logger LOG = System.getLogger(EntityHttpHandler.class.getName());
 
@@ -89,6 +95,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final AdminGate adminGate;
   private final AnswerBudget answerBudget;
   private final RecentValueSizes valueSizes; // node-wide
+  private final @Nullable RepairRunner repairs; // null without peers
   private @Nullable AnswerShare share; // set in handlerAdded: it runs on the channel's loop
   private final ResponseQueue responses = new ResponseQueue(bytes -> share().release(bytes));
   private final CallOrder calls = new CallOrder(bytes -> share().tryTake(bytes));
@@ -100,8 +107,10 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
 
   public EntityHttpHandler(
       EntityService service, @Nullable StoragePool pool, BodyBudget budget, AnswerBudget answerBudget, RecentValueSizes valueSizes, ServerOptions options,
-      @Nullable Cluster cluster, @Nullable Coordinator coordinator, ReplicationStats stats, Scans scans) {
+      @Nullable Cluster cluster, @Nullable Coordinator coordinator, ReplicationStats stats, Scans scans,
+      @Nullable RepairRunner repairs) {
     this.scans = scans;
+    this.repairs = repairs;
     this.answerBudget = answerBudget;
     this.valueSizes = valueSizes;
     this.service = service;
@@ -169,8 +178,11 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** An answer that comes later, on another thread (the cluster map's changes). */
-  private record Later(CompletableFuture<FullHttpResponse> answer) implements Action {}
+  /**
+   * An operator's call whose answer comes later, on another thread (a repair, a change of the
+   * cluster map): it starts in its turn, and its answer comes when the future completes.
+   */
+  private record Pending(Supplier<CompletableFuture<FullHttpResponse>> start) implements Action {}
 
   /** A scan: its answer streams when its turn comes. */
   private record Stream(StreamingAnswer answer) implements Action {}
@@ -205,12 +217,9 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
             : answerBudget.fit(coordinate.consistency().from() * valueSizes.largest());
         calls.submit(coordinate.write(), answerBytes, () -> start(coordinate, version, bodyBytes, slot, answerBytes));
       }
-      case Later later -> calls.submit(false, () -> later.answer().whenComplete((response, failure) -> ctx().executor().execute(() -> {
-        responses.complete(slot, response != null ? response
-            : Responses.error(version, HttpResponseStatus.INTERNAL_SERVER_ERROR, String.valueOf(failure)));
-        calls.finished(false);
-        afterChange();
-      })));
+      case Pending pending -> calls.submit(false, () -> pending.start().get().whenComplete((response, failure) ->
+          finish(slot, 0, false, response != null ? response : Responses.error(version, HttpResponseStatus.INTERNAL_SERVER_ERROR,
+              Reasons.oneLine(String.valueOf(failure))))));
       case Stream stream -> calls.submit(false, () -> responses.stream(slot, stream.answer(), () -> {
         calls.finished(false);
         afterChange();
@@ -223,7 +232,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       case Answer ignored -> false;
       case Call call -> call.usesBody();
       case Coordinate coordinate -> coordinate.value() != null;
-      case Later ignored -> false;
+      case Pending ignored -> false;
       case Stream ignored -> false;
     };
   }
@@ -245,9 +254,8 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
         case Scans.Streamed(StreamingAnswer answer) -> new Stream(answer);
       };
       case COMPACT_PATH -> compact(head);
-      case TopologyRoutes.TOPOLOGY_PATH, TopologyRoutes.JOIN_PATH, TopologyRoutes.REMOVE_PATH -> topology == null
-          ? new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.NOT_FOUND, "this node is not part of a cluster"))
-          : new Later(topology.answer(head, target.path(), target.query()));
+      case TopologyRoutes.TOPOLOGY_PATH, TopologyRoutes.JOIN_PATH, TopologyRoutes.REMOVE_PATH -> topology(head, target);
+      case REPAIR_PATH -> repair(head);
       default -> new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST,
           "unknown path " + target.path() + "; the API is " + ENTITY_PATH + "?id=<id>"));
     };
@@ -449,7 +457,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       return Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), STATUS_METHODS);
     }
     return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(service.stats(), service.health(), stats,
-        cluster == null ? 1 : cluster.replicationFactor(), cluster == null ? null : cluster.membership().current()));
+        cluster == null ? 1 : cluster.replicationFactor(), cluster == null ? null : cluster.membership().current(), repairs));
   }
 
   /**
@@ -461,6 +469,30 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       return new Answer(Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), COMPACT_METHODS));
     }
     return Call.operation(service::compact);
+  }
+
+  /**
+   * An operator's repair of the whole cluster (docs/design.md, "Anti-entropy repair"), run by
+   * the node's repair thread, answered 200 with its report once done (minutes on a large store);
+   * a node without peers has nothing to repair.
+   */
+  private Action repair(HttpRequest head) {
+    HttpVersion version = head.protocolVersion();
+    if (!HttpMethod.POST.equals(head.method())) {
+      return new Answer(Responses.methodNotAllowed(version, head.method().name(), REPAIR_METHODS));
+    }
+    RepairRunner runner = repairs;
+    if (runner == null) return new Answer(Responses.json(version, HttpResponseStatus.OK, RepairBody.of(RepairReport.NOTHING)));
+    return new Pending(() -> runner.repairAll().thenApply(report -> Responses.json(version, HttpResponseStatus.OK, RepairBody.of(report))));
+  }
+
+  /** The cluster map's routes (read it, join, remove): answered once the change is agreed. */
+  private Action topology(HttpRequest head, RequestTarget target) {
+    TopologyRoutes routes = topology;
+    if (routes == null) {
+      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.NOT_FOUND, "this node is not part of a cluster"));
+    }
+    return new Pending(() -> routes.answer(head, target.path(), target.query()));
   }
 
   private ResponseQueue.Slot takeSlot(boolean keepAlive) {

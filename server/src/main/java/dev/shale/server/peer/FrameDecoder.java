@@ -84,6 +84,8 @@ final class FrameDecoder extends ByteToMessageDecoder {
       case PeerMessage.Read.TYPE -> new PeerMessage.Read(id, bytes(body));
       case PeerMessage.Write.TYPE -> write(id, body);
       case PeerMessage.Scan.TYPE -> scan(id, body);
+      case PeerMessage.Tree.TYPE -> new PeerMessage.Tree(id, unsignedByte(body), unsignedByte(body), string(body));
+      case PeerMessage.Digests.TYPE -> new PeerMessage.Digests(id, unsignedByte(body), unsignedByte(body), string(body), bytes(body));
       default -> throw new BadFrameException(unexpected(type, "a server"));
     };
   }
@@ -108,6 +110,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
         int length = length(body);
         yield new PeerMessage.ScanData(id, body.readRetainedSlice(length));
       }
+      case PeerMessage.Leaves.TYPE -> leaves(id, body);
       default -> throw new BadFrameException(unexpected(type, "a client"));
     };
   }
@@ -149,6 +152,18 @@ final class FrameDecoder extends ByteToMessageDecoder {
     boolean hasEnd = (flags & 1) != 0;
     if (!hasEnd && end.length > 0) throw new BadFrameException("a SCAN without an end has " + end.length + " end bytes");
     return new PeerMessage.Scan(id, start, hasEnd ? end : null);
+  }
+
+  private static PeerMessage.Leaves leaves(long id, ByteBuf body) throws BadFrameException {
+    int first = Uvarint.readInt(body);
+    int length = length(body);
+    if (length % 8 != 0 || length > PeerMessage.Leaves.MAX_HASHES * 8) {
+      throw new BadFrameException("a LEAVES frame with " + length + " bytes of hashes (whole u64s, at most "
+          + PeerMessage.Leaves.MAX_HASHES + ")");
+    }
+    long[] hashes = new long[length / 8];
+    for (int i = 0; i < hashes.length; i++) hashes[i] = body.readLongLE();
+    return new PeerMessage.Leaves(id, first, hashes);
   }
 
   private static int unsignedByte(ByteBuf body) throws BadFrameException {

@@ -85,6 +85,16 @@ final class Frames {
         writeBytes(head, scan.start());
         writeBytes(head, end == null ? new byte[0] : end);
       }
+      case PeerMessage.Tree tree -> writeRangeOf(head, tree.replicas(), tree.leafBits(), tree.other());
+      case PeerMessage.Digests digests -> {
+        writeRangeOf(head, digests.replicas(), digests.leafBits(), digests.other());
+        writeBytes(head, digests.leaves());
+      }
+      case PeerMessage.Leaves leaves -> {
+        Uvarint.write(head, leaves.first());
+        Uvarint.write(head, leaves.hashes().length * 8L);
+        for (long hash : leaves.hashes()) head.writeLongLE(hash);
+      }
       case PeerMessage.Value value -> {
         head.writeLongLE(value.version());
         Uvarint.write(head, value.value().readableBytes());
@@ -127,6 +137,13 @@ final class Frames {
     CompositeByteBuf frame = alloc.compositeBuffer(2);
     frame.addComponents(true, head, tail);
     return frame;
+  }
+
+  /** The fields that name a repair request's shared range and tree shape. */
+  private static void writeRangeOf(ByteBuf head, int replicas, int leafBits, String other) {
+    head.writeByte(replicas);
+    head.writeByte(leafBits);
+    writeString(head, other);
   }
 
   /** A HELLO with its payload as it will be sent (the proofs cover it). */

@@ -16,6 +16,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class Handshakes {
   /** The protocol this build speaks. A change to any frame is a new version. */
+  // 2: HELLO carries the cluster map version; the repair requests (TREE, DIGESTS, LEAVES)
   static final int PROTOCOL_VERSION = 2;
   /** How long a handshake may take, either side, before the connection is closed. */
   static final long TIMEOUT_MILLIS = 10_000;

@@ -109,6 +109,44 @@ public sealed interface PeerMessage {
   }
 
   /**
+   * A repair's request for the receiver's tree of the range it shares with {@code other} under
+   * {@code replicas} copies, with {@code 2^leafBits} leaves (docs/format.md, "Repair requests").
+   */
+  record Tree(long id, int replicas, int leafBits, String other) implements Request {
+    static final int TYPE = 0x13;
+
+    @Override
+    public int type() {
+      return TYPE;
+    }
+  }
+
+  /**
+   * A repair's request for the digests (records without values) of the range shared with
+   * {@code other}, in the leaves {@code leaves} (a bitmap) selects.
+   */
+  record Digests(long id, int replicas, int leafBits, String other, byte[] leaves) implements Request {
+    static final int TYPE = 0x14;
+
+    @Override
+    public int type() {
+      return TYPE;
+    }
+  }
+
+  /** Part of a TREE's answer: the hashes of the leaves {@code first}, {@code first + 1}... */
+  record Leaves(long id, int first, long[] hashes) implements Answer {
+    static final int TYPE = 0x26;
+    /** Hashes per LEAVES frame at most: 32 KiB, within any node's frame limit. */
+    public static final int MAX_HASHES = 4096;
+
+    @Override
+    public int type() {
+      return TYPE;
+    }
+  }
+
+  /**
    * A value with its version. {@code value} is owned by the message: the encoder writes and
    * releases it (a lent value's lease ends then); a decoded one is an unpooled heap buffer.
    */

@@ -33,7 +33,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>WRITE: {@link EntityService#tryWrite} on the event loop when the engine can take it at
  *       once, else {@link EntityService#write} on the pool; a version too far ahead of this
  *       node's clock is refused (FAILED 1), whoever sends it.
- *   <li>SCAN: handed to {@link PeerScans}; the connection is the scan's from then on.
+ *   <li>SCAN, TREE, DIGESTS: handed to {@link PeerScans}; the connection is the request's from
+ *       then on.
  * </ul>
  *
  * <p>Answers written while a read batch is handled are flushed once at its end; those completed
@@ -109,11 +110,24 @@ public final class PeerRequestHandler extends ChannelInboundHandlerAdapter {
         write(write);
       }
       case PeerMessage.Scan scan -> {
-        scanning = true;
-        ctx.channel().config().setAutoRead(false);
+        takenOver(ctx);
         scans.scan(ctx, id, scan.start(), scan.end());
       }
+      case PeerMessage.Tree tree -> {
+        takenOver(ctx);
+        scans.tree(ctx, tree);
+      }
+      case PeerMessage.Digests digests -> {
+        takenOver(ctx);
+        scans.digests(ctx, digests);
+      }
     }
+  }
+
+  /** A request that has the connection to itself (SCAN, TREE, DIGESTS): nothing more is read here. */
+  private void takenOver(ChannelHandlerContext ctx) {
+    scanning = true;
+    ctx.channel().config().setAutoRead(false);
   }
 
   @Override

@@ -1,15 +1,19 @@
 package dev.shale.server.scan;
 
+import dev.shale.cluster.Placement;
 import dev.shale.server.EntityService;
+import dev.shale.server.peer.PeerMessage;
 import dev.shale.server.peer.PeerScans;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.util.ReferenceCountUtil;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Serves peers' scans (SCAN, docs/format.md "Internode protocol"): this node's records of the
+ * Serves peers' scans (SCAN, docs/format.md "Internode protocol") and repairs' TREE and DIGESTS
+ * ({@link PeerRepairServer}). A scan: this node's records of the
  * range, tombstones included, streamed by an {@link EngineScan} as SCAN_DATA frames
  * ({@link PeerScanAnswer}), with the same backpressure as a client's scan: a batch is pulled
  * only once the previous one is written and the connection is writable.
@@ -25,17 +29,34 @@ import org.jspecify.annotations.Nullable;
 public final class PeerScanServer implements PeerScans {
   private final EntityService service;
   private final ScanThreads threads;
+  private final PeerRepairServer repairs;
 
-  public PeerScanServer(EntityService service, ScanThreads threads) {
+  /**
+   * @param placement the cluster's placement now (asked for each repair request, so that it
+   *     follows the cluster map): it says which records a repair's range holds
+   */
+  public PeerScanServer(EntityService service, ScanThreads threads, Supplier<Placement> placement) {
     this.service = service;
     this.threads = threads;
+    this.repairs = new PeerRepairServer(service, threads, placement);
   }
 
   @Override
   public void scan(ChannelHandlerContext ctx, long id, byte[] start, byte @Nullable [] end) {
     EngineScan scan = new EngineScan(() -> service.scan(start, end, true), threads, start, end);
-    ServedScan served = new ServedScan(scan, id);
-    ctx.pipeline().replace(ctx.name(), "scan", served);
+    ctx.pipeline().replace(ctx.name(), "scan", new ServedScan(scan, id));
+  }
+
+  @Override
+  public void tree(ChannelHandlerContext ctx, PeerMessage.Tree request) {
+    repairs.tree(ctx, request);
+  }
+
+  /** A repair's digests: served as a scan is, from a scan that leaves the values out. */
+  @Override
+  public void digests(ChannelHandlerContext ctx, PeerMessage.Digests request) {
+    EngineScan scan = repairs.digests(ctx, request);
+    if (scan != null) ctx.pipeline().replace(ctx.name(), "scan", new ServedScan(scan, request.id()));
   }
 
   /** The last handler of a connection serving one scan. */

@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  *   end     := crc:u32 length:u32 type:u8 (= 0) record_count:u64
  * </pre>
  */
-final class RecordFrames {
+public final class RecordFrames {
   /** "SHALESCN" read as a little-endian u64. Do not change: embedded in the stream format. */
   static final long MAGIC = 0x4E4353454C414853L;
   /** Do not change: embedded in the stream format. */
@@ -80,7 +80,7 @@ final class RecordFrames {
   }
 
   /** Malformed stream: the message says what and where. */
-  static final class FormatException extends Exception {
+  public static final class FormatException extends Exception {
     FormatException(String message) {
       super(message);
     }
@@ -90,7 +90,7 @@ final class RecordFrames {
    * Decodes a stream fed in pieces. Holds the bytes of at most one incomplete frame plus the
    * piece being fed. Not thread safe.
    */
-  static final class Decoder {
+  public static final class Decoder {
     private final String source; // for messages
     // The pieces not decoded yet, without copying them together.
     private final CompositeByteBuf pending = Unpooled.compositeBuffer(Integer.MAX_VALUE);
@@ -99,17 +99,17 @@ final class RecordFrames {
     private long records;
     private long offset; // of pending's first byte in the stream
 
-    Decoder(String source) {
+    public Decoder(String source) {
       this.source = source;
     }
 
     /** Adds {@code piece} (the decoder takes it over and releases it). */
-    void feed(ByteBuf piece) {
+    public void feed(ByteBuf piece) {
       pending.addComponent(true, piece);
     }
 
     /** The next record, or null if more bytes are needed or the stream has ended ({@link #ended}). */
-    @Nullable Entry next() throws FormatException {
+    public @Nullable Entry next() throws FormatException {
       if (ended) {
         if (pending.isReadable()) throw new FormatException(source + " sent bytes after the end frame at offset " + offset);
         return null;
@@ -133,11 +133,11 @@ final class RecordFrames {
       return entry;
     }
 
-    boolean ended() {
+    public boolean ended() {
       return ended;
     }
 
-    void release() {
+    public void release() {
       if (pending.refCnt() > 0) pending.release();
     }
 

@@ -37,7 +37,9 @@ class FrameCodecTest {
         new PeerMessage.Write(Long.MAX_VALUE, -1, bytes("key"), null),
         new PeerMessage.Write(5, 7, bytes("big"), new byte[70_000]),
         new PeerMessage.Scan(-1L, bytes("a"), null), // -1: the largest u64, 10 bytes of varint
-        new PeerMessage.Scan(9, new byte[0], bytes("z")));
+        new PeerMessage.Scan(9, new byte[0], bytes("z")),
+        new PeerMessage.Tree(1, 3, 16, "127.0.0.1:2"),
+        new PeerMessage.Digests(1, 2, 4, "127.0.0.1:2", new byte[] {1, (byte) 0x80}));
     EmbeddedChannel server = channel(FrameDecoder.Side.SERVER);
     server.pipeline().get(FrameDecoder.class).authenticated(Frames.maxFrameBytes(MAX_VALUE));
     for (PeerMessage request : requests) {
@@ -56,6 +58,9 @@ class FrameCodecTest {
         new PeerMessage.Failed(6, PeerMessage.Failed.OVERLOADED, "busy: ünïcode"))) {
       assertThat(roundTrip(client, answer)).isEqualTo(answer);
     }
+    long[] hashes = {1, -1, Long.MIN_VALUE, 0};
+    assertThat(roundTrip(client, new PeerMessage.Leaves(9, 4092, hashes)))
+        .usingRecursiveComparison().isEqualTo(new PeerMessage.Leaves(9, 4092, hashes));
     PeerMessage.Value value = (PeerMessage.Value) roundTrip(client, new PeerMessage.Value(7, 11, Unpooled.wrappedBuffer(bytes("v"))));
     assertThat(value.version()).isEqualTo(11);
     assertThat(ByteBufUtil.getBytes(value.value())).isEqualTo(bytes("v"));

@@ -90,7 +90,7 @@ class HandshakeTest {
   void anotherProtocolVersionIsRefusedNamingBoth() throws Exception {
     try (TestPeerServer server = new TestPeerServer(); LogCapture log = LogCapture.of(ServerHandshake.class.getName());
         RawPeer peer = new RawPeer(server.port())) {
-      peer.preface().send(hello(server, 3));
+      peer.preface().send(hello(server, Handshakes.PROTOCOL_VERSION + 1));
       PeerMessage refused = peer.receive();
       assertThat(refused).isInstanceOf(PeerMessage.Refused.class);
       assertThat(((PeerMessage.Refused) refused).reason()).contains("protocol version 3 is not this node's 2");

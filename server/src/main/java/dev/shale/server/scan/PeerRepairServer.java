@@ -1,0 +1,107 @@
+package dev.shale.server.scan;
+
+import dev.shale.cluster.Placement;
+import dev.shale.cluster.repair.LeafSet;
+import dev.shale.cluster.repair.RangeRecords;
+import dev.shale.cluster.repair.RepairTree;
+import dev.shale.cluster.repair.SharedRange;
+import dev.shale.server.EntityService;
+import dev.shale.server.Reasons;
+import dev.shale.server.peer.PeerMessage;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Serves a repair's requests from this node's store (docs/format.md, "Repair requests"): TREE,
+ * built in one pass over the store on a scan thread and sent as LEAVES frames; DIGESTS, streamed
+ * like a peer's scan ({@link PeerScanServer}) with the values left out. Both take a place among
+ * the node's scans ({@link ScanThreads}): a node busy with scans refuses them (FAILED 2) rather
+ * than queue a pass over its whole store. A request naming a range or shape the protocol does not
+ * allow is refused (FAILED 1) before any work.
+ *
+ * <p>Thread safe: immutable; each request is confined to its connection's event loop, but for
+ * the tree's build.
+ */
+final class PeerRepairServer {
+  private static final byte[] FIRST_KEY = new byte[0];
+
+  private final EntityService service;
+  private final ScanThreads threads;
+  private final Supplier<Placement> placement; // the cluster's now: asked for each request
+
+  PeerRepairServer(EntityService service, ScanThreads threads, Supplier<Placement> placement) {
+    this.service = service;
+    this.threads = threads;
+    this.placement = placement;
+  }
+
+  void tree(ChannelHandlerContext ctx, PeerMessage.Tree request) {
+    long id = request.id();
+    SharedRange range;
+    try {
+      range = SharedRange.withPeer(placement.get(), request.other(), request.replicas());
+      RepairTree.checkedLeafBits(request.leafBits());
+    } catch (IllegalArgumentException e) {
+      failed(ctx, id, PeerMessage.Failed.REFUSED, String.valueOf(e.getMessage()));
+      return;
+    }
+    ctx.channel().config().setAutoRead(true); // the requester's close must be seen; anything else it sends closes the connection
+    if (!threads.tryBegin()) {
+      failed(ctx, id, PeerMessage.Failed.OVERLOADED, threads.maxScans() + " scans are running, the most this node serves at once; retry later");
+      return;
+    }
+    try {
+      threads.execute(() -> build(ctx, id, range, request.leafBits()));
+    } catch (RejectedExecutionException e) {
+      threads.end();
+      failed(ctx, id, PeerMessage.Failed.OVERLOADED, "the node is shutting down");
+    }
+  }
+
+  // On a scan thread, holding a place in ScanThreads.
+  private void build(ChannelHandlerContext ctx, long id, SharedRange range, int leafBits) {
+    try {
+      RepairTree tree = new RangeRecords(service.scan(FIRST_KEY, null, true), range, leafBits, null).tree();
+      ctx.executor().execute(() -> sendLeaves(ctx, id, tree.leaves()));
+    } catch (RuntimeException e) {
+      ctx.executor().execute(() -> failed(ctx, id, PeerMessage.Failed.STORAGE_FAILED, "tree failed: " + Reasons.oneLine(e.toString())));
+    } finally {
+      threads.end();
+    }
+  }
+
+  private static void sendLeaves(ChannelHandlerContext ctx, long id, long[] leaves) {
+    for (int first = 0; first < leaves.length; first += PeerMessage.Leaves.MAX_HASHES) {
+      long[] part = Arrays.copyOfRange(leaves, first, Math.min(leaves.length, first + PeerMessage.Leaves.MAX_HASHES));
+      ctx.write(new PeerMessage.Leaves(id, first, part), ctx.voidPromise());
+    }
+    // The answer is whole: nothing more goes on this connection (the requester reads the
+    // frames before it sees the close).
+    ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  /** The scan that streams the digests, or null (and the request refused) if it is not one to serve. */
+  @Nullable EngineScan digests(ChannelHandlerContext ctx, PeerMessage.Digests request) {
+    SharedRange range;
+    BitSet leaves;
+    try {
+      range = SharedRange.withPeer(placement.get(), request.other(), request.replicas());
+      leaves = LeafSet.decode(request.leaves(), request.leafBits());
+    } catch (IllegalArgumentException e) {
+      failed(ctx, request.id(), PeerMessage.Failed.REFUSED, String.valueOf(e.getMessage()));
+      return null;
+    }
+    return new EngineScan(() -> RangeRecords.digests(service.scan(FIRST_KEY, null, true), range, request.leafBits(), leaves),
+        threads, FIRST_KEY, null);
+  }
+
+  private static void failed(ChannelHandlerContext ctx, long id, int code, String reason) {
+    ctx.writeAndFlush(new PeerMessage.Failed(id, code, reason)).addListener(ChannelFutureListener.CLOSE);
+  }
+}
