@@ -145,17 +145,20 @@ public final class ShaleServer implements AutoCloseable {
     ReplicaCalls replicaCalls = null;
     Coordinator coordinator = null;
     RepairRunner repairs = null;
-    if (cluster != null && !cluster.topology().isSingle()) {
+    if (cluster != null && cluster.takesPeers()) {
       int maxValue = options.maxValueSizeBytes();
-      dialer = new PeerDialer(cluster.topology(), cluster.auth(),
+      dialer = new PeerDialer(cluster.topology().self(), cluster.membership(), cluster.auth(),
           epoll ? EpollSocketChannel.class : NioSocketChannel.class, maxValue, cluster.forwardTimeoutMillis());
       client = new PeerLinks(cluster.topology().peers(), ioGroup, dialer, cluster.forwardTimeoutMillis(), cluster.maxPendingPerPeer());
-      PeerScanServer peerScans = new PeerScanServer(service, scanThreads, cluster.placement());
-      peers = new PeerEndpoint(cluster.topology(), cluster.auth(), maxValue,
+      // Repairs follow the map as it is now too (Cluster.livePlacement), as requests do.
+      Cluster live = cluster;
+      PeerScanServer peerScans = new PeerScanServer(service, scanThreads, live::livePlacement);
+      peers = new PeerEndpoint(cluster.topology().self(), cluster.membership(), cluster.auth(), maxValue,
           sender -> new PeerRequestHandler(sender, service, pool, answerBudget, peerScans, maxValue),
           client::peerAuthenticated);
       replicaCalls = new ReplicaCalls(cluster.topology().self(), service, pool, client, missed);
-      coordinator = new Coordinator(cluster.placement(), replicaCalls, engine.clock(), missed, stats,
+      // Every request asks the map as it is now: members that joined or left since the start count.
+      coordinator = new Coordinator((key, from) -> live.map().readReplicas(key, from), replicaCalls, engine.clock(), missed, stats,
           cluster.readSpeculationMillis());
       repairs = RepairRunner.of(cluster, service, replicaCalls, dialer, ioGroup);
     }

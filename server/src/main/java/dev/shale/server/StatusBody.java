@@ -1,6 +1,8 @@
 package dev.shale.server;
 
 import dev.shale.cluster.coordination.ReplicationStats;
+import dev.shale.cluster.membership.ClusterMap;
+import dev.shale.cluster.membership.Member;
 import dev.shale.server.repair.RepairRunner;
 import dev.shale.storage.EngineHealth;
 import dev.shale.storage.EngineStats;
@@ -22,10 +24,11 @@ public final class StatusBody {
 
   /**
    * {@code replicationFactor}: how many nodes keep each key (1 for a node without a cluster);
+   * {@code topology}: the cluster map, as "topology" (none without a cluster);
    * {@code repairs}: this node's repairs, null without peers (none ran).
    */
-  public static String of(
-      EngineStats stats, EngineHealth health, ReplicationStats replication, int replicationFactor, @Nullable RepairRunner repairs) {
+  public static String of(EngineStats stats, EngineHealth health, ReplicationStats replication, int replicationFactor,
+      @Nullable ClusterMap topology, @Nullable RepairRunner repairs) {
     return "{\"status\": \"" + (health.isDegraded() ? "degraded" : "serving") + "\""
         + ", " + healthMembers(health)
         + ", \"pid\": " + PID
@@ -40,7 +43,8 @@ public final class StatusBody {
         + ", \"replicationFactor\": " + replicationFactor
         + ", " + replicationMembers(replication)
         + ", \"repairRuns\": " + (repairs == null ? 0 : repairs.runs())
-        + ", \"repairRecordsExchanged\": " + (repairs == null ? 0 : repairs.recordsExchanged()) + "}";
+        + ", \"repairRecordsExchanged\": " + (repairs == null ? 0 : repairs.recordsExchanged())
+        + (topology == null ? "" : ", \"topology\": " + topologyObject(topology)) + "}";
   }
 
   /** The replication counters and gauges: read repairs, and what became of the writes replicas missed. */
@@ -51,6 +55,16 @@ public final class StatusBody {
         + ", \"hintsDelivered\": " + replication.hintsDelivered()
         + ", \"hintsPending\": " + replication.hintsPending()
         + ", \"hintsPendingBytes\": " + replication.hintsPendingBytes();
+  }
+
+  /** {"version": n, "members": [{"url": ..., "state": ..., "progress": ...}, ...]}: the cluster map as this node has it. */
+  private static String topologyObject(ClusterMap map) {
+    StringJoiner members = new StringJoiner(", ", "[", "]");
+    for (Member m : map.members()) {
+      members.add("{\"url\": " + quote(m.address().url()) + ", \"state\": " + quote(m.state().wireName())
+          + ", \"progress\": " + quote(m.progress()) + "}");
+    }
+    return "{\"version\": " + map.version() + ", \"members\": " + members + "}";
   }
 
   /**
@@ -74,7 +88,7 @@ public final class StatusBody {
   }
 
   /** {@code text} as a JSON string: quotes, backslashes and control characters escaped. */
-  static String quote(String text) {
+  public static String quote(String text) {
     StringBuilder quoted = new StringBuilder(text.length() + 2).append('"');
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);

@@ -32,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  * ReplicatedWrite}, confined to the thread of the {@code loop} given (every callback runs there).
  */
 public final class Coordinator {
-  private final Placement placement;
+  private final ReplicaPlacement placement;
   private final Replicas replicas;
   private final HybridClock clock;
   private final MissedWrites missed;
@@ -40,10 +40,18 @@ public final class Coordinator {
   private final long readSpeculationMillis;
 
   /**
+   * A coordinator over a fixed placement.
+   *
    * @param readSpeculationMillis how long a read waits for the {@code ack} replicas it asked
    *     before it asks the others too; 0: it asks every replica at once
    */
   public Coordinator(Placement placement, Replicas replicas, HybridClock clock, MissedWrites missed, ReplicationStats stats,
+      long readSpeculationMillis) {
+    this((ReplicaPlacement) placement::preferenceList, replicas, clock, missed, stats, readSpeculationMillis);
+  }
+
+  /** A coordinator that asks {@code placement} for every request's replicas (the live cluster map). */
+  public Coordinator(ReplicaPlacement placement, Replicas replicas, HybridClock clock, MissedWrites missed, ReplicationStats stats,
       long readSpeculationMillis) {
     if (readSpeculationMillis < 0) throw new IllegalArgumentException("readSpeculationMillis must be >= 0: " + readSpeculationMillis);
     this.readSpeculationMillis = readSpeculationMillis;
@@ -56,7 +64,7 @@ public final class Coordinator {
 
   /** Whether {@code key}'s replicas for {@code consistency} are this node alone (then the engine serves it directly). */
   public boolean isLocalOnly(byte[] key, Consistency consistency) {
-    return consistency.from() == 1 && placement.owner(key).equals(replicas.self());
+    return consistency.from() == 1 && placement.replicas(key, 1).equals(List.of(replicas.self()));
   }
 
   /**
@@ -75,7 +83,13 @@ public final class Coordinator {
    */
   public void read(Executor loop, byte[] key, Consistency consistency, Consumer<Outcome> done, Consumer<Entry> newerLate,
       Runnable allIn) {
-    List<NodeAddress> targets = selfFirst(placement.preferenceList(key, consistency.from()));
+    List<NodeAddress> replicasOfKey = placement.replicas(key, consistency.from());
+    if (replicasOfKey.size() < consistency.from()) {
+      done.accept(tooFew(replicasOfKey, consistency));
+      allIn.run();
+      return;
+    }
+    List<NodeAddress> targets = selfFirst(replicasOfKey);
     new ReplicatedRead(replicas, loop, key, targets, new Tally(consistency), clock, stats, readSpeculationMillis, done,
         newerLate, allIn).start();
   }
@@ -89,7 +103,12 @@ public final class Coordinator {
    */
   public void write(Executor loop, byte[] key, byte @Nullable [] value, Consistency consistency, Consumer<Outcome> done,
       Runnable allIn) {
-    List<NodeAddress> targets = placement.preferenceList(key, consistency.from());
+    List<NodeAddress> targets = placement.replicas(key, consistency.from());
+    if (targets.size() < consistency.from()) {
+      done.accept(tooFew(targets, consistency));
+      allIn.run();
+      return;
+    }
     long version;
     try {
       version = clock.next();
@@ -100,6 +119,12 @@ public final class Coordinator {
     }
     new ReplicatedWrite(replicas, loop, key, value, version, targets, new Tally(consistency), missed, stats, done, allIn)
         .start();
+  }
+
+  /** The cluster shrank below {@code from} between the request's check and now: nothing is sent. */
+  private static Outcome tooFew(List<NodeAddress> targets, Consistency consistency) {
+    return new Outcome(consistency.ack() + " of " + consistency.from() + " replicas needed, but the cluster has "
+        + targets.size() + " nodes to read from now: " + targets, null);
   }
 
   /** {@code targets} in their order, but this node first if it is one of them. */
