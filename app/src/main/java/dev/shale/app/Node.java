@@ -1,5 +1,6 @@
 package dev.shale.app;
 
+import dev.shale.app.membership.RaftMembership;
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.HintLimits;
 import dev.shale.cluster.HintStore;
@@ -28,8 +29,11 @@ final class Node implements AutoCloseable {
   private final ShaleServer server;
   private final @Nullable Cluster cluster; // null without --cluster
   private final @Nullable HintedHandoff handoff; // null unless the cluster has other nodes; owns the hint store
+  private final @Nullable RaftMembership membership; // null: a node alone, or a fixed cluster (tests)
 
-  private Node(Path dataDir, Engine engine, ShaleServer server, @Nullable Cluster cluster, @Nullable HintedHandoff handoff) {
+  private Node(Path dataDir, Engine engine, ShaleServer server, @Nullable Cluster cluster, @Nullable HintedHandoff handoff,
+      @Nullable RaftMembership membership) {
+    this.membership = membership;
     this.dataDir = dataDir;
     this.engine = engine;
     this.server = server;
@@ -52,7 +56,26 @@ final class Node implements AutoCloseable {
    */
   static Node start(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, @Nullable Cluster cluster,
       HintLimits hintLimits) {
-    boolean replicated = cluster != null && !cluster.topology().isSingle();
+    return start(dataDir, engineOptions, serverOptions, cluster, hintLimits, null);
+  }
+
+  /**
+   * Like {@link #start(Path, EngineOptions, ServerOptions, Cluster, HintLimits)}, with this node's
+   * Raft member of the cluster map, which the node then owns (closes); closed too if the start fails.
+   */
+  static Node start(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, @Nullable Cluster cluster,
+      HintLimits hintLimits, @Nullable RaftMembership membership) {
+    try {
+      return startServing(dataDir, engineOptions, serverOptions, cluster, hintLimits, membership);
+    } catch (RuntimeException e) {
+      if (membership != null) membership.close();
+      throw e;
+    }
+  }
+
+  private static Node startServing(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, @Nullable Cluster cluster,
+      HintLimits hintLimits, @Nullable RaftMembership membership) {
+    boolean replicated = cluster != null && cluster.takesPeers();
     if (replicated) {
       try {
         hintLimits.checkTombstoneGrace(engineOptions.tombstoneGraceMillis());
@@ -80,7 +103,7 @@ final class Node implements AutoCloseable {
         handoff = new HintedHandoff(hints, server.hintSender(), hintLimits);
         missed.deliverWith(handoff);
       }
-      return new Node(dataDir, engine, server, cluster, handoff);
+      return new Node(dataDir, engine, server, cluster, handoff, membership);
     } catch (RuntimeException e) {
       if (server != null) server.close();
       if (hints != null) hints.close();
@@ -115,19 +138,20 @@ final class Node implements AutoCloseable {
   }
 
   private String clusterText() {
-    if (cluster == null || cluster.topology().isSingle()) return "";
-    return ", one of " + cluster.topology().size() + " nodes keeping each key on " + cluster.replicationFactor() + ": "
-        + cluster.topology().nodes();
+    if (cluster == null || !cluster.takesPeers()) return "";
+    return ", one of " + cluster.map().members().size() + " nodes keeping each key on " + cluster.replicationFactor() + ": "
+        + cluster.map().addresses();
   }
 
   /**
-   * Stops serving (answering what was received, which may still add hints), then stops hint
-   * delivery and closes the hint store, then the engine, which fsyncs.
+   * Stops serving (answering what was received, which may still add hints), then its Raft member,
+   * then stops hint delivery and closes the hint store, then the engine, which fsyncs.
    */
   @Override
   public void close() {
     try {
       server.close();
+      if (membership != null) membership.close();
     } finally {
       try {
         if (handoff != null) handoff.close();

@@ -4,7 +4,10 @@ import dev.shale.cluster.Cluster;
 import dev.shale.cluster.HintLimits;
 import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.Placement;
+import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Topology;
+import dev.shale.cluster.membership.TopologyListener;
+import dev.shale.app.membership.RaftMembership;
 import dev.shale.server.ServerOptions;
 import dev.shale.storage.CpuPriority;
 import dev.shale.storage.EngineOptions;
@@ -76,6 +79,20 @@ final class ServerCommand implements Callable<Integer> {
           + "--replication-factor nodes of its preference list and any node answers for any key. "
           + "Default: none, a single node.")
   List<String> cluster;
+
+  @Option(names = "--join", paramLabel = "<url>",
+      description =
+          "Join the running cluster that this member (its base URL) belongs to: this node becomes a "
+          + "member, joining then normal, and the members agree on it (Raft). Needs the cluster secret. "
+          + "Ignored once the node is a member (its data directory holds the cluster map).")
+  @Nullable String join;
+
+  @Option(names = "--raft-port", paramLabel = "<port>",
+      description =
+          "TCP port of this node's Raft server (the members agree on the cluster map over it; it "
+          + "listens on --host). Default: --port + 10000, or --port - 10000 when that exceeds 65535. "
+          + "A --cluster bootstrap uses every node's default; give it with --join only.")
+  @Nullable Integer raftPort;
 
   @Option(names = "--replication-factor", paramLabel = "<n>",
       description =
@@ -264,12 +281,16 @@ final class ServerCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     ServerOptions serverOptions = serverOptions();
     EngineOptions engineOptions = engineOptions();
-    Cluster cluster = cluster();
     HintLimits hintLimits = hintLimits();
+    MembershipStart.Options membership = membershipOptions();
+    cluster(); // checks --cluster and the secret before anything starts
     if (repairIntervalMillis < 0) throw usage("--repair-interval must be >= 0 (0: never): " + repairIntervalMillis);
     ShutdownSignals signals = ShutdownSignals.install(shutdownLimitMillis());
     try {
-      Node node = Node.start(data, engineOptions, serverOptions, cluster, hintLimits);
+      // A node alone runs no Raft; any other node's cluster is its Raft-agreed map.
+      Node node = MembershipStart.needed(data, membership)
+          ? startMember(engineOptions, serverOptions, hintLimits, membership)
+          : Node.start(data, engineOptions, serverOptions, null, hintLimits);
       node.repairEvery(repairIntervalMillis);
       LOG.log(Level.INFO, "shale " + VersionProvider.version() + " serving " + node.describe());
       String why = "an interrupt";
@@ -292,6 +313,41 @@ final class ServerCommand implements Callable<Integer> {
     node.close();
     long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
     LOG.log(Level.INFO, "shutdown complete in " + tookMillis + " ms");
+  }
+
+  /**
+   * Starts a node whose cluster map is agreed with Raft: its membership first (a restart, a join
+   * or a bootstrap: {@link MembershipStart}), then the node over the members it starts with.
+   */
+  private Node startMember(EngineOptions engineOptions, ServerOptions serverOptions, HintLimits hintLimits,
+      MembershipStart.Options options) {
+    InternalAuth auth = auth(join != null || (cluster != null && cluster.size() > 1));
+    // No data movement is wired yet (issue 15's handoff): nothing listens, and joins and leaves
+    // complete as soon as they are committed.
+    MembershipStart started = MembershipStart.start(data, options, auth.adminSignatures(), TopologyListener.NONE, true);
+    Cluster cluster;
+    try {
+      cluster = new Cluster(new Placement(started.topology()), auth, forwardTimeoutMillis, maxPendingPerPeer, readSpeculationMillis,
+          replicationFactor(started.topology()), started.membership());
+    } catch (IllegalArgumentException e) {
+      started.membership().close();
+      throw usage(optionNames(e.getMessage()));
+    }
+    return Node.start(data, engineOptions, serverOptions, cluster, hintLimits, started.membership());
+  }
+
+  /** What the options say of the node's membership, or a usage error. */
+  MembershipStart.Options membershipOptions() {
+    if (join != null && cluster != null) throw usage("give either --cluster (a new cluster) or --join (a running one), not both");
+    if (raftPort != null && (raftPort < 1 || raftPort > 65_535)) throw usage("--raft-port must be in [1, 65535]: " + raftPort);
+    if (join != null) {
+      try {
+        NodeAddress.parse(join);
+      } catch (IllegalArgumentException e) {
+        throw usage("--join: " + e.getMessage());
+      }
+    }
+    return new MembershipStart.Options(host, port, cluster, join, raftPort);
   }
 
   /** The settings of the HTTP server, or a usage error naming the bad option. */
@@ -331,11 +387,16 @@ final class ServerCommand implements Callable<Integer> {
     }
   }
 
-  /** The cluster this node is part of (null without --cluster), or a usage error saying why not. */
+  /**
+   * The cluster that --cluster names, as a fixed topology (null without it), or a usage error
+   * saying why not. The node itself starts with the map agreed with Raft ({@link #startMember});
+   * this checks the options it starts from.
+   */
   @Nullable Cluster cluster() {
     if (cluster == null) {
-      if (clusterSecret != null || clusterSecretFile != null || trustedNetwork || replicationFactor != null) {
-        throw usage("--cluster-secret, --cluster-secret-file, --trusted-network and --replication-factor need --cluster");
+      if ((clusterSecret != null || clusterSecretFile != null || trustedNetwork || replicationFactor != null) && join == null
+          && !RaftMembership.hasStoredGroup(data)) {
+        throw usage("--cluster-secret, --cluster-secret-file, --trusted-network and --replication-factor need --cluster or --join");
       }
       return null;
     }
@@ -346,15 +407,20 @@ final class ServerCommand implements Callable<Integer> {
       throw usage(e.getMessage());
     }
     try {
-      int factor = replicationFactor != null ? replicationFactor : Cluster.defaultReplicationFactor(topology.size());
-      return new Cluster(new Placement(topology), auth(topology), forwardTimeoutMillis, maxPendingPerPeer,
-          readSpeculationMillis, factor);
+      return new Cluster(new Placement(topology), auth(!topology.isSingle()), forwardTimeoutMillis, maxPendingPerPeer,
+          readSpeculationMillis, replicationFactor(topology));
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }
   }
 
-  private InternalAuth auth(Topology topology) {
+  /** --replication-factor, or the default for a cluster of {@code topology}'s size. */
+  private int replicationFactor(Topology topology) {
+    return replicationFactor != null ? replicationFactor : Cluster.defaultReplicationFactor(topology.size());
+  }
+
+  /** How peers authenticate; {@code multiNode}: a missing secret is a usage error. */
+  private InternalAuth auth(boolean multiNode) {
     byte[] secret = SecretFile.fromOptions(clusterSecret, clusterSecretFile, this::usage);
     if (secret != null && trustedNetwork) {
       throw usage("give either a cluster secret or --trusted-network, not both");
@@ -367,8 +433,8 @@ final class ServerCommand implements Callable<Integer> {
       }
     }
     if (trustedNetwork) return InternalAuth.trustedNetwork();
-    if (!topology.isSingle()) {
-      throw usage("a cluster of " + topology.size() + " nodes needs a secret its nodes prove to each other: "
+    if (multiNode) {
+      throw usage("a cluster of " + (cluster == null ? "several" : cluster.size()) + " nodes needs a secret its nodes prove to each other: "
           + "give every node the same --cluster-secret-file (or --cluster-secret), or --trusted-network "
           + "if no untrusted client can reach the nodes");
     }

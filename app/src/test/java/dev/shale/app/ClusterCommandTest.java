@@ -62,6 +62,22 @@ class ClusterCommandTest {
   }
 
   @Test
+  void closingTheLauncherOfAFailedTestStopsItsNodesToo(@TempDir Path tmp) throws Exception {
+    int base = freeRunOfThree();
+    List<ProcessHandle> nodes;
+    try (NodeProcess launcher = NodeProcess.startCommand(base + 2, tmp, List.of("-Xmx64m"),
+        List.of("cluster", "--nodes", "3", "--base-port", Integer.toString(base), "--data", tmp.resolve("c").toString(),
+            "--node-heap", "128m"))) {
+      launcher.awaitReady(Duration.ofMinutes(2));
+      nodes = ProcessHandle.of(launcher.pid()).orElseThrow().descendants().toList();
+      assertThat(nodes).as("the launcher's node processes").hasSizeGreaterThanOrEqualTo(3);
+    } // closed without the SIGTERM a passing test sends: as when an assertion failed
+    for (ProcessHandle node : nodes) {
+      Await.until("node " + node.pid() + " gone with its launcher", Duration.ofSeconds(30), () -> !node.isAlive());
+    }
+  }
+
+  @Test
   void nodesShareTheCoresOutAtOneEventLoopEachAtLeast() {
     assertThat(ClusterCommand.ioThreadsPerNode(2, 3)).isEqualTo(1);
     assertThat(ClusterCommand.ioThreadsPerNode(8, 3)).isEqualTo(2);

@@ -210,6 +210,18 @@ class CommandLineTest {
   }
 
   @Test
+  void joinOptionsAreCheckedBeforeAnythingStarts() {
+    assertThat(run("server", "--cluster=http://127.0.0.1:8080", "--join=http://127.0.0.1:8081")).isEqualTo(2);
+    assertThat(err.toString()).contains("either --cluster (a new cluster) or --join (a running one)");
+    assertThat(run("server", "--join=127.0.0.1:8081")).isEqualTo(2);
+    assertThat(err.toString()).contains("--join: '127.0.0.1:8081' is not a URL");
+    assertThat(run("server", "--join=http://127.0.0.1:8081", "--raft-port=70000")).isEqualTo(2);
+    assertThat(err.toString()).contains("--raft-port must be in [1, 65535]: 70000");
+    assertThat(run("server", "--join=http://127.0.0.1:8081")).isEqualTo(2);
+    assertThat(err.toString()).contains("needs a secret");
+  }
+
+  @Test
   void aSecretWithoutClusterIsAUsageError() {
     assertThat(run("server", "--trusted-network")).isEqualTo(2);
     assertThat(err.toString()).contains("need --cluster");

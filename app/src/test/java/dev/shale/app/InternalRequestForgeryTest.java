@@ -33,7 +33,7 @@ class InternalRequestForgeryTest {
       byte[] secret = TestCluster.SECRET.getBytes(StandardCharsets.UTF_8);
       int port = cluster.port(0);
       // A client with the wrong secret finds that the node's proof does not check out...
-      assertThatThrownBy(() -> PeerWire.open(port, WRONG_SECRET, cluster.nodeId(1), cluster.nodeId(0), cluster.nodeIds()))
+      assertThatThrownBy(() -> PeerWire.open(port, WRONG_SECRET, cluster.nodeId(1), cluster.nodeId(0)))
           .hasMessageContaining("cannot prove the cluster secret");
       // ... and its own proof is refused.
       try (PeerWire stranger = PeerWire.connect(port)) {
@@ -119,7 +119,7 @@ class InternalRequestForgeryTest {
   /** A HELLO from node 1 to node 0 with a fresh nonce. */
   private static byte[] hello(TestCluster cluster) {
     return PeerWire.hello(PeerWire.PROTOCOL_VERSION, PeerWire.MODE_SECRET, cluster.nodeId(1), cluster.nodeId(0),
-        PeerWire.nodeList(cluster.nodeIds()), PeerWire.nonce());
+        0, PeerWire.nonce());
   }
 
   private static void assertRefused(PeerWire wire, String reason) throws Exception {

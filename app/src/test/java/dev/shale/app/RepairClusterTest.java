@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.testkit.Await;
 import dev.shale.testkit.EntityClient;
+import dev.shale.testkit.FreePort;
+import dev.shale.testkit.NodeProcess;
 import dev.shale.testkit.PeerWire;
 import dev.shale.testkit.TestSeed;
 import java.io.IOException;
@@ -70,6 +72,35 @@ class RepairClusterTest {
       // Each node's own schedule; whichever ran first refilled it.
       assertThat(cluster.counter(0, "repairRuns") + cluster.counter(1, "repairRuns") + cluster.counter(EMPTIED, "repairRuns"))
           .isPositive();
+    }
+  }
+
+  /**
+   * A repair follows the cluster map: after a fourth node joined (holding nothing, no data is
+   * streamed to it yet), an operator's repair compares every pair of the four and copies to the
+   * new node the keys it is now a replica of; the status has both the topology and the counters.
+   */
+  @Test
+  void aRepairAfterAJoinComparesTheJoinedNodeToo(@TempDir Path tmp) throws Exception {
+    try (TestCluster cluster = new TestCluster(tmp, 3, List.of("--repair-interval", "0")).startAll()) {
+      writeAndDelete(cluster, TestSeed.forTest("RepairClusterTest.join"));
+      List<String> urls = new ArrayList<>(cluster.urls());
+      try (NodeProcess fourth = MembershipClusterTest.launchJoining(cluster, TestCluster.nodePort(), FreePort.find(), urls.get(0))) {
+        fourth.awaitReady(TestCluster.READY);
+        urls.add(fourth.baseUrl());
+        MembershipClusterTest.awaitTopology(urls, urls, "normal");
+
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int status = Main.run(new String[] {"nodes", "repair", "--via", cluster.urls().get(0),
+            "--cluster-secret-file", cluster.secretFile().toString()}, new PrintWriter(out, true), new PrintWriter(err, true));
+
+        assertThat(status).as(out + "\n" + err).isZero();
+        assertThat(out.toString()).startsWith("repaired 6 ranges (replica pairs): ");
+        assertThat(cluster.counter(0, "repairRuns")).isEqualTo(1);
+        assertThat(cluster.counter(0, "repairRecordsExchanged")).as("keys copied to the joined node").isPositive();
+        assertThat(MembershipClusterTest.topology(urls.get(0)).members()).hasSize(4);
+      }
     }
   }
 

@@ -3,6 +3,7 @@ package dev.shale.app;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Placement;
 import dev.shale.cluster.Topology;
+import dev.shale.cluster.membership.RaftAddress;
 import dev.shale.testkit.EntityClient;
 import dev.shale.testkit.FreePort;
 import dev.shale.testkit.NodeProcess;
@@ -14,12 +15,15 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * A cluster of real node processes on loopback for tests: free ports, one data directory per
@@ -43,7 +47,7 @@ final class TestCluster implements AutoCloseable {
     this.dir = dir;
     this.extraArgs = extraArgs;
     this.nodes = new NodeProcess[size];
-    for (int i = 0; i < size; i++) ports.add(FreePort.find());
+    for (int i = 0; i < size; i++) ports.add(nodePort());
     this.placement = new Placement(Topology.fromUrls(urls(), "127.0.0.1", ports.getFirst()));
     this.secretFile = dir.resolve("secret");
     try {
@@ -51,6 +55,25 @@ final class TestCluster implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * A free HTTP port whose default Raft port (docs/design.md, "Membership") is free too: every
+   * node of a --cluster listens on both.
+   */
+  static int nodePort() {
+    while (true) {
+      int port = FreePort.find();
+      if (FreePort.isFree(RaftAddress.defaultPort(port))) return port;
+    }
+  }
+
+  Path dir() {
+    return dir;
+  }
+
+  Path secretFile() {
+    return secretFile;
   }
 
   /** Starts every node and waits until all serve. */
@@ -115,7 +138,7 @@ final class TestCluster implements AutoCloseable {
 
   /** A peer connection to node {@code i}, authenticated with the cluster secret as the node after it. */
   PeerWire peerOf(int i) throws IOException {
-    return PeerWire.open(ports.get(i), SECRET.getBytes(StandardCharsets.UTF_8), nodeId((i + 1) % ports.size()), nodeId(i), nodeIds());
+    return PeerWire.open(ports.get(i), SECRET.getBytes(StandardCharsets.UTF_8), nodeId((i + 1) % ports.size()), nodeId(i));
   }
 
   /** Node {@code i}'s id, {@code host:port}, as the internode handshake names it. */
@@ -125,11 +148,6 @@ final class TestCluster implements AutoCloseable {
 
   List<String> nodeIds() {
     return ports.stream().map(p -> "127.0.0.1:" + p).toList();
-  }
-
-  /** The cluster secret's file, as the nodes were given it. */
-  Path secretFile() {
-    return secretFile;
   }
 
   /** Node {@code i}'s data directory. */
@@ -183,8 +201,13 @@ final class TestCluster implements AutoCloseable {
     return nodes[i];
   }
 
-  /** Starts every node over its data as a cluster of its own (a one-node --cluster). */
+  /**
+   * Starts every node over its data as a cluster of its own (a one-node --cluster). A node keeps
+   * to the cluster map it stored, so each one's map (its Raft directory) is deleted first: it
+   * bootstraps a new cluster of one.
+   */
   void startEachAlone() {
+    for (int i = 0; i < nodes.length; i++) deleteTree(dataDir(i).resolve("raft"));
     for (int i = 0; i < nodes.length; i++) nodes[i] = launch(i, List.of("--cluster", urls().get(i)));
     for (NodeProcess node : nodes) node.awaitReady(READY);
   }
@@ -198,6 +221,15 @@ final class TestCluster implements AutoCloseable {
 
   private NodeProcess launch(int i, List<String> args) {
     return NodeProcess.start(ports.get(i), dataDir(i), List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"), args);
+  }
+
+  static void deleteTree(Path root) {
+    if (!Files.exists(root)) return;
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) Files.delete(p);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   @Override

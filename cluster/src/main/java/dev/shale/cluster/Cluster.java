@@ -1,5 +1,9 @@
 package dev.shale.cluster;
 
+import dev.shale.cluster.membership.ClusterMap;
+import dev.shale.cluster.membership.Membership;
+import dev.shale.cluster.membership.StaticMembership;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,10 +21,11 @@ import org.jspecify.annotations.Nullable;
  *     it asks the rest of {@code from} too ({@code --read-speculation}); 0: it asks them all at once
  * @param replicationFactor how many nodes keep each key: the first {@code replicationFactor} of
  *     its preference list, and a request's default {@code from} (1 to the number of nodes)
+ * @param membership the cluster map and its changes (a fixed map when the node runs no Raft)
  */
 public record Cluster(
     Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer, long readSpeculationMillis,
-    int replicationFactor) {
+    int replicationFactor, Membership membership) {
 
   /**
    * The default read speculation: above the p99.9 of a replica read on a healthy loopback or LAN
@@ -41,6 +46,13 @@ public record Cluster(
   public Cluster(Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer, long readSpeculationMillis) {
     this(placement, auth, forwardTimeoutMillis, maxPendingPerPeer, readSpeculationMillis,
         defaultReplicationFactor(placement.topology().size()));
+  }
+
+  /** A cluster whose members never change: its map is the topology's nodes. */
+  public Cluster(Placement placement, InternalAuth auth, long forwardTimeoutMillis, int maxPendingPerPeer, long readSpeculationMillis,
+      int replicationFactor) {
+    this(placement, auth, forwardTimeoutMillis, maxPendingPerPeer, readSpeculationMillis, replicationFactor,
+        StaticMembership.of(placement.topology()));
   }
 
   public Cluster {
@@ -68,8 +80,39 @@ public record Cluster(
     return new Cluster(new Placement(Topology.single(self)), InternalAuth.none(), 5_000, 1);
   }
 
+  /** The cluster map as this node has it now (the fixed topology's nodes when the node runs no Raft). */
+  public ClusterMap map() {
+    return membership.current();
+  }
+
+  /** The nodes requests read from now (the map's normal and leaving members), at least one. */
+  public int readableNodes() {
+    return Math.max(1, map().readableMembers().size());
+  }
+
+  /**
+   * Whether this node talks to peers (it has peer connections and coordinates requests): it has a
+   * cluster secret or a trusted network, and other members, or a map that may gain some.
+   */
+  public boolean takesPeers() {
+    return auth.takesPeers() && (membership.changes() || !topology().isSingle());
+  }
+
   public Topology topology() {
     return placement.topology();
+  }
+
+  /**
+   * The placement over the nodes requests read from now (the map's normal and leaving members),
+   * this node as its self: what a repair compares, asked afresh for each one, as the coordinator
+   * asks the map for each request. When this node is not among them (the map is empty, or this
+   * node is joining) it is this node alone: it has no range to repair with anyone yet.
+   */
+  public Placement livePlacement() {
+    NodeAddress self = topology().self();
+    List<NodeAddress> readable = map().readableMembers();
+    if (readable.equals(topology().nodes())) return placement; // the map is still the nodes at the start
+    return new Placement(readable.contains(self) ? new Topology(readable, self) : Topology.single(self));
   }
 
   /**
@@ -79,6 +122,8 @@ public record Cluster(
    * @throws IllegalArgumentException with a one-line reason fit for a 400
    */
   public Consistency consistency(@Nullable String ack, @Nullable String from) {
-    return Consistency.parse(ack, from, replicationFactor, topology().size());
+    // The nodes the map reads from now: members that joined or left since the start count.
+    int nodes = readableNodes();
+    return Consistency.parse(ack, from, Math.min(replicationFactor, nodes), nodes);
   }
 }

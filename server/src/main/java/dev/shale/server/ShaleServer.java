@@ -6,6 +6,7 @@ import dev.shale.cluster.HintSender;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.coordination.Coordinator;
 import dev.shale.cluster.coordination.MissedWrites;
+import dev.shale.cluster.coordination.ReplicaPlacement;
 import dev.shale.cluster.coordination.ReplicaSets;
 import dev.shale.cluster.coordination.ReplicationStats;
 import dev.shale.cluster.handoff.ChangeProgress;
@@ -160,18 +161,24 @@ public final class ShaleServer implements AutoCloseable {
     Peers handoffPeers = null;
     AtomicReference<Handoff> handoff = new AtomicReference<>();
     RepairRunner repairs = null;
-    if (cluster != null && !cluster.topology().isSingle()) {
+    if (cluster != null && cluster.takesPeers()) {
       int maxValue = options.maxValueSizeBytes();
-      dialer = new PeerDialer(cluster.topology(), cluster.auth(),
+      dialer = new PeerDialer(cluster.topology().self(), cluster.membership(), cluster.auth(),
           epoll ? EpollSocketChannel.class : NioSocketChannel.class, maxValue, cluster.forwardTimeoutMillis());
       client = new PeerLinks(cluster.topology().peers(), ioGroup, dialer, cluster.forwardTimeoutMillis(), cluster.maxPendingPerPeer());
-      PeerScanServer peerScans = new PeerScanServer(service, scanThreads, cluster.placement());
-      peers = new PeerEndpoint(cluster.topology(), cluster.auth(), maxValue,
+      // Repairs follow the map as it is now too (Cluster.livePlacement), as requests do.
+      Cluster live = cluster;
+      PeerScanServer peerScans = new PeerScanServer(service, scanThreads, live::livePlacement);
+      peers = new PeerEndpoint(cluster.topology().self(), cluster.membership(), cluster.auth(), maxValue,
           sender -> new PeerRequestHandler(sender, service, pool, answerBudget, peerScans, maxValue),
           client::peerAuthenticated);
       replicaCalls = new ReplicaCalls(cluster.topology().self(), service, pool, client, missed);
-      ReplicaSets replicaSets = new ReplicaSets(cluster.placement());
-      coordinator = new Coordinator(replicaSets, replicaCalls, engine.clock(), missed, stats, cluster.readSpeculationMillis());
+      // One rule for every request's targets (ReplicaPlacement): a node whose map is agreed with
+      // Raft asks the map as it is now (members joining or leaving count); a fixed cluster follows
+      // the handoff's own seam (ReplicaSets), which the handoff tells of a change by hand.
+      ReplicaSets replicaSets = cluster.membership().changes() ? null : new ReplicaSets(cluster.placement());
+      ReplicaPlacement placement = replicaSets != null ? replicaSets : ReplicaPlacement.following(live::map);
+      coordinator = new Coordinator(placement, replicaCalls, engine.clock(), missed, stats, cluster.readSpeculationMillis());
       handoffPeers = new Peers(cluster.topology().self(), replicaSets, new HandoffPulls(dialer, ioGroup, cluster.forwardTimeoutMillis()));
       repairs = RepairRunner.of(cluster, service, replicaCalls, dialer, ioGroup);
     }
@@ -242,7 +249,7 @@ public final class ShaleServer implements AutoCloseable {
   }
 
   /** What a handoff needs of a node with peers. */
-  private record Peers(NodeAddress self, ReplicaSets replicaSets, HandoffPulls pulls) {}
+  private record Peers(NodeAddress self, @Nullable ReplicaSets replicaSets, HandoffPulls pulls) {}
 
   /**
    * This node's anti-entropy repairs: null without peers. The caller starts the background ones

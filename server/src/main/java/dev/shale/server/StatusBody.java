@@ -2,6 +2,8 @@ package dev.shale.server;
 
 import dev.shale.cluster.coordination.ReplicationStats;
 import dev.shale.cluster.handoff.RangeProgress;
+import dev.shale.cluster.membership.ClusterMap;
+import dev.shale.cluster.membership.Member;
 import dev.shale.server.repair.RepairRunner;
 import dev.shale.storage.EngineHealth;
 import dev.shale.storage.EngineStats;
@@ -24,11 +26,12 @@ public final class StatusBody {
 
   /**
    * {@code replicationFactor}: how many nodes keep each key (1 for a node without a cluster);
+   * {@code topology}: the cluster map, as "topology" (none without a cluster);
    * {@code repairs}: this node's repairs, null without peers (none ran); {@code handoff}: the
    * pulls of a pending node change (empty without one).
    */
   public static String of(EngineStats stats, EngineHealth health, ReplicationStats replication, int replicationFactor,
-      @Nullable RepairRunner repairs, List<RangeProgress> handoff) {
+      @Nullable ClusterMap topology, @Nullable RepairRunner repairs, List<RangeProgress> handoff) {
     return "{\"status\": \"" + (health.isDegraded() ? "degraded" : "serving") + "\""
         + ", " + healthMembers(health)
         + ", \"pid\": " + PID
@@ -44,7 +47,8 @@ public final class StatusBody {
         + ", " + replicationMembers(replication)
         + ", \"repairRuns\": " + (repairs == null ? 0 : repairs.runs())
         + ", \"repairRecordsExchanged\": " + (repairs == null ? 0 : repairs.recordsExchanged())
-        + ", \"handoff\": " + handoffMember(handoff) + "}";
+        + ", \"handoff\": " + handoffMember(handoff)
+        + (topology == null ? "" : ", \"topology\": " + topologyObject(topology)) + "}";
   }
 
   /**
@@ -74,6 +78,16 @@ public final class StatusBody {
         + ", \"hintsPendingBytes\": " + replication.hintsPendingBytes();
   }
 
+  /** {"version": n, "members": [{"url": ..., "state": ..., "progress": ...}, ...]}: the cluster map as this node has it. */
+  private static String topologyObject(ClusterMap map) {
+    StringJoiner members = new StringJoiner(", ", "[", "]");
+    for (Member m : map.members()) {
+      members.add("{\"url\": " + quote(m.address().url()) + ", \"state\": " + quote(m.state().wireName())
+          + ", \"progress\": " + quote(m.progress()) + "}");
+    }
+    return "{\"version\": " + map.version() + ", \"members\": " + members + "}";
+  }
+
   /**
    * "writes" ("accepted" or "refused"); when refused, "writeRefusal" (why) and
    * "refusalClearsByItself"; and "damage", the damaged files the engine serves around.
@@ -95,7 +109,7 @@ public final class StatusBody {
   }
 
   /** {@code text} as a JSON string: quotes, backslashes and control characters escaped. */
-  static String quote(String text) {
+  public static String quote(String text) {
     StringBuilder quoted = new StringBuilder(text.length() + 2).append('"');
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);

@@ -40,7 +40,7 @@ class PeerFrameFuzzTest {
     NodeAddress other = new NodeAddress("127.0.0.1", FreePort.find()); // nothing listens there
     try (TestServer server = TestServer.withAbsentPeer(tmp, port, other, SECRET)) {
       Engine engine = server.engine;
-      Peer peer = new Peer(port, other.id(), self.id(), List.of(self.id(), other.id()));
+      Peer peer = new Peer(port, other.id(), self.id());
       long version = engine.clock().next();
       try (PeerWire genuine = peer.open()) {
         assertThat(genuine.write(KEY, VALUE, version)).isEqualTo(new PeerWire.Reply.Stored());
@@ -74,9 +74,9 @@ class PeerFrameFuzzTest {
   }
 
   /** Who the test claims to be: the node's other peer, holding the secret. */
-  private record Peer(int port, String sender, String receiver, List<String> nodes) {
+  private record Peer(int port, String sender, String receiver) {
     PeerWire open() throws IOException {
-      return PeerWire.open(port, SECRET, sender, receiver, nodes);
+      return PeerWire.open(port, SECRET, sender, receiver);
     }
 
     PeerWire connect() throws IOException {
@@ -132,7 +132,7 @@ class PeerFrameFuzzTest {
       PeerWire begin(Peer peer) throws IOException {
         PeerWire wire = peer.connect();
         byte[] hello = PeerWire.hello(PeerWire.PROTOCOL_VERSION, PeerWire.MODE_SECRET, peer.sender(), peer.receiver(),
-            PeerWire.nodeList(peer.nodes()), PeerWire.nonce());
+            0, PeerWire.nonce());
         wire.send(PeerWire.HELLO, 0, hello);
         wire.challenge(SECRET, hello);
         return wire;

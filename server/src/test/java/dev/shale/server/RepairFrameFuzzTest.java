@@ -42,20 +42,19 @@ class RepairFrameFuzzTest {
     NodeAddress other = new NodeAddress("127.0.0.1", FreePort.find()); // nothing listens there
     try (TestServer server = TestServer.withAbsentPeer(tmp, port, other, SECRET)) {
       Engine engine = server.engine;
-      List<String> nodes = List.of(self.id(), other.id());
       long version = engine.clock().next();
-      try (PeerWire genuine = PeerWire.open(port, SECRET, other.id(), self.id(), nodes)) {
+      try (PeerWire genuine = PeerWire.open(port, SECRET, other.id(), self.id())) {
         assertThat(genuine.write(KEY, VALUE, version)).isEqualTo(new PeerWire.Reply.Stored());
       }
       for (int i = 0; i < CONNECTIONS; i++) {
-        try (PeerWire wire = PeerWire.open(port, SECRET, other.id(), self.id(), nodes)) {
+        try (PeerWire wire = PeerWire.open(port, SECRET, other.id(), self.id())) {
           String what = attack(wire, random, self.id(), other.id());
           assertThat(wire.closedByNode()).as("seed %d, connection %d: %s", seed, i, what).isTrue();
         }
       }
       assertThat(server.get(server.uri("/v0/status")).statusCode()).as("seed %d: HTTP", seed).isEqualTo(200);
       assertThat(engine.get(KEY).value()).isEqualTo(VALUE);
-      try (PeerWire genuine = PeerWire.open(port, SECRET, other.id(), self.id(), nodes)) {
+      try (PeerWire genuine = PeerWire.open(port, SECRET, other.id(), self.id())) {
         genuine.send(PeerWire.TREE, 1, tree(2, 5, other.id()));
         long[] leaves = leavesOf(genuine, 32);
         assertThat(Arrays.stream(leaves).filter(h -> h != 0).count()).as("one key: one leaf holds it").isEqualTo(1);

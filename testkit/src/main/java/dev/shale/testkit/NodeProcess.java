@@ -11,7 +11,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A Shale node running as a real process: {@code java -cp <this JVM's class path>
@@ -183,16 +185,22 @@ public final class NodeProcess implements AutoCloseable {
     }
   }
 
-  /** Kills the process by its PID if it is still running. */
+  /**
+   * Kills the process by its PID if it is still running, and every process it started (a
+   * {@code shale cluster} launcher's nodes, which would otherwise outlive a failed test).
+   */
   @Override
   public void close() {
-    if (process.isAlive()) {
-      process.destroyForcibly();
-      try {
-        process.waitFor(30, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+    List<ProcessHandle> children = process.descendants().toList(); // before the parent dies and they are orphaned
+    if (process.isAlive()) process.destroyForcibly();
+    children.forEach(ProcessHandle::destroyForcibly);
+    try {
+      process.waitFor(30, TimeUnit.SECONDS);
+      for (ProcessHandle child : children) child.onExit().get(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      throw new AssertionError("a process started by node " + pid() + " did not stop", e);
     }
   }
 }

@@ -98,18 +98,18 @@ public final class PeerWire implements AutoCloseable {
   }
 
   /**
-   * A connection authenticated as node {@code sender} of {@code nodes} (ids {@code host:port})
-   * to {@code receiver}: preface, HELLO, the server's proof checked, PROOF, READY.
+   * A connection authenticated as node {@code sender} (an id {@code host:port}, a member of the
+   * receiver's cluster map) to {@code receiver}: preface, HELLO, the server's proof checked, PROOF, READY.
    *
    * @param secret the cluster secret; null on a trusted network (mode 1)
    * @throws Refused if the node refuses
    */
-  public static PeerWire open(int port, byte @Nullable [] secret, String sender, String receiver, Iterable<String> nodes)
+  public static PeerWire open(int port, byte @Nullable [] secret, String sender, String receiver)
       throws IOException {
     PeerWire wire = connect(port);
     try {
       wire.sendBytes(PREFACE);
-      byte[] hello = hello(PROTOCOL_VERSION, secret == null ? MODE_TRUSTED : MODE_SECRET, sender, receiver, nodeList(nodes), nonce());
+      byte[] hello = hello(PROTOCOL_VERSION, secret == null ? MODE_TRUSTED : MODE_SECRET, sender, receiver, 0, nonce());
       wire.send(HELLO, 0, hello);
       byte[] serverNonce = wire.challenge(secret, hello);
       wire.send(PROOF, 0, bytes(secret == null ? new byte[0] : proof(secret, CLIENT_LABEL, hello, serverNonce)));
@@ -146,24 +146,16 @@ public final class PeerWire implements AutoCloseable {
     return bytes(proof(secret, CLIENT_LABEL, hello, serverNonce));
   }
 
-  /** A HELLO payload. */
-  public static byte[] hello(int protocolVersion, int mode, String sender, String receiver, String nodes, byte[] clientNonce) {
+  /** A HELLO payload; {@code mapVersion} is the sender's cluster map version (any is taken). */
+  public static byte[] hello(int protocolVersion, int mode, String sender, String receiver, long mapVersion, byte[] clientNonce) {
     ByteArrayOutputStream payload = new ByteArrayOutputStream();
     writeUvarint(payload, protocolVersion);
     payload.write(mode);
     payload.writeBytes(string(sender));
     payload.writeBytes(string(receiver));
-    payload.writeBytes(string(nodes));
+    writeUvarint(payload, mapVersion);
     payload.writeBytes(bytes(clientNonce));
     return payload.toByteArray();
-  }
-
-  /** The {@code nodes} field of a HELLO: the ids sorted and joined with a comma. */
-  public static String nodeList(Iterable<String> ids) {
-    java.util.List<String> sorted = new java.util.ArrayList<>();
-    ids.forEach(sorted::add);
-    sorted.sort(null);
-    return String.join(",", sorted);
   }
 
   public static byte[] nonce() {

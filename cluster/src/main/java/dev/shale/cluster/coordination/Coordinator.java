@@ -2,6 +2,7 @@ package dev.shale.cluster.coordination;
 
 import dev.shale.cluster.Consistency;
 import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.Placement;
 import dev.shale.storage.Entry;
 import dev.shale.storage.HybridClock;
 import dev.shale.storage.StorageException;
@@ -33,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  * ReplicatedWrite}, confined to the thread of the {@code loop} given (every callback runs there).
  */
 public final class Coordinator {
-  private final ReplicaSets replicaSets;
+  private final ReplicaPlacement placement;
   private final Replicas replicas;
   private final HybridClock clock;
   private final MissedWrites missed;
@@ -41,14 +42,22 @@ public final class Coordinator {
   private final long readSpeculationMillis;
 
   /**
+   * A coordinator over a fixed placement.
+   *
    * @param readSpeculationMillis how long a read waits for the {@code ack} replicas it asked
    *     before it asks the others too; 0: it asks every replica at once
    */
-  public Coordinator(ReplicaSets replicaSets, Replicas replicas, HybridClock clock, MissedWrites missed, ReplicationStats stats,
+  public Coordinator(Placement placement, Replicas replicas, HybridClock clock, MissedWrites missed, ReplicationStats stats,
+      long readSpeculationMillis) {
+    this((ReplicaPlacement) placement::preferenceList, replicas, clock, missed, stats, readSpeculationMillis);
+  }
+
+  /** A coordinator that asks {@code placement} for every request's replicas (the live cluster map). */
+  public Coordinator(ReplicaPlacement placement, Replicas replicas, HybridClock clock, MissedWrites missed, ReplicationStats stats,
       long readSpeculationMillis) {
     if (readSpeculationMillis < 0) throw new IllegalArgumentException("readSpeculationMillis must be >= 0: " + readSpeculationMillis);
     this.readSpeculationMillis = readSpeculationMillis;
-    this.replicaSets = replicaSets;
+    this.placement = placement;
     this.replicas = replicas;
     this.clock = clock;
     this.missed = missed;
@@ -57,7 +66,7 @@ public final class Coordinator {
 
   /** Whether {@code key}'s replicas for {@code consistency} are this node alone (then the engine serves it directly). */
   public boolean isLocalOnly(byte[] key, Consistency consistency) {
-    return replicaSets.isLocalOnly(key, consistency, replicas.self());
+    return consistency.from() == 1 && placement.writeReplicas(key, 1).nodes().equals(List.of(replicas.self()));
   }
 
   /**
@@ -76,7 +85,13 @@ public final class Coordinator {
    */
   public void read(Executor loop, byte[] key, Consistency consistency, Consumer<Outcome> done, Consumer<Entry> newerLate,
       Runnable allIn) {
-    List<NodeAddress> targets = selfFirst(replicaSets.readTargets(key, consistency.from()));
+    List<NodeAddress> replicasOfKey = placement.replicas(key, consistency.from());
+    if (replicasOfKey.size() < consistency.from()) {
+      done.accept(tooFew(replicasOfKey, consistency));
+      allIn.run();
+      return;
+    }
+    List<NodeAddress> targets = selfFirst(replicasOfKey);
     new ReplicatedRead(replicas, loop, key, targets, new Tally(consistency), clock, stats, readSpeculationMillis, done,
         newerLate, allIn).start();
   }
@@ -90,7 +105,14 @@ public final class Coordinator {
    */
   public void write(Executor loop, byte[] key, byte @Nullable [] value, Consistency consistency, Consumer<Outcome> done,
       Runnable allIn) {
-    ReplicaSets.WriteTargets targets = replicaSets.writeTargets(key, consistency);
+    ReplicaPlacement.Writes writes = placement.writeReplicas(key, consistency.from());
+    if (writes.replicas() < consistency.from()) {
+      done.accept(tooFew(writes.nodes().subList(0, writes.replicas()), consistency));
+      allIn.run();
+      return;
+    }
+    List<NodeAddress> targets = writes.nodes();
+    Consistency tally = writes.tally(consistency);
     long version;
     try {
       version = clock.next();
@@ -99,8 +121,14 @@ public final class Coordinator {
       allIn.run();
       return;
     }
-    new ReplicatedWrite(replicas, loop, key, value, version, targets.nodes(), new Tally(targets.tally()), missed, stats, done, allIn)
+    new ReplicatedWrite(replicas, loop, key, value, version, targets, new Tally(tally), missed, stats, done, allIn)
         .start();
+  }
+
+  /** The cluster shrank below {@code from} between the request's check and now: nothing is sent. */
+  private static Outcome tooFew(List<NodeAddress> targets, Consistency consistency) {
+    return new Outcome(consistency.ack() + " of " + consistency.from() + " replicas needed, but the cluster has "
+        + targets.size() + " nodes to read from now: " + targets, null);
   }
 
   /** {@code targets} in their order, but this node first if it is one of them. */

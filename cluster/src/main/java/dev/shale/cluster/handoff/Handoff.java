@@ -38,7 +38,7 @@ public final class Handoff implements TopologyListener, AutoCloseable {
   public static final int DEFAULT_BYTES_PER_SECOND = 8 << 20;
 
   private final NodeAddress self;
-  private final ReplicaSets replicaSets;
+  private final @Nullable ReplicaSets replicaSets; // null: requests follow the cluster map, not this seam
   private final Engine engine;
   private final PullSource pulls;
   private final Path directory;
@@ -50,10 +50,12 @@ public final class Handoff implements TopologyListener, AutoCloseable {
   private volatile @Nullable HandoffProgress progress; // of the change being pulled, for status
 
   /**
+   * @param replicaSets the targets of requests to move along with the change; null when they follow
+   *     the cluster map, which itself says who is joining or leaving
    * @param directory where the progress of a pull is kept ({@code <data>/handoff})
    * @param bytesPerSecond the most key and value bytes a second the pulls write ({@code --stream-rate})
    */
-  public Handoff(NodeAddress self, ReplicaSets replicaSets, Engine engine, PullSource pulls, Path directory, int bytesPerSecond,
+  public Handoff(NodeAddress self, @Nullable ReplicaSets replicaSets, Engine engine, PullSource pulls, Path directory, int bytesPerSecond,
       ChangeProgress received) {
     if (bytesPerSecond < 1) throw new IllegalArgumentException("bytesPerSecond must be >= 1: " + bytesPerSecond);
     this.self = self;
@@ -67,13 +69,13 @@ public final class Handoff implements TopologyListener, AutoCloseable {
 
   @Override
   public void changeStarted(PlacementChange change) {
-    replicaSets.begin(change);
+    if (replicaSets != null) replicaSets.begin(change);
     onThread(() -> receive(change));
   }
 
   @Override
   public void changeCommitted(PlacementChange change) {
-    replicaSets.commit(change);
+    if (replicaSets != null) replicaSets.commit(change);
     onThread(() -> forget(change));
   }
 

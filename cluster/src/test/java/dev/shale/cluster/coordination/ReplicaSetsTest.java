@@ -26,8 +26,10 @@ class ReplicaSetsTest {
   void withoutAChangeWritesAndReadsGoToThePreferenceList() {
     ReplicaSets sets = new ReplicaSets(three);
     byte[] key = key(1);
-    assertThat(sets.writeTargets(key, quorum)).isEqualTo(new ReplicaSets.WriteTargets(three.preferenceList(key, 3), quorum));
-    assertThat(sets.readTargets(key, 3)).isEqualTo(three.preferenceList(key, 3));
+    ReplicaPlacement.Writes writes = sets.writeReplicas(key, 3);
+    assertThat(writes.nodes()).isEqualTo(three.preferenceList(key, 3));
+    assertThat(writes.tally(quorum)).isEqualTo(quorum);
+    assertThat(sets.replicas(key, 3)).isEqualTo(three.preferenceList(key, 3));
   }
 
   @Test
@@ -37,21 +39,21 @@ class ReplicaSetsTest {
     int moved = 0;
     for (int i = 0; i < 1000; i++) {
       byte[] key = key(i);
-      ReplicaSets.WriteTargets targets = sets.writeTargets(key, quorum);
-      assertThat(sets.readTargets(key, 3)).isEqualTo(three.preferenceList(key, 3));
+      ReplicaPlacement.Writes targets = sets.writeReplicas(key, 3);
+      assertThat(sets.replicas(key, 3)).isEqualTo(three.preferenceList(key, 3));
       assertThat(targets.nodes().subList(0, 3)).isEqualTo(three.preferenceList(key, 3));
       if (join.rangeOf(key).moves()) {
         moved++;
         assertThat(targets.nodes()).hasSize(4).endsWith(four.get(3));
-        assertThat(targets.tally()).isEqualTo(new Consistency(3, 4));
+        assertThat(targets.tally(quorum)).isEqualTo(new Consistency(3, 4));
       } else {
-        assertThat(targets.tally()).isEqualTo(quorum);
+        assertThat(targets.tally(quorum)).isEqualTo(quorum);
       }
     }
     assertThat(moved).isPositive();
     sets.commit(join);
     assertThat(sets.pending()).isNull();
-    assertThat(sets.readTargets(key(7), 3)).isEqualTo(Nodes.placement(four).preferenceList(key(7), 3));
+    assertThat(sets.replicas(key(7), 3)).isEqualTo(Nodes.placement(four).preferenceList(key(7), 3));
   }
 
   /**
@@ -66,10 +68,10 @@ class ReplicaSetsTest {
       sets.begin(change);
       for (int i = 0; i < 300; i++) {
         byte[] key = key(i);
-        ReplicaSets.WriteTargets targets = sets.writeTargets(key, quorum);
+        ReplicaPlacement.Writes targets = sets.writeReplicas(key, 3);
         List<NodeAddress> readSet = change.after().preferenceList(key, 3);
         for (Set<NodeAddress> acked : subsets(targets.nodes())) {
-          if (acked.size() < targets.tally().ack()) continue;
+          if (acked.size() < targets.tally(quorum).ack()) continue;
           for (Set<NodeAddress> read : subsets(readSet)) {
             if (read.size() != quorum.ack()) continue;
             assertThat(read).as("key %d acked by %s, read from %s", i, acked, read).containsAnyElementsOf(acked);

@@ -45,7 +45,8 @@ import org.jspecify.annotations.Nullable;
  * results into responses, which it writes in request order.
  *
  * <p>Routes: {@code /v0/entity} (GET, PUT, DELETE), {@code /v0/status} (GET) and
- * {@code /v0/admin/compact} and {@code /v0/admin/repair} (POST); every {@code /v0/admin} request
+ * {@code /v0/admin/compact} and {@code /v0/admin/repair} (POST), the cluster map's
+ * {@code /v0/admin/topology} routes ({@link TopologyRoutes}); every {@code /v0/admin} request
  * passes the {@link AdminGate} first (signed with the cluster secret on a node that has one). A storage
  * call runs on the {@link StoragePool} (or inline on the event loop when there is none, or when it
  * is a write the engine can do without waiting, {@link dev.shale.storage.Engine#tryWrite}), when
@@ -91,8 +92,8 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final @Nullable Coordinator coordinator; // null unless the cluster has other nodes
   private final ReplicationStats stats;
   private final Supplier<List<RangeProgress>> handoff; // the pulls of a pending node change
-  private final int nodes; // in the cluster; 1 without one
-  private final int replicationFactor; // the cluster's; 1 without one
+  private final @Nullable Cluster cluster; // null without --cluster
+  private final @Nullable TopologyRoutes topology; // null without a cluster
   private final Scans scans;
   private final AdminGate adminGate;
   private final AnswerBudget answerBudget;
@@ -122,8 +123,8 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     this.options = options;
     this.coordinator = coordinator;
     this.stats = stats;
-    this.nodes = cluster == null ? 1 : cluster.topology().size();
-    this.replicationFactor = cluster == null ? 1 : cluster.replicationFactor();
+    this.cluster = cluster;
+    this.topology = cluster == null ? null : new TopologyRoutes(cluster.membership());
     this.adminGate = new AdminGate(cluster == null ? null : cluster.auth().adminSignatures());
   }
 
@@ -181,7 +182,10 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** An operator's call that runs on a thread of its own (a repair): its answer comes when the future completes. */
+  /**
+   * An operator's call whose answer comes later, on another thread (a repair, a change of the
+   * cluster map): it starts in its turn, and its answer comes when the future completes.
+   */
   private record Pending(Supplier<CompletableFuture<FullHttpResponse>> start) implements Action {}
 
   /** A scan: its answer streams when its turn comes. */
@@ -254,6 +258,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
         case Scans.Streamed(StreamingAnswer answer) -> new Stream(answer);
       };
       case COMPACT_PATH -> compact(head);
+      case TopologyRoutes.TOPOLOGY_PATH, TopologyRoutes.JOIN_PATH, TopologyRoutes.REMOVE_PATH -> topology(head, target);
       case REPAIR_PATH -> repair(head);
       default -> new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST,
           "unknown path " + target.path() + "; the API is " + ENTITY_PATH + "?id=<id>"));
@@ -275,8 +280,9 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     }
     Consistency consistency;
     try {
-      consistency = Consistency.parse(
-          QueryParams.value(target.query(), "ack"), QueryParams.value(target.query(), "from"), replicationFactor, nodes);
+      String ack = QueryParams.value(target.query(), "ack");
+      String from = QueryParams.value(target.query(), "from");
+      consistency = cluster == null ? Consistency.parse(ack, from, 1, 1) : cluster.consistency(ack, from);
     } catch (InvalidRequestException | IllegalArgumentException e) {
       return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, Reasons.oneLine(e.getMessage())));
     }
@@ -454,8 +460,9 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     if (!HttpMethod.GET.equals(head.method())) {
       return Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), STATUS_METHODS);
     }
-    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK,
-        StatusBody.of(service.stats(), service.health(), stats, replicationFactor, repairs, handoff.get()));
+    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(service.stats(), service.health(), stats,
+        cluster == null ? 1 : cluster.replicationFactor(), cluster == null ? null : cluster.membership().current(), repairs,
+        handoff.get()));
   }
 
   /**
@@ -482,6 +489,15 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     RepairRunner runner = repairs;
     if (runner == null) return new Answer(Responses.json(version, HttpResponseStatus.OK, RepairBody.of(RepairReport.NOTHING)));
     return new Pending(() -> runner.repairAll().thenApply(report -> Responses.json(version, HttpResponseStatus.OK, RepairBody.of(report))));
+  }
+
+  /** The cluster map's routes (read it, join, remove): answered once the change is agreed. */
+  private Action topology(HttpRequest head, RequestTarget target) {
+    TopologyRoutes routes = topology;
+    if (routes == null) {
+      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.NOT_FOUND, "this node is not part of a cluster"));
+    }
+    return new Pending(() -> routes.answer(head, target.path(), target.query()));
   }
 
   private ResponseQueue.Slot takeSlot(boolean keepAlive) {

@@ -59,6 +59,13 @@ public final class Responses {
     return response;
   }
 
+  /** {@code text}, whole lines each ending in a newline, as text/plain. */
+  static FullHttpResponse lines(HttpVersion version, HttpResponseStatus status, String text) {
+    FullHttpResponse response = response(version, status, Unpooled.wrappedBuffer(text.getBytes(StandardCharsets.UTF_8)));
+    response.headers().set(HttpHeaderNames.CONTENT_TYPE, TEXT_UTF8);
+    return response;
+  }
+
   /** {@code json} (one object) as application/json. */
   static FullHttpResponse json(HttpVersion version, HttpResponseStatus status, String json) {
     byte[] body = (json + "\n").getBytes(StandardCharsets.UTF_8);

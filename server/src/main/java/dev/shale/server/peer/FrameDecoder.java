@@ -131,12 +131,12 @@ final class FrameDecoder extends ByteToMessageDecoder {
     int mode = unsignedByte(body);
     String sender = string(body);
     String receiver = string(body);
-    String nodes = string(body);
+    long mapVersion = Uvarint.readLong(body);
     byte[] nonce = bytes(body);
     byte[] payload = new byte[body.readerIndex() - from];
     body.getBytes(from, payload);
     int protocolVersion = (int) Math.min(version, Integer.MAX_VALUE);
-    return new PeerMessage.Hello(protocolVersion, mode, sender, receiver, nodes, nonce, payload);
+    return new PeerMessage.Hello(protocolVersion, mode, sender, receiver, mapVersion, nonce, payload);
   }
 
   private static PeerMessage.Write write(long id, ByteBuf body) throws BadFrameException {

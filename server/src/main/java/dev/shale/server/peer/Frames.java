@@ -154,17 +154,17 @@ final class Frames {
   }
 
   /** A HELLO with its payload as it will be sent (the proofs cover it). */
-  static PeerMessage.Hello hello(int protocolVersion, int mode, String sender, String receiver, String nodes, byte[] clientNonce) {
+  static PeerMessage.Hello hello(int protocolVersion, int mode, String sender, String receiver, long mapVersion, byte[] clientNonce) {
     ByteBuf payload = Unpooled.buffer();
     Uvarint.write(payload, protocolVersion);
     payload.writeByte(mode);
     writeString(payload, sender);
     writeString(payload, receiver);
-    writeString(payload, nodes);
+    Uvarint.write(payload, mapVersion);
     writeBytes(payload, clientNonce);
     byte[] bytes = new byte[payload.readableBytes()];
     payload.readBytes(bytes);
-    return new PeerMessage.Hello(protocolVersion, mode, sender, receiver, nodes, clientNonce, bytes);
+    return new PeerMessage.Hello(protocolVersion, mode, sender, receiver, mapVersion, clientNonce, bytes);
   }
 
   /** A SCAN's handoff filter (docs/format.md, "Internode protocol"). */

@@ -2,35 +2,36 @@ package dev.shale.server.peer;
 
 import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.NodeAddress;
-import dev.shale.cluster.Topology;
+import dev.shale.cluster.membership.ClusterMap;
+import dev.shale.cluster.membership.Membership;
 import java.security.SecureRandom;
-import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What both ends of a handshake know of this node (docs/format.md, "Internode protocol",
- * "Handshake"): its id, its node list, its mode and secret; the HELLO it sends and the checks a
+ * "Handshake"): its id, its cluster map, its mode and secret; the HELLO it sends and the checks a
  * HELLO it receives must pass.
  *
  * <p>Thread safe.
  */
 final class Handshakes {
   /** The protocol this build speaks. A change to any frame is a new version. */
-  // 2: the repair requests (TREE, DIGESTS, LEAVES); 3: the handoff filter on SCAN
+  // 2: HELLO carries the cluster map version; the repair requests (TREE, DIGESTS, LEAVES);
+  // 3: the handoff filter on SCAN
   static final int PROTOCOL_VERSION = 3;
   /** How long a handshake may take, either side, before the connection is closed. */
   static final long TIMEOUT_MILLIS = 10_000;
   static final int NONCE_BYTES = 32;
 
-  private final Topology topology;
+  private final NodeAddress self;
+  private final Membership membership;
   private final InternalAuth auth;
-  private final String nodes; // this node's list: ids sorted, comma-joined
   private final SecureRandom random = new SecureRandom();
 
-  Handshakes(Topology topology, InternalAuth auth) {
-    this.topology = topology;
+  Handshakes(NodeAddress self, Membership membership, InternalAuth auth) {
+    this.self = self;
+    this.membership = membership;
     this.auth = auth;
-    this.nodes = topology.nodes().stream().map(NodeAddress::id).sorted().collect(Collectors.joining(","));
   }
 
   InternalAuth auth() {
@@ -38,12 +39,12 @@ final class Handshakes {
   }
 
   String self() {
-    return topology.self().id();
+    return self.id();
   }
 
-  /** A HELLO to {@code receiver} with a fresh nonce. */
+  /** A HELLO to {@code receiver} with a fresh nonce and the version of this node's map. */
   PeerMessage.Hello hello(NodeAddress receiver) {
-    return Frames.hello(PROTOCOL_VERSION, auth.handshakeMode(), self(), receiver.id(), nodes, nonce());
+    return Frames.hello(PROTOCOL_VERSION, auth.handshakeMode(), self(), receiver.id(), membership.current().version(), nonce());
   }
 
   byte[] nonce() {
@@ -66,13 +67,12 @@ final class Handshakes {
     if (!hello.receiver().equals(self())) {
       return "it is addressed to " + hello.receiver() + ", not to this node (" + self() + ")";
     }
-    if (!hello.nodes().equals(nodes)) {
-      return "the sender's --cluster list [" + hello.nodes() + "] differs from this node's [" + nodes
-          + "]; start every node with the same list";
-    }
-    boolean known = topology.nodes().stream().anyMatch(n -> n.id().equals(hello.sender()));
-    if (!known || hello.sender().equals(self())) {
-      return "sender '" + hello.sender() + "' is not another node of this node's --cluster list";
+    // Any map version: a node behind catches up through Raft. Membership is what counts.
+    ClusterMap map = membership.current();
+    boolean member = map.members().stream().anyMatch(m -> m.address().id().equals(hello.sender()));
+    if (!member || hello.sender().equals(self())) {
+      return "sender '" + hello.sender() + "' (at cluster map version " + hello.mapVersion()
+          + ") is not another member of this node's cluster map (version " + map.version() + ": " + map.addresses() + ")";
     }
     if (hello.clientNonce().length != NONCE_BYTES) return "a client nonce of " + hello.clientNonce().length + " bytes, not " + NONCE_BYTES;
     return null;

@@ -2,7 +2,7 @@ package dev.shale.server.peer;
 
 import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.NodeAddress;
-import dev.shale.cluster.Topology;
+import dev.shale.cluster.membership.Membership;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -35,15 +35,16 @@ public final class PeerDialer {
   private final int maxFrameBytes;
 
   /**
-   * @param topology this node's cluster, whose peers it dials
+   * @param self this node, in whose name it dials
+   * @param membership the cluster map, whose version its HELLOs carry
    * @param auth the cluster secret (or trusted network) the handshake proves
    * @param channelType the socket channel class of the event loops' transport
    * @param maxValueBytes this node's --max-value-size: answers may be that and a key long
    * @param connectTimeoutMillis how long a TCP connect may take
    */
   public PeerDialer(
-      Topology topology, InternalAuth auth, Class<? extends Channel> channelType, int maxValueBytes, long connectTimeoutMillis) {
-    this.handshakes = new Handshakes(topology, auth);
+      NodeAddress self, Membership membership, InternalAuth auth, Class<? extends Channel> channelType, int maxValueBytes, long connectTimeoutMillis) {
+    this.handshakes = new Handshakes(self, membership, auth);
     this.maxFrameBytes = Frames.maxFrameBytes(maxValueBytes);
     this.bootstrap = new Bootstrap()
         .channel(channelType)

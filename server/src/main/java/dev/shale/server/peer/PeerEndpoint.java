@@ -1,7 +1,8 @@
 package dev.shale.server.peer;
 
 import dev.shale.cluster.InternalAuth;
-import dev.shale.cluster.Topology;
+import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.membership.Membership;
 import io.netty.channel.ChannelHandler;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -20,15 +21,17 @@ public final class PeerEndpoint {
   private final Consumer<String> authenticated;
 
   /**
+   * @param self this node
+   * @param membership the cluster map: a peer must be one of its members
    * @param maxValueBytes this node's --max-value-size: frames may be that and a key long
    * @param requests makes the handler of an authenticated connection's requests, given the
    *     sender's node id; it is added last, after the frame codec
    * @param authenticated told the id of every peer whose connection to this node authenticated
    */
   public PeerEndpoint(
-      Topology topology, InternalAuth auth, int maxValueBytes, Function<String, ChannelHandler> requests,
+      NodeAddress self, Membership membership, InternalAuth auth, int maxValueBytes, Function<String, ChannelHandler> requests,
       Consumer<String> authenticated) {
-    this.handshakes = new Handshakes(topology, auth);
+    this.handshakes = new Handshakes(self, membership, auth);
     this.maxFrameBytes = Frames.maxFrameBytes(maxValueBytes);
     this.requests = requests;
     this.authenticated = authenticated;

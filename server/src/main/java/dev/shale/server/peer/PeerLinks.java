@@ -8,10 +8,10 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongFunction;
@@ -19,15 +19,21 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * This node's connections to its peers: per peer, one {@link PeerLink} on every event loop of
- * the I/O group, opened at start and kept (docs/design.md, "Peer messaging"). A request is sent
+ * the I/O group, opened at start and kept (docs/design.md, "Peer messaging"); a peer that joined
+ * the cluster later gets its links on the first request sent to it (the cluster map decides who
+ * is sent requests). A request is sent
  * on the link of the loop it comes from and answered on that loop; no thread waits for a peer.
  *
  * <p>Thread safe.
  */
 public final class PeerLinks {
-  // Fixed after construction: per peer, per loop.
-  private final Map<String, Map<EventExecutor, PeerLink>> links = new HashMap<>();
-  private final Map<String, DownMark> downMarks = new HashMap<>();
+  // Per peer, per loop; a peer's entry, once there, is never replaced.
+  private final Map<String, Map<EventExecutor, PeerLink>> links = new ConcurrentHashMap<>();
+  private final Map<String, DownMark> downMarks = new ConcurrentHashMap<>();
+  private final EventLoopGroup group;
+  private final PeerDialer dialer;
+  private final long timeoutMillis;
+  private final int maxCallsPerLoop;
 
   /**
    * @param peers the other nodes of the cluster
@@ -38,16 +44,23 @@ public final class PeerLinks {
   public PeerLinks(List<NodeAddress> peers, EventLoopGroup group, PeerDialer dialer, long timeoutMillis, int maxCallsPerPeer) {
     int loops = 0;
     for (EventExecutor ignored : group) loops++;
-    int maxCallsPerLoop = Math.max(1, (maxCallsPerPeer + loops - 1) / loops);
-    for (NodeAddress peer : peers) {
-      DownMark down = new DownMark();
+    this.group = group;
+    this.dialer = dialer;
+    this.timeoutMillis = timeoutMillis;
+    this.maxCallsPerLoop = Math.max(1, (maxCallsPerPeer + loops - 1) / loops);
+    for (NodeAddress peer : peers) linksOf(peer);
+  }
+
+  /** {@code peer}'s links, made on first use; the down mark is made before the links that share it. */
+  private Map<EventExecutor, PeerLink> linksOf(NodeAddress peer) {
+    return links.computeIfAbsent(peer.id(), id -> {
+      DownMark down = downMarks.computeIfAbsent(id, ignored -> new DownMark());
       Map<EventExecutor, PeerLink> byLoop = new IdentityHashMap<>();
       for (EventExecutor executor : group) {
         byLoop.put(executor, new PeerLink(peer, (EventLoop) executor, dialer, down, timeoutMillis, maxCallsPerLoop));
       }
-      links.put(peer.id(), byLoop);
-      downMarks.put(peer.id(), down);
-    }
+      return byLoop;
+    });
   }
 
   /**
@@ -79,8 +92,7 @@ public final class PeerLinks {
    */
   public Future<PeerMessage.Answer> send(EventExecutor loop, NodeAddress peer, LongFunction<PeerMessage.Request> request) {
     Promise<PeerMessage.Answer> promise = loop.newPromise();
-    Map<EventExecutor, PeerLink> byLoop = links.get(peer.id());
-    if (byLoop == null) return promise.setFailure(PeerFailure.unavailable(peer + " is not a peer of this node"));
+    Map<EventExecutor, PeerLink> byLoop = linksOf(peer);
     PeerLink link = byLoop.get(loop);
     if (link == null) throw new IllegalArgumentException(loop + " is not an event loop of this node");
     PeerCall call = new PeerCall(request, promise);

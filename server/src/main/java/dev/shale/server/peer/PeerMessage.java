@@ -34,7 +34,7 @@ public sealed interface PeerMessage {
    * The client's opening. {@code payload} is the frame's payload as sent or received: the proofs
    * cover it whole.
    */
-  record Hello(int protocolVersion, int mode, String sender, String receiver, String nodes, byte[] clientNonce, byte[] payload)
+  record Hello(int protocolVersion, int mode, String sender, String receiver, long mapVersion, byte[] clientNonce, byte[] payload)
       implements Handshake {
     static final int TYPE = 0x01;
 

@@ -46,7 +46,7 @@ public final class RepairRunner implements AutoCloseable {
       Cluster cluster, EntityService service, ReplicaCalls calls, PeerDialer dialer, EventLoopGroup loops) {
     int replicas = cluster.replicationFactor();
     RepairSides sides = new RepairSides(cluster.topology().self(), service, calls, dialer, loops, cluster.forwardTimeoutMillis());
-    return new RepairRunner(new ClusterRepair(cluster::placement, replicas, sides,
+    return new RepairRunner(new ClusterRepair(cluster::livePlacement, replicas, sides,
         RepairThrottle.perSecond(RECORDS_PER_SECOND), ClusterRepair.LEAF_BITS));
   }
 

@@ -3,6 +3,7 @@ package dev.shale.server.scan;
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.Consistency;
 import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.membership.ClusterMap;
 import dev.shale.server.http.Responses;
 import dev.shale.server.http.StreamingAnswer;
 import dev.shale.server.peer.PeerDialer;
@@ -58,6 +59,7 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
   private enum Phase { NEW, OPENING, STREAMING, OVER }
 
   private final Cluster cluster;
+  private final ClusterMap map; // as it was when the scan was asked for: one scan, one map
   private final PeerDialer dialer;
   private final Consistency consistency;
   private final Scans.ScanQuery query;
@@ -82,6 +84,7 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
       Cluster cluster, PeerDialer dialer, Consistency consistency, Scans.ScanQuery query, HttpVersion version, ScanThreads threads,
       Supplier<EntryIterator> localRecords) {
     this.cluster = cluster;
+    this.map = cluster.map();
     this.dialer = dialer;
     this.consistency = consistency;
     this.query = query;
@@ -110,7 +113,7 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
 
   private void createStreams() {
     NodeAddress self = cluster.topology().self();
-    for (NodeAddress node : cluster.topology().nodes()) {
+    for (NodeAddress node : map.readableMembers()) {
       NodeStream stream = node.equals(self)
           ? new LocalNodeStream(self, query::contains, localRecords, threads, ctx().executor())
           : new PeerNodeStream(node, query::contains, dialer, cluster.forwardTimeoutMillis(), query.start(), query.end(), null,
@@ -241,8 +244,8 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
 
   private @Nullable Entry newestAmongReplicas(byte[] key) {
     List<NodeAddress> replicas = consistency.from() == streams.size()
-        ? cluster.topology().nodes()
-        : cluster.placement().preferenceList(key, consistency.from());
+        ? map.readableMembers()
+        : map.readReplicas(key, consistency.from());
     Entry newest = null;
     int answers = 0;
     for (NodeAddress replica : replicas) {

@@ -14,6 +14,7 @@ import io.netty.channel.ChannelHandlerContext;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,9 +33,9 @@ final class PeerRepairServer {
 
   private final EntityService service;
   private final ScanThreads threads;
-  private final Placement placement;
+  private final Supplier<Placement> placement; // the cluster's now: asked for each request
 
-  PeerRepairServer(EntityService service, ScanThreads threads, Placement placement) {
+  PeerRepairServer(EntityService service, ScanThreads threads, Supplier<Placement> placement) {
     this.service = service;
     this.threads = threads;
     this.placement = placement;
@@ -44,7 +45,7 @@ final class PeerRepairServer {
     long id = request.id();
     SharedRange range;
     try {
-      range = SharedRange.withPeer(placement, request.other(), request.replicas());
+      range = SharedRange.withPeer(placement.get(), request.other(), request.replicas());
       RepairTree.checkedLeafBits(request.leafBits());
     } catch (IllegalArgumentException e) {
       failed(ctx, id, PeerMessage.Failed.REFUSED, String.valueOf(e.getMessage()));
@@ -90,7 +91,7 @@ final class PeerRepairServer {
     SharedRange range;
     BitSet leaves;
     try {
-      range = SharedRange.withPeer(placement, request.other(), request.replicas());
+      range = SharedRange.withPeer(placement.get(), request.other(), request.replicas());
       leaves = LeafSet.decode(request.leaves(), request.leafBits());
     } catch (IllegalArgumentException e) {
       failed(ctx, request.id(), PeerMessage.Failed.REFUSED, String.valueOf(e.getMessage()));

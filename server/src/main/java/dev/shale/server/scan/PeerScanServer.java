@@ -34,8 +34,11 @@ public final class PeerScanServer implements PeerScans {
   private final ScanThreads threads;
   private final PeerRepairServer repairs;
 
-  /** @param placement the cluster's: it says which records a repair's range holds */
-  public PeerScanServer(EntityService service, ScanThreads threads, Placement placement) {
+  /**
+   * @param placement the cluster's placement now (asked for each repair request, so that it
+   *     follows the cluster map): it says which records a repair's range holds
+   */
+  public PeerScanServer(EntityService service, ScanThreads threads, Supplier<Placement> placement) {
     this.service = service;
     this.threads = threads;
     this.repairs = new PeerRepairServer(service, threads, placement);

@@ -46,7 +46,7 @@ public final class Scans {
 
   /** {@code dialer}: opens the peer connections of cluster scans; null unless the cluster has other nodes. */
   public Scans(EntityService service, ScanThreads threads, @Nullable Cluster cluster, @Nullable PeerDialer dialer) {
-    if (cluster != null && !cluster.topology().isSingle() && dialer == null) {
+    if (cluster != null && cluster.takesPeers() && dialer == null) {
       throw new IllegalArgumentException("a cluster with peers needs a dialer for its scans");
     }
     this.service = service;
@@ -81,7 +81,7 @@ public final class Scans {
 
   private StreamingAnswer cluster(ScanQuery query, HttpVersion version) throws InvalidRequestException {
     Cluster member = cluster;
-    int nodes = member == null ? 1 : member.topology().size();
+    int nodes = member == null ? 1 : member.readableNodes();
     Consistency consistency;
     try {
       consistency = member == null ? Consistency.parse(query.ack(), query.from(), 1, 1) : member.consistency(query.ack(), query.from());

@@ -33,7 +33,7 @@ class FrameCodecTest {
   @Test
   void everyRequestRoundTripsThroughTheServersDecoder() {
     List<PeerMessage> requests = List.of(
-        Frames.hello(1, 0, "127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:1,127.0.0.1:2", new byte[32]),
+        Frames.hello(2, 0, "127.0.0.1:1", "127.0.0.1:2", 300, new byte[32]),
         new PeerMessage.Proof(new byte[32]),
         new PeerMessage.Read(1, bytes("key")),
         new PeerMessage.Write(300, 42, bytes("key"), bytes("value")),

@@ -42,7 +42,7 @@ class HandshakeTest {
   @Test
   void aServerWithoutTheSecretIsNotAnsweredWithAProof() throws Exception {
     try (TestPeerServer server = new TestPeerServer()) {
-      Future<Channel> dialed = server.dialer("another-secret-of-32-bytes-long!".getBytes(StandardCharsets.UTF_8), server.nodes)
+      Future<Channel> dialed = server.dialer("another-secret-of-32-bytes-long!".getBytes(StandardCharsets.UTF_8), server.client)
           .dial(loop(server), server.self);
       assertThat(dialed.await(10, TimeUnit.SECONDS)).isTrue();
       assertThat(dialed.cause()).isInstanceOf(HandshakeRefused.class).hasMessageContaining("cannot prove the cluster secret");
@@ -102,15 +102,24 @@ class HandshakeTest {
   }
 
   @Test
-  void anotherNodeListIsRefusedNamingBoth() throws Exception {
+  void aSenderThatIsNotAMemberIsRefusedNamingBothMaps() throws Exception {
     try (TestPeerServer server = new TestPeerServer(); LogCapture log = LogCapture.of(ServerHandshake.class.getName())) {
-      List<NodeAddress> more = new ArrayList<>(server.nodes);
-      more.add(new NodeAddress("127.0.0.1", 1));
-      Future<Channel> dialed = server.dialer(TestPeerServer.SECRET, more).dial(loop(server), server.self);
+      NodeAddress stranger = new NodeAddress("127.0.0.1", 1);
+      Future<Channel> dialed = server.dialer(TestPeerServer.SECRET, stranger).dial(loop(server), server.self);
       assertThat(dialed.await(10, TimeUnit.SECONDS)).isTrue();
-      assertThat(dialed.cause()).isInstanceOf(HandshakeRefused.class).hasMessageContaining("differs from this node's");
-      assertThat(log.lines()).anyMatch(line -> line.contains("127.0.0.1:1,") && line.contains("differs from this node's ["));
+      assertThat(dialed.cause()).isInstanceOf(HandshakeRefused.class).hasMessageContaining("is not another member of this node's cluster map");
+      assertThat(log.lines()).anyMatch(line -> line.contains("'127.0.0.1:1' (at cluster map version 0)") && line.contains("(version 0: ["));
       assertThat(server.authenticated).isEmpty();
+    }
+  }
+
+  @Test
+  void aMemberIsTakenWhateverItsMapVersion() throws Exception {
+    try (TestPeerServer server = new TestPeerServer(); RawPeer peer = new RawPeer(server.port())) {
+      PeerMessage.Hello ahead = Frames.hello(Handshakes.PROTOCOL_VERSION, InternalAuth.MODE_SECRET, server.client.id(), server.self.id(),
+          1_234_567, new byte[32]);
+      peer.preface().send(ahead);
+      assertThat(peer.receive()).isInstanceOf(PeerMessage.Challenge.class);
     }
   }
 
@@ -138,8 +147,7 @@ class HandshakeTest {
   }
 
   private static PeerMessage.Hello hello(TestPeerServer server, int version) {
-    String nodes = server.nodes.stream().map(NodeAddress::id).sorted().reduce((a, b) -> a + "," + b).orElseThrow();
-    return Frames.hello(version, InternalAuth.MODE_SECRET, server.client.id(), server.self.id(), nodes, new byte[32]);
+    return Frames.hello(version, InternalAuth.MODE_SECRET, server.client.id(), server.self.id(), 0, new byte[32]);
   }
 
   private static Channel dial(TestPeerServer server, PeerDialer dialer) throws InterruptedException {

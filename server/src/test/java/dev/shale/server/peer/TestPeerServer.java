@@ -3,6 +3,7 @@ package dev.shale.server.peer;
 import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Topology;
+import dev.shale.cluster.membership.StaticMembership;
 import dev.shale.testkit.FreePort;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
@@ -44,10 +45,10 @@ final class TestPeerServer implements AutoCloseable {
   /** {@code answering} false: requests are taken and never answered (a stalled peer). */
   TestPeerServer(boolean answering) {
     int port = FreePort.find();
+    while (port == client.port()) port = FreePort.find(); // two finds may return the same free port
     self = new NodeAddress("127.0.0.1", port);
     nodes = List.of(self, client);
-    Topology topology = new Topology(nodes, self);
-    PeerEndpoint endpoint = new PeerEndpoint(topology, InternalAuth.withSecret(SECRET), 1 << 20,
+    PeerEndpoint endpoint = new PeerEndpoint(self, StaticMembership.of(new Topology(nodes, self)), InternalAuth.withSecret(SECRET), 1 << 20,
         sender -> answering ? new Answerer() : new Silent(), authenticated::add);
     listener = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
         .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -59,14 +60,16 @@ final class TestPeerServer implements AutoCloseable {
         .bind("127.0.0.1", port).syncUninterruptibly().channel();
   }
 
-  /** A dialer in the name of {@link #client}, with {@code secret} and {@code nodes} as its list. */
-  PeerDialer dialer(byte[] secret, List<NodeAddress> nodes) {
-    Topology topology = new Topology(nodes, client);
-    return new PeerDialer(topology, InternalAuth.withSecret(secret), NioSocketChannel.class, 1 << 20, 5_000);
+  /** A dialer in the name of {@code as}, with {@code secret}. */
+  PeerDialer dialer(byte[] secret, NodeAddress as) {
+    List<NodeAddress> itsNodes = nodes.contains(as) ? nodes : List.of(self, as);
+    return new PeerDialer(as, StaticMembership.of(new Topology(itsNodes, as)), InternalAuth.withSecret(secret), NioSocketChannel.class,
+        1 << 20, 5_000);
   }
 
+  /** A dialer in the name of {@link #client}, a member of the server's map. */
   PeerDialer dialer() {
-    return dialer(SECRET, nodes);
+    return dialer(SECRET, client);
   }
 
   int port() {

@@ -1,0 +1,370 @@
+package dev.shale.app.membership;
+
+import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.membership.ClusterMap;
+import dev.shale.cluster.membership.Member;
+import dev.shale.cluster.membership.Membership;
+import dev.shale.cluster.membership.TopologyChange;
+import dev.shale.cluster.membership.TopologyChangeCodec;
+import dev.shale.cluster.membership.TopologyChangeRefused;
+import dev.shale.cluster.membership.TopologyListener;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.TimeDuration;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * This node's member of the Raft group that holds the cluster map, and the orchestration of joins
+ * and removals: the map change, then the matching change of the Raft group, so that the members of
+ * the map are the members of the group.
+ *
+ * <p>Joins and removals run one at a time on this node's "shale-membership" thread, off the
+ * callers' threads (an HTTP event loop must not wait for Raft); across nodes they are serialised
+ * by the map itself (at most one member in transition: {@link ClusterMap#apply}).
+ *
+ * <p>Thread safe.
+ */
+public final class RaftMembership implements Membership, AutoCloseable {
+  /** The Raft storage's directory under the data directory. */
+  public static final String RAFT_DIR = "raft";
+  /** The one Raft group of a Shale cluster. Do not change: it names the group's directory in stored data. */
+  static final RaftGroupId GROUP_ID = RaftGroupId.valueOf(UUID.nameUUIDFromBytes("shale cluster map".getBytes(StandardCharsets.UTF_8)));
+  /** How long a change may take to be agreed and applied here before the caller hears it failed. */
+  static final long CHANGE_TIMEOUT_MILLIS = 30_000;
+  private static final System.Logger LOG = System.getLogger(RaftMembership.class.getName());
+  private static final int RECONFIGURATION_TRIES = 40;
+  private static final long RECONFIGURATION_RETRY_MILLIS = 250;
+
+  private final NodeAddress self;
+  private final RaftProperties properties;
+  private final RaftServer server;
+  private final ClusterMapStateMachine machine;
+  private final boolean completesAtOnce;
+  private final ExecutorService changes;
+  // The map the node starts serving with (stored, bootstrapped or joined), until it applies a newer one.
+  private volatile ClusterMap assumed;
+  // Confined to the changes thread: the client of the group as it was last seen, remade when it changes.
+  private @Nullable RaftClient client;
+  private @Nullable RaftGroup clientGroup;
+
+  private RaftMembership(NodeAddress self, RaftProperties properties, RaftServer server, ClusterMapStateMachine machine,
+      boolean completesAtOnce, ClusterMap assumed) {
+    this.self = self;
+    this.assumed = assumed;
+    this.properties = properties;
+    this.server = server;
+    this.machine = machine;
+    this.completesAtOnce = completesAtOnce;
+    this.changes = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "shale-membership");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** How a node's Raft server starts: over the group it had, or as a new member of one. */
+  public sealed interface Start {
+    /** A restart: the group is the one stored under {@code <data>/raft}, the map {@code stored} its last applied. */
+    record Recover(ClusterMap stored) implements Start {}
+
+    /** A new cluster: these members, all normal; every one of them starts the same way. */
+    record Bootstrap(List<Member> members, int replicationFactor) implements Start {}
+
+    /** A new member of a running cluster: the members add it to the group. */
+    record Join() implements Start {}
+  }
+
+  /** Whether {@code dataDir} holds a Raft group already (the node was a cluster member). */
+  public static boolean hasStoredGroup(Path dataDir) {
+    return Files.isDirectory(dataDir.resolve(RAFT_DIR).resolve(GROUP_ID.getUuid().toString()));
+  }
+
+  /** The map this node applied last before it stopped, if it has one. */
+  public static Optional<ClusterMap> storedMap(Path dataDir) {
+    return new MapFile(dataDir.resolve(RAFT_DIR)).read();
+  }
+
+  /**
+   * Starts this node's Raft server, listening on {@code raftHost:raftPort}.
+   *
+   * @param completesAtOnce true when no data movement is wired: a join becomes normal and a leave
+   *     a removal as soon as it is committed (nothing is streamed)
+   * @throws UncheckedIOException when the server cannot start (its port taken, its storage unreadable)
+   */
+  public static RaftMembership start(Path dataDir, NodeAddress self, String raftHost, int raftPort, Start start,
+      TopologyListener listener, boolean completesAtOnce) {
+    Path raftDir = dataDir.resolve(RAFT_DIR);
+    RaftProperties properties = RaftSettings.properties(raftDir, raftHost, raftPort);
+    ClusterMapStateMachine machine = new ClusterMapStateMachine(new RemovalNotice(self, listener), new MapFile(raftDir));
+    RaftGroup group = switch (start) {
+      case Start.Recover ignored -> RaftGroup.valueOf(GROUP_ID);
+      case Start.Bootstrap b -> RaftGroup.valueOf(GROUP_ID, peers(b.members()));
+      // An empty configuration: the leader brings the group's log to it once the members add it
+      // (setConfiguration); until then it stands for no election.
+      case Start.Join ignored -> RaftGroup.valueOf(GROUP_ID);
+    };
+    try {
+      Files.createDirectories(raftDir);
+      RaftServer server = RaftServer.newBuilder()
+          .setServerId(peerId(self))
+          .setGroup(group)
+          .setStateMachine(machine)
+          .setProperties(properties)
+          .setOption(start instanceof Start.Recover ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
+          .build();
+      server.start();
+      ClusterMap assumed = switch (start) {
+        case Start.Recover r -> r.stored();
+        case Start.Bootstrap b -> new ClusterMap(0, b.members(), b.replicationFactor());
+        case Start.Join ignored -> ClusterMap.EMPTY;
+      };
+      RaftMembership membership = new RaftMembership(self, properties, server, machine, completesAtOnce, assumed);
+      if (start instanceof Start.Bootstrap b) membership.bootstrapInBackground(b);
+      return membership;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the Raft server on " + raftHost + ":" + raftPort + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public boolean changes() {
+    return true;
+  }
+
+  /**
+   * The map this node has applied last; until it has applied one newer than the map it started
+   * with, that one. (After a restart, Raft replays the log only once a leader tells it the commit
+   * index, and a new cluster's map is empty until its bootstrap is applied: meanwhile the node
+   * serves, and takes its peers, by the members it knows.)
+   */
+  @Override
+  public ClusterMap current() {
+    ClusterMap applied = machine.current();
+    ClusterMap start = assumed;
+    return applied.version() > start.version() ? applied : start;
+  }
+
+  /** Serves with {@code map} (the one a join answered) until this node has applied a newer one. */
+  public void assume(ClusterMap map) {
+    assumed = map;
+  }
+
+  /** Also makes the Raft group follow a join or a removal, whoever asks for it (the handoff's removals too). */
+  @Override
+  public CompletableFuture<ClusterMap> change(TopologyChange change) {
+    return CompletableFuture.supplyAsync(() -> apply(change), changes);
+  }
+
+  /**
+   * Adds {@code address} to the map as joining and to the Raft group; without data movement it is
+   * then marked normal. Asking again for a member still joining picks up where the last try stopped.
+   */
+  @Override
+  public CompletableFuture<ClusterMap> join(NodeAddress address, String raftAddress) {
+    return CompletableFuture.supplyAsync(() -> {
+      ClusterMap joined = apply(new TopologyChange.Join(address, raftAddress));
+      return completesAtOnce ? apply(new TopologyChange.MarkNormal(address)) : joined;
+    }, changes);
+  }
+
+  /**
+   * Removes {@code address} from the map and the Raft group. A live member leaves first (its copies
+   * are handed over while it is leaving); a {@code dead} one is removed at once.
+   */
+  @Override
+  public CompletableFuture<ClusterMap> remove(NodeAddress address, boolean dead) {
+    return CompletableFuture.supplyAsync(() -> {
+      if (!dead) {
+        ClusterMap leaving = apply(new TopologyChange.MarkLeaving(address));
+        if (!completesAtOnce) return leaving; // the data movement removes it once its copies are handed over
+      }
+      return apply(new TopologyChange.Remove(address));
+    }, changes);
+  }
+
+  /**
+   * Proposes {@code change} and, for a join or a removal, then makes the Raft group's members the
+   * map's: the map first, so that of two racing joins the map refuses one before either touches
+   * the group.
+   */
+  private ClusterMap apply(TopologyChange change) {
+    ClusterMap map = propose(change);
+    if (change instanceof TopologyChange.Join || change instanceof TopologyChange.Remove) reconfigure(map);
+    return map;
+  }
+
+  /** Proposes a change and waits until it is applied here: the map it made, or why it was refused. */
+  private ClusterMap propose(TopologyChange change) {
+    RaftClientReply reply;
+    try {
+      reply = client().io().send(Message.valueOf(ByteString.copyFrom(TopologyChangeCodec.encode(change))));
+    } catch (IOException e) {
+      throw new MembershipUnavailable("the cluster did not agree on the change (" + e.getMessage() + ")", e);
+    }
+    if (!reply.isSuccess()) {
+      throw new MembershipUnavailable("the cluster did not agree on the change (" + reply.getException() + ")", reply.getException());
+    }
+    String answer = reply.getMessage().getContent().toStringUtf8();
+    if (answer.startsWith(ClusterMapStateMachine.REFUSED)) {
+      throw new TopologyChangeRefused(answer.substring(ClusterMapStateMachine.REFUSED.length()));
+    }
+    return awaitApplied(reply.getLogIndex());
+  }
+
+  /** Makes the Raft group's members the map's members. */
+  private void reconfigure(ClusterMap map) {
+    List<RaftPeer> peers = peers(map.members());
+    for (int attempt = 1; ; attempt++) {
+      try {
+        RaftClientReply reply = client().admin().setConfiguration(peers);
+        if (reply.isSuccess()) return;
+        if (!(reply.getException() instanceof ReconfigurationInProgressException) || attempt == RECONFIGURATION_TRIES) {
+          throw new MembershipUnavailable("the Raft group did not take the members of map version " + map.version()
+              + " (" + reply.getException() + "); ask again to retry", reply.getException());
+        }
+      } catch (IOException e) {
+        throw new MembershipUnavailable("the Raft group did not take the members of map version " + map.version()
+            + " (" + e.getMessage() + "); ask again to retry", e);
+      }
+      pause(RECONFIGURATION_RETRY_MILLIS); // another reconfiguration (a removal's, say) is finishing
+    }
+  }
+
+  private ClusterMap awaitApplied(long index) {
+    try {
+      return machine.applied(index).get(CHANGE_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      throw new MembershipUnavailable("the change was agreed but not applied here within " + CHANGE_TIMEOUT_MILLIS + " ms", e);
+    } catch (ExecutionException e) {
+      throw new CompletionException(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new MembershipUnavailable("interrupted while waiting for the change", e);
+    }
+  }
+
+  /**
+   * Every node of a new cluster proposes the same bootstrap; the first one applied makes the map,
+   * the others are refused as "bootstrapped already", which is what they wanted.
+   */
+  private void bootstrapInBackground(Start.Bootstrap b) {
+    changes.execute(() -> {
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+      while (machine.current().isEmpty() && System.nanoTime() < deadline && !changes.isShutdown()) {
+        try {
+          propose(new TopologyChange.Bootstrap(b.members(), b.replicationFactor()));
+        } catch (TopologyChangeRefused e) {
+          return;
+        } catch (RuntimeException e) {
+          LOG.log(Level.DEBUG, () -> "bootstrap not agreed yet, retrying: " + e.getMessage());
+        }
+      }
+    });
+  }
+
+  /** A client of the group's current members (on the changes thread only). */
+  private RaftClient client() {
+    RaftGroup group;
+    try {
+      group = server.getDivision(GROUP_ID).getGroup();
+    } catch (IOException e) {
+      throw new MembershipUnavailable("this node's Raft group is not running: " + e.getMessage(), e);
+    }
+    RaftClient current = client;
+    if (current != null && group.equals(clientGroup)) return current;
+    closeClient();
+    RaftClient made = RaftClient.newBuilder()
+        .setProperties(properties)
+        .setRaftGroup(group)
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(60, TimeDuration.valueOf(250, TimeUnit.MILLISECONDS)))
+        .build();
+    client = made;
+    clientGroup = group;
+    return made;
+  }
+
+  private void closeClient() {
+    RaftClient current = client;
+    client = null;
+    clientGroup = null;
+    if (current == null) return;
+    try {
+      current.close();
+    } catch (IOException e) {
+      LOG.log(Level.DEBUG, () -> "closing a Raft client: " + e.getMessage());
+    }
+  }
+
+  static List<RaftPeer> peers(List<Member> members) {
+    return members.stream().map(m -> RaftPeer.newBuilder().setId(peerId(m.address())).setAddress(m.raftAddress()).build()).toList();
+  }
+
+  /** The member's Raft id: its node id with every character but letters and digits as '_'. */
+  static RaftPeerId peerId(NodeAddress address) {
+    return RaftPeerId.valueOf(address.id().replaceAll("[^A-Za-z0-9]", "_"));
+  }
+
+  private static void pause(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new MembershipUnavailable("interrupted", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    changes.shutdownNow();
+    try {
+      if (!changes.awaitTermination(5, TimeUnit.SECONDS)) LOG.log(Level.WARNING, "a cluster map change was still running at close");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    closeClient(); // the changes thread is done with it
+    try {
+      server.close();
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, "closing the Raft server: " + e.getMessage());
+    }
+  }
+
+  /** Logs, on the member that a change removed, that it may be stopped; then tells the listener. */
+  private record RemovalNotice(NodeAddress self, TopologyListener next) implements TopologyListener {
+    @Override
+    public void onChange(ClusterMap before, ClusterMap after) {
+      if (before.member(self).isPresent() && after.member(self).isEmpty()) {
+        LOG.log(Level.INFO, "this node (" + self + ") was removed from the cluster (map version " + after.version()
+            + "); it may be stopped");
+      }
+      next.onChange(before, after);
+    }
+  }
+}
