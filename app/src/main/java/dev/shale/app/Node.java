@@ -5,6 +5,8 @@ import dev.shale.cluster.Cluster;
 import dev.shale.cluster.HintLimits;
 import dev.shale.cluster.HintStore;
 import dev.shale.cluster.HintedHandoff;
+import dev.shale.cluster.handoff.Handoff;
+import dev.shale.cluster.handoff.MapChanges;
 import dev.shale.cluster.coordination.HintedWrites;
 import dev.shale.cluster.coordination.MissedWrites;
 import dev.shale.server.ServerOptions;
@@ -23,6 +25,8 @@ import org.jspecify.annotations.Nullable;
 final class Node implements AutoCloseable {
   /** The hint store's directory under the data directory; the engine ignores names it does not know. */
   static final String HINTS_DIR = "hints";
+  /** Where the handoff keeps the progress of its pulls ({@code <data>/handoff}; docs/format.md, "Handoff progress"). */
+  static final String HANDOFF_DIR = "handoff";
 
   private final Path dataDir;
   private final Engine engine;
@@ -65,8 +69,23 @@ final class Node implements AutoCloseable {
    */
   static Node start(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, @Nullable Cluster cluster,
       HintLimits hintLimits, @Nullable RaftMembership membership) {
+    return start(dataDir, engineOptions, serverOptions, cluster, hintLimits, membership, null);
+  }
+
+  /**
+   * How a member moves data when the map changes: the listener its membership was started with,
+   * to attach the handoff to once the node serves, and the handoff's {@code --stream-rate}.
+   */
+  record DataMovement(MapChanges changes, int bytesPerSecond) {}
+
+  /**
+   * Like {@link #start(Path, EngineOptions, ServerOptions, Cluster, HintLimits, RaftMembership)},
+   * moving data on node changes as {@code movement} says (null: none moves).
+   */
+  static Node start(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, @Nullable Cluster cluster,
+      HintLimits hintLimits, @Nullable RaftMembership membership, @Nullable DataMovement movement) {
     try {
-      return startServing(dataDir, engineOptions, serverOptions, cluster, hintLimits, membership);
+      return startServing(dataDir, engineOptions, serverOptions, cluster, hintLimits, membership, movement);
     } catch (RuntimeException e) {
       if (membership != null) membership.close();
       throw e;
@@ -74,7 +93,7 @@ final class Node implements AutoCloseable {
   }
 
   private static Node startServing(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, @Nullable Cluster cluster,
-      HintLimits hintLimits, @Nullable RaftMembership membership) {
+      HintLimits hintLimits, @Nullable RaftMembership membership, @Nullable DataMovement movement) {
     boolean replicated = cluster != null && cluster.takesPeers();
     if (replicated) {
       try {
@@ -102,6 +121,11 @@ final class Node implements AutoCloseable {
       if (hints != null && missed != null) {
         handoff = new HintedHandoff(hints, server.hintSender(), hintLimits);
         missed.deliverWith(handoff);
+      }
+      if (movement != null && membership != null && cluster != null && replicated) {
+        // The server owns (closes) the handoff; the membership has told the listener nothing until now.
+        Handoff moves = server.handoff(engine, dataDir.resolve(HANDOFF_DIR), movement.bytesPerSecond(), movement.changes());
+        movement.changes().attach(cluster.topology().self(), membership, moves);
       }
       return new Node(dataDir, engine, server, cluster, handoff, membership);
     } catch (RuntimeException e) {

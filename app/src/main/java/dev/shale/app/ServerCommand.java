@@ -3,10 +3,10 @@ package dev.shale.app;
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.HintLimits;
 import dev.shale.cluster.InternalAuth;
-import dev.shale.cluster.Placement;
 import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.Placement;
 import dev.shale.cluster.Topology;
-import dev.shale.cluster.membership.TopologyListener;
+import dev.shale.cluster.handoff.MapChanges;
 import dev.shale.app.membership.RaftMembership;
 import dev.shale.server.ServerOptions;
 import dev.shale.storage.CpuPriority;
@@ -170,6 +170,14 @@ final class ServerCommand implements Callable<Integer> {
           + "Default: ${DEFAULT-VALUE} (1 h).")
   long repairIntervalMillis;
 
+  @Option(names = "--stream-rate", paramLabel = "<size>", defaultValue = "8m",
+      converter = ByteSizeConverter.class,
+      description =
+          "Most key and value bytes a second this node writes of the data it receives when the "
+          + "nodes change (a join or a removal), so that live writes keep their latency. "
+          + "Default: ${DEFAULT-VALUE} a second.")
+  long streamRateBytes;
+
   @Option(names = "--sync", paramLabel = "interval|always", defaultValue = "interval",
       converter = SyncModeConverter.class,
       description =
@@ -285,6 +293,9 @@ final class ServerCommand implements Callable<Integer> {
     MembershipStart.Options membership = membershipOptions();
     cluster(); // checks --cluster and the secret before anything starts
     if (repairIntervalMillis < 0) throw usage("--repair-interval must be >= 0 (0: never): " + repairIntervalMillis);
+    if (streamRateBytes < 1 || streamRateBytes > Integer.MAX_VALUE) {
+      throw usage("--stream-rate must be in [1, " + Integer.MAX_VALUE + "] bytes a second: " + streamRateBytes);
+    }
     ShutdownSignals signals = ShutdownSignals.install(shutdownLimitMillis());
     try {
       // A node alone runs no Raft; any other node's cluster is its Raft-agreed map.
@@ -322,9 +333,10 @@ final class ServerCommand implements Callable<Integer> {
   private Node startMember(EngineOptions engineOptions, ServerOptions serverOptions, HintLimits hintLimits,
       MembershipStart.Options options) {
     InternalAuth auth = auth(join != null || (cluster != null && cluster.size() > 1));
-    // No data movement is wired yet (issue 15's handoff): nothing listens, and joins and leaves
-    // complete as soon as they are committed.
-    MembershipStart started = MembershipStart.start(data, options, auth.adminSignatures(), TopologyListener.NONE, true);
+    // The handoff hears the map's changes (once the node serves: Node attaches it), and finishes
+    // joins and leaves once the data moved: they do not complete when committed.
+    MapChanges changes = new MapChanges();
+    MembershipStart started = MembershipStart.start(data, options, auth.adminSignatures(), changes, false);
     Cluster cluster;
     try {
       cluster = new Cluster(new Placement(started.topology()), auth, forwardTimeoutMillis, maxPendingPerPeer, readSpeculationMillis,
@@ -333,7 +345,8 @@ final class ServerCommand implements Callable<Integer> {
       started.membership().close();
       throw usage(optionNames(e.getMessage()));
     }
-    return Node.start(data, engineOptions, serverOptions, cluster, hintLimits, started.membership());
+    return Node.start(data, engineOptions, serverOptions, cluster, hintLimits, started.membership(),
+        new Node.DataMovement(changes, (int) streamRateBytes));
   }
 
   /** What the options say of the node's membership, or a usage error. */

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What makes a node change safe for the data, on one node: the {@link TopologyListener} the
+ * What makes a node change safe for the data, on one node: the {@link ChangeListener} the
  * membership calls. When a change starts, writes go to the old and the new replicas ({@link
  * ReplicaSets#begin}) and this node pulls the ranges it gains ({@link RangePulls}), then tells
  * the membership ({@link ChangeProgress#received}). When the change is committed, requests
@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread safe: the listener's calls return at once; the pulls run on one thread of the
  * handoff's own, one change at a time.
  */
-public final class Handoff implements TopologyListener, AutoCloseable {
+public final class Handoff implements ChangeListener, AutoCloseable {
   private static final System.Logger LOG = System.getLogger(Handoff.class.getName());
 
   /**

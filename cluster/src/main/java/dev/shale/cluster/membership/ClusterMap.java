@@ -78,6 +78,11 @@ public final class ClusterMap {
     return readPlacement == null ? List.of() : readPlacement.topology().nodes();
   }
 
+  /** The members a key's data is written to once the change under way is done: the normal and joining ones. */
+  public List<NodeAddress> writableMembers() {
+    return writePlacement == null ? List.of() : writePlacement.topology().nodes();
+  }
+
   /** The member that is joining or leaving, if one is (at most one is: see {@link #apply}). */
   public Optional<Member> inTransition() {
     return members.stream().filter(m -> m.state().inTransition()).findFirst();

@@ -1,7 +1,7 @@
 package dev.shale.cluster.handoff;
 
 /**
- * What the membership tells a node about topology changes, in the order they are agreed: the seam
+ * What a node hears of a topology change, in the order changes are agreed: the seam
  * between the membership (which decides the changes) and the handoff (which moves the data).
  *
  * <p>A change goes through two calls: {@link #changeStarted} when the new node list is agreed but
@@ -12,7 +12,7 @@ package dev.shale.cluster.handoff;
  *
  * <p>Implementations return quickly: the work they start runs on threads of their own.
  */
-public interface TopologyListener {
+public interface ChangeListener {
   /**
    * A change began: writes go to the replicas of both placements, reads stay on {@code before}'s,
    * and this node starts pulling the ranges it gains. Called again with the same change after a
