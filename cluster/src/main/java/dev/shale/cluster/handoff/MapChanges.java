@@ -51,6 +51,7 @@ public final class MapChanges implements TopologyListener, ChangeProgress {
   private @Nullable Membership membership; // set by attach
   private @Nullable ChangeListener handoff; // set by attach
   private @Nullable PlacementChange started; // the change the handoff was told of, until committed
+  private @Nullable Sides startedSides; // its node lists: a Placement has no value equality
 
   /**
    * From now on changes go to {@code handoff} (the one of {@code self}), and its reports to
@@ -71,15 +72,19 @@ public final class MapChanges implements TopologyListener, ChangeProgress {
   private void follow(ChangeListener handoff, ClusterMap after) {
     Optional<Member> moving = after.inTransition();
     if (moving.isPresent()) {
+      // A progress report changes the map, not the change: the same sides are the same change.
+      Sides sides = new Sides(after.readableMembers(), after.writableMembers(), after.replicationFactor());
       PlacementChange change = changeOf(after);
-      if (change != null && !change.equals(started)) {
+      if (change != null && !sides.equals(startedSides)) {
         if (started != null) handoff.changeCommitted(started); // a change this node missed the end of
         started = change;
+        startedSides = sides;
         handoff.changeStarted(change);
       }
     } else if (started != null) {
       PlacementChange done = started;
       started = null;
+      startedSides = null;
       handoff.changeCommitted(done);
       Optional<Member> me = after.member(Objects.requireNonNull(self));
       if (me.isPresent() && me.get().progress().startsWith(RECEIVED)) propose(new TopologyChange.Progress(self, ""));
@@ -96,6 +101,9 @@ public final class MapChanges implements TopologyListener, ChangeProgress {
     if (before.isEmpty() || after.isEmpty() || map.replicationFactor() < 1) return null;
     return PlacementChange.between(before, after, map.replicationFactor());
   }
+
+  /** A change as the node lists before and after it and the replication factor. */
+  private record Sides(List<NodeAddress> before, List<NodeAddress> after, int replicationFactor) {}
 
   @Override
   public void received(NodeAddress node) {
