@@ -17,12 +17,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What makes a node change safe for the data, on one node: the {@link ChangeListener} the
- * membership calls. When a change starts, writes go to the old and the new replicas ({@link
- * ReplicaSets#begin}) and this node pulls the ranges it gains ({@link RangePulls}), then tells
- * the membership ({@link ChangeProgress#received}). When the change is committed, requests
- * follow the new placement ({@link ReplicaSets#commit}), this node drops its copies of the ranges
- * it lost, and the progress file goes.
+ * What makes a node change safe for the data, on one node: the {@link ChangeListener} that
+ * {@link MapChanges} drives from the cluster map. When a change starts, writes go to the old and
+ * the new replicas (the map says so itself; on a fixed cluster, {@link ReplicaSets#begin}) and
+ * this node pulls the ranges it gains ({@link RangePulls}), then tells the membership ({@link
+ * ChangeProgress#received}). When the change is committed, requests follow the new placement
+ * (the map's, or {@link ReplicaSets#commit}), this node drops its copies of the ranges it lost,
+ * and the progress file goes.
  *
  * <p>Thread safe: the listener's calls return at once; the pulls run on one thread of the
  * handoff's own, one change at a time.
