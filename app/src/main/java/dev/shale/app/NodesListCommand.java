@@ -44,16 +44,22 @@ final class NodesListCommand implements Callable<Integer> {
     int width = map.members().stream().mapToInt(m -> m.address().url().length()).max().orElse(3);
     text.append(String.format("%-" + width + "s  %-8s  %s%n", "URL", "STATE", "PROGRESS"));
     for (Member m : map.members()) {
-      text.append(String.format("%-" + width + "s  %-8s  %s%n", m.address().url(), m.state().wireName(), m.progress()));
+      text.append(String.format("%-" + width + "s  %-8s  %s%n", m.address().url(), stateOf(m), m.progress()));
     }
     return text.toString().stripTrailing();
+  }
+
+  /** A member's state as the operator reads it: {@code dead} for one leaving because it is down. */
+  static String stateOf(Member m) {
+    return m.dead() ? "dead" : m.state().wireName();
   }
 
   static String json(ClusterMap map) {
     StringJoiner members = new StringJoiner(", ", "[", "]");
     for (Member m : map.members()) {
       members.add("{\"url\": " + StatusBody.quote(m.address().url()) + ", \"state\": " + StatusBody.quote(m.state().wireName())
-          + ", \"raftAddress\": " + StatusBody.quote(m.raftAddress()) + ", \"progress\": " + StatusBody.quote(m.progress()) + "}");
+          + (m.dead() ? ", \"dead\": true" : "") + ", \"raftAddress\": " + StatusBody.quote(m.raftAddress())
+          + ", \"progress\": " + StatusBody.quote(m.progress()) + "}");
     }
     return "{\"version\": " + map.version() + ", \"replicationFactor\": " + map.replicationFactor() + ", \"members\": " + members + "}";
   }

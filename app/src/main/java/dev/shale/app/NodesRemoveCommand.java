@@ -27,7 +27,9 @@ import picocli.CommandLine.Spec;
       "from the members that agree on it. Prints the progress; exits 0 once it is removed, 1 when",
       "the cluster refuses (another change under way: the reason says) or cannot be reached. The",
       "call is signed with the cluster secret (--cluster-secret-file).",
-      "The removed node logs that it may be stopped.",
+      "The removed node logs that it may be stopped. A member that is down is removed with --dead:",
+      "it becomes leaving, dead, and the members that take its keys over copy them from the other",
+      "replicas; it is removed once they have.",
       ""
     })
 final class NodesRemoveCommand implements Callable<Integer> {
@@ -41,7 +43,7 @@ final class NodesRemoveCommand implements Callable<Integer> {
   String member;
 
   @Option(names = "--dead",
-      description = "The member is down: remove it at once; its copies are rebuilt from the other replicas.")
+      description = "The member is down: its copies are rebuilt from the other replicas, not pulled from it.")
   boolean dead;
 
   @Override
@@ -59,7 +61,7 @@ final class NodesRemoveCommand implements Callable<Integer> {
     out.flush();
     ClusterMap map = calls.remove(leaving, dead);
     // With data movement wired, the answer comes once the member is leaving; it is removed once its
-    // copies are handed over.
+    // copies are handed over (or, dead, rebuilt from the other replicas).
     String last = "";
     while (map.member(leaving).isPresent()) {
       String now = describe(map.member(leaving));
@@ -80,6 +82,7 @@ final class NodesRemoveCommand implements Callable<Integer> {
   }
 
   private static String describe(Optional<Member> member) {
-    return member.map(m -> m.state().wireName() + (m.progress().isEmpty() ? "" : " (" + m.progress() + ")")).orElse("removed");
+    return member.map(m -> NodesListCommand.stateOf(m) + (m.progress().isEmpty() ? "" : " (" + m.progress() + ")"))
+        .orElse("removed");
   }
 }

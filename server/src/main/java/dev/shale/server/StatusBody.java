@@ -78,12 +78,15 @@ public final class StatusBody {
         + ", \"hintsPendingBytes\": " + replication.hintsPendingBytes();
   }
 
-  /** {"version": n, "members": [{"url": ..., "state": ..., "progress": ...}, ...]}: the cluster map as this node has it. */
+  /**
+   * {"version": n, "members": [{"url": ..., "state": ..., "progress": ...}, ...]}: the cluster map
+   * as this node has it; a member leaving because it is down has {@code "dead": true} after its state.
+   */
   private static String topologyObject(ClusterMap map) {
     StringJoiner members = new StringJoiner(", ", "[", "]");
     for (Member m : map.members()) {
       members.add("{\"url\": " + quote(m.address().url()) + ", \"state\": " + quote(m.state().wireName())
-          + ", \"progress\": " + quote(m.progress()) + "}");
+          + (m.dead() ? ", \"dead\": true" : "") + ", \"progress\": " + quote(m.progress()) + "}");
     }
     return "{\"version\": " + map.version() + ", \"members\": " + members + "}";
   }

@@ -195,16 +195,16 @@ public final class RaftMembership implements Membership, AutoCloseable {
   }
 
   /**
-   * Removes {@code address} from the map and the Raft group. A live member leaves first (its copies
-   * are handed over while it is leaving); a {@code dead} one is removed at once.
+   * Removes {@code address} from the map and the Raft group. It leaves first: a live member hands
+   * its copies over while it is leaving, a {@code dead} one's are rebuilt from the other replicas;
+   * the data movement removes it once they are. Without data movement a live member is removed
+   * as soon as it is leaving, a dead one at once.
    */
   @Override
   public CompletableFuture<ClusterMap> remove(NodeAddress address, boolean dead) {
     return CompletableFuture.supplyAsync(() -> {
-      if (!dead) {
-        ClusterMap leaving = apply(new TopologyChange.MarkLeaving(address));
-        if (!completesAtOnce) return leaving; // the data movement removes it once its copies are handed over
-      }
+      if (!completesAtOnce) return apply(dead ? new TopologyChange.MarkDead(address) : new TopologyChange.MarkLeaving(address));
+      if (!dead) apply(new TopologyChange.MarkLeaving(address));
       return apply(new TopologyChange.Remove(address));
     }, changes);
   }

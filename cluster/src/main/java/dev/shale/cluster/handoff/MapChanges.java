@@ -32,6 +32,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>This node received every range it gains: of a joining member (the only node a join gives
  *       ranges to) it proposes {@code normal}; of a leave, it reports {@code progress} on itself,
  *       and the report that makes every gaining node done proposes {@code remove} of the leaving one.
+ *   <li>A member leaving dead ({@code nodes remove --dead}) leaves like a live one, but is down in
+ *       the change: the gaining nodes pull its copies from the other replicas; it reports nothing.
  * </ul>
  *
  * <p>The handoff is {@link #attach attached} once the node serves (the membership starts before
@@ -73,10 +75,12 @@ public final class MapChanges implements TopologyListener, ChangeProgress {
     Optional<Member> moving = after.inTransition();
     if (moving.isPresent()) {
       // A progress report changes the map, not the change: the same sides are the same change.
-      Sides sides = new Sides(after.readableMembers(), after.writableMembers(), after.replicationFactor());
+      Sides sides = new Sides(after.readableMembers(), after.writableMembers(), after.replicationFactor(), after.deadMembers());
       PlacementChange change = changeOf(after);
       if (change != null && !sides.equals(startedSides)) {
-        if (started != null) handoff.changeCommitted(started); // a change this node missed the end of
+        // A change this node missed the end of is over; the same one with its leaving member now
+        // dead goes on (started again, its pulls resume, skipping the dead one).
+        if (started != null && !sides.sameNodes(startedSides)) handoff.changeCommitted(started);
         started = change;
         startedSides = sides;
         handoff.changeStarted(change);
@@ -93,17 +97,23 @@ public final class MapChanges implements TopologyListener, ChangeProgress {
 
   /**
    * The placement change a map in transition stands for, or null when either side is empty (a
-   * cluster's first member joining has nothing to receive).
+   * cluster's first member joining has nothing to receive). A member leaving dead is down in it.
    */
   static @Nullable PlacementChange changeOf(ClusterMap map) {
     List<NodeAddress> before = map.readableMembers();
     List<NodeAddress> after = map.writableMembers();
     if (before.isEmpty() || after.isEmpty() || map.replicationFactor() < 1) return null;
-    return PlacementChange.between(before, after, map.replicationFactor());
+    return PlacementChange.between(before, after, map.replicationFactor()).withDown(map.deadMembers());
   }
 
-  /** A change as the node lists before and after it and the replication factor. */
-  private record Sides(List<NodeAddress> before, List<NodeAddress> after, int replicationFactor) {}
+  /** A change as the node lists before and after it, the replication factor, and the nodes down in it. */
+  private record Sides(List<NodeAddress> before, List<NodeAddress> after, int replicationFactor, List<NodeAddress> down) {
+    /** Whether {@code other} moves the same keys between the same nodes (whoever is down). */
+    boolean sameNodes(@Nullable Sides other) {
+      return other != null && before.equals(other.before) && after.equals(other.after)
+          && replicationFactor == other.replicationFactor;
+    }
+  }
 
   @Override
   public void received(NodeAddress node) {

@@ -4,6 +4,7 @@ import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Placement;
 import dev.shale.cluster.Topology;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -31,15 +32,36 @@ import java.util.Set;
  * @param before the placement in force until the change is committed
  * @param after the placement once it is
  * @param replicas the replication factor: copies of each key (at least 1)
+ * @param down nodes of {@code before} that are down for good (removed as dead): a range is never
+ *     pulled from them, only from the other nodes of its replica set before the change
  */
-public record PlacementChange(Placement before, Placement after, int replicas) {
+public record PlacementChange(Placement before, Placement after, int replicas, Set<NodeAddress> down) {
   public PlacementChange {
     if (replicas < 1) throw new IllegalArgumentException("replicas must be >= 1: " + replicas);
+    down = Set.copyOf(down);
+    if (!before.topology().nodes().containsAll(down)) {
+      throw new IllegalArgumentException("down nodes " + down + " are not all nodes before the change");
+    }
+  }
+
+  /** A change whose nodes before it are all up. */
+  public PlacementChange(Placement before, Placement after, int replicas) {
+    this(before, after, replicas, Set.of());
   }
 
   /** The change from a cluster of {@code before} to one of {@code after} (neither empty). */
   public static PlacementChange between(List<NodeAddress> before, List<NodeAddress> after, int replicas) {
     return new PlacementChange(placementOf(before), placementOf(after), replicas);
+  }
+
+  /** This change, with {@code nodes} (of the nodes before it) down for good. */
+  public PlacementChange withDown(Collection<NodeAddress> nodes) {
+    return new PlacementChange(before, after, replicas, Set.copyOf(nodes));
+  }
+
+  /** Whether every node of the replica set {@code sources} is down: its range has no copy left to pull. */
+  public boolean allDown(Set<NodeAddress> sources) {
+    return down.containsAll(sources);
   }
 
   /** {@code key}'s replicas before the change, most preferred first. */

@@ -83,6 +83,15 @@ public final class ClusterMap {
     return writePlacement == null ? List.of() : writePlacement.topology().nodes();
   }
 
+  /**
+   * The members leaving because they are down ({@link Member#dead}): still among the readable
+   * members (a request's replicas keep their number; one that is down fails at once), but no
+   * source of the copies they held, which are rebuilt from the other replicas.
+   */
+  public List<NodeAddress> deadMembers() {
+    return members.stream().filter(Member::dead).map(Member::address).toList();
+  }
+
   /** The member that is joining or leaving, if one is (at most one is: see {@link #apply}). */
   public Optional<Member> inTransition() {
     return members.stream().filter(m -> m.state().inTransition()).findFirst();
@@ -92,6 +101,11 @@ public final class ClusterMap {
    * The members to read {@code key} from: the first {@code from} of its preference list over the
    * normal and leaving members (fewer when there are fewer). A joining member is not read from: it
    * may not have the key yet.
+   *
+   * <p>A member leaving dead stays in the list: without it a key it replicated would have fewer
+   * than {@code from} replicas, which the coordinator refuses, and its successor, in its place,
+   * may not hold the key yet (a quorum of it and a replica that missed a write would miss it). A
+   * request to it fails and the others answer, as while it was a normal member that was down.
    */
   public List<NodeAddress> readReplicas(byte[] key, int from) {
     return firstOf(readPlacement, key, from);
@@ -124,7 +138,8 @@ public final class ClusterMap {
       case TopologyChange.Join j -> join(j, index);
       case TopologyChange.MarkNormal n -> with(index, n.address(), "mark normal", MemberState.JOINING,
           m -> m.withState(MemberState.NORMAL).withProgress(""));
-      case TopologyChange.MarkLeaving l -> leave(l.address(), index);
+      case TopologyChange.MarkLeaving l -> leave(l.address(), false, index);
+      case TopologyChange.MarkDead d -> leave(d.address(), true, index);
       case TopologyChange.Remove r -> remove(r.address(), index);
       case TopologyChange.Progress p -> with(index, p.address(), "report progress of", null, m -> m.withProgress(p.progress()));
     };
@@ -153,12 +168,16 @@ public final class ClusterMap {
     return new ClusterMap(index, next, replicationFactor);
   }
 
-  private ClusterMap leave(NodeAddress address, long index) {
-    Member m = existingMember(address, "mark leaving");
-    if (m.state() == MemberState.LEAVING) return withVersion(index); // asked again
+  /** A normal member starts leaving; {@code dead}: because it is down, so no node pulls from it. */
+  private ClusterMap leave(NodeAddress address, boolean dead, long index) {
+    Member m = existingMember(address, dead ? "mark dead" : "mark leaving");
+    if (m.state() == MemberState.LEAVING) {
+      // Asked again; or a leaving member went down on the way: marked dead, the pulls stop asking it.
+      return dead && !m.dead() ? replace(index, m.leavingDead()) : withVersion(index);
+    }
     refuseWhileInTransition("start removing " + address);
     if (members.size() == 1) throw new TopologyChangeRefused(address + " is the last member; a cluster keeps at least one");
-    return replace(index, m.withState(MemberState.LEAVING));
+    return replace(index, dead ? m.leavingDead() : m.withState(MemberState.LEAVING));
   }
 
   private ClusterMap remove(NodeAddress address, long index) {

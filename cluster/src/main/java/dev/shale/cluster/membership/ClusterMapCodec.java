@@ -13,6 +13,8 @@ import java.util.List;
 public final class ClusterMapCodec {
   /** The first line of a snapshot; the number is the format's version. */
   static final String HEADER = "shale-cluster-map 1";
+  /** The state word of a dead leaving member ({@link Member#dead}); the others are {@link MemberState#wireName}. */
+  static final String DEAD = "dead";
 
   private ClusterMapCodec() {}
 
@@ -22,7 +24,8 @@ public final class ClusterMapCodec {
         .append("replication-factor ").append(map.replicationFactor()).append('\n');
     for (Member m : map.members()) {
       text.append("member ").append(m.address().url()).append(' ').append(m.raftAddress()).append(' ')
-          .append(m.state().wireName()).append(' ').append(TopologyChangeCodec.escape(m.progress())).append('\n');
+          .append(m.dead() ? DEAD : m.state().wireName()).append(' ')
+          .append(TopologyChangeCodec.escape(m.progress())).append('\n');
     }
     return text.toString().getBytes(StandardCharsets.UTF_8);
   }
@@ -51,7 +54,9 @@ public final class ClusterMapCodec {
       throw new IllegalArgumentException("bad member line '" + line + "'");
     }
     String progress = words.length == 5 ? TopologyChangeCodec.unescape(words[4]) : "";
-    return new Member(NodeAddress.parse(words[1]), words[2], MemberState.ofWireName(words[3]), progress);
+    boolean dead = words[3].equals(DEAD);
+    MemberState state = dead ? MemberState.LEAVING : MemberState.ofWireName(words[3]);
+    return new Member(NodeAddress.parse(words[1]), words[2], state, progress, dead);
   }
 
   private static String value(String line, String name) {

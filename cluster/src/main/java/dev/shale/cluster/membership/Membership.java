@@ -31,8 +31,10 @@ public interface Membership {
   CompletableFuture<ClusterMap> join(NodeAddress address, String raftAddress);
 
   /**
-   * Removes {@code address}: a live member leaves first (its copies are handed over while it is
-   * leaving); a {@code dead} one is removed at once. Completes as {@link #change} does.
+   * Removes {@code address}: it leaves first, then is removed once its copies are where they
+   * belong: a live member hands them over while it is leaving, a {@code dead} one's are rebuilt
+   * from the other replicas. Completes as {@link #change} does, with the map where it is leaving
+   * (or, where nothing moves data, the one without it).
    */
   CompletableFuture<ClusterMap> remove(NodeAddress address, boolean dead);
 }

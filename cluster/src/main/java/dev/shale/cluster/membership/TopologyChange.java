@@ -25,6 +25,12 @@ public sealed interface TopologyChange {
   /** A normal member starts leaving. */
   record MarkLeaving(NodeAddress address) implements TopologyChange {}
 
+  /**
+   * A member that is down starts leaving ({@code nodes remove --dead}): no node pulls from it,
+   * its copies are rebuilt from the other replicas. Of a member leaving already, marks it dead.
+   */
+  record MarkDead(NodeAddress address) implements TopologyChange {}
+
   /** A member is gone from the map (after leaving, or at once when it is dead). */
   record Remove(NodeAddress address) implements TopologyChange {}
 

@@ -20,6 +20,7 @@ public final class TopologyChangeCodec {
       case TopologyChange.Join j -> "join " + j.address().url() + " " + j.raftAddress();
       case TopologyChange.MarkNormal n -> "normal " + n.address().url();
       case TopologyChange.MarkLeaving l -> "leaving " + l.address().url();
+      case TopologyChange.MarkDead d -> "dead " + d.address().url();
       case TopologyChange.Remove r -> "remove " + r.address().url();
       case TopologyChange.Progress p -> "progress " + p.address().url() + " " + escape(p.progress());
     };
@@ -36,6 +37,7 @@ public final class TopologyChangeCodec {
         case "join" -> new TopologyChange.Join(address(words, 1, 3), RaftAddress.check(words[2]));
         case "normal" -> new TopologyChange.MarkNormal(address(words, 1, 2));
         case "leaving" -> new TopologyChange.MarkLeaving(address(words, 1, 2));
+        case "dead" -> new TopologyChange.MarkDead(address(words, 1, 2));
         case "remove" -> new TopologyChange.Remove(address(words, 1, 2));
         case "progress" -> new TopologyChange.Progress(address(words, 1, 3), unescape(words[2]));
         default -> throw new IllegalArgumentException("unknown change '" + words[0] + "'");

@@ -59,11 +59,46 @@ class MapChangesTest {
   }
 
   @Test
+  void aDeadLeaveIsAChangeWithTheMemberDownAndEndsOnceEveryGainingNodeReported() {
+    FakeMembership members = new FakeMembership(fourNodes());
+    Recorder handoff = new Recorder();
+    MapChanges changes = new MapChanges();
+    changes.attach(nodes.get(1), members, handoff);
+    members.apply(changes, new TopologyChange.MarkDead(a));
+    assertThat(handoff.calls).containsExactly("started 4->3 down " + a.id());
+
+    // The dead member never reports; the others do, and the last report removes it.
+    for (NodeAddress gainer : nodes.subList(1, 4)) {
+      changes.received(gainer);
+      members.applyProposed(changes);
+    }
+    assertThat(members.current().member(a)).isEmpty();
+    assertThat(handoff.calls).containsExactly("started 4->3 down " + a.id(), "committed 4->3 down " + a.id());
+  }
+
+  @Test
+  void aLeavingMemberMarkedDeadGoesOnWithTheSameChangeNotCommittedOnTheWay() {
+    FakeMembership members = new FakeMembership(fourNodes());
+    Recorder handoff = new Recorder();
+    MapChanges changes = new MapChanges();
+    changes.attach(nodes.get(1), members, handoff);
+    members.apply(changes, new TopologyChange.MarkLeaving(a));
+    members.apply(changes, new TopologyChange.MarkDead(a));
+    members.apply(changes, new TopologyChange.Progress(nodes.get(2), "half way"));
+    // Committing the change would drop copies that reads still count on: it is started again.
+    assertThat(handoff.calls).containsExactly("started 4->3", "started 4->3 down " + a.id());
+  }
+
+  @Test
   void attachingToAMapInTransitionResumesTheChange() {
     ClusterMap joining = threeNodes().apply(new TopologyChange.Join(d, "127.0.0.1:19004"), 5);
     Recorder handoff = new Recorder();
     new MapChanges().attach(d, new FakeMembership(joining), handoff);
     assertThat(handoff.calls).containsExactly("started 3->4");
+  }
+
+  private ClusterMap fourNodes() {
+    return threeNodes().apply(new TopologyChange.Join(d, "127.0.0.1:19004"), 5).apply(new TopologyChange.MarkNormal(d), 6);
   }
 
   private ClusterMap threeNodes() {
@@ -86,7 +121,8 @@ class MapChangesTest {
     }
 
     private static String sides(PlacementChange change) {
-      return change.before().topology().size() + "->" + change.after().topology().size();
+      return change.before().topology().size() + "->" + change.after().topology().size()
+          + (change.down().isEmpty() ? "" : " down " + NodeIds.join(change.down()));
     }
   }
 
