@@ -1,5 +1,8 @@
 package dev.shale.cluster.handoff;
 
+import dev.shale.cluster.NodeAddress;
+import java.util.List;
+
 /**
  * What a node hears of a topology change, in the order changes are agreed: the seam
  * between the membership (which decides the changes) and the handoff (which moves the data).
@@ -25,4 +28,12 @@ public interface ChangeListener {
    * copies of the ranges it no longer replicates.
    */
   void changeCommitted(PlacementChange change);
+
+  /**
+   * No change is pending in the map this node takes up at its start, whose members are {@code
+   * members}: a change this node was told of before it stopped, and did not hear the end of, ended
+   * while it was down. If it ended with these very members, it is committed now, as if heard (the
+   * copies this node lost in it are dropped); else, the map having moved on, nothing is done.
+   */
+  default void noChangePending(List<NodeAddress> members) {}
 }

@@ -82,6 +82,11 @@ public final class Handoff implements ChangeListener, AutoCloseable {
     onThread(() -> forget(change));
   }
 
+  @Override
+  public void noChangePending(List<NodeAddress> members) {
+    onThread(() -> commitMissed(members));
+  }
+
   /** Runs {@code work} on the handoff's thread, unless the node stops: its next start takes the change up. */
   private void onThread(Runnable work) {
     try {
@@ -136,6 +141,27 @@ public final class Handoff implements ChangeListener, AutoCloseable {
     return (source, keys, start, sink) -> change.down().contains(source)
         ? CompletableFuture.failedFuture(new IOException(source + " is down (removed as dead), not a source"))
         : pulls.pull(source, keys, start, sink);
+  }
+
+  /**
+   * The cleanup of the change this node's progress file names, if it ended with {@code members}
+   * (the file is deleted when a change is committed here, so one left names a change this node
+   * did not hear the end of). A change that ended otherwise (the map moved on, or the map this
+   * node serves with is older than the change) is left alone: its copies stay, taking room only.
+   */
+  private void commitMissed(List<NodeAddress> members) {
+    if (closed.get()) return;
+    PlacementChange missed;
+    try {
+      missed = HandoffProgress.storedChange(directory);
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, () -> "handoff: cannot read the progress of the last change: " + e.getMessage());
+      return;
+    }
+    if (missed == null || !NodeIds.join(missed.after().topology().nodes()).equals(NodeIds.join(members))) return;
+    LOG.log(Level.INFO, () -> "handoff: the change to " + NodeIds.join(members) + " ended while this node was down;"
+        + " committing it here now");
+    forget(missed);
   }
 
   /**

@@ -16,6 +16,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The persisted progress of the ranges a node gains in one change: {@code handoff/progress} in
@@ -59,6 +60,26 @@ public final class HandoffProgress {
       throw new UncheckedIOException("cannot keep the handoff's progress in " + progress.file + ": " + e.getMessage(), e);
     }
     return progress;
+  }
+
+  /**
+   * The change whose progress {@code directory} holds, or null when it holds none.
+   *
+   * @throws IOException if the file cannot be read or its change line does not parse
+   */
+  public static @Nullable PlacementChange storedChange(Path directory) throws IOException {
+    Path file = directory.resolve("progress");
+    if (!Files.exists(file)) return null;
+    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    String[] change = lines.size() < 2 ? new String[0] : lines.get(1).split(" ", -1);
+    if (lines.isEmpty() || !lines.getFirst().equals(HEADER) || change.length != 4 || !change[0].equals("change")) {
+      throw new IOException(file + ": not a handoff progress file with a change line");
+    }
+    try {
+      return PlacementChange.between(NodeIds.parse(change[2]), NodeIds.parse(change[3]), Integer.parseInt(change[1]));
+    } catch (IllegalArgumentException e) {
+      throw new IOException(file + " line 2: " + e.getMessage(), e);
+    }
   }
 
   public synchronized RangeProgress of(Collection<NodeAddress> sources) {

@@ -38,7 +38,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The handoff is {@link #attach attached} once the node serves (the membership starts before
  * it and may apply changes meanwhile): attaching starts the change the map has in transition, if
- * any, which is how a restarted node resumes its pulls.
+ * any, which is how a restarted node resumes its pulls; with none in transition, it lets the
+ * handoff commit a change that ended while the node was down ({@link ChangeListener#noChangePending}).
  *
  * <p>Thread safe: {@link #onChange} runs on the thread that applies the log, {@link #received} on
  * the handoff's; both return at once, proposals complete on the membership's own thread.
@@ -63,7 +64,10 @@ public final class MapChanges implements TopologyListener, ChangeProgress {
     this.self = self;
     this.membership = membership;
     this.handoff = handoff;
-    follow(handoff, membership.current());
+    ClusterMap now = membership.current();
+    follow(handoff, now);
+    // The membership may have applied the end of a change before the handoff was attached.
+    if (now.inTransition().isEmpty() && now.member(self).isPresent()) handoff.noChangePending(now.addresses());
   }
 
   @Override
