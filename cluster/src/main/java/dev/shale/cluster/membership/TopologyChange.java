@@ -31,7 +31,7 @@ public sealed interface TopologyChange {
    */
   record MarkDead(NodeAddress address) implements TopologyChange {}
 
-  /** A member is gone from the map (after leaving, or at once when it is dead). */
+  /** A member is gone from the map (after leaving; a dead one at once where nothing moves data). */
   record Remove(NodeAddress address) implements TopologyChange {}
 
   /** What the data movement reports of a member (opaque to the map). */

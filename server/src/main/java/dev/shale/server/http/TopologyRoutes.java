@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * <pre>
  *   GET  /v0/admin/topology                              the map, in its stored text form (docs/format.md)
  *   POST /v0/admin/topology/join?url=U&amp;raft=H:P      U joins (its Raft server on H:P)
- *   POST /v0/admin/topology/remove?url=U[&amp;dead=true] U leaves, or is removed at once when dead
+ *   POST /v0/admin/topology/remove?url=U[&amp;dead=true] U leaves (dead: down, its copies rebuilt from the others)
  * </pre>
  * A change answers 200 with the map it made; 409 when the map refuses it (another change under
  * way, an unknown member: the reason says), 503 when the members could not agree (retry), 400
