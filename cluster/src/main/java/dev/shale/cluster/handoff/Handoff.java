@@ -99,7 +99,7 @@ public final class Handoff implements ChangeListener, AutoCloseable {
     if (closed.get()) return;
     HandoffProgress pulled;
     try {
-      pulled = HandoffProgress.open(directory, change, change.sourcesOfRangesGainedBy(self));
+      pulled = HandoffProgress.open(directory, change, change.pullsOf(self).stream().map(PullUnit::name).toList());
     } catch (UncheckedIOException e) { // on this thread nobody else would hear of it
       LOG.log(Level.ERROR, () -> "handoff: cannot pull the ranges this node gains: " + e.getMessage());
       return;

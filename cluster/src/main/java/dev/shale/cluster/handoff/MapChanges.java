@@ -99,7 +99,7 @@ public final class MapChanges implements TopologyListener, ChangeProgress {
     List<NodeAddress> before = map.readableMembers();
     List<NodeAddress> after = map.writableMembers();
     if (before.isEmpty() || after.isEmpty() || map.replicationFactor() < 1) return null;
-    return PlacementChange.between(before, after, map.replicationFactor());
+    return PlacementChange.between(before, after, map.replicationFactor(), map.version());
   }
 
   /** A change as the node lists before and after it and the replication factor. */
