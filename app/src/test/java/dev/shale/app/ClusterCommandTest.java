@@ -2,6 +2,7 @@ package dev.shale.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shale.cluster.membership.RaftAddress;
 import dev.shale.testkit.Await;
 import dev.shale.testkit.EntityClient;
 import dev.shale.testkit.FreePort;
@@ -106,7 +107,12 @@ class ClusterCommandTest {
   private static int freeRunOfThree() {
     for (int attempt = 0; attempt < 50; attempt++) {
       int p = FreePort.find();
-      if (p + 2 <= 65535 && FreePort.isFree(p + 1) && FreePort.isFree(p + 2)) return p;
+      // Each node also takes its Raft port (RaftAddress.defaultPort): one in use, by an outgoing
+      // connection of another test say, would keep that node from starting.
+      if (p + 2 <= 65535 && FreePort.isFree(p + 1) && FreePort.isFree(p + 2) && FreePort.isFree(RaftAddress.defaultPort(p))
+          && FreePort.isFree(RaftAddress.defaultPort(p + 1)) && FreePort.isFree(RaftAddress.defaultPort(p + 2))) {
+        return p;
+      }
     }
     throw new AssertionError("no run of three free ports found");
   }

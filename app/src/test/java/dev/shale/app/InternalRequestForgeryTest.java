@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shale.storage.Versions;
+import dev.shale.testkit.Await;
 import dev.shale.testkit.EntityClient;
 import dev.shale.testkit.PeerWire;
 import java.net.URI;
@@ -113,6 +114,26 @@ class InternalRequestForgeryTest {
       assertThat(cluster.readAlone(0, ID).text()).isEqualTo("later");
       assertThat(client.delete(ID).status()).isEqualTo(202);
       assertThat(client.get(ID).status()).isEqualTo(404);
+    }
+  }
+
+  @Test
+  void aReplicaRequestFromACoordinatorWhoseMapIsOlderThanTheNodesPlacementIsRefused(@TempDir Path tmp) throws Exception {
+    try (TestCluster cluster = new TestCluster(tmp, 2, List.of()).startAll()) {
+      Await.until("node 0 applied the bootstrap (map version 1 or more)", Duration.ofSeconds(30), () -> {
+        MembershipClusterTest.Topology topology = MembershipClusterTest.topology(cluster.urls().getFirst());
+        return topology != null && topology.version() >= 1;
+      });
+      try (PeerWire peer = cluster.peerOf(0)) {
+        for (PeerWire.Reply reply : List.of(peer.write(bytes(ID), bytes("stale"), 1, 0), peer.read(bytes(ID), 0))) {
+          assertThat(reply).isInstanceOf(PeerWire.Reply.Failed.class);
+          PeerWire.Reply.Failed refused = (PeerWire.Reply.Failed) reply;
+          assertThat(refused.code()).as(refused.reason()).isEqualTo(1);
+          assertThat(refused.reason()).contains("the coordinator's cluster map (version 0) is older than this node's placement");
+        }
+        assertThat(peer.read(bytes(ID))).as("nothing stored").isEqualTo(new PeerWire.Reply.Absent());
+        assertThat(peer.write(bytes(ID), bytes("current"), 1)).isEqualTo(new PeerWire.Reply.Stored());
+      }
     }
   }
 

@@ -16,6 +16,7 @@ import dev.shale.server.coordination.ReplicaCalls;
 import dev.shale.server.http.AnswerBudget;
 import dev.shale.server.http.BodyBudget;
 import dev.shale.server.http.ConnectionEvent;
+import dev.shale.server.peer.MapFence;
 import dev.shale.server.peer.PeerDialer;
 import dev.shale.server.peer.PeerEndpoint;
 import dev.shale.server.peer.PeerLinks;
@@ -168,11 +169,13 @@ public final class ShaleServer implements AutoCloseable {
       client = new PeerLinks(cluster.topology().peers(), ioGroup, dialer, cluster.forwardTimeoutMillis(), cluster.maxPendingPerPeer());
       // Repairs follow the map as it is now too (Cluster.livePlacement), as requests do.
       Cluster live = cluster;
-      PeerScanServer peerScans = new PeerScanServer(service, scanThreads, live::livePlacement);
+      // Replica requests addressed with a map older than this node's placement are refused (MapFence).
+      MapFence fence = new MapFence(live::map);
+      PeerScanServer peerScans = new PeerScanServer(service, scanThreads, live::livePlacement, fence);
       peers = new PeerEndpoint(cluster.topology().self(), cluster.membership(), cluster.auth(), maxValue,
-          sender -> new PeerRequestHandler(sender, service, pool, answerBudget, peerScans, maxValue),
+          sender -> new PeerRequestHandler(sender, service, pool, answerBudget, peerScans, fence, maxValue),
           client::peerAuthenticated);
-      replicaCalls = new ReplicaCalls(cluster.topology().self(), service, pool, client, missed);
+      replicaCalls = new ReplicaCalls(cluster.topology().self(), service, pool, client, missed, fence, () -> live.map().version());
       // One rule for every request's targets (ReplicaPlacement): a node whose map is agreed with
       // Raft asks the map as it is now (members joining or leaving count); a fixed cluster follows
       // the handoff's own seam (ReplicaSets), which the handoff tells of a change by hand.

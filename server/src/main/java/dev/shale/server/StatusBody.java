@@ -58,7 +58,7 @@ public final class StatusBody {
   private static String handoffMember(List<RangeProgress> handoff) {
     StringJoiner pulls = new StringJoiner(", ", "[", "]");
     for (RangeProgress range : handoff) {
-      pulls.add("{\"sources\": " + quote(range.sources()) + ", \"state\": \"" + (range.done() ? "done" : "open")
+      pulls.add("{\"pull\": " + quote(range.name()) + ", \"state\": \"" + (range.done() ? "done" : "open")
           + "\", \"records\": " + range.records() + ", \"bytes\": " + range.bytes() + "}");
     }
     return "{\"ranges\": " + handoff.size()

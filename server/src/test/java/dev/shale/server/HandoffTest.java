@@ -91,11 +91,14 @@ class HandoffTest {
     }
     assertThat(local.values().stream().filter(Entry::isTombstone).count()).as("tombstones pulled").isPositive();
     assertThat(local.size()).as("about 3/4 of the keys").isBetween(300 * 3 / 4 - 45, 300 * 3 / 4 + 45);
-    RangeProgress range = fourth.handoff.progress().getFirst();
-    assertThat(range.done()).isTrue();
-    assertThat(range.records()).isEqualTo(local.size());
+    // One pull per node it takes the place of (each of the first three, for some keys), from that node.
+    List<RangeProgress> pulls = fourth.handoff.progress();
+    assertThat(pulls).extracting(RangeProgress::name).containsExactlyInAnyOrder(
+        "replacing:" + nodes[0].self().id(), "replacing:" + nodes[1].self().id(), "replacing:" + nodes[2].self().id());
+    assertThat(pulls).allMatch(RangeProgress::done);
+    assertThat(pulledRecords(fourth)).isEqualTo(local.size());
     assertThat(TestServer.text(fourth.server.get(fourth.server.uri("/v0/status"))))
-        .contains("\"handoff\": {\"ranges\": 1, \"rangesDone\": 1, \"records\": " + local.size() + ", ");
+        .contains("\"handoff\": {\"ranges\": 3, \"rangesDone\": 3, \"records\": " + local.size() + ", ");
 
     // Committed: each of the first three drops exactly the keys the fourth took from it.
     for (Node node : nodes) node.handoff.changeCommitted(join);
@@ -164,19 +167,50 @@ class HandoffTest {
   }
 
   @Test
-  void whenTheSourceDiesMidStreamTheRangeComesFromAnotherReplica() {
-    startCluster(1 << 20);
-    Map<String, Entry> written = writeKeys(1200, 0, 8 << 10); // about 9 MiB for the fourth: more than TCP buffers
+  void aWriteTheFirstReplicaMissedReachesTheNewNodeFromTheNodeItReplaces() {
+    startCluster(Handoff.DEFAULT_BYTES_PER_SECOND);
+    Map<String, Entry> written = writeKeys(300, 0, 100);
+    // A key the fourth node gains in place of a node that is not the first of its replicas by id,
+    // with a newer version on that node and one other: a write the first replica missed (its
+    // hint still on the way), acknowledged by two of three. Pulled from the first replica, the
+    // fourth would lack it, and once the first three drop what they lost, two of its three new
+    // replicas would not have it.
+    Node fourth = nodes[3];
+    String key = written.keySet().stream().filter(k -> gains(k, fourth.self()) && !replaced(k).equals(firstById(k))).findFirst()
+        .orElseThrow();
+    Entry newest = new Entry(bytes(key), written.get(key).version() + 1, bytes("acknowledged by two"));
+    for (Node node : nodes) {
+      if (node.self().equals(replaced(key)) || (!node.self().equals(firstById(key)) && join.replicasBefore(bytes(key)).contains(node.self()))) {
+        node.engine.write(newest.key(), newest.value(), newest.version());
+      }
+    }
+
+    startJoin();
+    Await.until("the fourth node received its ranges", DEADLINE, () -> received.containsKey(fourth.self()));
+    assertThat(fourth.engine.get(bytes(key))).isEqualTo(newest);
+  }
+
+  @Test
+  void whenTheReplacedNodeDiesMidStreamItsRangesComeFromEveryOtherReplica() {
+    startCluster(4 << 20);
+    // About 9 MiB a pull for the fourth: more than the source's socket buffer (4 MiB at most
+    // here) and the pull's (fixed at 256 KiB) hold, so that its stream is still being written
+    // when it dies (a close drops what Netty had not written yet).
+    Map<String, Entry> written = writeKeys(1200, 0, 32 << 10);
     Node fourth = nodes[3];
     startJoin();
     Await.until("the pull began", DEADLINE, () -> pulledRecords(fourth) > 0);
-    // The pull asks the replicas in id order: the first is the source.
+    // The pulls go one at a time, by the replaced node's id: the first is from the first node by id.
     Node source = java.util.Arrays.stream(nodes, 0, 3).min(Comparator.comparing(n -> n.self().id())).orElseThrow();
     source.close();
     assertThat(fourth.handoff.progress().getFirst().done()).as("still pulling when the source died").isFalse();
 
     Await.until("the fourth node received its ranges", DEADLINE, () -> received.containsKey(fourth.self()));
     assertGainedKeysHeld(fourth, written);
+    // The dead node's ranges came, from where it stopped, from each of the two others.
+    List<String> parts = java.util.Arrays.stream(nodes, 0, 3).filter(n -> n != source)
+        .map(n -> "replacing:" + source.self().id() + "@" + n.self().id()).toList();
+    assertThat(fourth.handoff.progress()).extracting(RangeProgress::name).containsAll(parts);
   }
 
   @Test
@@ -228,7 +262,9 @@ class HandoffTest {
     Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET), 2_000, 16);
     Path dir = tmp.resolve("node" + i);
     Engine engine = Engine.open(dir.resolve("data"), EngineOptions.defaults());
-    ShaleServer server = ShaleServer.start(engine, TestServer.options().withPort(addresses.get(i).port()), cluster, MissedWrites.NONE);
+    // A short drain: a node closed mid-stream stops serving its scans as a node that dies would.
+    ServerOptions options = TestServer.options().withPort(addresses.get(i).port()).withShutdownTimeoutMillis(200);
+    ShaleServer server = ShaleServer.start(engine, options, cluster, MissedWrites.NONE);
     Handoff handoff = server.handoff(engine, dir.resolve("handoff"), bytesPerSecond, node -> received.put(node, true));
     return new Node(topology.self(), engine, TestServer.wrap(engine, server), handoff);
   }
@@ -253,16 +289,25 @@ class HandoffTest {
     return join.rangeOf(bytes(key)).gaining().contains(node);
   }
 
+  /** The node {@code key}'s new replica (the fourth) takes the place of. */
+  private NodeAddress replaced(String key) {
+    return join.rangeOf(bytes(key)).losing().iterator().next();
+  }
+
+  /** The first of {@code key}'s replicas before the join by id: where a pull from any replica in id order would go. */
+  private NodeAddress firstById(String key) {
+    return join.replicasBefore(bytes(key)).stream().min(Comparator.comparing(NodeAddress::id)).orElseThrow();
+  }
+
   private static long pulledRecords(Node node) {
-    List<RangeProgress> progress = node.handoff.progress();
-    return progress.isEmpty() ? 0 : progress.getFirst().records();
+    return node.handoff.progress().stream().mapToLong(RangeProgress::records).sum();
   }
 
   /** The records the progress file of node {@code i} counts. */
   private long storedProgress(int i) {
     try {
-      String line = java.nio.file.Files.readAllLines(tmp.resolve("node" + i).resolve("handoff").resolve("progress")).get(2);
-      return Long.parseLong(line.split(" ")[3]);
+      List<String> lines = java.nio.file.Files.readAllLines(tmp.resolve("node" + i).resolve("handoff").resolve("progress"));
+      return lines.subList(2, lines.size()).stream().mapToLong(line -> Long.parseLong(line.split(" ")[3])).sum();
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }

@@ -164,19 +164,44 @@ public final class PeerWire implements AutoCloseable {
     return nonce;
   }
 
+  /**
+   * The map version this wire's reads and writes carry: newer than any node's, so that no node's
+   * map fence refuses them (a coordinator whose map is ahead of a replica's is served).
+   */
+  public static final long NEWEST_MAP = Long.MAX_VALUE;
+
   /** Reads {@code key}'s newest record in the node's own store. */
   public Reply read(byte[] key) throws IOException {
-    return call(READ, bytes(key));
+    return read(key, NEWEST_MAP);
+  }
+
+  /** Reads {@code key}'s newest record in the node's own store, as a coordinator with cluster map {@code mapVersion}. */
+  public Reply read(byte[] key, long mapVersion) throws IOException {
+    ByteArrayOutputStream payload = new ByteArrayOutputStream();
+    writeUvarint(payload, mapVersion);
+    payload.writeBytes(bytes(key));
+    return call(READ, payload.toByteArray());
   }
 
   /** Stores a record of {@code key} with {@code version}: {@code value}, or a tombstone if it is null. */
   public Reply write(byte[] key, byte @Nullable [] value, long version) throws IOException {
-    return call(WRITE, writePayload(version, value == null ? 1 : 0, key, value == null ? new byte[0] : value));
+    return write(key, value, version, NEWEST_MAP);
+  }
+
+  /** As {@link #write(byte[], byte[], long)}, as a coordinator with cluster map {@code mapVersion}. */
+  public Reply write(byte[] key, byte @Nullable [] value, long version, long mapVersion) throws IOException {
+    return call(WRITE, writePayload(mapVersion, version, value == null ? 1 : 0, key, value == null ? new byte[0] : value));
   }
 
   /** A WRITE's payload with any {@code flags} (bit 0: a tombstone; a test may set undefined ones). */
   public static byte[] writePayload(long version, int flags, byte[] key, byte[] value) {
+    return writePayload(NEWEST_MAP, version, flags, key, value);
+  }
+
+  /** A WRITE's payload as a coordinator with cluster map {@code mapVersion}. */
+  public static byte[] writePayload(long mapVersion, long version, int flags, byte[] key, byte[] value) {
     ByteArrayOutputStream payload = new ByteArrayOutputStream();
+    writeUvarint(payload, mapVersion);
     payload.writeBytes(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(version).array());
     payload.write(flags);
     payload.writeBytes(bytes(key));

@@ -85,15 +85,16 @@ public final class Coordinator {
    */
   public void read(Executor loop, byte[] key, Consistency consistency, Consumer<Outcome> done, Consumer<Entry> newerLate,
       Runnable allIn) {
-    List<NodeAddress> replicasOfKey = placement.replicas(key, consistency.from());
+    ReplicaPlacement.Reads reads = placement.reads(key, consistency.from());
+    List<NodeAddress> replicasOfKey = reads.nodes();
     if (replicasOfKey.size() < consistency.from()) {
       done.accept(tooFew(replicasOfKey, consistency));
       allIn.run();
       return;
     }
     List<NodeAddress> targets = selfFirst(replicasOfKey);
-    new ReplicatedRead(replicas, loop, key, targets, new Tally(consistency), clock, stats, readSpeculationMillis, done,
-        newerLate, allIn).start();
+    new ReplicatedRead(replicas, loop, key, targets, reads.mapVersion(), new Tally(consistency), clock, stats, readSpeculationMillis,
+        done, newerLate, allIn).start();
   }
 
   /**
@@ -121,7 +122,7 @@ public final class Coordinator {
       allIn.run();
       return;
     }
-    new ReplicatedWrite(replicas, loop, key, value, version, targets, new Tally(tally), missed, stats, done, allIn)
+    new ReplicatedWrite(replicas, loop, key, value, version, targets, writes.mapVersion(), new Tally(tally), missed, stats, done, allIn)
         .start();
   }
 

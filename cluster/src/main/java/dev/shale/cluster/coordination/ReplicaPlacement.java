@@ -25,11 +25,19 @@ public interface ReplicaPlacement {
   /** The first {@code from} replicas of {@code key} to read from, most preferred first; fewer when the cluster has fewer nodes. */
   List<NodeAddress> replicas(byte[] key, int from);
 
+  /** The nodes to read {@code key} from ({@link #replicas}), with the version of the map that named them. */
+  default Reads reads(byte[] key, int from) {
+    return new Reads(replicas(key, from), FIXED);
+  }
+
   /** The nodes to write {@code key} to: its read replicas first, then its pending ones. None pending by default. */
   default Writes writeReplicas(byte[] key, int from) {
     List<NodeAddress> replicas = replicas(key, from);
-    return new Writes(replicas, replicas.size());
+    return new Writes(replicas, replicas.size(), FIXED);
   }
+
+  /** The map version of a placement that no cluster map gives (a fixed cluster): no replica refuses it. */
+  long FIXED = 0;
 
   /** The placement of the cluster map {@code map} gives at each request (both lists from one map). */
   static ReplicaPlacement following(Supplier<ClusterMap> map) {
@@ -40,11 +48,31 @@ public interface ReplicaPlacement {
       }
 
       @Override
+      public Reads reads(byte[] key, int from) {
+        ClusterMap now = map.get();
+        return new Reads(now.readReplicas(key, from), now.version());
+      }
+
+      @Override
       public Writes writeReplicas(byte[] key, int from) {
         ClusterMap now = map.get();
-        return new Writes(now.writeReplicas(key, from), now.readReplicas(key, from).size());
+        return new Writes(now.writeReplicas(key, from), now.readReplicas(key, from).size(), now.version());
       }
     };
+  }
+
+  /**
+   * A read's targets.
+   *
+   * @param nodes the key's replicas, most preferred first
+   * @param mapVersion the version of the cluster map that named them ({@link #FIXED} without one):
+   *     every request to them carries it, and a replica whose placement is newer refuses it
+   *     ({@link dev.shale.cluster.membership.ClusterMap#placementVersion})
+   */
+  record Reads(List<NodeAddress> nodes, long mapVersion) {
+    public Reads {
+      nodes = List.copyOf(nodes);
+    }
   }
 
   /**
@@ -52,8 +80,9 @@ public interface ReplicaPlacement {
    *
    * @param nodes the key's replicas (the first {@code replicas}), then its pending replicas
    * @param replicas how many of {@code nodes} are its replicas before the pending change
+   * @param mapVersion as for {@link Reads#mapVersion}
    */
-  record Writes(List<NodeAddress> nodes, int replicas) {
+  record Writes(List<NodeAddress> nodes, int replicas, long mapVersion) {
     public Writes {
       nodes = List.copyOf(nodes);
       if (replicas < 0 || replicas > nodes.size()) throw new IllegalArgumentException("replicas out of [0, " + nodes.size() + "]: " + replicas);

@@ -59,13 +59,13 @@ public final class ReplicaSets implements ReplicaPlacement {
   public Writes writeReplicas(byte[] key, int from) {
     State now = state;
     List<NodeAddress> replicas = now.placement.preferenceList(key, from);
-    if (now.pending == null) return new Writes(replicas, replicas.size());
+    if (now.pending == null) return new Writes(replicas, replicas.size(), FIXED);
     Placement after = now.pending.after();
     List<NodeAddress> targets = new ArrayList<>(replicas);
     for (NodeAddress next : after.preferenceList(key, Math.min(from, after.topology().size()))) {
       if (!targets.contains(next)) targets.add(next);
     }
-    return new Writes(targets, replicas.size());
+    return new Writes(targets, replicas.size(), FIXED);
   }
 
   private record State(Placement placement, @Nullable PlacementChange pending) {}

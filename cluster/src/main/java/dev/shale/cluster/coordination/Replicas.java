@@ -24,15 +24,19 @@ public interface Replicas {
   /** This node: its replica is its own engine, and it gets no hints. */
   NodeAddress self();
 
-  /** Reads {@code key}'s newest record on {@code replica}; {@code done} gets a {@link ReplicaReply.Read} or a failure. */
-  void read(Executor loop, NodeAddress replica, byte[] key, Consumer<ReplicaReply> done);
+  /**
+   * Reads {@code key}'s newest record on {@code replica}; {@code done} gets a {@link ReplicaReply.Read} or a failure.
+   * {@code mapVersion}: of the cluster map that named the replica ({@link ReplicaPlacement.Reads#mapVersion});
+   * a replica whose placement is newer refuses the request.
+   */
+  void read(Executor loop, NodeAddress replica, byte[] key, long mapVersion, Consumer<ReplicaReply> done);
 
   /**
    * Writes {@code value} (null: a tombstone) with {@code version} to {@code replica}; {@code done}
    * gets {@link ReplicaReply.Stored} (also when the replica already held a newer record) or a
-   * failure. The value array must not change from now on.
+   * failure. The value array must not change from now on. {@code mapVersion}: as for {@link #read}.
    */
-  void write(Executor loop, NodeAddress replica, byte[] key, byte @Nullable [] value, long version,
+  void write(Executor loop, NodeAddress replica, byte[] key, byte @Nullable [] value, long version, long mapVersion,
       Consumer<ReplicaReply> done);
 
   /** Runs {@code task} on {@code loop} {@code delayMillis} from now (a timer: it never blocks). */

@@ -41,6 +41,7 @@ final class ReplicatedRead {
   private final Executor loop;
   private final byte[] key;
   private final List<NodeAddress> targets;
+  private final long mapVersion; // of the map that named targets: every call to them carries it
   private final Tally tally;
   private final HybridClock clock;
   private final ReplicationStats stats;
@@ -57,13 +58,14 @@ final class ReplicatedRead {
   private @Nullable Entry newest; // of the answers so far; null while none had a record
   private boolean decided;
 
-  ReplicatedRead(Replicas replicas, Executor loop, byte[] key, List<NodeAddress> targets, Tally tally,
+  ReplicatedRead(Replicas replicas, Executor loop, byte[] key, List<NodeAddress> targets, long mapVersion, Tally tally,
       HybridClock clock, ReplicationStats stats, long speculateAfterMillis, Consumer<Coordinator.Outcome> done,
       Consumer<Entry> newerLate, Runnable allIn) {
     this.replicas = replicas;
     this.loop = loop;
     this.key = key;
     this.targets = targets;
+    this.mapVersion = mapVersion;
     this.tally = tally;
     this.clock = clock;
     this.stats = stats;
@@ -93,7 +95,7 @@ final class ReplicatedRead {
     List<NodeAddress> batch = targets.subList(asked, asked + more);
     asked += more;
     outstanding += more;
-    for (NodeAddress replica : batch) replicas.read(loop, replica, key, reply -> onReply(replica, reply));
+    for (NodeAddress replica : batch) replicas.read(loop, replica, key, mapVersion, reply -> onReply(replica, reply));
   }
 
   private void onReply(NodeAddress replica, ReplicaReply reply) {
@@ -145,7 +147,7 @@ final class ReplicatedRead {
     int[] unanswered = {stale.size()};
     if (stale.isEmpty()) allIn.run();
     for (NodeAddress replica : stale) {
-      replicas.write(loop, replica, key, winner.value(), winner.version(), reply -> {
+      replicas.write(loop, replica, key, winner.value(), winner.version(), mapVersion, reply -> {
         if (reply instanceof ReplicaReply.Stored) {
           stats.readRepaired();
         } else if (reply instanceof ReplicaReply.Failed(String reason)) {

@@ -28,6 +28,7 @@ final class ReplicatedWrite {
   private final byte @Nullable [] value; // null: a tombstone
   private final long version;
   private final List<NodeAddress> targets;
+  private final long mapVersion; // of the map that named targets: every call to them carries it
   private final Tally tally;
   private final MissedWrites missed;
   private final ReplicationStats stats;
@@ -36,7 +37,7 @@ final class ReplicatedWrite {
   private boolean decided;
 
   ReplicatedWrite(Replicas replicas, Executor loop, byte[] key, byte @Nullable [] value, long version,
-      List<NodeAddress> targets, Tally tally, MissedWrites missed, ReplicationStats stats,
+      List<NodeAddress> targets, long mapVersion, Tally tally, MissedWrites missed, ReplicationStats stats,
       Consumer<Coordinator.Outcome> done, Runnable allIn) {
     this.replicas = replicas;
     this.loop = loop;
@@ -44,6 +45,7 @@ final class ReplicatedWrite {
     this.value = value;
     this.version = version;
     this.targets = targets;
+    this.mapVersion = mapVersion;
     this.tally = tally;
     this.missed = missed;
     this.stats = stats;
@@ -53,7 +55,7 @@ final class ReplicatedWrite {
 
   void start() {
     for (NodeAddress replica : targets) {
-      replicas.write(loop, replica, key, value, version, reply -> onReply(replica, reply));
+      replicas.write(loop, replica, key, value, version, mapVersion, reply -> onReply(replica, reply));
     }
   }
 

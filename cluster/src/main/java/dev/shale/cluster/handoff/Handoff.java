@@ -9,8 +9,6 @@ import java.lang.System.Logger.Level;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -106,41 +104,32 @@ public final class Handoff implements ChangeListener, AutoCloseable {
     if (closed.get()) return;
     HandoffProgress pulled;
     try {
-      pulled = HandoffProgress.open(directory, change, change.sourcesOfRangesGainedBy(self));
-      finishRangesWithNoCopyLeft(change, pulled);
-    } catch (IOException | UncheckedIOException e) { // on this thread nobody else would hear of it
+      pulled = HandoffProgress.open(directory, change, change.pullsOf(self).stream().map(PullUnit::name).toList());
+    } catch (UncheckedIOException e) { // on this thread nobody else would hear of it
       LOG.log(Level.ERROR, () -> "handoff: cannot pull the ranges this node gains: " + e.getMessage());
       return;
     }
     progress = pulled;
-    if (new RangePulls(change, self, skippingDown(change), engine, pulled, bytesPerSecond, closed::get).pullAll()) {
+    sayWhatIsLost(change);
+    if (new RangePulls(change, self, pulls, engine, pulled, bytesPerSecond, closed::get).pullAll()) {
       LOG.log(Level.INFO, () -> "handoff: " + self + " holds every range it gains (" + pulled.ranges().size() + ")");
       received.received(self);
     }
   }
 
   /**
-   * A range whose every replica before the change is down for good (a member removed as dead
-   * that was a key's only copy, with one copy per key) has nothing left to pull from: it is done,
-   * empty, and said so, rather than retried for ever and the removal never finished.
+   * A node down for good (removed as dead) that was the only replica of ranges this node gains
+   * (one copy per key) leaves nothing to pull them from: the pull ends empty ({@link RangePulls}
+   * fails over to the other replicas, of which there are none), and the keys are lost. Said here,
+   * once per change, rather than left to look like a pull that found no keys.
    */
-  private void finishRangesWithNoCopyLeft(PlacementChange change, HandoffProgress pulled) throws IOException {
-    for (Set<NodeAddress> sources : change.sourcesOfRangesGainedBy(self)) {
-      if (!change.allDown(sources) || pulled.of(sources).done()) continue;
-      LOG.log(Level.ERROR, () -> "handoff: range " + NodeIds.join(sources) + " has no copy left to pull: its every replica"
-          + " is down (removed as dead); its keys are lost");
-      pulled.finish(sources);
+  private void sayWhatIsLost(PlacementChange change) {
+    for (PullUnit unit : change.pullsOf(self)) {
+      NodeAddress replaced = unit.replaced();
+      if (replaced == null || !change.down().contains(replaced) || !unit.otherReplicas().isEmpty()) continue;
+      LOG.log(Level.ERROR, () -> "handoff: pull " + unit.name() + " has no copy left to pull from: " + replaced
+          + " was the only replica of its ranges and is down (removed as dead); their keys are lost");
     }
-  }
-
-  /**
-   * The pulls, but from a node that is down for good ({@link PlacementChange#down}) one fails at
-   * once: the range goes on from the next node of its replica set, never waiting on a dead one.
-   */
-  private PullSource skippingDown(PlacementChange change) {
-    return (source, keys, start, sink) -> change.down().contains(source)
-        ? CompletableFuture.failedFuture(new IOException(source + " is down (removed as dead), not a source"))
-        : pulls.pull(source, keys, start, sink);
   }
 
   /**

@@ -1,6 +1,5 @@
 package dev.shale.cluster.handoff;
 
-import dev.shale.cluster.NodeAddress;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -19,10 +18,10 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The persisted progress of the ranges a node gains in one change: {@code handoff/progress} in
- * its data directory, in the format of docs/format.md ("Handoff progress"). A range advances
- * only after the records it counts are written to the store, so a restarted node resumes each
- * range after its last key and loses nothing.
+ * The persisted progress of the pulls ({@link PullUnit}) that bring a node the ranges it gains in
+ * one change: {@code handoff/progress} in its data directory, in the format of docs/format.md
+ * ("Handoff progress"). A pull advances only after the records it counts are written to the
+ * store, so a restarted node resumes each pull after its last key and loses nothing.
  *
  * <p>Thread safe: the pull thread advances it, status readers take snapshots.
  */
@@ -32,7 +31,7 @@ public final class HandoffProgress {
 
   private final Path file;
   private final String changeLine;
-  // @GuardedBy("this"); by sources, in the order of the file
+  // @GuardedBy("this"); by pull name, in the order of the file
   private final Map<String, RangeProgress> ranges = new LinkedHashMap<>();
 
   private HandoffProgress(Path file, String changeLine) {
@@ -41,20 +40,18 @@ public final class HandoffProgress {
   }
 
   /**
-   * The progress of {@code change}'s ranges {@code sources} in {@code directory}: as the file
-   * says if it belongs to this change, else from the start (and the file is replaced).
+   * The progress of {@code change}'s pulls {@code names} in {@code directory}: as the file says
+   * if it belongs to this change (with any other pulls it has, such as the parts of a failed-over
+   * one), else from the start (and the file is replaced).
    *
    * @throws UncheckedIOException if the file cannot be read or written, or does not parse
    */
-  public static HandoffProgress open(Path directory, PlacementChange change, Collection<? extends Collection<NodeAddress>> sources) {
+  public static HandoffProgress open(Path directory, PlacementChange change, Collection<String> names) {
     HandoffProgress progress = new HandoffProgress(directory.resolve("progress"), changeLine(change));
     try {
       Files.createDirectories(directory);
-      Map<String, RangeProgress> stored = progress.read();
-      for (Collection<NodeAddress> set : sources) {
-        String ids = NodeIds.join(set);
-        progress.ranges.put(ids, stored.getOrDefault(ids, RangeProgress.start(ids)));
-      }
+      progress.ranges.putAll(progress.read());
+      for (String name : names) progress.ranges.putIfAbsent(name, RangeProgress.start(name));
       progress.write();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot keep the handoff's progress in " + progress.file + ": " + e.getMessage(), e);
@@ -82,21 +79,32 @@ public final class HandoffProgress {
     }
   }
 
-  public synchronized RangeProgress of(Collection<NodeAddress> sources) {
-    RangeProgress range = ranges.get(NodeIds.join(sources));
-    if (range == null) throw new IllegalArgumentException("not a range of this change: " + NodeIds.join(sources));
+  public synchronized RangeProgress of(String name) {
+    RangeProgress range = ranges.get(name);
+    if (range == null) throw new IllegalArgumentException("not a pull of this change: " + name);
     return range;
   }
 
-  /** {@code records} more records of {@code sources}' range, up to {@code lastKey}, are written. */
-  public synchronized void advance(Collection<NodeAddress> sources, byte[] lastKey, long records, long bytes) throws IOException {
-    ranges.put(NodeIds.join(sources), of(sources).advance(lastKey, records, bytes));
+  public synchronized boolean has(String name) {
+    return ranges.containsKey(name);
+  }
+
+  /** Adds pull {@code name}, to start after {@code lastKey} (null: at the first key), unless it is there already. */
+  public synchronized void addFrom(String name, byte @Nullable [] lastKey) throws IOException {
+    if (ranges.containsKey(name)) return;
+    ranges.put(name, new RangeProgress(name, false, 0, 0, lastKey));
     write();
   }
 
-  /** Every key of {@code sources}' range is written. */
-  public synchronized void finish(Collection<NodeAddress> sources) throws IOException {
-    ranges.put(NodeIds.join(sources), of(sources).finish());
+  /** {@code records} more records of pull {@code name}, up to {@code lastKey}, are written. */
+  public synchronized void advance(String name, byte[] lastKey, long records, long bytes) throws IOException {
+    ranges.put(name, of(name).advance(lastKey, records, bytes));
+    write();
+  }
+
+  /** Every key of pull {@code name} is written. */
+  public synchronized void finish(String name) throws IOException {
+    ranges.put(name, of(name).finish());
     write();
   }
 
@@ -141,7 +149,7 @@ public final class HandoffProgress {
     lines.add(changeLine);
     for (RangeProgress range : ranges.values()) {
       byte[] lastKey = range.lastKey();
-      lines.add("range " + range.sources() + " " + (range.done() ? "done" : "open") + " " + range.records() + " "
+      lines.add("range " + range.name() + " " + (range.done() ? "done" : "open") + " " + range.records() + " "
           + range.bytes() + " " + (lastKey == null ? "-" : HEX.formatHex(lastKey)));
     }
     byte[] bytes = (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);

@@ -107,7 +107,7 @@ public final class MapChanges implements TopologyListener, ChangeProgress {
     List<NodeAddress> before = map.readableMembers();
     List<NodeAddress> after = map.writableMembers();
     if (before.isEmpty() || after.isEmpty() || map.replicationFactor() < 1) return null;
-    return PlacementChange.between(before, after, map.replicationFactor()).withDown(map.deadMembers());
+    return PlacementChange.between(before, after, map.replicationFactor(), map.version()).withDown(map.deadMembers());
   }
 
   /** A change as the node lists before and after it, the replication factor, and the nodes down in it. */

@@ -5,10 +5,13 @@ import dev.shale.cluster.Placement;
 import dev.shale.cluster.Topology;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * A change of the cluster's nodes, seen as the placement before it and after it: which keys
@@ -32,12 +35,16 @@ import java.util.Set;
  * @param before the placement in force until the change is committed
  * @param after the placement once it is
  * @param replicas the replication factor: copies of each key (at least 1)
- * @param down nodes of {@code before} that are down for good (removed as dead): a range is never
- *     pulled from them, only from the other nodes of its replica set before the change
+ * @param mapVersion the version of the cluster map that started the change: a source serves a pull
+ *     once it has applied it (the map fence, docs/design.md "Handoff"); 0 for a change made by
+ *     hand on a fixed cluster
+ * @param down nodes of {@code before} that are down for good (a member removed as dead): no range
+ *     is pulled from them, only from the other nodes of its replica set before the change
  */
-public record PlacementChange(Placement before, Placement after, int replicas, Set<NodeAddress> down) {
+public record PlacementChange(Placement before, Placement after, int replicas, long mapVersion, Set<NodeAddress> down) {
   public PlacementChange {
     if (replicas < 1) throw new IllegalArgumentException("replicas must be >= 1: " + replicas);
+    if (mapVersion < 0) throw new IllegalArgumentException("mapVersion must be >= 0: " + mapVersion);
     down = Set.copyOf(down);
     if (!before.topology().nodes().containsAll(down)) {
       throw new IllegalArgumentException("down nodes " + down + " are not all nodes before the change");
@@ -45,23 +52,28 @@ public record PlacementChange(Placement before, Placement after, int replicas, S
   }
 
   /** A change whose nodes before it are all up. */
-  public PlacementChange(Placement before, Placement after, int replicas) {
-    this(before, after, replicas, Set.of());
+  public PlacementChange(Placement before, Placement after, int replicas, long mapVersion) {
+    this(before, after, replicas, mapVersion, Set.of());
   }
 
-  /** The change from a cluster of {@code before} to one of {@code after} (neither empty). */
+  /** A change made by hand (map version 0: on a fixed cluster). */
+  public PlacementChange(Placement before, Placement after, int replicas) {
+    this(before, after, replicas, 0);
+  }
+
+  /** The change from a cluster of {@code before} to one of {@code after} (neither empty), made by hand. */
   public static PlacementChange between(List<NodeAddress> before, List<NodeAddress> after, int replicas) {
-    return new PlacementChange(placementOf(before), placementOf(after), replicas);
+    return between(before, after, replicas, 0);
+  }
+
+  /** The change from a cluster of {@code before} to one of {@code after} (neither empty) that map {@code mapVersion} started. */
+  public static PlacementChange between(List<NodeAddress> before, List<NodeAddress> after, int replicas, long mapVersion) {
+    return new PlacementChange(placementOf(before), placementOf(after), replicas, mapVersion);
   }
 
   /** This change, with {@code nodes} (of the nodes before it) down for good. */
   public PlacementChange withDown(Collection<NodeAddress> nodes) {
-    return new PlacementChange(before, after, replicas, Set.copyOf(nodes));
-  }
-
-  /** Whether every node of the replica set {@code sources} is down: its range has no copy left to pull. */
-  public boolean allDown(Set<NodeAddress> sources) {
-    return down.containsAll(sources);
+    return new PlacementChange(before, after, replicas, mapVersion, Set.copyOf(nodes));
   }
 
   /** {@code key}'s replicas before the change, most preferred first. */
@@ -115,6 +127,28 @@ public record PlacementChange(Placement before, Placement after, int replicas, S
     Set<Set<NodeAddress>> sources = new HashSet<>();
     for (MovedRange range : rangesGainedBy(node)) sources.add(range.before());
     return Set.copyOf(sources);
+  }
+
+  /**
+   * The pulls that bring {@code receiver} every key it gains (see {@link PullUnit} for why each
+   * comes from where it does): one per node it replaces, then one per replica set whose ranges
+   * only gain a copy; in a stable order.
+   */
+  public List<PullUnit> pullsOf(NodeAddress receiver) {
+    Map<NodeAddress, Set<MovedRange>> byReplaced = new TreeMap<>(Comparator.comparing(NodeAddress::id));
+    Map<String, Set<MovedRange>> byBefore = new TreeMap<>(); // by the replica set's ids
+    for (MovedRange range : rangesGainedBy(receiver)) {
+      Set<NodeAddress> losing = range.losing();
+      if (losing.size() == 1) {
+        byReplaced.computeIfAbsent(losing.iterator().next(), n -> new HashSet<>()).add(range);
+      } else { // none lost (a copy is added); several only in a change of several nodes at once
+        byBefore.computeIfAbsent(NodeIds.join(range.before()), n -> new HashSet<>()).add(range);
+      }
+    }
+    List<PullUnit> pulls = new ArrayList<>();
+    byReplaced.forEach((node, ranges) -> pulls.add(PullUnit.replacing(node, ranges)));
+    byBefore.forEach((ids, ranges) -> pulls.add(PullUnit.addingTo(ranges.iterator().next().before(), ranges)));
+    return List.copyOf(pulls);
   }
 
   /** A placement of {@code nodes}: which node is "self" does not matter to preference lists. */

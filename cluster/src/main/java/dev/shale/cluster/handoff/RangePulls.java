@@ -6,9 +6,8 @@ import dev.shale.storage.Engine;
 import dev.shale.storage.Entry;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -18,7 +17,7 @@ import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Pulls every range a node gains in a change into its engine, one range at a time.
+ * Pulls every range a node gains in a change into its engine, one {@link PullUnit} at a time.
  *
  * <ul>
  *   <li>Versions: each record is written with its own version ({@link Engine#write}), so a newer
@@ -26,12 +25,15 @@ import org.jspecify.annotations.Nullable;
  *       an older one pulled, and a pulled tombstone hides older values, as with hints.
  *   <li>Throttle: the bytes written pass a token bucket of {@code bytesPerSecond}, which the
  *       pull waits out between batches; the source then waits for this node through TCP.
- *   <li>Resume: a range starts at its last key written ({@link HandoffProgress}); the key is
+ *   <li>Resume: a pull starts after its last key written ({@link HandoffProgress}); the key is
  *       written again, which the version rules make harmless.
- *   <li>Failover: a range may come from any node of its replica set before the change. When a
- *       pull fails (the source died, timed out, refused), the range goes on from its last key
- *       with the next node of the set; after {@link #ROUNDS} rounds over the set the pull gives
- *       up, and the next change notice (or a restart) starts it again.
+ *   <li>Failover: a pull that only adds copies may come from any node of its replica set: when
+ *       one fails (died, timed out, refused), it goes on from its last key with the next. A pull
+ *       that replaces a node comes from that node; when it fails {@link #ROUNDS} times, the pull
+ *       goes on from every other replica of its ranges in turn, each from where the replaced
+ *       node's stopped ({@link PullUnit}: only the union of their copies holds every write).
+ *       Past {@link #ROUNDS} rounds over its sources a pull gives up, and the next change notice
+ *       (or a restart) starts it again.
  * </ul>
  *
  * <p>Not thread safe: runs on the handoff's thread.
@@ -60,43 +62,77 @@ final class RangePulls {
     this.stopped = stopped;
   }
 
-  /** Pulls every range not done yet; true once all are done, false if one gave up or the node stops. */
+  /** Pulls every unit not done yet; true once all are done, false if one gave up or the node stops. */
   boolean pullAll() {
-    for (Set<NodeAddress> sources : change.sourcesOfRangesGainedBy(self)) {
-      if (progress.of(sources).done()) continue;
-      if (!pullRange(sources)) return false;
+    for (PullUnit unit : change.pullsOf(self)) {
+      if (progress.of(unit.name()).done()) continue;
+      boolean pulled = unit.replaced() == null ? pull(unit.name(), unit, unit.sources()) : pullReplacing(unit);
+      if (!pulled) return false;
+      if (!finish(unit.name())) return false;
     }
     return true;
   }
 
-  private boolean pullRange(Set<NodeAddress> sources) {
-    List<NodeAddress> order = new ArrayList<>(sources);
-    order.sort((a, b) -> a.id().compareTo(b.id()));
-    GainedKeys keys = new GainedKeys(change, self, Set.of(sources));
-    for (int attempt = 0; attempt < ROUNDS * order.size() && !stopped.getAsBoolean(); attempt++) {
-      NodeAddress source = order.get(attempt % order.size());
-      if (attempt > 0 && attempt % order.size() == 0) pause(BACKOFF_MILLIS * (attempt / order.size()));
-      byte[] lastKey = progress.of(sources).lastKey();
-      CompletableFuture<Void> pull = pulls.pull(source, keys, lastKey == null ? new byte[0] : lastKey, batch -> write(sources, batch));
+  /**
+   * From the replaced node; once it failed {@link #ROUNDS} times (or a failover began before a
+   * restart), from each other replica of the unit's ranges, from the key it stopped at.
+   */
+  private boolean pullReplacing(PullUnit unit) {
+    NodeAddress replaced = Objects.requireNonNull(unit.replaced());
+    List<NodeAddress> others = unit.otherReplicas();
+    // A node removed as dead is not tried at all: its ranges come from the others at once.
+    boolean failedOver = change.down().contains(replaced) || others.stream().anyMatch(other -> progress.has(unit.fromOther(other)));
+    if (!failedOver) {
+      if (pull(unit.name(), unit, List.of(replaced))) return true;
+      if (stopped.getAsBoolean()) return false;
+      LOG.log(Level.WARNING, () -> "handoff: " + replaced + " cannot be reached; pulling the ranges it had from every other replica of"
+          + " them (" + NodeIds.join(others) + "), from where it stopped");
+    }
+    byte[] stoppedAt = progress.of(unit.name()).lastKey();
+    for (NodeAddress other : others) {
+      String part = unit.fromOther(other);
+      try {
+        progress.addFrom(part, stoppedAt);
+      } catch (IOException e) {
+        LOG.log(Level.ERROR, "handoff: cannot record pull " + part + ": " + e.getMessage());
+        return false;
+      }
+      if (progress.of(part).done()) continue;
+      if (!pull(part, unit, List.of(other)) || !finish(part)) return false;
+    }
+    return true;
+  }
+
+  /** Pulls {@code unit}'s keys into progress entry {@code name}, from {@code sources} in turn; true once complete. */
+  private boolean pull(String name, PullUnit unit, List<NodeAddress> sources) {
+    GainedKeys keys = new GainedKeys(change, self, unit.ranges());
+    for (int attempt = 0; attempt < ROUNDS * sources.size() && !stopped.getAsBoolean(); attempt++) {
+      NodeAddress source = sources.get(attempt % sources.size());
+      if (attempt > 0 && attempt % sources.size() == 0) pause(BACKOFF_MILLIS * (attempt / sources.size()));
+      byte[] lastKey = progress.of(name).lastKey();
+      CompletableFuture<Void> pull = pulls.pull(source, keys, lastKey == null ? new byte[0] : lastKey, batch -> write(name, batch));
       String failure = await(pull);
       if (failure == null) {
-        try {
-          progress.finish(sources);
-        } catch (IOException e) {
-          LOG.log(Level.ERROR, "handoff: cannot record range " + NodeIds.join(sources) + " as done: " + e.getMessage());
-          return false;
-        }
-        LOG.log(Level.INFO, () -> "handoff: range " + NodeIds.join(sources) + " pulled, the last part from " + source + ": "
-            + progress.of(sources).describe());
+        LOG.log(Level.INFO, () -> "handoff: pull " + name + " complete, the last part from " + source + ": "
+            + progress.of(name).describe());
         return true;
       }
-      LOG.log(Level.WARNING, () -> "handoff: pulling range " + NodeIds.join(sources) + " from " + source + " failed, "
-          + "going on from another replica: " + failure);
+      LOG.log(Level.WARNING, () -> "handoff: pull " + name + " from " + source + " failed: " + failure);
     }
     if (stopped.getAsBoolean()) return false; // resumes at the next start
-    LOG.log(Level.ERROR, () -> "handoff: gave up pulling range " + NodeIds.join(sources) + " after " + ROUNDS
-        + " rounds over its replicas; it resumes at the next change notice or restart");
+    LOG.log(Level.ERROR, () -> "handoff: gave up pull " + name + " after " + ROUNDS + " rounds over " + NodeIds.join(sources)
+        + "; it resumes at the next change notice or restart");
     return false;
+  }
+
+  private boolean finish(String name) {
+    try {
+      progress.finish(name);
+      return true;
+    } catch (IOException e) {
+      LOG.log(Level.ERROR, "handoff: cannot record pull " + name + " as done: " + e.getMessage());
+      return false;
+    }
   }
 
   /** Null once {@code pull} completed; else why not (also when this node stops meanwhile). */
@@ -117,7 +153,7 @@ final class RangePulls {
   }
 
   /** Writes {@code batch}, then counts it; a node that stops counts what it wrote and fails the pull. */
-  private void write(Set<NodeAddress> sources, List<Entry> batch) throws IOException {
+  private void write(String name, List<Entry> batch) throws IOException {
     long bytes = 0;
     int records = 0;
     for (Entry entry : batch) {
@@ -129,7 +165,7 @@ final class RangePulls {
       bytes += size;
       records++;
     }
-    if (records > 0) progress.advance(sources, batch.get(records - 1).key(), records, bytes);
+    if (records > 0) progress.advance(name, batch.get(records - 1).key(), records, bytes);
     if (records < batch.size()) throw new IOException("this node is stopping");
   }
 

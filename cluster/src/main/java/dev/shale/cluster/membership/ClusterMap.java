@@ -34,15 +34,23 @@ public final class ClusterMap {
   public static final ClusterMap EMPTY = new ClusterMap(0, List.of(), 0);
 
   private final long version;
+  // The version since which readable/writable members and replication factor are these: see placementVersion().
+  private final long placementVersion;
   private final List<Member> members; // sorted by id, one per address
   private final int replicationFactor;
   private final @Nullable Placement readPlacement; // over normal and leaving members; null: none
   private final @Nullable Placement writePlacement; // over normal and joining members; null: none
 
+  /** A map whose placement dates from {@code version} (a stored map: see {@link #placementVersion}). */
   public ClusterMap(long version, List<Member> members, int replicationFactor) {
+    this(version, version, members, replicationFactor);
+  }
+
+  private ClusterMap(long version, long placementVersion, List<Member> members, int replicationFactor) {
     if (version < 0) throw new IllegalArgumentException("version must be >= 0: " + version);
     if (replicationFactor < 0) throw new IllegalArgumentException("replication factor must be >= 0: " + replicationFactor);
     this.version = version;
+    this.placementVersion = placementVersion;
     this.members = members.stream().sorted(BY_ID).toList();
     if (this.members.stream().map(Member::address).distinct().count() != this.members.size()) {
       throw new IllegalArgumentException("a member is named twice in " + members);
@@ -54,6 +62,21 @@ public final class ClusterMap {
 
   public long version() {
     return version;
+  }
+
+  /**
+   * The version of the change that made this map's placement what it is: its readable and
+   * writable members and its replication factor, so every request's replicas. Later changes that
+   * leave those alone (a progress report, a join asked again) keep it. Replicas refuse requests
+   * that a coordinator addressed with a map older than this (the map fence, docs/design.md
+   * "Handoff"), so a request never lands on a placement it was not addressed for.
+   *
+   * <p>Not part of the agreed state ({@link #equals} ignores it): a map read back from storage
+   * takes its own version, which is never earlier than the true one; a node that restarts refuses
+   * a little more until the coordinators behind it catch up, which is safe.
+   */
+  public long placementVersion() {
+    return placementVersion;
   }
 
   /** Every member, sorted by id. */
@@ -133,7 +156,7 @@ public final class ClusterMap {
    */
   public ClusterMap apply(TopologyChange change, long index) {
     if (index <= version) throw new IllegalArgumentException("index " + index + " is not after version " + version);
-    return switch (change) {
+    ClusterMap next = switch (change) {
       case TopologyChange.Bootstrap b -> bootstrap(b, index);
       case TopologyChange.Join j -> join(j, index);
       case TopologyChange.MarkNormal n -> with(index, n.address(), "mark normal", MemberState.JOINING,
@@ -143,6 +166,9 @@ public final class ClusterMap {
       case TopologyChange.Remove r -> remove(r.address(), index);
       case TopologyChange.Progress p -> with(index, p.address(), "report progress of", null, m -> m.withProgress(p.progress()));
     };
+    boolean samePlacement = next.replicationFactor == replicationFactor && next.readableMembers().equals(readableMembers())
+        && next.writableMembers().equals(writableMembers());
+    return samePlacement ? new ClusterMap(next.version, placementVersion, next.members, replicationFactor) : next;
   }
 
   private ClusterMap bootstrap(TopologyChange.Bootstrap b, long index) {

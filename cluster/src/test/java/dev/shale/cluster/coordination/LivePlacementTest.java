@@ -60,13 +60,13 @@ class LivePlacementTest {
     }
 
     @Override
-    public void read(Executor loop, NodeAddress replica, byte[] key, Consumer<ReplicaReply> done) {
+    public void read(Executor loop, NodeAddress replica, byte[] key, long mapVersion, Consumer<ReplicaReply> done) {
       contacted.add(replica);
       throw new AssertionError("no read is sent in these tests");
     }
 
     @Override
-    public void write(Executor loop, NodeAddress replica, byte[] key, byte @Nullable [] value, long version, Consumer<ReplicaReply> done) {
+    public void write(Executor loop, NodeAddress replica, byte[] key, byte @Nullable [] value, long version, long mapVersion, Consumer<ReplicaReply> done) {
       contacted.add(replica);
       done.accept(ReplicaReply.Stored.INSTANCE);
     }

@@ -77,16 +77,16 @@ final class ObservedRequest implements Replicas {
   }
 
   @Override
-  public void read(Executor loop, NodeAddress replica, byte[] key, Consumer<ReplicaReply> done) {
+  public void read(Executor loop, NodeAddress replica, byte[] key, long mapVersion, Consumer<ReplicaReply> done) {
     Call call = record(loop, replica, -1, null);
-    network.read(loop, replica, key, reply -> deliver(call, reply, done));
+    network.read(loop, replica, key, mapVersion, reply -> deliver(call, reply, done));
   }
 
   @Override
-  public void write(Executor loop, NodeAddress replica, byte[] key, byte @Nullable [] value, long version,
+  public void write(Executor loop, NodeAddress replica, byte[] key, byte @Nullable [] value, long version, long mapVersion,
       Consumer<ReplicaReply> done) {
     Call call = record(loop, replica, version, value);
-    network.write(loop, replica, key, value, version, reply -> deliver(call, reply, done));
+    network.write(loop, replica, key, value, version, mapVersion, reply -> deliver(call, reply, done));
   }
 
   @Override

@@ -122,12 +122,12 @@ final class SimulatedNetwork {
     }
 
     @Override
-    public void read(Executor loop, NodeAddress replica, byte[] key, Consumer<ReplicaReply> done) {
+    public void read(Executor loop, NodeAddress replica, byte[] key, long mapVersion, Consumer<ReplicaReply> done) {
       call(loop, replica, r -> new ReplicaReply.Read(r.get(key)), done);
     }
 
     @Override
-    public void write(Executor loop, NodeAddress replica, byte[] key, byte @Nullable [] value, long version,
+    public void write(Executor loop, NodeAddress replica, byte[] key, byte @Nullable [] value, long version, long mapVersion,
         Consumer<ReplicaReply> done) {
       Entry entry = new Entry(key, version, value);
       call(loop, replica, r -> {

@@ -11,20 +11,19 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class HandoffProgressTest {
   private final List<NodeAddress> five = Nodes.loopback(5);
   private final PlacementChange join = PlacementChange.between(five.subList(0, 4), five, 3);
-  private final Set<Set<NodeAddress>> gained = join.sourcesOfRangesGainedBy(five.get(4));
+  private final List<String> gained = namesOf(join);
 
   @TempDir Path dir;
 
   @Test
   void aReopenedProgressResumesEachRangeWhereItWas() throws IOException {
-    Set<NodeAddress> first = gained.iterator().next();
+    String first = gained.getFirst();
     HandoffProgress progress = HandoffProgress.open(dir, join, gained);
     assertThat(progress.ranges()).hasSize(gained.size()).allMatch(r -> !r.done() && r.records() == 0 && r.lastKey() == null);
     progress.advance(first, bytes("k1"), 10, 100);
@@ -36,17 +35,30 @@ class HandoffProgressTest {
     assertThat(range.bytes()).isEqualTo(150);
     assertThat(range.lastKey()).isEqualTo(bytes("k2"));
     assertThat(reopened.allDone()).isFalse();
-    for (Set<NodeAddress> sources : gained) reopened.finish(sources);
+    for (String name : gained) reopened.finish(name);
     assertThat(HandoffProgress.open(dir, join, gained).allDone()).isTrue();
   }
 
   @Test
+  void thePartsOfAFailedOverPullAreKeptAndStartWhereTheReplacedNodeStopped() throws IOException {
+    HandoffProgress progress = HandoffProgress.open(dir, join, gained);
+    progress.advance(gained.getFirst(), bytes("k5"), 5, 50);
+    progress.addFrom(gained.getFirst() + "@127.0.0.1:9", bytes("k5"));
+    progress.addFrom(gained.getFirst() + "@127.0.0.1:9", bytes("other")); // there already: unchanged
+
+    HandoffProgress reopened = HandoffProgress.open(dir, join, gained);
+    assertThat(reopened.has(gained.getFirst() + "@127.0.0.1:9")).isTrue();
+    RangeProgress part = reopened.of(gained.getFirst() + "@127.0.0.1:9");
+    assertThat(part.lastKey()).isEqualTo(bytes("k5"));
+    assertThat(part.records()).isZero();
+    assertThat(reopened.ranges()).hasSize(gained.size() + 1);
+  }
+
+  @Test
   void anotherChangesProgressIsReplacedNotResumed() throws IOException {
-    Set<NodeAddress> first = gained.iterator().next();
-    HandoffProgress.open(dir, join, gained).advance(first, bytes("k"), 1, 1);
+    HandoffProgress.open(dir, join, gained).advance(gained.getFirst(), bytes("k"), 1, 1);
     PlacementChange other = PlacementChange.between(five.subList(0, 4), five, 2);
-    Set<Set<NodeAddress>> otherRanges = other.sourcesOfRangesGainedBy(five.get(4));
-    HandoffProgress progress = HandoffProgress.open(dir, other, otherRanges);
+    HandoffProgress progress = HandoffProgress.open(dir, other, namesOf(other));
     assertThat(progress.ranges()).allMatch(r -> r.records() == 0);
     assertThat(Files.readString(dir.resolve("progress"))).startsWith(HandoffProgress.HEADER + "\nchange 2 ");
   }
@@ -60,6 +72,10 @@ class HandoffProgressTest {
         .hasMessageContaining(dir.resolve("progress") + " line 3");
     Files.writeString(dir.resolve("progress"), "something else\n");
     assertThatThrownBy(() -> HandoffProgress.open(dir, join, gained)).hasMessageContaining("line 1: not a handoff progress file");
+  }
+
+  private List<String> namesOf(PlacementChange change) {
+    return change.pullsOf(five.get(4)).stream().map(PullUnit::name).toList();
   }
 
   private static byte[] bytes(String text) {

@@ -27,6 +27,26 @@ class ClusterMapTest {
   }
 
   @Test
+  void thePlacementVersionIsTheLastChangeOfWhoIsReadFromOrWrittenTo() {
+    ClusterMap three = threeNodes();
+    assertThat(three.placementVersion()).isEqualTo(1);
+    ClusterMap joining = three.apply(join(D), 5);
+    assertThat(joining.placementVersion()).as("a join adds a member written to").isEqualTo(5);
+    ClusterMap reported = joining.apply(new TopologyChange.Progress(D, "streamed 40%"), 6).apply(join(D), 7);
+    assertThat(reported.placementVersion()).as("a progress report, a join asked again: the same placement").isEqualTo(5);
+    assertThat(reported.version()).isEqualTo(7);
+    ClusterMap normal = reported.apply(new TopologyChange.MarkNormal(D), 8);
+    assertThat(normal.placementVersion()).as("a normal member is read from").isEqualTo(8);
+    ClusterMap leaving = normal.apply(new TopologyChange.MarkLeaving(A), 9);
+    assertThat(leaving.placementVersion()).isEqualTo(9);
+    assertThat(leaving.apply(new TopologyChange.Remove(A), 10).placementVersion()).isEqualTo(10);
+    // Not part of the agreed state: a map read back takes its own version, never an earlier one.
+    ClusterMap stored = new ClusterMap(reported.version(), reported.members(), reported.replicationFactor());
+    assertThat(stored).isEqualTo(reported);
+    assertThat(stored.placementVersion()).isEqualTo(7);
+  }
+
+  @Test
   void nothingButABootstrapAppliesToAnEmptyMap() {
     assertThatThrownBy(() -> ClusterMap.EMPTY.apply(new TopologyChange.Join(D, "127.0.0.1:19004"), 1))
         .isInstanceOf(TopologyChangeRefused.class).hasMessageContaining("not bootstrapped");

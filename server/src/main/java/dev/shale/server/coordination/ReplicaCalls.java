@@ -8,6 +8,7 @@ import dev.shale.server.EntityResult;
 import dev.shale.server.EntityService;
 import dev.shale.server.Reasons;
 import dev.shale.server.StoragePool;
+import dev.shale.server.peer.MapFence;
 import dev.shale.server.peer.PeerLinks;
 import dev.shale.server.peer.PeerMessage;
 import dev.shale.storage.Entry;
@@ -21,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongFunction;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -45,9 +47,18 @@ public final class ReplicaCalls implements Replicas {
   private final @Nullable StoragePool pool; // null: storage calls run inline on the event loop
   private final PeerLinks client; // of the peers: ReplicaCalls exist on a node that has some
   private final MissedWrites hints; // told of every peer that answers
+  private final MapFence fence; // this node's own replica is fenced as a peer's is
+  private final LongSupplier mapVersion; // of this node's cluster map now
 
-  public ReplicaCalls(NodeAddress self, EntityService service, @Nullable StoragePool pool, PeerLinks client, MissedWrites hints) {
+  /**
+   * @param fence what this node's own replica refuses, as {@code PeerRequestHandler} does for a peer's requests
+   * @param mapVersion the version of this node's cluster map now, for the calls no placement named ({@link #mapVersion})
+   */
+  public ReplicaCalls(NodeAddress self, EntityService service, @Nullable StoragePool pool, PeerLinks client, MissedWrites hints,
+      MapFence fence, LongSupplier mapVersion) {
     this.self = self;
+    this.fence = fence;
+    this.mapVersion = mapVersion;
     this.service = service;
     this.pool = pool;
     this.client = client;
@@ -59,14 +70,24 @@ public final class ReplicaCalls implements Replicas {
     return self;
   }
 
+  /**
+   * The version of this node's cluster map now: what a call that no placement named carries (a
+   * hint's delivery, a repair's write), being addressed to its replica by this node's map as it is.
+   */
+  public long mapVersion() {
+    return mapVersion.getAsLong();
+  }
+
   /** Reads {@code key}'s newest record on {@code replica}; {@code done} runs on {@code loop}. */
   @Override
-  public void read(Executor loop, NodeAddress replica, byte[] key, Consumer<ReplicaReply> done) {
+  public void read(Executor loop, NodeAddress replica, byte[] key, long mapVersion, Consumer<ReplicaReply> done) {
     if (replica.equals(self)) {
-      local(eventLoop(loop), () -> readReply(key, service.read(key)), done);
+      String refusal = fence.refusal(mapVersion);
+      if (refusal != null) done.accept(new ReplicaReply.Failed(self.id() + ": " + refusal));
+      else local(eventLoop(loop), () -> readReply(key, service.read(key)), done);
       return;
     }
-    remote(eventLoop(loop), replica, id -> new PeerMessage.Read(id, key), answer -> readAnswer(replica, key, answer), done);
+    remote(eventLoop(loop), replica, id -> new PeerMessage.Read(id, mapVersion, key), answer -> readAnswer(replica, key, answer), done);
   }
 
   /**
@@ -74,17 +95,33 @@ public final class ReplicaCalls implements Replicas {
    * runs on {@code loop}. The value array must not change from now on.
    */
   @Override
-  public void write(Executor executor, NodeAddress replica, byte[] key, byte @Nullable [] value, long version, Consumer<ReplicaReply> done) {
+  public void write(Executor executor, NodeAddress replica, byte[] key, byte @Nullable [] value, long version, long mapVersion,
+      Consumer<ReplicaReply> done) {
     EventExecutor loop = eventLoop(executor);
     if (replica.equals(self)) {
+      MapFence.Epoch epoch = fence.enter(mapVersion);
+      if (epoch == null) {
+        done.accept(new ReplicaReply.Failed(self.id() + ": " + fence.refusal(mapVersion)));
+        return;
+      }
       // A write the engine can do without waiting costs less here than the pool's two hand-offs.
       // (Only on loop itself: done must run there.)
       EntityResult atOnce = pool == null || !loop.inEventLoop() ? null : service.tryWrite(key, value, version);
-      if (atOnce != null) done.accept(writeReply(atOnce));
-      else local(loop, () -> writeReply(service.write(key, value, version)), done);
+      if (atOnce != null) {
+        epoch.leave();
+        done.accept(writeReply(atOnce));
+      } else {
+        local(loop, () -> {
+          try {
+            return writeReply(service.write(key, value, version));
+          } finally {
+            epoch.leave();
+          }
+        }, done, epoch::leave);
+      }
       return;
     }
-    remote(loop, replica, id -> new PeerMessage.Write(id, version, key, value), answer -> writeAnswer(replica, answer), done);
+    remote(loop, replica, id -> new PeerMessage.Write(id, mapVersion, version, key, value), answer -> writeAnswer(replica, answer), done);
   }
 
   @Override
@@ -116,6 +153,11 @@ public final class ReplicaCalls implements Replicas {
   }
 
   private void local(EventExecutor loop, Supplier<ReplicaReply> work, Consumer<ReplicaReply> done) {
+    local(loop, work, done, () -> {});
+  }
+
+  /** {@code refused}: runs when the pool does not take {@code work}, which then never runs. */
+  private void local(EventExecutor loop, Supplier<ReplicaReply> work, Consumer<ReplicaReply> done, Runnable refused) {
     if (pool == null) {
       done.accept(work.get());
       return;
@@ -129,6 +171,7 @@ public final class ReplicaCalls implements Replicas {
       }
     });
     if (!accepted) {
+      refused.run();
       done.accept(new ReplicaReply.Failed(self.id() + " is overloaded (" + pool.queued() + " storage calls queued)"));
     }
   }

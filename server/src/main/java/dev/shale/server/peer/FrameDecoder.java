@@ -2,6 +2,7 @@ package dev.shale.server.peer;
 
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.handoff.GainedKeys;
+import dev.shale.cluster.handoff.MovedRange;
 import dev.shale.cluster.handoff.PlacementChange;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -87,7 +88,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
     return switch (type) {
       case PeerMessage.Hello.TYPE -> hello(body);
       case PeerMessage.Proof.TYPE -> new PeerMessage.Proof(bytes(body));
-      case PeerMessage.Read.TYPE -> new PeerMessage.Read(id, bytes(body));
+      case PeerMessage.Read.TYPE -> new PeerMessage.Read(id, Uvarint.readLong(body), bytes(body));
       case PeerMessage.Write.TYPE -> write(id, body);
       case PeerMessage.Scan.TYPE -> scan(id, body);
       case PeerMessage.Tree.TYPE -> new PeerMessage.Tree(id, unsignedByte(body), unsignedByte(body), string(body));
@@ -140,6 +141,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
   }
 
   private static PeerMessage.Write write(long id, ByteBuf body) throws BadFrameException {
+    long mapVersion = Uvarint.readLong(body);
     long version = fixedLong(body);
     int flags = unsignedByte(body);
     if ((flags & ~1) != 0) throw new BadFrameException("a WRITE with undefined flag bits 0x" + Integer.toHexString(flags));
@@ -147,7 +149,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
     byte[] value = bytes(body);
     boolean tombstone = (flags & 1) != 0;
     if (tombstone && value.length > 0) throw new BadFrameException("a tombstone WRITE with " + value.length + " value bytes");
-    return new PeerMessage.Write(id, version, key, tombstone ? null : value);
+    return new PeerMessage.Write(id, mapVersion, version, key, tombstone ? null : value);
   }
 
   private static PeerMessage.Scan scan(long id, ByteBuf body) throws BadFrameException {
@@ -163,17 +165,18 @@ final class FrameDecoder extends ByteToMessageDecoder {
 
   /** A SCAN's handoff filter (docs/format.md, "Internode protocol"). */
   private static GainedKeys gainedKeys(ByteBuf body) throws BadFrameException {
+    long mapVersion = Uvarint.readLong(body);
     int replicas = Uvarint.readInt(body);
     List<NodeAddress> before = nodeList(string(body));
     List<NodeAddress> after = nodeList(string(body));
     NodeAddress receiver = node(string(body));
     int count = Uvarint.readInt(body);
-    // Each set takes at least 2 bytes: a count past what the frame holds is a bad frame, not a loop.
+    // Each range takes at least 4 bytes: a count past what the frame holds is a bad frame, not a loop.
     if (count < 1 || count > body.readableBytes()) throw new BadFrameException("a handoff filter with " + count + " ranges");
-    Set<Set<NodeAddress>> sources = new HashSet<>();
-    for (int i = 0; i < count; i++) sources.add(Set.copyOf(nodeList(string(body))));
+    Set<MovedRange> ranges = new HashSet<>();
+    for (int i = 0; i < count; i++) ranges.add(new MovedRange(Set.copyOf(nodeList(string(body))), Set.copyOf(nodeList(string(body)))));
     try {
-      return new GainedKeys(PlacementChange.between(before, after, replicas), receiver, sources);
+      return new GainedKeys(PlacementChange.between(before, after, replicas, mapVersion), receiver, ranges);
     } catch (IllegalArgumentException e) {
       throw new BadFrameException("a bad handoff filter: " + e.getMessage());
     }

@@ -2,6 +2,7 @@ package dev.shale.server.peer;
 
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.handoff.GainedKeys;
+import dev.shale.cluster.handoff.MovedRange;
 import dev.shale.cluster.handoff.NodeIds;
 import dev.shale.cluster.handoff.PlacementChange;
 import io.netty.buffer.ByteBuf;
@@ -67,8 +68,12 @@ final class Frames {
       case PeerMessage.Proof proof -> writeBytes(head, proof.clientProof());
       case PeerMessage.Refused refused -> writeString(head, refused.reason());
       case PeerMessage.Ready ignored -> {}
-      case PeerMessage.Read read -> writeBytes(head, read.key());
+      case PeerMessage.Read read -> {
+        Uvarint.write(head, read.mapVersion());
+        writeBytes(head, read.key());
+      }
       case PeerMessage.Write write -> {
+        Uvarint.write(head, write.mapVersion());
         head.writeLongLE(write.version());
         head.writeByte(write.value() == null ? 1 : 0);
         writeBytes(head, write.key());
@@ -170,12 +175,16 @@ final class Frames {
   /** A SCAN's handoff filter (docs/format.md, "Internode protocol"). */
   private static void writeGainedKeys(ByteBuf out, GainedKeys gained) {
     PlacementChange change = gained.change();
+    Uvarint.write(out, change.mapVersion());
     Uvarint.write(out, change.replicas());
     writeString(out, NodeIds.join(change.before().topology().nodes()));
     writeString(out, NodeIds.join(change.after().topology().nodes()));
     writeString(out, gained.receiver().id());
-    Uvarint.write(out, gained.sources().size());
-    for (Set<NodeAddress> sources : gained.sources()) writeString(out, NodeIds.join(sources));
+    Uvarint.write(out, gained.ranges().size());
+    for (MovedRange range : gained.ranges()) {
+      writeString(out, NodeIds.join(range.before()));
+      writeString(out, NodeIds.join(range.after()));
+    }
   }
 
   static void writeBytes(ByteBuf out, byte[] bytes) {

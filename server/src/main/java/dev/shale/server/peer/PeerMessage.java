@@ -80,7 +80,11 @@ public sealed interface PeerMessage {
     }
   }
 
-  record Read(long id, byte[] key) implements Request {
+  /**
+   * A replica read of {@code key}; {@code mapVersion}: of the cluster map the coordinator named
+   * this replica with (a replica whose placement is newer refuses it).
+   */
+  record Read(long id, long mapVersion, byte[] key) implements Request {
     static final int TYPE = 0x10;
 
     @Override
@@ -89,8 +93,11 @@ public sealed interface PeerMessage {
     }
   }
 
-  /** A record to store with the coordinator's version; {@code value} null: a tombstone. */
-  record Write(long id, long version, byte[] key, byte @Nullable [] value) implements Request {
+  /**
+   * A record to store with the coordinator's version; {@code value} null: a tombstone. {@code
+   * mapVersion}: as for {@link Read}.
+   */
+  record Write(long id, long mapVersion, long version, byte[] key, byte @Nullable [] value) implements Request {
     static final int TYPE = 0x11;
 
     @Override

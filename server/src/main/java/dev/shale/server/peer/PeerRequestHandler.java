@@ -33,6 +33,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>WRITE: {@link EntityService#tryWrite} on the event loop when the engine can take it at
  *       once, else {@link EntityService#write} on the pool; a version too far ahead of this
  *       node's clock is refused (FAILED 1), whoever sends it.
+ *   <li>READ and WRITE addressed with a cluster map older than this node's placement are refused
+ *       (FAILED 1), and a write is counted in its {@link MapFence} epoch until it is stored.
  *   <li>SCAN, TREE, DIGESTS: handed to {@link PeerScans}; the connection is the request's from
  *       then on.
  * </ul>
@@ -57,6 +59,7 @@ public final class PeerRequestHandler extends ChannelInboundHandlerAdapter {
   private final @Nullable StoragePool pool; // null: storage calls run inline on the event loop
   private final AnswerBudget answerBudget;
   private final PeerScans scans;
+  private final MapFence fence;
   private final int maxValueBytes;
   private final long readReserveBytes; // per READ, until its answer is written
   private final LongObjectHashMap<Boolean> inFlight = new LongObjectHashMap<>();
@@ -66,9 +69,10 @@ public final class PeerRequestHandler extends ChannelInboundHandlerAdapter {
   private boolean finishing; // the server drains: close once nothing is owed
   private boolean scanning; // the connection was handed to a scan
 
-  public PeerRequestHandler(
-      String sender, EntityService service, @Nullable StoragePool pool, AnswerBudget answerBudget, PeerScans scans, int maxValueBytes) {
+  public PeerRequestHandler(String sender, EntityService service, @Nullable StoragePool pool, AnswerBudget answerBudget, PeerScans scans,
+      MapFence fence, int maxValueBytes) {
     this.sender = sender;
+    this.fence = fence;
     this.service = service;
     this.pool = pool;
     this.answerBudget = answerBudget;
@@ -100,14 +104,19 @@ public final class PeerRequestHandler extends ChannelInboundHandlerAdapter {
     }
     switch (request) {
       case PeerMessage.Read read -> {
-        if (refusedKey(id, read.key())) return;
+        if (refusedKey(id, read.key()) || refusedByFence(id, fence.refusal(read.mapVersion()))) return;
         started(id);
         reserveThenRead(read);
       }
       case PeerMessage.Write write -> {
         if (refusedKey(id, write.key()) || refusedWrite(write)) return;
+        MapFence.Epoch epoch = fence.enter(write.mapVersion());
+        if (epoch == null) {
+          refusedByFence(id, fence.refusal(write.mapVersion()));
+          return;
+        }
         started(id);
-        write(write);
+        write(write, epoch);
       }
       case PeerMessage.Scan scan -> {
         takenOver(ctx);
@@ -164,6 +173,13 @@ public final class PeerRequestHandler extends ChannelInboundHandlerAdapter {
     return true;
   }
 
+  /** Whether {@code refusal} (the fence's: the sender's map is older than this node's placement) refused request {@code id}. */
+  private boolean refusedByFence(long id, @Nullable String refusal) {
+    if (refusal == null) return false;
+    answerNow(new PeerMessage.Failed(id, PeerMessage.Failed.REFUSED, refusal));
+    return true;
+  }
+
   private void reserveThenRead(PeerMessage.Read read) {
     if (answerBudget.tryReserve(readReserveBytes)) {
       read(read);
@@ -187,20 +203,34 @@ public final class PeerRequestHandler extends ChannelInboundHandlerAdapter {
     if (!accepted) answer(overloaded(id), readReserveBytes);
   }
 
-  private void write(PeerMessage.Write write) {
+  /** Stores {@code write}, then leaves {@code epoch} (before the answer: the record is in the store then). */
+  private void write(PeerMessage.Write write, MapFence.Epoch epoch) {
     long id = write.id();
     if (pool == null) {
-      answer(writeAnswer(id, service.write(write.key(), write.value(), write.version())), 0);
+      EntityResult result = storeIn(epoch, write);
+      answer(writeAnswer(id, result), 0);
       return;
     }
     // A write the engine can do without waiting costs less here than the pool's two hand-offs.
     EntityResult atOnce = service.tryWrite(write.key(), write.value(), write.version());
     if (atOnce != null) {
+      epoch.leave();
       answer(writeAnswer(id, atOnce), 0);
       return;
     }
-    boolean accepted = pool.trySubmit(() -> backOnLoop(writeAnswer(id, service.write(write.key(), write.value(), write.version())), 0));
-    if (!accepted) answer(overloaded(id), 0);
+    boolean accepted = pool.trySubmit(() -> backOnLoop(writeAnswer(id, storeIn(epoch, write)), 0));
+    if (!accepted) {
+      epoch.leave();
+      answer(overloaded(id), 0);
+    }
+  }
+
+  private EntityResult storeIn(MapFence.Epoch epoch, PeerMessage.Write write) {
+    try {
+      return service.write(write.key(), write.value(), write.version());
+    } finally {
+      epoch.leave();
+    }
   }
 
   private PeerMessage.Failed overloaded(long id) {

@@ -32,7 +32,7 @@ final class ReplicaRecords {
   }
 
   @Nullable Entry read(NodeAddress replica, byte[] key) {
-    return switch (await(replica, done -> calls.read(loops.get(), replica, key, done))) {
+    return switch (await(replica, done -> calls.read(loops.get(), replica, key, calls.mapVersion(), done))) {
       case ReplicaReply.Read(Entry entry) -> entry;
       case ReplicaReply.Failed(String reason) -> throw new RepairFailedException(reason);
       case ReplicaReply.Stored ignored -> throw new RepairFailedException(replica + " answered a read as a write");
@@ -40,7 +40,7 @@ final class ReplicaRecords {
   }
 
   void write(NodeAddress replica, Entry record) {
-    ReplicaReply reply = await(replica, done -> calls.write(loops.get(), replica, record.key(), record.value(), record.version(), done));
+    ReplicaReply reply = await(replica, done -> calls.write(loops.get(), replica, record.key(), record.value(), record.version(), calls.mapVersion(), done));
     if (reply instanceof ReplicaReply.Failed(String reason)) throw new RepairFailedException(reason);
   }
 

@@ -9,6 +9,7 @@ import dev.shale.storage.Entry;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -81,6 +82,10 @@ final class PeerNodeStream extends NodeStream {
       return;
     }
     channel = ready;
+    // A handoff's pull is paced by its throttle, and the source should read its store at that
+    // pace: with the kernel's autotuned receive buffer (up to tcp_rmem's maximum, 32 MiB here)
+    // the source would stream that far ahead into it. Fixed, it stops autotuning.
+    if (gained != null) ready.config().setOption(ChannelOption.SO_RCVBUF, (int) READ_AHEAD_BYTES);
     ready.config().setAutoRead(false);
     ready.pipeline().addLast("scan", new Reader());
     ready.writeAndFlush(new PeerMessage.Scan(SCAN_ID, start, end, gained));

@@ -3,6 +3,7 @@ package dev.shale.server.scan;
 import dev.shale.cluster.Placement;
 import dev.shale.cluster.handoff.GainedKeys;
 import dev.shale.server.EntityService;
+import dev.shale.server.peer.MapFence;
 import dev.shale.server.peer.PeerMessage;
 import dev.shale.server.peer.PeerScans;
 import dev.shale.storage.EntryIterator;
@@ -30,25 +31,42 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread safe: immutable; each scan is confined to its connection's event loop.
  */
 public final class PeerScanServer implements PeerScans {
+  /**
+   * How long a handoff's source waits to have applied the change the receiver pulls for (Raft
+   * applies it on every member within milliseconds of another) and for the writes it admitted
+   * before it; past it the pull fails, and the receiver tries again.
+   */
+  static final long FENCE_WAIT_MILLIS = 10_000;
+
   private final EntityService service;
+  private final MapFence fence;
   private final ScanThreads threads;
   private final PeerRepairServer repairs;
 
   /**
    * @param placement the cluster's placement now (asked for each repair request, so that it
    *     follows the cluster map): it says which records a repair's range holds
+   * @param fence this node's replica fence: a handoff's scan starts once the change is applied here
    */
-  public PeerScanServer(EntityService service, ScanThreads threads, Supplier<Placement> placement) {
+  public PeerScanServer(EntityService service, ScanThreads threads, Supplier<Placement> placement, MapFence fence) {
     this.service = service;
+    this.fence = fence;
     this.threads = threads;
     this.repairs = new PeerRepairServer(service, threads, placement);
   }
 
   @Override
   public void scan(ChannelHandlerContext ctx, long id, byte[] start, byte @Nullable [] end, @Nullable GainedKeys gained) {
-    Supplier<EntryIterator> records = gained == null
-        ? () -> service.scan(start, end, true)
-        : () -> new GainedRecords(service.scan(start, end, true), gained);
+    Supplier<EntryIterator> records = gained == null ? () -> service.scan(start, end, true) : () -> {
+      // On a scan thread. The store read must hold every write that reached this node addressed
+      // by a map before the change: else one landing after the scan passed its key reaches no new replica.
+      long change = gained.change().mapVersion();
+      if (!fence.awaitApplied(change, FENCE_WAIT_MILLIS)) {
+        throw new IllegalStateException("this node has not applied the change of map version " + change
+            + " (or finished the writes it took before it) within " + FENCE_WAIT_MILLIS + " ms");
+      }
+      return new GainedRecords(service.scan(start, end, true), gained);
+    };
     EngineScan scan = new EngineScan(records, threads, start, end);
     ctx.pipeline().replace(ctx.name(), "scan", new ServedScan(scan, id));
   }

@@ -16,6 +16,7 @@ import io.netty.handler.codec.DecoderException;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Set;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -24,9 +25,9 @@ class FrameCodecTest {
 
   @Test
   void theFormatsExampleFramesAreWhatTheEncoderWrites() {
-    assertThat(hex(new PeerMessage.Read(1, bytes("k")))).isEqualTo("04e84bff021001016b");
-    assertThat(hex(new PeerMessage.Write(2, 0x0000_0193_0000_0001L, bytes("k"), bytes("v1"))))
-        .isEqualTo("105203ca9911020100000093010000" + "00016b027631");
+    assertThat(hex(new PeerMessage.Read(1, 7, bytes("k")))).isEqualTo("05c82f95c7100107016b");
+    assertThat(hex(new PeerMessage.Write(2, 7, 0x0000_0193_0000_0001L, bytes("k"), bytes("v1"))))
+        .isEqualTo("11e3a698d5110207010000009301000000016b027631");
     assertThat(hex(new PeerMessage.Stored(2))).isEqualTo("021bca5c852302");
   }
 
@@ -35,10 +36,10 @@ class FrameCodecTest {
     List<PeerMessage> requests = List.of(
         Frames.hello(2, 0, "127.0.0.1:1", "127.0.0.1:2", 300, new byte[32]),
         new PeerMessage.Proof(new byte[32]),
-        new PeerMessage.Read(1, bytes("key")),
-        new PeerMessage.Write(300, 42, bytes("key"), bytes("value")),
-        new PeerMessage.Write(Long.MAX_VALUE, -1, bytes("key"), null),
-        new PeerMessage.Write(5, 7, bytes("big"), new byte[70_000]),
+        new PeerMessage.Read(1, 0, bytes("key")),
+        new PeerMessage.Write(300, 0, 42, bytes("key"), bytes("value")),
+        new PeerMessage.Write(Long.MAX_VALUE, 0, -1, bytes("key"), null),
+        new PeerMessage.Write(5, 0, 7, bytes("big"), new byte[70_000]),
         new PeerMessage.Scan(-1L, bytes("a"), null, null), // -1: the largest u64, 10 bytes of varint
         new PeerMessage.Scan(9, new byte[0], bytes("z"), null),
         new PeerMessage.Scan(10, bytes("a"), null, joinOfAFourthNode()),
@@ -57,7 +58,7 @@ class FrameCodecTest {
     List<NodeAddress> nodes = List.of(new NodeAddress("127.0.0.1", 1), new NodeAddress("127.0.0.1", 2),
         new NodeAddress("127.0.0.1", 3), new NodeAddress("127.0.0.1", 4));
     PlacementChange join = PlacementChange.between(nodes.subList(0, 3), nodes, 3);
-    return new GainedKeys(join, nodes.get(3), join.sourcesOfRangesGainedBy(nodes.get(3)));
+    return new GainedKeys(join, nodes.get(3), Set.copyOf(join.rangesGainedBy(nodes.get(3))));
   }
 
   @Test
@@ -88,7 +89,7 @@ class FrameCodecTest {
     EmbeddedChannel server = channel(FrameDecoder.Side.SERVER);
     ByteBuf all = Unpooled.buffer();
     for (int i = 1; i <= 200; i++) {
-      ByteBuf frame = Frames.encode(ByteBufAllocator.DEFAULT, new PeerMessage.Write(i, i, bytes("k" + i), new byte[random.nextInt(3000)]));
+      ByteBuf frame = Frames.encode(ByteBufAllocator.DEFAULT, new PeerMessage.Write(i, 0, i, bytes("k" + i), new byte[random.nextInt(3000)]));
       all.writeBytes(frame);
       frame.release();
     }
@@ -99,7 +100,7 @@ class FrameCodecTest {
 
   @Test
   void aFrameThatFailsItsCrcIsRefused() {
-    byte[] frame = encoded(new PeerMessage.Read(1, bytes("k")));
+    byte[] frame = encoded(new PeerMessage.Read(1, 0, bytes("k")));
     frame[frame.length - 1] ^= 1;
     assertRefused(FrameDecoder.Side.SERVER, frame, "crc");
   }
@@ -112,9 +113,9 @@ class FrameCodecTest {
     assertRefused(FrameDecoder.Side.SERVER, ByteBufUtil.getBytes(length), "over the limit");
     EmbeddedChannel authenticated = channel(FrameDecoder.Side.SERVER);
     authenticated.pipeline().get(FrameDecoder.class).authenticated(Frames.maxFrameBytes(MAX_VALUE));
-    assertThat(roundTrip(authenticated, new PeerMessage.Write(1, 1, bytes("k"), new byte[MAX_VALUE]))).isNotNull();
+    assertThat(roundTrip(authenticated, new PeerMessage.Write(1, 0, 1, bytes("k"), new byte[MAX_VALUE]))).isNotNull();
     assertThatThrownBy(() -> authenticated.writeInbound(Unpooled.wrappedBuffer(
-        encoded(new PeerMessage.Write(2, 1, bytes("k"), new byte[MAX_VALUE + Frames.FRAME_SLACK_BYTES])))))
+        encoded(new PeerMessage.Write(2, 0, 1, bytes("k"), new byte[MAX_VALUE + Frames.FRAME_SLACK_BYTES])))))
         .isInstanceOf(DecoderException.class).hasMessageContaining("over the limit");
   }
 
@@ -122,11 +123,11 @@ class FrameCodecTest {
   void malformedFramesAreRefused() {
     assertRefused(FrameDecoder.Side.SERVER, frame(0x7F, 1, new byte[0]), "type 0x7f");
     assertRefused(FrameDecoder.Side.SERVER, encoded(new PeerMessage.Stored(1)), "no frame a server receives");
-    assertRefused(FrameDecoder.Side.CLIENT, encoded(new PeerMessage.Read(1, bytes("k"))), "no frame a client receives");
-    assertRefused(FrameDecoder.Side.SERVER, frame(0x10, 1, new byte[] {5, 'k'}), "runs past the end");
-    assertRefused(FrameDecoder.Side.SERVER, frame(0x10, 1, new byte[] {1, 'k', 0}), "after its payload");
-    assertRefused(FrameDecoder.Side.SERVER, frame(0x11, 1, new byte[] {0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 'k', 0}), "flag bits");
-    assertRefused(FrameDecoder.Side.SERVER, frame(0x11, 1, new byte[] {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 'k', 1, 'v'}), "tombstone");
+    assertRefused(FrameDecoder.Side.CLIENT, encoded(new PeerMessage.Read(1, 0, bytes("k"))), "no frame a client receives");
+    assertRefused(FrameDecoder.Side.SERVER, frame(0x10, 1, new byte[] {7, 5, 'k'}), "runs past the end");
+    assertRefused(FrameDecoder.Side.SERVER, frame(0x10, 1, new byte[] {7, 1, 'k', 0}), "after its payload");
+    assertRefused(FrameDecoder.Side.SERVER, frame(0x11, 1, new byte[] {7, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 'k', 0}), "flag bits");
+    assertRefused(FrameDecoder.Side.SERVER, frame(0x11, 1, new byte[] {7, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 'k', 1, 'v'}), "tombstone");
     assertRefused(FrameDecoder.Side.SERVER, frame(0x03, 5, new byte[] {0}), "id 5, not 0");
     assertRefused(FrameDecoder.Side.SERVER, new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0}, "varint");
   }
@@ -135,27 +136,33 @@ class FrameCodecTest {
   void scansWithABadHandoffFilterAreRefused() {
     String three = "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3";
     String four = three + ",127.0.0.1:4";
+    String gained = three + "|127.0.0.1:2,127.0.0.1:3,127.0.0.1:4"; // the fourth takes the first's place
     assertRefused(FrameDecoder.Side.SERVER, frame(0x12, 1, new byte[] {4, 1, 'a', 0}), "flag bits");
-    assertRefused(FrameDecoder.Side.SERVER, scan(0, three, four, "127.0.0.1:4", List.of(three)), "bad handoff filter");
-    assertRefused(FrameDecoder.Side.SERVER, scan(3, three, four, "127.0.0.1:5", List.of(three)), "is not a node after the change");
+    assertRefused(FrameDecoder.Side.SERVER, scan(0, three, four, "127.0.0.1:4", List.of(gained)), "bad handoff filter");
+    assertRefused(FrameDecoder.Side.SERVER, scan(3, three, four, "127.0.0.1:5", List.of(gained)), "is not a node after the change");
     assertRefused(FrameDecoder.Side.SERVER, scan(3, three, four, "127.0.0.1:4", List.of()), "with 0 ranges");
-    assertRefused(FrameDecoder.Side.SERVER, scan(3, three, four + ",127.0.0.1:4", "127.0.0.1:4", List.of(three)), "twice");
-    assertRefused(FrameDecoder.Side.SERVER, scan(3, three, "not a node", "127.0.0.1:4", List.of(three)), "bad node id");
-    assertRefused(FrameDecoder.Side.SERVER, scan(3, three, four, "127.0.0.1:4", List.of("")), "bad node id");
+    assertRefused(FrameDecoder.Side.SERVER, scan(3, three, four + ",127.0.0.1:4", "127.0.0.1:4", List.of(gained)), "twice");
+    assertRefused(FrameDecoder.Side.SERVER, scan(3, three, "not a node", "127.0.0.1:4", List.of(gained)), "bad node id");
+    assertRefused(FrameDecoder.Side.SERVER, scan(3, three, four, "127.0.0.1:4", List.of("|" + three)), "bad node id");
+    assertRefused(FrameDecoder.Side.SERVER, scan(3, three, four, "127.0.0.1:4", List.of(three + "|" + three)), "does not gain range");
   }
 
-  /** A SCAN of everything with a handoff filter of these fields, as the format gives them. */
-  private static byte[] scan(int replicas, String before, String after, String receiver, List<String> sources) {
+  /** A SCAN of everything with a handoff filter of these fields, as the format gives them; each range "before|after". */
+  private static byte[] scan(int replicas, String before, String after, String receiver, List<String> ranges) {
     ByteBuf payload = Unpooled.buffer();
     payload.writeByte(2);
     Frames.writeBytes(payload, new byte[0]);
     Frames.writeBytes(payload, new byte[0]);
+    Uvarint.write(payload, 7); // map_version
     Uvarint.write(payload, replicas);
     Frames.writeString(payload, before);
     Frames.writeString(payload, after);
     Frames.writeString(payload, receiver);
-    Uvarint.write(payload, sources.size());
-    for (String set : sources) Frames.writeString(payload, set);
+    Uvarint.write(payload, ranges.size());
+    for (String range : ranges) {
+      Frames.writeString(payload, range.split("\\|", -1)[0]);
+      Frames.writeString(payload, range.split("\\|", -1)[1]);
+    }
     return frame(0x12, 1, ByteBufUtil.getBytes(payload));
   }
 

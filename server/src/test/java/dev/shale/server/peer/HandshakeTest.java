@@ -32,7 +32,7 @@ class HandshakeTest {
           answer.complete(msg);
         }
       })).sync();
-      channel.writeAndFlush(new PeerMessage.Read(1, "k".getBytes(StandardCharsets.UTF_8)));
+      channel.writeAndFlush(new PeerMessage.Read(1, 0, "k".getBytes(StandardCharsets.UTF_8)));
       assertThat(answer.get(10, TimeUnit.SECONDS)).isEqualTo(new PeerMessage.Absent(1));
       assertThat(server.authenticated).containsExactly(server.client.id());
       channel.close().sync();
@@ -126,7 +126,7 @@ class HandshakeTest {
   @Test
   void aRequestBeforeTheHandshakeEndedClosesTheConnection() throws Exception {
     try (TestPeerServer server = new TestPeerServer(); RawPeer peer = new RawPeer(server.port())) {
-      peer.preface().send(new PeerMessage.Write(1, 1, "k".getBytes(StandardCharsets.UTF_8), new byte[1]));
+      peer.preface().send(new PeerMessage.Write(1, 0, 1, "k".getBytes(StandardCharsets.UTF_8), new byte[1]));
       assertThat(peer.receive()).isInstanceOf(PeerMessage.Refused.class);
       assertThat(peer.closedByServer()).isTrue();
     }

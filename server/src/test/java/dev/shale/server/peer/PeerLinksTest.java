@@ -33,7 +33,7 @@ class PeerLinksTest {
       List<Future<PeerMessage.Answer>> answers = new ArrayList<>();
       for (int i = 0; i < 200; i++) {
         boolean write = i % 2 == 0;
-        answers.add(links.send(loop, server.self, id -> write ? new PeerMessage.Write(id, 1, KEY, KEY) : new PeerMessage.Read(id, KEY)));
+        answers.add(links.send(loop, server.self, id -> write ? new PeerMessage.Write(id, 0, 1, KEY, KEY) : new PeerMessage.Read(id, 0, KEY)));
       }
       for (int i = 0; i < answers.size(); i++) {
         Future<PeerMessage.Answer> answer = answers.get(i).await();
@@ -50,9 +50,9 @@ class PeerLinksTest {
     try (TestPeerServer stalled = new TestPeerServer(false)) {
       PeerLinks links = new PeerLinks(List.of(stalled.self), group, stalled.dialer(), 60_000, 2);
       EventExecutor loop = group.next();
-      Future<PeerMessage.Answer> first = links.send(loop, stalled.self, id -> new PeerMessage.Read(id, KEY));
-      Future<PeerMessage.Answer> second = links.send(loop, stalled.self, id -> new PeerMessage.Read(id, KEY));
-      Future<PeerMessage.Answer> third = links.send(loop, stalled.self, id -> new PeerMessage.Read(id, KEY)).await();
+      Future<PeerMessage.Answer> first = links.send(loop, stalled.self, id -> new PeerMessage.Read(id, 0, KEY));
+      Future<PeerMessage.Answer> second = links.send(loop, stalled.self, id -> new PeerMessage.Read(id, 0, KEY));
+      Future<PeerMessage.Answer> third = links.send(loop, stalled.self, id -> new PeerMessage.Read(id, 0, KEY)).await();
       assertThat(third.cause()).isInstanceOf(PeerFailure.class).hasMessageContaining("--peer-queue");
       assertThat(((PeerFailure) third.cause()).wasWritten()).isFalse();
       assertThat(first.isDone()).isFalse();
@@ -68,7 +68,7 @@ class PeerLinksTest {
       NodeAddress nobody = new NodeAddress("127.0.0.1", FreePort.find());
       PeerLinks links = new PeerLinks(List.of(nobody), group, server.dialer(), 10_000, 16);
       EventExecutor loop = group.next();
-      assertThat(links.send(loop, nobody, id -> new PeerMessage.Read(id, KEY)).await().cause())
+      assertThat(links.send(loop, nobody, id -> new PeerMessage.Read(id, 0, KEY)).await().cause())
           .hasMessageContaining("cannot connect to " + nobody);
       assertThat(links.downBackoffMillis(nobody)).isEqualTo(DownMark.FIRST_BACKOFF_MILLIS);
       links.close();

@@ -1,0 +1,68 @@
+package dev.shale.server.peer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.membership.ClusterMap;
+import dev.shale.cluster.membership.Member;
+import dev.shale.cluster.membership.MemberState;
+import dev.shale.cluster.membership.TopologyChange;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+class MapFenceTest {
+  private static final NodeAddress A = new NodeAddress("127.0.0.1", 9001);
+  private static final NodeAddress B = new NodeAddress("127.0.0.1", 9002);
+  private static final NodeAddress D = new NodeAddress("127.0.0.1", 9004);
+
+  private final AtomicReference<ClusterMap> map = new AtomicReference<>(
+      ClusterMap.EMPTY.apply(new TopologyChange.Bootstrap(List.of(member(A), member(B)), 2), 5));
+  private final MapFence fence = new MapFence(map::get);
+
+  @Test
+  void requestsAddressedWithAMapOlderThanThePlacementAreRefused() {
+    assertThat(fence.refusal(5)).isNull();
+    assertThat(fence.refusal(9)).as("a coordinator ahead of this node").isNull();
+    assertThat(fence.refusal(4)).isEqualTo(
+        "the coordinator's cluster map (version 4) is older than this node's placement (since version 5): retry once it has caught up");
+    assertThat(fence.enter(4)).isNull();
+    MapFence.Epoch admitted = fence.enter(5);
+    assertThat(admitted).isNotNull();
+    admitted.leave();
+
+    map.set(map.get().apply(new TopologyChange.Progress(A, "a report"), 6));
+    assertThat(fence.refusal(5)).as("a report changes no placement").isNull();
+    map.set(map.get().apply(new TopologyChange.Join(D, "127.0.0.1:19004"), 7));
+    assertThat(fence.refusal(6)).isNotNull();
+    assertThat(fence.enter(6)).isNull();
+  }
+
+  @Test
+  void aScanOfTheChangeWaitsForItToBeAppliedAndForTheWritesAdmittedBeforeIt() {
+    MapFence.Epoch before = fence.enter(5);
+    assertThat(before).isNotNull();
+    assertThat(fence.awaitApplied(7, 20)).as("the change is not applied here yet").isFalse();
+
+    map.set(map.get().apply(new TopologyChange.Join(D, "127.0.0.1:19004"), 7));
+    assertThat(fence.awaitApplied(7, 20)).as("a write admitted before the change is still out").isFalse();
+    MapFence.Epoch after = fence.enter(7);
+    assertThat(after).isNotNull();
+    before.leave();
+    assertThat(fence.awaitApplied(7, 20)).as("writes admitted after the change do not hold the scan").isTrue();
+    after.leave();
+    assertThat(fence.awaitApplied(7, 0)).isTrue();
+  }
+
+  @Test
+  void aFixedClusterAdmitsEverything() {
+    MapFence open = new MapFence(() -> ClusterMap.EMPTY); // version 0, as every request on it
+    assertThat(open.refusal(0)).isNull();
+    assertThat(open.enter(0)).isNotNull();
+    assertThat(open.awaitApplied(0, 0)).isTrue();
+  }
+
+  private static Member member(NodeAddress address) {
+    return new Member(address, "127.0.0.1:1" + address.port(), MemberState.NORMAL, "");
+  }
+}
