@@ -13,22 +13,12 @@
 # CONNECTIONS (64), STREAM_RATE (8m: the joining node's --stream-rate), NODE_HEAP (1g),
 # NODE_ARGS (extra server flags, every node).
 set -uo pipefail
-(($# == 2)) && [[ -d $2 ]] || { echo "usage: join.sh OUT_DIR CHECKOUT" >&2; exit 2; }
-mkdir -p "$1" || exit 2
-out=$(cd "$1" && pwd) checkout=$(cd "$2" && pwd)
+# shellcheck source=lib/scratch-cluster.sh
+source "$(cd "$(dirname "$0")" && pwd)/lib/scratch-cluster.sh"
+out_and_checkout join.sh "$@"
 keys=${KEYS:-1000000} value_size=${VALUE_SIZE:-1000} rate=${RATE:-10000} duration=${DURATION:-60s}
 warmup=${WARMUP:-5s} connections=${CONNECTIONS:-64} stream_rate=${STREAM_RATE:-8m}
 heap=${NODE_HEAP:-1g} node_args="--repair-interval 0 ${NODE_ARGS:-}" nodes=3
-here=$(cd "$(dirname "$0")/.." && pwd)
-data=$(mktemp -d)
-pids=()
-
-# shellcheck source=lib/nodes.sh
-source "$here/bench/lib/nodes.sh"
-cleanup() { stop_nodes; rm -rf "$data"; }
-trap cleanup EXIT
-# shellcheck source=lib/cluster.sh
-source "$here/bench/lib/cluster.sh"
 
 load() { # label: the PUT load at the rate, through node 0
   "$checkout/shale" load --url "http://127.0.0.1:${ports[0]}" --workload put --key-order random --keys "$keys" \
