@@ -12,21 +12,11 @@
 # Environment: KEYS (1000000), VALUE_SIZE (100), DIVERGENCE (1: percent of the keys), NODE_HEAP (1g),
 # NODE_ARGS (extra server flags).
 set -uo pipefail
-(($# == 2)) && [[ -d $2 ]] || { echo "usage: repair.sh OUT_DIR CHECKOUT" >&2; exit 2; }
-mkdir -p "$1" || exit 2
-out=$(cd "$1" && pwd) checkout=$(cd "$2" && pwd)
+# shellcheck source=lib/scratch-cluster.sh
+source "$(cd "$(dirname "$0")" && pwd)/lib/scratch-cluster.sh"
+out_and_checkout repair.sh "$@"
 keys=${KEYS:-1000000} value_size=${VALUE_SIZE:-100} divergence=${DIVERGENCE:-1}
 heap=${NODE_HEAP:-1g} node_args="--repair-interval 0 --hint-max-size 1 ${NODE_ARGS:-}" nodes=3
-here=$(cd "$(dirname "$0")/.." && pwd)
-data=$(mktemp -d)
-pids=()
-
-# shellcheck source=lib/nodes.sh
-source "$here/bench/lib/nodes.sh"
-cleanup() { stop_nodes; rm -rf "$data"; }
-trap cleanup EXIT
-# shellcheck source=lib/cluster.sh
-source "$here/bench/lib/cluster.sh"
 
 status_number() { # port name
   curl -sf "http://127.0.0.1:$1/v0/status" | python3 -c "import json, sys; print(json.load(sys.stdin)['$2'])"

@@ -26,17 +26,8 @@ shift
 put_rates=${PUT_RATES-1500 3000} get_rates=${GET_RATES-3000 6000} query=${QUERY:-} closed_loop=${CLOSED_LOOP:-}
 repeats=${REPEATS:-3} duration=${DURATION:-30s} warmup=${WARMUP:-10s} connections=${CONNECTIONS:-64}
 keys=${KEYS:-100000} heap=${NODE_HEAP:-1g} node_args=${NODE_ARGS:-} nodes=${NODES:-3}
-here=$(cd "$(dirname "$0")/.." && pwd)
-data=$(mktemp -d)
-pids=()
-
-# shellcheck source=lib/nodes.sh
-source "$here/bench/lib/nodes.sh"
-cleanup() { stop_nodes; rm -rf "$data"; }
-trap cleanup EXIT
-
-# shellcheck source=lib/cluster.sh
-source "$here/bench/lib/cluster.sh"
+# shellcheck source=lib/scratch-cluster.sh
+source "$(cd "$(dirname "$0")" && pwd)/lib/scratch-cluster.sh"
 
 run_load() { # checkout label repeat workload rate
   local checkout=$1 label=$2 n=$3 workload=$4 rate=$5 before after requests json

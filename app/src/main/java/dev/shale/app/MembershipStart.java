@@ -2,6 +2,7 @@ package dev.shale.app;
 
 import dev.shale.app.membership.RaftMembership;
 import dev.shale.cluster.AdminSignatures;
+import dev.shale.cluster.Cluster;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Topology;
 import dev.shale.cluster.membership.ClusterMap;
@@ -39,7 +40,9 @@ record MembershipStart(RaftMembership membership, Topology topology) {
   private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(90);
 
   /** What the command line says of the node's membership. */
-  record Options(String host, int port, @Nullable List<String> clusterUrls, @Nullable String joinUrl, @Nullable Integer raftPort) {}
+  /** @param replicationFactor {@code --replication-factor}, which a bootstrap records in the map; null: the default */
+  record Options(String host, int port, @Nullable List<String> clusterUrls, @Nullable String joinUrl, @Nullable Integer raftPort,
+      @Nullable Integer replicationFactor) {}
 
   /** Whether the node runs Raft at all: a node alone (no --cluster, --join, nor stored group) does not. */
   static boolean needed(Path dataDir, Options options) {
@@ -89,7 +92,7 @@ record MembershipStart(RaftMembership membership, Topology topology) {
       self = bootstrap.self();
       topology = bootstrap;
       raftPort = raftPort(options);
-      assumed = new ClusterMap(0, bootstrapMembers(bootstrap), replicationFactor(bootstrap));
+      assumed = new ClusterMap(0, bootstrapMembers(bootstrap), replicationFactor(bootstrap, options));
     } else {
       throw new StartupException("this node was removed from its cluster, or has no cluster map yet in " + dataDir
           + "/raft; give --cluster (a new cluster) or delete " + dataDir + "/raft and --join a cluster");
@@ -107,7 +110,7 @@ record MembershipStart(RaftMembership membership, Topology topology) {
           + RaftAddress.DEFAULT_OFFSET + ", or - when that exceeds 65535): " + RaftAddress.defaultPort(options.port()));
     }
     RaftMembership membership = RaftMembership.start(dataDir, self, options.host(), RaftAddress.defaultPort(options.port()),
-        new RaftMembership.Start.Bootstrap(bootstrapMembers(topology), replicationFactor(topology)), listener, completesAtOnce);
+        new RaftMembership.Start.Bootstrap(bootstrapMembers(topology), replicationFactor(topology, options)), listener, completesAtOnce);
     return new MembershipStart(membership, topology);
   }
 
@@ -156,9 +159,13 @@ record MembershipStart(RaftMembership membership, Topology topology) {
         .map(n -> new Member(n, RaftAddress.of(n.host(), RaftAddress.defaultPort(n.port())), MemberState.NORMAL, "")).toList();
   }
 
-  /** The replication factor a new cluster's map records: 3, or every node of a smaller cluster. */
-  private static int replicationFactor(Topology topology) {
-    return Math.min(3, topology.size());
+  /**
+   * The replication factor a new cluster's map records: {@code --replication-factor}, else 3, or
+   * every node of a smaller cluster. The map's, not each node's flag, is what every member then
+   * uses: the data movement of a node change keeps that many copies of each key.
+   */
+  private static int replicationFactor(Topology topology, Options options) {
+    return options.replicationFactor() != null ? options.replicationFactor() : Cluster.defaultReplicationFactor(topology.size());
   }
 
   /** This node in {@code map}, found as {@code --cluster} finds it (any address of this machine with --host 0.0.0.0). */

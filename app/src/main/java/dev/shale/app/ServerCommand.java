@@ -7,6 +7,7 @@ import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Placement;
 import dev.shale.cluster.Topology;
 import dev.shale.cluster.handoff.MapChanges;
+import dev.shale.cluster.membership.ClusterMap;
 import dev.shale.app.membership.RaftMembership;
 import dev.shale.server.ServerOptions;
 import dev.shale.storage.CpuPriority;
@@ -340,7 +341,7 @@ final class ServerCommand implements Callable<Integer> {
     Cluster cluster;
     try {
       cluster = new Cluster(new Placement(started.topology()), auth, forwardTimeoutMillis, maxPendingPerPeer, readSpeculationMillis,
-          replicationFactor(started.topology()), started.membership());
+          agreedReplicationFactor(started), started.membership());
     } catch (IllegalArgumentException e) {
       started.membership().close();
       throw usage(optionNames(e.getMessage()));
@@ -360,7 +361,10 @@ final class ServerCommand implements Callable<Integer> {
         throw usage("--join: " + e.getMessage());
       }
     }
-    return new MembershipStart.Options(host, port, cluster, join, raftPort);
+    if (replicationFactor != null && cluster != null && replicationFactor > cluster.size()) {
+      throw usage("--replication-factor (" + replicationFactor + ") exceeds the cluster's " + cluster.size() + " node(s)");
+    }
+    return new MembershipStart.Options(host, port, cluster, join, raftPort, replicationFactor);
   }
 
   /** The settings of the HTTP server, or a usage error naming the bad option. */
@@ -425,6 +429,22 @@ final class ServerCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }
+  }
+
+  /**
+   * The replication factor of the cluster's map, once this node has one (it joined, or restarts):
+   * the one the cluster was bootstrapped with, which every member uses; a --replication-factor
+   * that disagrees is logged and ignored. A new cluster's map is empty until its bootstrap is
+   * applied: then the flag's (or the default), which the bootstrap records.
+   */
+  private int agreedReplicationFactor(MembershipStart started) {
+    ClusterMap map = started.membership().current();
+    if (map.isEmpty()) return replicationFactor(started.topology());
+    if (replicationFactor != null && replicationFactor != map.replicationFactor()) {
+      LOG.log(Level.WARNING, "--replication-factor " + replicationFactor + " ignored: the cluster's map records "
+          + map.replicationFactor() + " (set when the cluster was bootstrapped)");
+    }
+    return map.replicationFactor();
   }
 
   /** --replication-factor, or the default for a cluster of {@code topology}'s size. */

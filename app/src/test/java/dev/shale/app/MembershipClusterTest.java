@@ -70,6 +70,28 @@ class MembershipClusterTest {
   }
 
   @Test
+  void theReplicationFactorOfTheBootstrapIsTheOneEveryMemberUsesAJoinerToo() throws Exception {
+    try (TestCluster cluster = new TestCluster(dir, 3, List.of("--replication-factor", "2")).startAll()) {
+      List<String> urls = new ArrayList<>(cluster.urls());
+      awaitTopology(urls, urls, "normal");
+      NodeProcess fourth = launchJoining(cluster, TestCluster.nodePort(), FreePort.find(), cluster.urls().get(0));
+      try {
+        fourth.awaitReady(TestCluster.READY);
+        urls.add(fourth.baseUrl());
+        awaitTopology(urls, urls, "normal");
+        for (String url : urls) {
+          String status = HTTP.send(HttpRequest.newBuilder(URI.create(url + "/v0/status")).build(), HttpResponse.BodyHandlers.ofString())
+              .body();
+          assertThat(status).as("the map at %s", url).containsPattern("\"topology\": \\{\"version\": \\d+, \"replicationFactor\": 2,");
+          assertThat(status.split("\"replicationFactor\": 2\\b", -1)).as("the map and the node at %s: %s", url, status).hasSize(3);
+        }
+      } finally {
+        fourth.close();
+      }
+    }
+  }
+
+  @Test
   void twoJoinsAtOnceAreSerialisedOrRefusedNeverSplit() {
     try (TestCluster cluster = new TestCluster(dir, 3, List.of()).startAll()) {
       List<String> urls = new ArrayList<>(cluster.urls());

@@ -88,7 +88,7 @@ public final class StatusBody {
       members.add("{\"url\": " + quote(m.address().url()) + ", \"state\": " + quote(m.state().wireName())
           + (m.dead() ? ", \"dead\": true" : "") + ", \"progress\": " + quote(m.progress()) + "}");
     }
-    return "{\"version\": " + map.version() + ", \"members\": " + members + "}";
+    return "{\"version\": " + map.version() + ", \"replicationFactor\": " + map.replicationFactor() + ", \"members\": " + members + "}";
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.shale.app.membership;
 
+import dev.shale.cluster.WholeFile;
 import dev.shale.cluster.membership.ClusterMap;
 import dev.shale.cluster.membership.ClusterMapCodec;
 import dev.shale.cluster.membership.TopologyChange;
@@ -123,7 +124,7 @@ final class ClusterMapStateMachine extends BaseStateMachine {
     TermIndex last = getLastAppliedTermIndex();
     if (last == null || last.getIndex() < 0) return RaftLog.INVALID_LOG_INDEX;
     File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-    MapFile.writeWhole(file.toPath(), ClusterMapCodec.encode(snapshot));
+    WholeFile.write(file.toPath(), ClusterMapCodec.encode(snapshot));
     storage.loadLatestSnapshot();
     return last.getIndex();
   }

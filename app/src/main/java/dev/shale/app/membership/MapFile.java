@@ -1,16 +1,13 @@
 package dev.shale.app.membership;
 
+import dev.shale.cluster.WholeFile;
 import dev.shale.cluster.membership.ClusterMap;
 import dev.shale.cluster.membership.ClusterMapCodec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 
 /**
@@ -50,27 +47,9 @@ final class MapFile {
 
   void write(ClusterMap map) {
     try {
-      writeWhole(file, ClusterMapCodec.encode(map));
+      WholeFile.write(file, ClusterMapCodec.encode(map));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the cluster map " + file + ": " + e.getMessage(), e);
-    }
-  }
-
-  /**
-   * Writes {@code bytes} to {@code <target>.partial}, fsyncs it, renames it over {@code target}
-   * and fsyncs the directory: after a crash, {@code target} is the old file or the new one, whole.
-   */
-  static void writeWhole(Path target, byte[] bytes) throws IOException {
-    Path partial = target.resolveSibling(target.getFileName() + ".partial");
-    try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        StandardOpenOption.TRUNCATE_EXISTING)) {
-      ByteBuffer buffer = ByteBuffer.wrap(bytes);
-      while (buffer.hasRemaining()) channel.write(buffer);
-      channel.force(true);
-    }
-    Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    try (FileChannel directory = FileChannel.open(target.getParent(), StandardOpenOption.READ)) {
-      directory.force(true);
     }
   }
 }

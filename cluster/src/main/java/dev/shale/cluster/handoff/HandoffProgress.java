@@ -1,14 +1,11 @@
 package dev.shale.cluster.handoff;
 
+import dev.shale.cluster.WholeFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HexFormat;
@@ -142,7 +139,7 @@ public final class HandoffProgress {
     return new IOException(file + " line " + line + ": " + why);
   }
 
-  /** Replaces the file whole: a temporary file, fsynced, renamed over it. */
+  /** Replaces the file whole ({@link WholeFile}). */
   private void write() throws IOException {
     List<String> lines = new ArrayList<>();
     lines.add(HEADER);
@@ -153,14 +150,7 @@ public final class HandoffProgress {
           + range.bytes() + " " + (lastKey == null ? "-" : HEX.formatHex(lastKey)));
     }
     byte[] bytes = (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
-    Path tmp = file.resolveSibling("progress.tmp");
-    try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        StandardOpenOption.TRUNCATE_EXISTING)) {
-      ByteBuffer buffer = ByteBuffer.wrap(bytes);
-      while (buffer.hasRemaining()) channel.write(buffer);
-      channel.force(true);
-    }
-    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    WholeFile.write(file, bytes);
   }
 
   private static String changeLine(PlacementChange change) {

@@ -1,0 +1,36 @@
+package dev.shale.cluster;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Replaces a small file whole, crash-safely: the cluster map and a handoff's progress are kept
+ * this way. After a crash the file is the old one or the new one, never a mix or a torn write.
+ */
+public final class WholeFile {
+  private WholeFile() {}
+
+  /**
+   * Writes {@code bytes} to {@code <target>.partial}, fsyncs it, renames it over {@code target}
+   * and fsyncs the directory (the rename is durable only then). A leftover {@code .partial} from
+   * a crash is overwritten by the next write.
+   */
+  public static void write(Path target, byte[] bytes) throws IOException {
+    Path partial = target.resolveSibling(target.getFileName() + ".partial");
+    try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        StandardOpenOption.TRUNCATE_EXISTING)) {
+      ByteBuffer buffer = ByteBuffer.wrap(bytes);
+      while (buffer.hasRemaining()) channel.write(buffer);
+      channel.force(true);
+    }
+    Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    try (FileChannel directory = FileChannel.open(target.getParent(), StandardOpenOption.READ)) {
+      directory.force(true);
+    }
+  }
+}
