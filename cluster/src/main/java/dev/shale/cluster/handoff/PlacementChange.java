@@ -38,8 +38,8 @@ import java.util.TreeMap;
  * @param mapVersion the version of the cluster map that started the change: a source serves a pull
  *     once it has applied it (the map fence, docs/design.md "Handoff"); 0 for a change made by
  *     hand on a fixed cluster
- * @param down nodes of {@code before} that are down for good (a member removed as dead): no range
- *     is pulled from them, only from the other nodes of its replica set before the change
+ * @param down nodes of {@code before} that are down for good (a member removed as dead): nothing
+ *     is pulled from them; the ranges they replicated come from their other replicas
  */
 public record PlacementChange(Placement before, Placement after, int replicas, long mapVersion, Set<NodeAddress> down) {
   public PlacementChange {

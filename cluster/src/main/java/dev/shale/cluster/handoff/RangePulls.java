@@ -81,7 +81,8 @@ final class RangePulls {
     NodeAddress replaced = Objects.requireNonNull(unit.replaced());
     List<NodeAddress> others = unit.otherReplicas();
     // A node removed as dead is not tried at all: its ranges come from the others at once.
-    boolean failedOver = change.down().contains(replaced) || others.stream().anyMatch(other -> progress.has(unit.fromOther(other)));
+    boolean failedOver = change.down().contains(replaced)
+        || others.stream().anyMatch(other -> progress.has(unit.fromOther(other)));
     if (!failedOver) {
       if (pull(unit.name(), unit, List.of(replaced))) return true;
       if (stopped.getAsBoolean()) return false;

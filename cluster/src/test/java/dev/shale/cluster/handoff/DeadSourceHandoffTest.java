@@ -35,7 +35,7 @@ class DeadSourceHandoffTest {
 
   @TempDir Path tmp;
   private final List<NodeAddress> nodes = Nodes.loopback(4);
-  // The lowest id: the first node of every replica set it is in, so a pull would try it first.
+  // Every range the receiver gains replaces it: a live one would be pulled from first.
   private final NodeAddress dead = nodes.get(0);
   private final NodeAddress self = nodes.get(1);
   private final List<NodeAddress> asked = new CopyOnWriteArrayList<>();
