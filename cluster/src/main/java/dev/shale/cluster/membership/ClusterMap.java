@@ -41,12 +41,16 @@ public final class ClusterMap {
   private final @Nullable Placement readPlacement; // over normal and leaving members; null: none
   private final @Nullable Placement writePlacement; // over normal and joining members; null: none
 
-  /** A map whose placement dates from {@code version} (a stored map: see {@link #placementVersion}). */
+  /** A map whose placement dates from {@code version} (see {@link #placementVersion}). */
   public ClusterMap(long version, List<Member> members, int replicationFactor) {
     this(version, version, members, replicationFactor);
   }
 
-  private ClusterMap(long version, long placementVersion, List<Member> members, int replicationFactor) {
+  /** A map whose placement dates from {@code placementVersion}, at most {@code version} (a stored one). */
+  public ClusterMap(long version, long placementVersion, List<Member> members, int replicationFactor) {
+    if (placementVersion < 0 || placementVersion > version) {
+      throw new IllegalArgumentException("placementVersion out of [0, " + version + "]: " + placementVersion);
+    }
     if (version < 0) throw new IllegalArgumentException("version must be >= 0: " + version);
     if (replicationFactor < 0) throw new IllegalArgumentException("replication factor must be >= 0: " + replicationFactor);
     this.version = version;
@@ -71,9 +75,11 @@ public final class ClusterMap {
    * that a coordinator addressed with a map older than this (the map fence, docs/design.md
    * "Handoff"), so a request never lands on a placement it was not addressed for.
    *
-   * <p>Not part of the agreed state ({@link #equals} ignores it): a map read back from storage
-   * takes its own version, which is never earlier than the true one; a node that restarts refuses
-   * a little more until the coordinators behind it catch up, which is safe.
+   * <p>Derived from the changes applied, so equal on every member that applied the same log; kept
+   * in the stored map (docs/format.md, "Cluster map"). A bootstrap's is 0: its placement is the
+   * {@code --cluster} list each node served with as map 0 until it applied the bootstrap. A map
+   * read from a store that did not keep it takes its own version, never earlier than the true
+   * one: its node refuses a little more until the coordinators behind it catch up, which is safe.
    */
   public long placementVersion() {
     return placementVersion;
@@ -176,7 +182,8 @@ public final class ClusterMap {
     if (b.members().isEmpty()) throw new TopologyChangeRefused("a cluster has at least one member");
     if (b.replicationFactor() < 1) throw new TopologyChangeRefused("the replication factor must be >= 1: " + b.replicationFactor());
     List<Member> normal = b.members().stream().map(m -> m.withState(MemberState.NORMAL)).toList();
-    return new ClusterMap(index, normal, b.replicationFactor());
+    // Placement version 0: the --cluster list every node served with as map 0 until it applied this.
+    return new ClusterMap(index, 0, normal, b.replicationFactor());
   }
 
   private ClusterMap join(TopologyChange.Join j, long index) {

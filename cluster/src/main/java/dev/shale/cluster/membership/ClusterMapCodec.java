@@ -12,7 +12,9 @@ import java.util.List;
  */
 public final class ClusterMapCodec {
   /** The first line of a snapshot; the number is the format's version. */
-  static final String HEADER = "shale-cluster-map 1";
+  static final String HEADER = "shale-cluster-map 2";
+  /** The header of the maps written before the placement version was kept: still read. */
+  static final String HEADER_1 = "shale-cluster-map 1";
   /** The state word of a dead leaving member ({@link Member#dead}); the others are {@link MemberState#wireName}. */
   static final String DEAD = "dead";
 
@@ -21,6 +23,7 @@ public final class ClusterMapCodec {
   public static byte[] encode(ClusterMap map) {
     StringBuilder text = new StringBuilder(HEADER).append('\n')
         .append("version ").append(map.version()).append('\n')
+        .append("placement-version ").append(map.placementVersion()).append('\n')
         .append("replication-factor ").append(map.replicationFactor()).append('\n');
     for (Member m : map.members()) {
       text.append("member ").append(m.address().url()).append(' ').append(m.raftAddress()).append(' ')
@@ -33,15 +36,19 @@ public final class ClusterMapCodec {
   /** @throws IllegalArgumentException saying what is malformed */
   public static ClusterMap decode(byte[] bytes) {
     String[] lines = new String(bytes, StandardCharsets.UTF_8).split("\n", -1);
-    if (lines.length < 4 || !lines[0].equals(HEADER) || !lines[lines.length - 1].isEmpty()) {
+    boolean first = lines.length >= 4 && lines[0].equals(HEADER_1);
+    if (lines.length < 5 && !first || !(first || lines[0].equals(HEADER)) || !lines[lines.length - 1].isEmpty()) {
       throw new IllegalArgumentException("not a cluster map (expected '" + HEADER + "' and whole lines)");
     }
     try {
-      long version = Long.parseLong(value(lines[1], "version"));
-      int replicationFactor = Integer.parseInt(value(lines[2], "replication-factor"));
+      int line = 1;
+      long version = Long.parseLong(value(lines[line++], "version"));
+      // Version 1 has no placement version: its own version, never earlier than the true one.
+      long placementVersion = first ? version : Long.parseLong(value(lines[line++], "placement-version"));
+      int replicationFactor = Integer.parseInt(value(lines[line++], "replication-factor"));
       List<Member> members = new ArrayList<>();
-      for (int i = 3; i < lines.length - 1; i++) members.add(member(lines[i]));
-      return new ClusterMap(version, members, replicationFactor);
+      for (int i = line; i < lines.length - 1; i++) members.add(member(lines[i]));
+      return new ClusterMap(version, placementVersion, members, replicationFactor);
     } catch (RuntimeException e) {
       throw new IllegalArgumentException("malformed cluster map: " + e.getMessage(), e);
     }

@@ -29,7 +29,7 @@ class ClusterMapTest {
   @Test
   void thePlacementVersionIsTheLastChangeOfWhoIsReadFromOrWrittenTo() {
     ClusterMap three = threeNodes();
-    assertThat(three.placementVersion()).isEqualTo(1);
+    assertThat(three.placementVersion()).as("the --cluster list every node served with as map 0").isZero();
     ClusterMap joining = three.apply(join(D), 5);
     assertThat(joining.placementVersion()).as("a join adds a member written to").isEqualTo(5);
     ClusterMap reported = joining.apply(new TopologyChange.Progress(D, "streamed 40%"), 6).apply(join(D), 7);
@@ -40,10 +40,15 @@ class ClusterMapTest {
     ClusterMap leaving = normal.apply(new TopologyChange.MarkLeaving(A), 9);
     assertThat(leaving.placementVersion()).isEqualTo(9);
     assertThat(leaving.apply(new TopologyChange.Remove(A), 10).placementVersion()).isEqualTo(10);
-    // Not part of the agreed state: a map read back takes its own version, never an earlier one.
+    // A map read from a store that did not keep it takes its own version, never an earlier one.
     ClusterMap stored = new ClusterMap(reported.version(), reported.members(), reported.replicationFactor());
     assertThat(stored).isEqualTo(reported);
     assertThat(stored.placementVersion()).isEqualTo(7);
+    assertThat(ClusterMapCodec.decode(ClusterMapCodec.encode(reported)).placementVersion()).as("kept in the stored form").isEqualTo(5);
+    String version1 = new String(ClusterMapCodec.encode(reported), java.nio.charset.StandardCharsets.UTF_8)
+        .replace("shale-cluster-map 2", "shale-cluster-map 1").replace("placement-version 5\n", "");
+    assertThat(ClusterMapCodec.decode(version1.getBytes(java.nio.charset.StandardCharsets.UTF_8)).placementVersion())
+        .as("a map stored before the line existed").isEqualTo(7);
   }
 
   @Test

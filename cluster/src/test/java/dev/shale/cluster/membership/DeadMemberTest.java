@@ -96,8 +96,9 @@ class DeadMemberTest {
   void theDeadMemberExampleOfTheFormatDocIsWhatTheCodecWrites() {
     // docs/format.md, "Cluster map": four nodes at index 1, `dead` of the fourth at 7, a report at 8.
     assertThat(new String(ClusterMapCodec.encode(reported()), StandardCharsets.UTF_8)).isEqualTo("""
-        shale-cluster-map 1
+        shale-cluster-map 2
         version 8
+        placement-version 7
         replication-factor 3
         member http://127.0.0.1:9001 127.0.0.1:19001 normal handoff%3A+received+the+ranges+of+127.0.0.1%3A9004+leaving
         member http://127.0.0.1:9002 127.0.0.1:19002 normal\s

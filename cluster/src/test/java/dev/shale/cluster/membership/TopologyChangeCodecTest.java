@@ -43,8 +43,9 @@ class TopologyChangeCodecTest {
     NodeAddress d = ClusterMapTest.node(9004);
     ClusterMap map = ClusterMapTest.threeNodes().apply(ClusterMapTest.join(d), 5).apply(new TopologyChange.Progress(d, "50% done"), 6);
     assertThat(new String(ClusterMapCodec.encode(map), StandardCharsets.UTF_8)).isEqualTo("""
-        shale-cluster-map 1
+        shale-cluster-map 2
         version 6
+        placement-version 5
         replication-factor 3
         member http://127.0.0.1:9001 127.0.0.1:19001 normal\s
         member http://127.0.0.1:9002 127.0.0.1:19002 normal\s
@@ -69,7 +70,7 @@ class TopologyChangeCodecTest {
         .apply(new TopologyChange.Progress(ClusterMapTest.node(9009), "half way, 10 MB"), 5);
     byte[] bytes = ClusterMapCodec.encode(map);
     assertThat(ClusterMapCodec.decode(bytes)).isEqualTo(map);
-    assertThat(new String(bytes, StandardCharsets.UTF_8)).startsWith("shale-cluster-map 1\nversion 5\nreplication-factor 3\n"
+    assertThat(new String(bytes, StandardCharsets.UTF_8)).startsWith("shale-cluster-map 2\nversion 5\nplacement-version 4\nreplication-factor 3\n"
         + "member http://127.0.0.1:9001 127.0.0.1:19001 normal \n");
     assertThat(ClusterMapCodec.decode(ClusterMapCodec.encode(ClusterMap.EMPTY))).isEqualTo(ClusterMap.EMPTY);
     String trimmed = new String(ClusterMapCodec.encode(ClusterMapTest.threeNodes()), StandardCharsets.UTF_8).replace(" \n", "\n");

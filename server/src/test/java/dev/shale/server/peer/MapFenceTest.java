@@ -16,8 +16,8 @@ class MapFenceTest {
   private static final NodeAddress B = new NodeAddress("127.0.0.1", 9002);
   private static final NodeAddress D = new NodeAddress("127.0.0.1", 9004);
 
-  private final AtomicReference<ClusterMap> map = new AtomicReference<>(
-      ClusterMap.EMPTY.apply(new TopologyChange.Bootstrap(List.of(member(A), member(B)), 2), 5));
+  // A map whose placement dates from version 5.
+  private final AtomicReference<ClusterMap> map = new AtomicReference<>(new ClusterMap(5, List.of(member(A), member(B)), 2));
   private final MapFence fence = new MapFence(map::get);
 
   @Test
