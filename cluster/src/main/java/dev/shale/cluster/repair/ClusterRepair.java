@@ -59,15 +59,30 @@ public final class ClusterRepair {
     running.lock();
     try {
       Placement now = placement.get();
-      List<NodeAddress> nodes = now.topology().nodes();
-      List<NodeAddress[]> pairs = new ArrayList<>();
-      for (int i = 0; i < nodes.size(); i++) {
-        for (int j = i + 1; j < nodes.size(); j++) pairs.add(new NodeAddress[] {nodes.get(i), nodes.get(j)});
-      }
-      return repair(now, pairs);
+      return repair(now, selfFirst(now.topology().self(), now.topology().nodes()));
     } finally {
       running.unlock();
     }
+  }
+
+  /**
+   * Every pair of {@code nodes}, this node's pairs first. A pair of two peers crosses the network
+   * twice for each tree, digest and record (both sides are remote); this node's own pairs cross it
+   * once, and by the time the peers' pairs come, this node has met and repaired each of them, so
+   * those pairs usually find nothing but their trees (the cluster-wide divergence of one replica
+   * is copied from this node, not between two peers).
+   */
+  static List<NodeAddress[]> selfFirst(NodeAddress self, List<NodeAddress> nodes) {
+    List<NodeAddress[]> own = new ArrayList<>();
+    List<NodeAddress[]> peers = new ArrayList<>();
+    for (int i = 0; i < nodes.size(); i++) {
+      for (int j = i + 1; j < nodes.size(); j++) {
+        NodeAddress[] pair = {nodes.get(i), nodes.get(j)};
+        (pair[0].equals(self) || pair[1].equals(self) ? own : peers).add(pair);
+      }
+    }
+    own.addAll(peers);
+    return own;
   }
 
   /** Repairs the ranges this node shares with each peer, unless a repair is under way (then nothing). */
@@ -117,6 +132,8 @@ public final class ClusterRepair {
     try {
       RepairReport report = new PairRepair(sides.apply(range.a()), sides.apply(range.b()), range, leafBits, throttle).run();
       recordsExchanged.addAndGet(report.recordsExchanged());
+      LOG.log(Level.INFO, () -> "repair of " + range + ": " + report.leavesDiffering() + " leaves differed, "
+          + report.recordsExchanged() + " records copied, " + report.bytesExchanged() + " bytes exchanged");
       return report;
     } catch (RuntimeException e) {
       // One pair's failure (a replica down, a store failing) leaves the others to repair.

@@ -14,9 +14,17 @@ import org.jspecify.annotations.Nullable;
 final class MapSide implements RepairSide {
   final NavigableMap<byte[], Entry> records = new TreeMap<>(Keys::compare);
   private final NodeAddress node;
+  private final boolean remote;
+  int reads; // records read whole from this side
 
   MapSide(NodeAddress node) {
+    this(node, true);
+  }
+
+  /** @param remote whether it counts as a peer (what crosses the network to and from it counts as exchanged) */
+  MapSide(NodeAddress node, boolean remote) {
     this.node = node;
+    this.remote = remote;
   }
 
   /** Stores {@code record} if it is newer than the one held, as an engine would. */
@@ -31,7 +39,7 @@ final class MapSide implements RepairSide {
 
   @Override
   public boolean isRemote() {
-    return true;
+    return remote;
   }
 
   @Override
@@ -46,6 +54,7 @@ final class MapSide implements RepairSide {
 
   @Override
   public @Nullable Entry read(byte[] key) {
+    reads++;
     return records.get(key);
   }
 
