@@ -16,6 +16,7 @@ final class MapSide implements RepairSide {
   private final NodeAddress node;
   private final boolean remote;
   int reads; // records read whole from this side
+  int digestsSent; // digests this side gave
 
   MapSide(NodeAddress node) {
     this(node, true);
@@ -48,8 +49,22 @@ final class MapSide implements RepairSide {
   }
 
   @Override
-  public EntryIterator digests(SharedRange range, int leafBits, BitSet leaves) {
-    return new RangeRecords(scan(), range, leafBits, leaves);
+  public SubLeaves subLeaves(SharedRange range, int leafBits, int subBits, BitSet leaves) {
+    return new RangeRecords(scan(), range, leafBits, leaves).subLeaves(subBits);
+  }
+
+  @Override
+  public EntryIterator digests(SharedRange range, LeafSelection selection) {
+    digestsSent += countOf(RangeRecords.digests(scan(), range, selection));
+    return RangeRecords.digests(scan(), range, selection);
+  }
+
+  private static int countOf(EntryIterator records) {
+    int count = 0;
+    try (records) {
+      for (; records.hasNext(); records.next()) count++;
+    }
+    return count;
   }
 
   @Override
