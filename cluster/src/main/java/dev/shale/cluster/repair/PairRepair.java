@@ -67,7 +67,6 @@ final class PairRepair {
       SubLeaves subB = b.subLeaves(range, leafBits, subBits, refine);
       long hashBytes = 8L * SubLeaves.hashCount(subBits, refine);
       bytesExchanged += leafBitmapBytes(a) + leafBitmapBytes(b); // the requests
-
       bytesExchanged += (a.isRemote() ? hashBytes : 0) + (b.isRemote() ? hashBytes : 0);
       selected.or(subA.differing(subB).subLeaves());
     }
