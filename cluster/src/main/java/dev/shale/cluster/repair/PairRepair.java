@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Repairs one shared range between two replicas (docs/design.md, "Anti-entropy repair"):
- * compares their trees; refines the differing leaves that both replicas hold records in to their
+ * compares their coarse trees, and when those differ their trees; refines the differing leaves that both replicas hold records in to their
  * sub-leaves and compares those; then walks both replicas' digests of the differing sub-leaves
  * (and of the differing leaves one side holds nothing in, whole) side by side in key order, and
  * copies each record one side lacks or holds older to it, with its original version, from the
@@ -22,6 +22,12 @@ import org.jspecify.annotations.Nullable;
  * each), and one digest of each side at a time.
  */
 final class PairRepair {
+  /**
+   * A pair first compares coarse trees of a 64th of the leaves (8 KiB at 2^16), and takes the
+   * whole trees only when those differ. Trees with fewer than 2^9 leaves are compared whole.
+   */
+  static final int COARSE_SHIFT = 6;
+
   private final RepairSide a;
   private final RepairSide b;
   private final SharedRange range;
@@ -42,9 +48,21 @@ final class PairRepair {
   }
 
   RepairReport run() {
-    RepairTree treeA = a.tree(range, leafBits);
-    RepairTree treeB = b.tree(range, leafBits);
-    bytesExchanged += treeBytes(a) + treeBytes(b);
+    RepairTree treeA = null; // a local side's tree: built whole at once, its coarse tree computed from it
+    RepairTree treeB = null;
+    int coarseBits = leafBits - COARSE_SHIFT;
+    if (coarseBits >= RepairTree.MIN_LEAF_BITS) {
+      // Replicas that agree (every pair of a healthy cluster, every hour) send a 64th of a tree.
+      if (!a.isRemote()) treeA = a.tree(range, leafBits);
+      if (!b.isRemote()) treeB = b.tree(range, leafBits);
+      RepairTree coarseA = treeA != null ? treeA.coarsened(coarseBits) : a.tree(range, coarseBits);
+      RepairTree coarseB = treeB != null ? treeB.coarsened(coarseBits) : b.tree(range, coarseBits);
+      bytesExchanged += treeBytes(a, coarseBits) + treeBytes(b, coarseBits);
+      if (coarseA.equals(coarseB)) return new RepairReport(1, 1L << leafBits, 0, 0, bytesExchanged, 0, List.of());
+    }
+    if (treeA == null) treeA = a.tree(range, leafBits);
+    if (treeB == null) treeB = b.tree(range, leafBits);
+    bytesExchanged += treeBytes(a, leafBits) + treeBytes(b, leafBits);
     BitSet differing = treeA.differingLeaves(treeB);
     if (!differing.isEmpty()) exchange(refined(treeA, treeB, differing));
     return new RepairReport(1, treeA.leafCount(), differing.cardinality(), recordsExchanged, bytesExchanged, 0, List.of());
@@ -132,8 +150,8 @@ final class PairRepair {
     if (to.isRemote()) bytesExchanged += recordBytes;
   }
 
-  private long treeBytes(RepairSide side) {
-    return side.isRemote() ? (8L << leafBits) : 0;
+  private static long treeBytes(RepairSide side, int bits) {
+    return side.isRemote() ? (8L << bits) : 0;
   }
 
   /** A sub-leaves request's leaf bitmap, sent to a remote side. */

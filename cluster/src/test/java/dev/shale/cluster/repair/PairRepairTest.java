@@ -95,6 +95,26 @@ class PairRepairTest {
   }
 
   @Test
+  void identicalReplicasOfALargerTreeExchangeCoarseTreesOnly() {
+    MapSide local = new MapSide(NODES.get(0), false);
+    MapSide other = new MapSide(NODES.get(1));
+    for (int i = 0; i < 1000; i++) {
+      local.put(value(i, 3));
+      other.put(value(i, 3));
+    }
+    RepairReport same = new PairRepair(local, other, range(3), 12, 3, RepairThrottle.unlimited()).run();
+    assertThat(same.leavesCompared()).isEqualTo(4096);
+    assertThat(same.leavesDiffering()).isZero();
+    assertThat(same.bytesExchanged()).as("the peer's tree of 2^6 leaves").isEqualTo(8L * 64);
+
+    other.put(value(500, 4));
+    RepairReport differing = new PairRepair(local, other, range(3), 12, 3, RepairThrottle.unlimited()).run();
+    assertThat(differing.leavesDiffering()).isEqualTo(1);
+    assertThat(local.records).isEqualTo(other.records);
+    assertThat(differing.bytesExchanged()).as("both of the peer's trees, and more").isGreaterThan(8L * (64 + 4096));
+  }
+
+  @Test
   void randomDivergenceConvergesOnTheNewestRecordOfEveryKeyOfTheRange() {
     long seed = TestSeed.forTest("PairRepairTest.randomDivergence");
     Random random = new Random(seed);
