@@ -49,13 +49,10 @@ class PairRepairTest {
   void aDivergenceInAFewSubLeavesExchangesOnlyTheirDigests() {
     MapSide one = new MapSide(NODES.get(0));
     MapSide other = new MapSide(NODES.get(1));
-    for (int i = 0; i < 3000; i++) {
-      one.put(value(i, 1));
-      other.put(value(i, 1));
-    }
+    holdBoth(one, other, 3000, 1);
     List<Integer> diverged = List.of(7, 700, 1400, 2100, 2800);
     for (int i : diverged) other.put(value(i, 2));
-    one.put(Entry.tombstone(RepairTreeTest.key(2999), 3)); // a newer deletion on the other side
+    one.put(Entry.tombstone(RepairTreeTest.key(2999), 3)); // a deletion newer than the other's value
 
     RepairReport report = new PairRepair(one, other, range(3), 8, 3, RepairThrottle.unlimited()).run();
 
@@ -84,10 +81,7 @@ class PairRepairTest {
   void identicalReplicasExchangeTreesOnly() {
     MapSide one = new MapSide(NODES.get(0));
     MapSide other = new MapSide(NODES.get(1));
-    for (int i = 0; i < 100; i++) {
-      one.put(value(i, 3));
-      other.put(value(i, 3));
-    }
+    holdBoth(one, other, 100, 3);
     RepairReport report = new PairRepair(one, other, range(3), 8, 3, RepairThrottle.unlimited()).run();
     assertThat(report.leavesDiffering()).isZero();
     assertThat(report.recordsExchanged()).isZero();
@@ -98,10 +92,7 @@ class PairRepairTest {
   void identicalReplicasOfALargerTreeExchangeCoarseTreesOnly() {
     MapSide local = new MapSide(NODES.get(0), false);
     MapSide other = new MapSide(NODES.get(1));
-    for (int i = 0; i < 1000; i++) {
-      local.put(value(i, 3));
-      other.put(value(i, 3));
-    }
+    holdBoth(local, other, 1000, 3);
     RepairReport same = new PairRepair(local, other, range(3), 12, 3, RepairThrottle.unlimited()).run();
     assertThat(same.leavesCompared()).isEqualTo(4096);
     assertThat(same.leavesDiffering()).isZero();
@@ -147,6 +138,14 @@ class PairRepairTest {
       }
     }
     assertThat(wrong).as("seed %d", seed).isEmpty();
+  }
+
+  /** Stores the same {@code count} records, keys 0 to {@code count - 1} at {@code version}, on both sides. */
+  private static void holdBoth(MapSide one, MapSide other, int count, long version) {
+    for (int i = 0; i < count; i++) {
+      one.put(value(i, version));
+      other.put(value(i, version));
+    }
   }
 
   /** The keys of {@code side} in the parts (of {@code 2^bits}) of the keys {@code of}. */
