@@ -10,8 +10,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Repairs one shared range between two replicas (docs/design.md, "Anti-entropy repair"):
- * compares their coarse trees, and when those differ their trees; refines the differing leaves that both replicas hold records in to their
- * sub-leaves and compares those; then walks both replicas' digests of the differing sub-leaves
+ * compares their coarse trees, and when those differ their trees; refines the differing leaves
+ * that both replicas hold records in to their sub-leaves and compares those; then walks both replicas' digests of the differing sub-leaves
  * (and of the differing leaves one side holds nothing in, whole) side by side in key order, and
  * copies each record one side lacks or holds older to it, with its original version, from the
  * side that holds the newer. Both sides end with the newer record of every key that differed: a
@@ -52,7 +52,7 @@ final class PairRepair {
     RepairTree treeB = null;
     int coarseBits = leafBits - COARSE_SHIFT;
     if (coarseBits >= RepairTree.MIN_LEAF_BITS) {
-      // Replicas that agree (every pair of a healthy cluster, every hour) send a 64th of a tree.
+      // Replicas that agree (every pair of a healthy cluster, every --repair-interval) send a 64th of a tree.
       if (!a.isRemote()) treeA = a.tree(range, leafBits);
       if (!b.isRemote()) treeB = b.tree(range, leafBits);
       RepairTree coarseA = treeA != null ? treeA.coarsened(coarseBits) : a.tree(range, coarseBits);

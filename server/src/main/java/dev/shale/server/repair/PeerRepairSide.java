@@ -19,8 +19,8 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A peer as one side of a repair: its tree and sub-leaves (TREE, answered by LEAVES frames) and digests
- * (DIGESTS, answered by a scan stream without values) each on a connection of its own
+ * A peer as one side of a repair: its tree and sub-leaves (TREE, answered by LEAVES frames) and
+ * digests (DIGESTS, answered by a scan stream without values) each on a connection of its own
  * (docs/format.md, "Repair requests"), its whole records by READ and WRITE.
  */
 final class PeerRepairSide implements RepairSide {

@@ -21,10 +21,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Serves a repair's requests from this node's store (docs/format.md, "Repair requests"): TREE
  * (the whole tree, or the sub-leaves of some leaves), built in one pass over the store on a scan
- * thread and sent as LEAVES frames; DIGESTS, streamed
- * like a peer's scan ({@link PeerScanServer}) with the values left out. Both take a place among
- * the node's scans ({@link ScanThreads}): a node busy with scans refuses them (FAILED 2) rather
- * than queue a pass over its whole store. A request naming a range or shape the protocol does not
+ * thread and sent as LEAVES frames; DIGESTS, streamed like a peer's scan ({@link PeerScanServer})
+ * with the values left out. Both take a place among the node's scans ({@link ScanThreads}): a
+ * node busy with scans refuses them (FAILED 2) rather than queue a pass over its whole store. A request naming a range or shape the protocol does not
  * allow is refused (FAILED 1) before any work.
  *
  * <p>Thread safe: immutable; each request is confined to its connection's event loop, but for
