@@ -26,7 +26,8 @@ public final class LeafSet {
     return BitSet.valueOf(bitmap);
   }
 
-  private static int bytes(int leafBits) {
-    return (1 << leafBits) / 8;
+  /** The bytes of a bitmap of {@code 2^bits} bits: a sub-leaf mask of fewer than 8 takes a whole byte. */
+  static int bytes(int bits) {
+    return ((1 << bits) + 7) / 8;
   }
 }

@@ -5,8 +5,9 @@ import java.util.List;
 
 /**
  * What a repair did: the replica pairs (shared ranges) it compared, their leaves, the records it
- * copied from one replica to the other, the bytes that crossed the network for it (trees,
- * digests, records), how long it took, and the pairs it could not repair, one line each.
+ * copied from one replica to the other, the bytes that crossed the network for it, both ways
+ * (trees, sub-leaf hashes, the requests' bitmaps and masks, digests, records), how long it took,
+ * and the pairs it could not repair, one line each.
  */
 public record RepairReport(
     int rangesCompared, long leavesCompared, long leavesDiffering, long recordsExchanged, long bytesExchanged,

@@ -20,11 +20,15 @@ public interface RepairSide {
   /** The replica's tree of {@code range} with {@code 2^leafBits} leaves. */
   RepairTree tree(SharedRange range, int leafBits);
 
+  /** The hashes of the {@code 2^subBits} sub-leaves of each of {@code leaves} in the replica's tree of {@code range}. */
+  SubLeaves subLeaves(SharedRange range, int leafBits, int subBits, BitSet leaves);
+
   /**
-   * The replica's records of {@code range} in {@code leaves}, in key order, tombstones included,
-   * each without its value (a digest: key, version, tombstone or not). The caller closes it.
+   * The replica's records of {@code range} that {@code selection} selects, in key order,
+   * tombstones included, each without its value (a digest: key, version, tombstone or not). The
+   * caller closes it.
    */
-  EntryIterator digests(SharedRange range, int leafBits, BitSet leaves);
+  EntryIterator digests(SharedRange range, LeafSelection selection);
 
   /** The replica's winning record of {@code key}, value included; null if it has none. */
   @Nullable Entry read(byte[] key);

@@ -111,6 +111,18 @@ public final class RepairTree {
     return level[0];
   }
 
+  /**
+   * This tree with {@code 2^bits} leaves, fewer: a leaf's hash is the XOR of its records', so a
+   * coarse leaf's is the XOR of the leaves it covers, and equals the tree a replica would build
+   * at {@code bits} from its records.
+   */
+  public RepairTree coarsened(int bits) {
+    if (checkedLeafBits(bits) > leafBits) throw new IllegalArgumentException("2^" + bits + " leaves are not fewer than 2^" + leafBits);
+    long[] coarse = new long[1 << bits];
+    for (int i = 0; i < leaves.length; i++) coarse[i >>> (leafBits - bits)] ^= leaves[i];
+    return new RepairTree(bits, coarse);
+  }
+
   /** The leaves whose hashes differ from {@code other}'s, a tree of the same shape. */
   public BitSet differingLeaves(RepairTree other) {
     if (other.leafBits != leafBits) throw new IllegalArgumentException("trees of 2^" + leafBits + " and 2^" + other.leafBits + " leaves");

@@ -14,9 +14,18 @@ import org.jspecify.annotations.Nullable;
 final class MapSide implements RepairSide {
   final NavigableMap<byte[], Entry> records = new TreeMap<>(Keys::compare);
   private final NodeAddress node;
+  private final boolean remote;
+  int reads; // records read whole from this side
+  int digestsSent; // digests this side gave
 
   MapSide(NodeAddress node) {
+    this(node, true);
+  }
+
+  /** @param remote whether it counts as a peer (what crosses the network to and from it counts as exchanged) */
+  MapSide(NodeAddress node, boolean remote) {
     this.node = node;
+    this.remote = remote;
   }
 
   /** Stores {@code record} if it is newer than the one held, as an engine would. */
@@ -31,7 +40,7 @@ final class MapSide implements RepairSide {
 
   @Override
   public boolean isRemote() {
-    return true;
+    return remote;
   }
 
   @Override
@@ -40,12 +49,27 @@ final class MapSide implements RepairSide {
   }
 
   @Override
-  public EntryIterator digests(SharedRange range, int leafBits, BitSet leaves) {
-    return new RangeRecords(scan(), range, leafBits, leaves);
+  public SubLeaves subLeaves(SharedRange range, int leafBits, int subBits, BitSet leaves) {
+    return new RangeRecords(scan(), range, leafBits, leaves).subLeaves(subBits);
+  }
+
+  @Override
+  public EntryIterator digests(SharedRange range, LeafSelection selection) {
+    digestsSent += countOf(RangeRecords.digests(scan(), range, selection));
+    return RangeRecords.digests(scan(), range, selection);
+  }
+
+  private static int countOf(EntryIterator records) {
+    int count = 0;
+    try (records) {
+      for (; records.hasNext(); records.next()) count++;
+    }
+    return count;
   }
 
   @Override
   public @Nullable Entry read(byte[] key) {
+    reads++;
     return records.get(key);
   }
 

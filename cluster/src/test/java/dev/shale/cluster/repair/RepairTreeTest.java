@@ -108,6 +108,18 @@ class RepairTreeTest {
     }
   }
 
+  @Test
+  void aCoarsenedTreeIsTheTreeOfFewerLeaves() {
+    RepairTree fine = new RepairTree(12);
+    RepairTree coarse = new RepairTree(6);
+    for (int i = 0; i < 2000; i++) {
+      fine.add(key(i), i, i % 7 == 0);
+      coarse.add(key(i), i, i % 7 == 0);
+    }
+    assertThat(fine.coarsened(6)).isEqualTo(coarse);
+    assertThat(fine.coarsened(12)).isEqualTo(fine);
+  }
+
   static byte[] key(int i) {
     return ("key-" + i).getBytes(StandardCharsets.UTF_8);
   }

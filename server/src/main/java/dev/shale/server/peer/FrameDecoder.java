@@ -91,8 +91,9 @@ final class FrameDecoder extends ByteToMessageDecoder {
       case PeerMessage.Read.TYPE -> new PeerMessage.Read(id, Uvarint.readLong(body), bytes(body));
       case PeerMessage.Write.TYPE -> write(id, body);
       case PeerMessage.Scan.TYPE -> scan(id, body);
-      case PeerMessage.Tree.TYPE -> new PeerMessage.Tree(id, unsignedByte(body), unsignedByte(body), string(body));
-      case PeerMessage.Digests.TYPE -> new PeerMessage.Digests(id, unsignedByte(body), unsignedByte(body), string(body), bytes(body));
+      case PeerMessage.Tree.TYPE -> new PeerMessage.Tree(id, unsignedByte(body), unsignedByte(body), string(body), unsignedByte(body), bytes(body));
+      case PeerMessage.Digests.TYPE ->
+          new PeerMessage.Digests(id, unsignedByte(body), unsignedByte(body), string(body), bytes(body), unsignedByte(body), bytes(body));
       default -> throw new BadFrameException(unexpected(type, "a server"));
     };
   }

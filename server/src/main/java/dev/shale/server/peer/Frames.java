@@ -97,10 +97,16 @@ final class Frames {
         writeBytes(head, end == null ? new byte[0] : end);
         if (gained != null) writeGainedKeys(head, gained);
       }
-      case PeerMessage.Tree tree -> writeRangeOf(head, tree.replicas(), tree.leafBits(), tree.other());
+      case PeerMessage.Tree tree -> {
+        writeRangeOf(head, tree.replicas(), tree.leafBits(), tree.other());
+        head.writeByte(tree.subBits());
+        writeBytes(head, tree.leaves());
+      }
       case PeerMessage.Digests digests -> {
         writeRangeOf(head, digests.replicas(), digests.leafBits(), digests.other());
         writeBytes(head, digests.leaves());
+        head.writeByte(digests.subBits());
+        writeBytes(head, digests.masks());
       }
       case PeerMessage.Leaves leaves -> {
         Uvarint.write(head, leaves.first());

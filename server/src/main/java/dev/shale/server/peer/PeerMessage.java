@@ -121,9 +121,11 @@ public sealed interface PeerMessage {
 
   /**
    * A repair's request for the receiver's tree of the range it shares with {@code other} under
-   * {@code replicas} copies, with {@code 2^leafBits} leaves (docs/format.md, "Repair requests").
+   * {@code replicas} copies, with {@code 2^leafBits} leaves (docs/format.md, "Repair requests"):
+   * the whole tree ({@code subBits} 0, {@code leaves} empty), or the {@code 2^subBits} sub-leaves
+   * of each leaf the bitmap {@code leaves} selects.
    */
-  record Tree(long id, int replicas, int leafBits, String other) implements Request {
+  record Tree(long id, int replicas, int leafBits, String other, int subBits, byte[] leaves) implements Request {
     static final int TYPE = 0x13;
 
     @Override
@@ -134,9 +136,10 @@ public sealed interface PeerMessage {
 
   /**
    * A repair's request for the digests (records without values) of the range shared with
-   * {@code other}, in the leaves {@code leaves} (a bitmap) selects.
+   * {@code other}, in the leaves {@code leaves} (a bitmap) selects, and with {@code subBits} over
+   * 0 in the sub-leaves {@code masks} select of each.
    */
-  record Digests(long id, int replicas, int leafBits, String other, byte[] leaves) implements Request {
+  record Digests(long id, int replicas, int leafBits, String other, byte[] leaves, int subBits, byte[] masks) implements Request {
     static final int TYPE = 0x14;
 
     @Override

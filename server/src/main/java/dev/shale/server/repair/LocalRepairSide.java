@@ -1,10 +1,12 @@
 package dev.shale.server.repair;
 
 import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.repair.LeafSelection;
 import dev.shale.cluster.repair.RangeRecords;
 import dev.shale.cluster.repair.RepairSide;
 import dev.shale.cluster.repair.RepairTree;
 import dev.shale.cluster.repair.SharedRange;
+import dev.shale.cluster.repair.SubLeaves;
 import dev.shale.server.EntityService;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
@@ -41,8 +43,13 @@ final class LocalRepairSide implements RepairSide {
   }
 
   @Override
-  public EntryIterator digests(SharedRange range, int leafBits, BitSet leaves) {
-    return RangeRecords.digests(service.scan(FIRST_KEY, null, true), range, leafBits, leaves);
+  public SubLeaves subLeaves(SharedRange range, int leafBits, int subBits, BitSet leaves) {
+    return new RangeRecords(service.scan(FIRST_KEY, null, true), range, leafBits, leaves).subLeaves(subBits);
+  }
+
+  @Override
+  public EntryIterator digests(SharedRange range, LeafSelection selection) {
+    return RangeRecords.digests(service.scan(FIRST_KEY, null, true), range, selection);
   }
 
   @Override

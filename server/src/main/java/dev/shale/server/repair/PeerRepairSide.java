@@ -1,11 +1,13 @@
 package dev.shale.server.repair;
 
 import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.repair.LeafSelection;
 import dev.shale.cluster.repair.LeafSet;
 import dev.shale.cluster.repair.RepairFailedException;
 import dev.shale.cluster.repair.RepairSide;
 import dev.shale.cluster.repair.RepairTree;
 import dev.shale.cluster.repair.SharedRange;
+import dev.shale.cluster.repair.SubLeaves;
 import dev.shale.server.Reasons;
 import dev.shale.server.peer.PeerDialer;
 import dev.shale.server.peer.PeerMessage;
@@ -17,8 +19,8 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A peer as one side of a repair: its tree (TREE, answered by LEAVES frames) and digests
- * (DIGESTS, answered by a scan stream without values) each on a connection of its own
+ * A peer as one side of a repair: its tree and sub-leaves (TREE, answered by LEAVES frames) and
+ * digests (DIGESTS, answered by a scan stream without values) each on a connection of its own
  * (docs/format.md, "Repair requests"), its whole records by READ and WRITE.
  */
 final class PeerRepairSide implements RepairSide {
@@ -54,27 +56,39 @@ final class PeerRepairSide implements RepairSide {
 
   @Override
   public RepairTree tree(SharedRange range, int leafBits) {
-    PeerMessage.Tree request = new PeerMessage.Tree(RepairConnection.REQUEST_ID, range.replicas(), leafBits, range.other(peer).id());
-    long[] leaves = new long[1 << leafBits];
-    try (RepairConnection connection = RepairConnection.send(dialer, loops.get(), peer, request, connectTimeoutMillis)) {
-      for (int received = 0; received < leaves.length; ) {
-        PeerMessage.Answer answer = connection.next(ANSWER_TIMEOUT_MILLIS);
-        if (!(answer instanceof PeerMessage.Leaves part)) throw unexpected(answer, "a tree");
-        if (part.first() != received || part.hashes().length == 0 || received + part.hashes().length > leaves.length) {
-          throw new RepairFailedException(peer + " sent leaves from " + part.first() + " (" + part.hashes().length
-              + " of them) after " + received + " of " + leaves.length);
-        }
-        System.arraycopy(part.hashes(), 0, leaves, received, part.hashes().length);
-        received += part.hashes().length;
-      }
-    }
-    return RepairTree.ofLeaves(leafBits, leaves);
+    PeerMessage.Tree request = new PeerMessage.Tree(RepairConnection.REQUEST_ID, range.replicas(), leafBits, range.other(peer).id(), 0, new byte[0]);
+    return RepairTree.ofLeaves(leafBits, hashes(request, 1 << leafBits));
   }
 
   @Override
-  public EntryIterator digests(SharedRange range, int leafBits, BitSet leaves) {
-    PeerMessage.Digests request = new PeerMessage.Digests(
-        RepairConnection.REQUEST_ID, range.replicas(), leafBits, range.other(peer).id(), LeafSet.encode(leaves, leafBits));
+  public SubLeaves subLeaves(SharedRange range, int leafBits, int subBits, BitSet leaves) {
+    PeerMessage.Tree request = new PeerMessage.Tree(
+        RepairConnection.REQUEST_ID, range.replicas(), leafBits, range.other(peer).id(), subBits, LeafSet.encode(leaves, leafBits));
+    return SubLeaves.ofHashes(leafBits, subBits, leaves, hashes(request, SubLeaves.hashCount(subBits, leaves)));
+  }
+
+  /** Sends a TREE and reads the {@code count} hashes of its LEAVES frames. */
+  private long[] hashes(PeerMessage.Tree request, int count) {
+    long[] hashes = new long[count];
+    try (RepairConnection connection = RepairConnection.send(dialer, loops.get(), peer, request, connectTimeoutMillis)) {
+      for (int received = 0; received < hashes.length; ) {
+        PeerMessage.Answer answer = connection.next(ANSWER_TIMEOUT_MILLIS);
+        if (!(answer instanceof PeerMessage.Leaves part)) throw unexpected(answer, "a tree");
+        if (part.first() != received || part.hashes().length == 0 || received + part.hashes().length > hashes.length) {
+          throw new RepairFailedException(peer + " sent leaves from " + part.first() + " (" + part.hashes().length
+              + " of them) after " + received + " of " + hashes.length);
+        }
+        System.arraycopy(part.hashes(), 0, hashes, received, part.hashes().length);
+        received += part.hashes().length;
+      }
+    }
+    return hashes;
+  }
+
+  @Override
+  public EntryIterator digests(SharedRange range, LeafSelection selection) {
+    PeerMessage.Digests request = new PeerMessage.Digests(RepairConnection.REQUEST_ID, range.replicas(), selection.leafBits(),
+        range.other(peer).id(), selection.leafBitmap(), selection.subBits(), selection.masks());
     return new PeerDigests(peer, RepairConnection.send(dialer, loops.get(), peer, request, connectTimeoutMillis));
   }
 

@@ -1,6 +1,7 @@
 package dev.shale.server.scan;
 
 import dev.shale.cluster.Placement;
+import dev.shale.cluster.repair.LeafSelection;
 import dev.shale.cluster.repair.LeafSet;
 import dev.shale.cluster.repair.RangeRecords;
 import dev.shale.cluster.repair.RepairTree;
@@ -18,11 +19,11 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Serves a repair's requests from this node's store (docs/format.md, "Repair requests"): TREE,
- * built in one pass over the store on a scan thread and sent as LEAVES frames; DIGESTS, streamed
- * like a peer's scan ({@link PeerScanServer}) with the values left out. Both take a place among
- * the node's scans ({@link ScanThreads}): a node busy with scans refuses them (FAILED 2) rather
- * than queue a pass over its whole store. A request naming a range or shape the protocol does not
+ * Serves a repair's requests from this node's store (docs/format.md, "Repair requests"): TREE
+ * (the whole tree, or the sub-leaves of some leaves), built in one pass over the store on a scan
+ * thread and sent as LEAVES frames; DIGESTS, streamed like a peer's scan ({@link PeerScanServer})
+ * with the values left out. Both take a place among the node's scans ({@link ScanThreads}): a
+ * node busy with scans refuses them (FAILED 2) rather than queue a pass over its whole store. A request naming a range or shape the protocol does not
  * allow is refused (FAILED 1) before any work.
  *
  * <p>Thread safe: immutable; each request is confined to its connection's event loop, but for
@@ -44,9 +45,10 @@ final class PeerRepairServer {
   void tree(ChannelHandlerContext ctx, PeerMessage.Tree request) {
     long id = request.id();
     SharedRange range;
+    @Nullable BitSet leaves; // null: the whole tree
     try {
       range = SharedRange.withPeer(placement.get(), request.other(), request.replicas());
-      RepairTree.checkedLeafBits(request.leafBits());
+      leaves = leavesToRefine(request);
     } catch (IllegalArgumentException e) {
       failed(ctx, id, PeerMessage.Failed.REFUSED, String.valueOf(e.getMessage()));
       return;
@@ -57,18 +59,35 @@ final class PeerRepairServer {
       return;
     }
     try {
-      threads.execute(() -> build(ctx, id, range, request.leafBits()));
+      threads.execute(() -> build(ctx, id, range, request.leafBits(), request.subBits(), leaves));
     } catch (RejectedExecutionException e) {
       threads.end();
       failed(ctx, id, PeerMessage.Failed.OVERLOADED, "the node is shutting down");
     }
   }
 
+  /**
+   * The leaves whose sub-leaves a TREE asks for, or null for the whole tree.
+   *
+   * @throws IllegalArgumentException with a one-line reason if the protocol does not allow the shape
+   */
+  private static @Nullable BitSet leavesToRefine(PeerMessage.Tree request) {
+    RepairTree.checkedLeafBits(request.leafBits());
+    if (LeafSelection.checkedSubBits(request.subBits()) == 0) {
+      if (request.leaves().length != 0) throw new IllegalArgumentException("a leaf bitmap for the whole tree (sub-leaf bits 0)");
+      return null;
+    }
+    BitSet leaves = LeafSet.decode(request.leaves(), request.leafBits());
+    if (leaves.isEmpty()) throw new IllegalArgumentException("sub-leaves of no leaf");
+    return leaves;
+  }
+
   // On a scan thread, holding a place in ScanThreads.
-  private void build(ChannelHandlerContext ctx, long id, SharedRange range, int leafBits) {
+  private void build(ChannelHandlerContext ctx, long id, SharedRange range, int leafBits, int subBits, @Nullable BitSet leaves) {
     try {
-      RepairTree tree = new RangeRecords(service.scan(FIRST_KEY, null, true), range, leafBits, null).tree();
-      ctx.executor().execute(() -> sendLeaves(ctx, id, tree.leaves()));
+      RangeRecords records = new RangeRecords(service.scan(FIRST_KEY, null, true), range, leafBits, leaves);
+      long[] hashes = leaves == null ? records.tree().leaves() : records.subLeaves(subBits).hashes();
+      ctx.executor().execute(() -> sendLeaves(ctx, id, hashes));
     } catch (RuntimeException e) {
       ctx.executor().execute(() -> failed(ctx, id, PeerMessage.Failed.STORAGE_FAILED, "tree failed: " + Reasons.oneLine(e.toString())));
     } finally {
@@ -89,16 +108,15 @@ final class PeerRepairServer {
   /** The scan that streams the digests, or null (and the request refused) if it is not one to serve. */
   @Nullable EngineScan digests(ChannelHandlerContext ctx, PeerMessage.Digests request) {
     SharedRange range;
-    BitSet leaves;
+    LeafSelection selection;
     try {
       range = SharedRange.withPeer(placement.get(), request.other(), request.replicas());
-      leaves = LeafSet.decode(request.leaves(), request.leafBits());
+      selection = LeafSelection.decode(request.leafBits(), request.subBits(), request.leaves(), request.masks());
     } catch (IllegalArgumentException e) {
       failed(ctx, request.id(), PeerMessage.Failed.REFUSED, String.valueOf(e.getMessage()));
       return null;
     }
-    return new EngineScan(() -> RangeRecords.digests(service.scan(FIRST_KEY, null, true), range, request.leafBits(), leaves),
-        threads, FIRST_KEY, null);
+    return new EngineScan(() -> RangeRecords.digests(service.scan(FIRST_KEY, null, true), range, selection), threads, FIRST_KEY, null);
   }
 
   private static void failed(ChannelHandlerContext ctx, long id, int code, String reason) {

@@ -43,8 +43,10 @@ class FrameCodecTest {
         new PeerMessage.Scan(-1L, bytes("a"), null, null), // -1: the largest u64, 10 bytes of varint
         new PeerMessage.Scan(9, new byte[0], bytes("z"), null),
         new PeerMessage.Scan(10, bytes("a"), null, joinOfAFourthNode()),
-        new PeerMessage.Tree(1, 3, 16, "127.0.0.1:2"),
-        new PeerMessage.Digests(1, 2, 4, "127.0.0.1:2", new byte[] {1, (byte) 0x80}));
+        new PeerMessage.Tree(1, 3, 16, "127.0.0.1:2", 0, new byte[0]),
+        new PeerMessage.Tree(1, 3, 3, "127.0.0.1:2", 4, new byte[] {(byte) 0x81}),
+        new PeerMessage.Digests(1, 2, 4, "127.0.0.1:2", new byte[] {1, (byte) 0x80}, 0, new byte[0]),
+        new PeerMessage.Digests(1, 2, 4, "127.0.0.1:2", new byte[] {1, (byte) 0x80}, 3, new byte[] {2, (byte) 0xFF}));
     EmbeddedChannel server = channel(FrameDecoder.Side.SERVER);
     server.pipeline().get(FrameDecoder.class).authenticated(Frames.maxFrameBytes(MAX_VALUE));
     for (PeerMessage request : requests) {
