@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shale.storage.Versions;
-import dev.shale.testkit.Await;
 import dev.shale.testkit.EntityClient;
+import dev.shale.testkit.FreePort;
+import dev.shale.testkit.NodeProcess;
 import dev.shale.testkit.PeerWire;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -14,6 +15,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -120,19 +122,26 @@ class InternalRequestForgeryTest {
   @Test
   void aReplicaRequestFromACoordinatorWhoseMapIsOlderThanTheNodesPlacementIsRefused(@TempDir Path tmp) throws Exception {
     try (TestCluster cluster = new TestCluster(tmp, 2, List.of()).startAll()) {
-      Await.until("node 0 applied the bootstrap (map version 1 or more)", Duration.ofSeconds(30), () -> {
-        MembershipClusterTest.Topology topology = MembershipClusterTest.topology(cluster.urls().getFirst());
-        return topology != null && topology.version() >= 1;
-      });
-      try (PeerWire peer = cluster.peerOf(0)) {
-        for (PeerWire.Reply reply : List.of(peer.write(bytes(ID), bytes("stale"), 1, 0), peer.read(bytes(ID), 0))) {
-          assertThat(reply).isInstanceOf(PeerWire.Reply.Failed.class);
-          PeerWire.Reply.Failed refused = (PeerWire.Reply.Failed) reply;
-          assertThat(refused.code()).as(refused.reason()).isEqualTo(1);
-          assertThat(refused.reason()).contains("the coordinator's cluster map (version 0) is older than this node's placement");
+      List<String> urls = new ArrayList<>(cluster.urls());
+      MembershipClusterTest.awaitTopology(urls, urls, "normal");
+      NodeProcess third = MembershipClusterTest.launchJoining(cluster, TestCluster.nodePort(), FreePort.find(), urls.getFirst());
+      try {
+        third.awaitReady(TestCluster.READY);
+        urls.add(third.baseUrl());
+        long joined = MembershipClusterTest.awaitTopology(urls, urls, "normal").version();
+        // The join changed who is written to at its log index, after the bootstrap's: map 1 is older.
+        try (PeerWire peer = cluster.peerOf(0)) {
+          for (PeerWire.Reply reply : List.of(peer.write(bytes(ID), bytes("stale"), 1, 1), peer.read(bytes(ID), 1))) {
+            assertThat(reply).isInstanceOf(PeerWire.Reply.Failed.class);
+            PeerWire.Reply.Failed refused = (PeerWire.Reply.Failed) reply;
+            assertThat(refused.code()).as(refused.reason()).isEqualTo(1);
+            assertThat(refused.reason()).contains("the coordinator's cluster map (version 1) is older than this node's placement");
+          }
+          assertThat(peer.read(bytes(ID), joined)).as("nothing stored").isEqualTo(new PeerWire.Reply.Absent());
+          assertThat(peer.write(bytes(ID), bytes("current"), 1, joined)).isEqualTo(new PeerWire.Reply.Stored());
         }
-        assertThat(peer.read(bytes(ID))).as("nothing stored").isEqualTo(new PeerWire.Reply.Absent());
-        assertThat(peer.write(bytes(ID), bytes("current"), 1)).isEqualTo(new PeerWire.Reply.Stored());
+      } finally {
+        third.close();
       }
     }
   }

@@ -66,7 +66,7 @@ final class RangePulls {
   boolean pullAll() {
     for (PullUnit unit : change.pullsOf(self)) {
       if (progress.of(unit.name()).done()) continue;
-      boolean pulled = unit.replaced() == null ? pull(unit.name(), unit, unit.sources()) : pullReplacing(unit);
+      boolean pulled = unit.replaced() == null ? pullOrGiveUp(unit.name(), unit, unit.sources()) : pullReplacing(unit);
       if (!pulled) return false;
       if (!finish(unit.name())) return false;
     }
@@ -99,12 +99,15 @@ final class RangePulls {
         return false;
       }
       if (progress.of(part).done()) continue;
-      if (!pull(part, unit, List.of(other)) || !finish(part)) return false;
+      if (!pullOrGiveUp(part, unit, List.of(other)) || !finish(part)) return false;
     }
     return true;
   }
 
-  /** Pulls {@code unit}'s keys into progress entry {@code name}, from {@code sources} in turn; true once complete. */
+  /**
+   * Pulls {@code unit}'s keys into progress entry {@code name}, from {@code sources} in turn,
+   * {@link #ROUNDS} rounds; true once complete, false when every try failed or this node stops.
+   */
   private boolean pull(String name, PullUnit unit, List<NodeAddress> sources) {
     GainedKeys keys = new GainedKeys(change, self, unit.ranges());
     for (int attempt = 0; attempt < ROUNDS * sources.size() && !stopped.getAsBoolean(); attempt++) {
@@ -120,9 +123,16 @@ final class RangePulls {
       }
       LOG.log(Level.WARNING, () -> "handoff: pull " + name + " from " + source + " failed: " + failure);
     }
-    if (stopped.getAsBoolean()) return false; // resumes at the next start
-    LOG.log(Level.ERROR, () -> "handoff: gave up pull " + name + " after " + ROUNDS + " rounds over " + NodeIds.join(sources)
-        + "; it resumes at the next change notice or restart");
+    return false;
+  }
+
+  /** {@link #pull}, saying so when it gives up (not when this node stops: it resumes at the next start). */
+  private boolean pullOrGiveUp(String name, PullUnit unit, List<NodeAddress> sources) {
+    if (pull(name, unit, sources)) return true;
+    if (!stopped.getAsBoolean()) {
+      LOG.log(Level.ERROR, () -> "handoff: gave up pull " + name + " after " + ROUNDS + " rounds over " + NodeIds.join(sources)
+          + "; it resumes at the next change notice or restart");
+    }
     return false;
   }
 
