@@ -2,6 +2,7 @@ package dev.shale.app;
 
 import dev.shale.cluster.AdminSignatures;
 import dev.shale.cluster.NodeAddress;
+import dev.shale.server.Reasons;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -69,7 +70,7 @@ final class AdminClient {
     String answer = response.body().strip();
     int status = response.statusCode();
     if (status / 100 == 2) return answer;
-    String reason = oneLine(answer);
+    String reason = Reasons.oneLine(answer);
     if (status == 403) {
       throw new AdminCallException(node + " refused " + method + " " + target + " (403): " + reason
           + (signer == null ? "; give the cluster secret with --cluster-secret-file" : ""));
@@ -87,14 +88,10 @@ final class AdminClient {
     } catch (HttpTimeoutException e) {
       throw new AdminCallException(node + " did not answer " + what + " within " + timeout.toSeconds() + " s", e);
     } catch (IOException e) {
-      throw new AdminCallException(what + " to " + node + " failed: " + oneLine(String.valueOf(e.getMessage())), e);
+      throw new AdminCallException(what + " to " + node + " failed: " + Reasons.oneLine(String.valueOf(e.getMessage())), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new AdminCallException(what + " to " + node + " was interrupted", e);
     }
-  }
-
-  private static String oneLine(String text) {
-    return text.replace('\r', ' ').replace('\n', ' ');
   }
 }

@@ -50,25 +50,22 @@ final class ThreadNiceness {
     });
   }
 
-  /**
-   * Sets the calling thread's nice value to {@code niceness} (0 leaves it alone); logs a failure
-   * and returns whether it took effect.
-   */
-  static boolean setForCurrentThread(int niceness) {
-    if (niceness == 0) return true;
+  /** Sets the calling thread's nice value to {@code niceness} (0 leaves it alone); logs a failure. */
+  private static void setForCurrentThread(int niceness) {
+    if (niceness == 0) return;
     Calls calls = CALLS;
     if (calls == null) {
       LOG.log(System.Logger.Level.DEBUG, "per-thread nice values are not available here; " + Thread.currentThread().getName()
           + " keeps its priority");
-      return false;
+      return;
     }
     try {
       int tid = (int) calls.gettid().invokeExact();
       int result = (int) calls.setpriority().invokeExact(PRIO_PROCESS, tid, niceness);
-      if (result == 0) return true;
-      LOG.log(System.Logger.Level.WARNING, "setpriority(" + niceness + ") failed for " + Thread.currentThread().getName()
-          + "; it keeps its priority");
-      return false;
+      if (result != 0) {
+        LOG.log(System.Logger.Level.WARNING, "setpriority(" + niceness + ") failed for " + Thread.currentThread().getName()
+            + "; it keeps its priority");
+      }
     } catch (Throwable e) {
       throw new IllegalStateException("setpriority through FFM failed", e);
     }
