@@ -113,7 +113,7 @@ final class HintFormat {
     }
     String id = new String(hintKey, 1, idLength, StandardCharsets.UTF_8);
     try {
-      return NodeAddress.parse("http://" + id);
+      return NodeAddress.ofId(id);
     } catch (IllegalArgumentException e) {
       throw new StorageException("hint store: key " + Keys.toDisplay(hintKey) + " names no node: " + e.getMessage());
     }

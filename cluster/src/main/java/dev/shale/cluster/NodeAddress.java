@@ -43,6 +43,16 @@ public record NodeAddress(String host, int port) {
   }
 
   /**
+   * The node whose {@link #id} is {@code id} ({@code host:port}, an IPv6 host in brackets), as
+   * files and frames name nodes.
+   *
+   * @throws IllegalArgumentException naming the id and what is wrong with it
+   */
+  public static NodeAddress ofId(String id) {
+    return parse("http://" + id);
+  }
+
+  /**
    * The node's identity in placement: {@code host:port}. Every node must name a node the same
    * way (same host spelling) for all of them to agree on where a key lives.
    */

@@ -20,6 +20,6 @@ public final class NodeIds {
    * @throws IllegalArgumentException naming an id that is not {@code host:port}
    */
   public static List<NodeAddress> parse(String ids) {
-    return Arrays.stream(ids.split(",", -1)).map(id -> NodeAddress.parse("http://" + id)).toList();
+    return Arrays.stream(ids.split(",", -1)).map(NodeAddress::ofId).toList();
   }
 }

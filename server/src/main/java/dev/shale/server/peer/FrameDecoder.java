@@ -192,7 +192,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
 
   private static NodeAddress node(String id) throws BadFrameException {
     try {
-      return NodeAddress.parse("http://" + id);
+      return NodeAddress.ofId(id);
     } catch (IllegalArgumentException e) {
       throw new BadFrameException("a bad node id '" + id + "': " + e.getMessage());
     }
