@@ -102,16 +102,17 @@ public final class Handoff implements ChangeListener, AutoCloseable {
 
   private void receive(PlacementChange change) {
     if (closed.get()) return;
+    List<PullUnit> units = change.pullsOf(self);
     HandoffProgress pulled;
     try {
-      pulled = HandoffProgress.open(directory, change, change.pullsOf(self).stream().map(PullUnit::name).toList());
+      pulled = HandoffProgress.open(directory, change, units.stream().map(PullUnit::name).toList());
     } catch (UncheckedIOException e) { // on this thread nobody else would hear of it
       LOG.log(Level.ERROR, () -> "handoff: cannot pull the ranges this node gains: " + e.getMessage());
       return;
     }
     progress = pulled;
-    sayWhatIsLost(change);
-    if (new RangePulls(change, self, pulls, engine, pulled, bytesPerSecond, closed::get).pullAll()) {
+    sayWhatIsLost(change, units);
+    if (new RangePulls(change, self, units, pulls, engine, pulled, bytesPerSecond, closed::get).pullAll()) {
       LOG.log(Level.INFO, () -> "handoff: " + self + " holds every range it gains (" + pulled.ranges().size() + ")");
       received.received(self);
     }
@@ -123,8 +124,8 @@ public final class Handoff implements ChangeListener, AutoCloseable {
    * fails over to the other replicas, of which there are none), and the keys are lost. Said here,
    * once per change, rather than left to look like a pull that found no keys.
    */
-  private void sayWhatIsLost(PlacementChange change) {
-    for (PullUnit unit : change.pullsOf(self)) {
+  private static void sayWhatIsLost(PlacementChange change, List<PullUnit> units) {
+    for (PullUnit unit : units) {
       NodeAddress replaced = unit.replaced();
       if (replaced == null || !change.down().contains(replaced) || !unit.otherReplicas().isEmpty()) continue;
       LOG.log(Level.ERROR, () -> "handoff: pull " + unit.name() + " has no copy left to pull from: " + replaced

@@ -120,16 +120,6 @@ public record PlacementChange(Placement before, Placement after, int replicas, l
   }
 
   /**
-   * The replica sets before the change of the ranges {@code node} gains: each is one pull, from
-   * any of its nodes.
-   */
-  public Set<Set<NodeAddress>> sourcesOfRangesGainedBy(NodeAddress node) {
-    Set<Set<NodeAddress>> sources = new HashSet<>();
-    for (MovedRange range : rangesGainedBy(node)) sources.add(range.before());
-    return Set.copyOf(sources);
-  }
-
-  /**
    * The pulls that bring {@code receiver} every key it gains (see {@link PullUnit} for why each
    * comes from where it does): one per node it replaces, then one per replica set whose ranges
    * only gain a copy; in a stable order.

@@ -45,16 +45,19 @@ final class RangePulls {
 
   private final PlacementChange change;
   private final NodeAddress self;
+  private final List<PullUnit> units; // change.pullsOf(self)
   private final PullSource pulls;
   private final Engine engine;
   private final HandoffProgress progress;
   private final TokenBucket throttle;
   private final BooleanSupplier stopped;
 
-  RangePulls(PlacementChange change, NodeAddress self, PullSource pulls, Engine engine, HandoffProgress progress,
+  /** @param units what {@code self} pulls in {@code change}: {@link PlacementChange#pullsOf}, whose names {@code progress} has */
+  RangePulls(PlacementChange change, NodeAddress self, List<PullUnit> units, PullSource pulls, Engine engine, HandoffProgress progress,
       int bytesPerSecond, BooleanSupplier stopped) {
     this.change = change;
     this.self = self;
+    this.units = units;
     this.pulls = pulls;
     this.engine = engine;
     this.progress = progress;
@@ -64,7 +67,7 @@ final class RangePulls {
 
   /** Pulls every unit not done yet; true once all are done, false if one gave up or the node stops. */
   boolean pullAll() {
-    for (PullUnit unit : change.pullsOf(self)) {
+    for (PullUnit unit : units) {
       if (progress.of(unit.name()).done()) continue;
       boolean pulled = unit.replaced() == null ? pullOrGiveUp(unit.name(), unit, unit.sources()) : pullReplacing(unit);
       if (!pulled) return false;
