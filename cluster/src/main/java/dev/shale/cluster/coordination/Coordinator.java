@@ -15,9 +15,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Coordinates a client's request over the replicas of its key: the first {@code from} nodes of
  * the key's preference list, and while a node change is pending also the key's new replicas for
- * writes ({@link ReplicaSets} says which), reached in parallel through {@link Replicas}. A
- * request is decided as soon as {@code ack} replicas answered or it is known they cannot ({@link
- * Tally}), without waiting for the rest; the replicas still out finish in the background: their
+ * writes ({@link ReplicaPlacement} says which), reached in parallel through {@link Replicas}. A
+ * request is decided as soon as {@code ack} replicas answered (of each replica set, for a write
+ * while a change is pending) or it is known they cannot ({@link Tally}), without waiting for the rest; the replicas still out finish in the background: their
  * answers feed read repair, their failures become hints ({@link MissedWrites}; a peer's only,
  * never this node's own).
  *
@@ -93,7 +93,7 @@ public final class Coordinator {
       return;
     }
     List<NodeAddress> targets = selfFirst(replicasOfKey);
-    new ReplicatedRead(replicas, loop, key, targets, reads.mapVersion(), new Tally(consistency), clock, stats, readSpeculationMillis,
+    new ReplicatedRead(replicas, loop, key, targets, reads.mapVersion(), new Tally(consistency, replicasOfKey), clock, stats, readSpeculationMillis,
         done, newerLate, allIn).start();
   }
 
@@ -107,13 +107,11 @@ public final class Coordinator {
   public void write(Executor loop, byte[] key, byte @Nullable [] value, Consistency consistency, Consumer<Outcome> done,
       Runnable allIn) {
     ReplicaPlacement.Writes writes = placement.writeReplicas(key, consistency.from());
-    if (writes.replicas() < consistency.from()) {
-      done.accept(tooFew(writes.nodes().subList(0, writes.replicas()), consistency));
+    if (writes.before().size() < consistency.from()) {
+      done.accept(tooFew(writes.before(), consistency));
       allIn.run();
       return;
     }
-    List<NodeAddress> targets = writes.nodes();
-    Consistency tally = writes.tally(consistency);
     long version;
     try {
       version = clock.next();
@@ -122,7 +120,8 @@ public final class Coordinator {
       allIn.run();
       return;
     }
-    new ReplicatedWrite(replicas, loop, key, value, version, targets, writes.mapVersion(), new Tally(tally), missed, stats, done, allIn)
+    new ReplicatedWrite(replicas, loop, key, value, version, writes.nodes(), writes.mapVersion(), Tally.of(consistency, writes), missed,
+        stats, done, allIn)
         .start();
   }
 

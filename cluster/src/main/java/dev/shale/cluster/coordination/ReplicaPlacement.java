@@ -3,6 +3,7 @@ package dev.shale.cluster.coordination;
 import dev.shale.cluster.Consistency;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.membership.ClusterMap;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -14,11 +15,11 @@ import java.util.function.Supplier;
  *
  * <p>While a change is pending, reads go to the replicas before it (the new ones may not hold the
  * key yet), and writes to those plus the key's <em>pending</em> replicas: those after it that are
- * not replicas before it. A write then needs {@code ack} answers plus one per pending replica,
- * among all of them (Cassandra's rule, {@link Writes#tally}): once the change is committed, reads
- * ask the new replica set; a write acknowledged by {@code ack + p} of the {@code from + p}
- * targets misses at most {@code from - ack} of them, so at least {@code ack} of the new set hold
- * it and every quorum of it meets one of them.
+ * not replicas before it. A write then needs {@code ack} answers of the replicas before the change
+ * and {@code ack} of those after it ({@link Tally}): reads find it on a quorum of the set they
+ * follow, now (before) and once the change is committed (after). A write made before the change
+ * began is on {@code ack} replicas before it; the pending replica takes the copy of the one it
+ * replaces (the handoff), so the set after holds it as often.
  */
 @FunctionalInterface
 public interface ReplicaPlacement {
@@ -30,10 +31,10 @@ public interface ReplicaPlacement {
     return new Reads(replicas(key, from), FIXED);
   }
 
-  /** The nodes to write {@code key} to: its read replicas first, then its pending ones. None pending by default. */
+  /** The nodes to write {@code key} to: its replicas before and after a pending change. None pending by default. */
   default Writes writeReplicas(byte[] key, int from) {
     List<NodeAddress> replicas = replicas(key, from);
-    return new Writes(replicas, replicas.size(), FIXED);
+    return new Writes(replicas, replicas, FIXED);
   }
 
   /** The map version of a placement that no cluster map gives (a fixed cluster): no replica refuses it. */
@@ -56,7 +57,7 @@ public interface ReplicaPlacement {
       @Override
       public Writes writeReplicas(byte[] key, int from) {
         ClusterMap now = map.get();
-        return new Writes(now.writeReplicas(key, from), now.readReplicas(key, from).size(), now.version());
+        return new Writes(now.readReplicas(key, from), now.replicasAfterChange(key, from), now.version());
       }
     };
   }
@@ -78,20 +79,22 @@ public interface ReplicaPlacement {
   /**
    * A write's targets.
    *
-   * @param nodes the key's replicas (the first {@code replicas}), then its pending replicas
-   * @param replicas how many of {@code nodes} are its replicas before the pending change
+   * @param before the key's replicas before the pending change, most preferred first: those reads follow now
+   * @param after its replicas once the change is committed; equal to {@code before} when none is pending
    * @param mapVersion as for {@link Reads#mapVersion}
    */
-  record Writes(List<NodeAddress> nodes, int replicas, long mapVersion) {
+  record Writes(List<NodeAddress> before, List<NodeAddress> after, long mapVersion) {
     public Writes {
-      nodes = List.copyOf(nodes);
-      if (replicas < 0 || replicas > nodes.size()) throw new IllegalArgumentException("replicas out of [0, " + nodes.size() + "]: " + replicas);
+      before = List.copyOf(before);
+      after = after.equals(before) ? before : List.copyOf(after); // the same list: Tally sees one set
     }
 
-    /** The answers a write asked with {@code consistency} needs, of all the targets: one more per pending replica. */
-    public Consistency tally(Consistency consistency) {
-      int pending = nodes.size() - replicas;
-      return pending == 0 ? consistency : new Consistency(consistency.ack() + pending, consistency.from() + pending);
+    /** Every target once: the replicas before the change, then the pending ones (after it, not before). */
+    public List<NodeAddress> nodes() {
+      if (after == before) return before;
+      List<NodeAddress> nodes = new ArrayList<>(before);
+      for (NodeAddress next : after) if (!before.contains(next)) nodes.add(next);
+      return nodes;
     }
   }
 }

@@ -3,7 +3,6 @@ package dev.shale.cluster.coordination;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Placement;
 import dev.shale.cluster.handoff.PlacementChange;
-import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -59,13 +58,9 @@ public final class ReplicaSets implements ReplicaPlacement {
   public Writes writeReplicas(byte[] key, int from) {
     State now = state;
     List<NodeAddress> replicas = now.placement.preferenceList(key, from);
-    if (now.pending == null) return new Writes(replicas, replicas.size(), FIXED);
+    if (now.pending == null) return new Writes(replicas, replicas, FIXED);
     Placement after = now.pending.after();
-    List<NodeAddress> targets = new ArrayList<>(replicas);
-    for (NodeAddress next : after.preferenceList(key, Math.min(from, after.topology().size()))) {
-      if (!targets.contains(next)) targets.add(next);
-    }
-    return new Writes(targets, replicas.size(), FIXED);
+    return new Writes(replicas, after.preferenceList(key, Math.min(from, after.topology().size())), FIXED);
   }
 
   private record State(Placement placement, @Nullable PlacementChange pending) {}

@@ -104,7 +104,7 @@ final class ReplicatedRead {
       case ReplicaReply.Read(Entry entry) -> {
         answered.add(replica);
         if (entry != null) compare(replica, entry);
-        tally.answered();
+        tally.answered(replica);
       }
       case ReplicaReply.Failed(String reason) -> {
         tally.failed(replica, reason);

@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One write (a value or a tombstone, with the version the coordinator stamped) over a key's
- * replicas: succeeds once {@code ack} replicas stored it; a peer replica that could not take it
+ * replicas: succeeds once {@code ack} replicas stored it (of each replica set while a node change
+ * is pending, {@link Tally}); a peer replica that could not take it
  * (not delivered, timed out, refused) gets a hint ({@link MissedWrites}), also after the client
  * has its answer.
  *
@@ -61,7 +62,7 @@ final class ReplicatedWrite {
 
   private void onReply(NodeAddress replica, ReplicaReply reply) {
     switch (reply) {
-      case ReplicaReply.Stored ignored -> tally.answered();
+      case ReplicaReply.Stored ignored -> tally.answered(replica);
       case ReplicaReply.Failed(String reason) -> {
         tally.failed(replica, reason);
         if (!replica.equals(replicas.self())) hint(replica, reason);

@@ -5,11 +5,9 @@ import dev.shale.cluster.Placement;
 import dev.shale.cluster.Topology;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
@@ -141,14 +139,12 @@ public final class ClusterMap {
   }
 
   /**
-   * The members to write {@code key} to: its first {@code from} over the normal and leaving
-   * members (its replicas before the change under way), then those of the first {@code from} over
-   * the normal and joining members (its replicas after it) that are not already in the list.
+   * The replicas of {@code key} once the change under way is done: the first {@code from} of its
+   * preference list over the normal and joining members (fewer when there are fewer). A write goes
+   * to these and its {@link #readReplicas}; without a change under way they are the same.
    */
-  public List<NodeAddress> writeReplicas(byte[] key, int from) {
-    Set<NodeAddress> replicas = new LinkedHashSet<>(firstOf(readPlacement, key, from));
-    replicas.addAll(firstOf(writePlacement, key, from));
-    return List.copyOf(replicas);
+  public List<NodeAddress> replicasAfterChange(byte[] key, int from) {
+    return firstOf(writePlacement, key, from);
   }
 
   /**

@@ -28,27 +28,43 @@ class ReplicaSetsTest {
     byte[] key = key(1);
     ReplicaPlacement.Writes writes = sets.writeReplicas(key, 3);
     assertThat(writes.nodes()).isEqualTo(three.preferenceList(key, 3));
-    assertThat(writes.tally(quorum)).isEqualTo(quorum);
+    assertThat(writes.after()).isSameAs(writes.before());
     assertThat(sets.replicas(key, 3)).isEqualTo(three.preferenceList(key, 3));
   }
 
   @Test
-  void whileAChangeIsPendingWritesAlsoReachTheNewReplicaAndNeedOneMoreAnswerReadsStayOnTheOldSet() {
+  void whileAChangeIsPendingWritesAlsoReachTheNewReplicaAndTheSharedReplicasAloneAcknowledgeThem() {
     ReplicaSets sets = new ReplicaSets(three);
     sets.begin(join);
+    NodeAddress joiner = four.get(3);
     int moved = 0;
     for (int i = 0; i < 1000; i++) {
       byte[] key = key(i);
       ReplicaPlacement.Writes targets = sets.writeReplicas(key, 3);
       assertThat(sets.replicas(key, 3)).isEqualTo(three.preferenceList(key, 3));
-      assertThat(targets.nodes().subList(0, 3)).isEqualTo(three.preferenceList(key, 3));
-      if (join.rangeOf(key).moves()) {
-        moved++;
-        assertThat(targets.nodes()).hasSize(4).endsWith(four.get(3));
-        assertThat(targets.tally(quorum)).isEqualTo(new Consistency(3, 4));
-      } else {
-        assertThat(targets.tally(quorum)).isEqualTo(quorum);
+      assertThat(targets.before()).isEqualTo(three.preferenceList(key, 3));
+      assertThat(targets.after()).isEqualTo(Nodes.placement(four).preferenceList(key, 3));
+      if (!join.rangeOf(key).moves()) {
+        assertThat(targets.nodes()).isEqualTo(targets.before());
+        continue;
       }
+      moved++;
+      assertThat(targets.nodes()).hasSize(4).endsWith(joiner);
+      List<NodeAddress> shared = new ArrayList<>(targets.before());
+      shared.retainAll(targets.after());
+      assertThat(shared).hasSize(2);
+      NodeAddress replaced = targets.before().stream().filter(n -> !shared.contains(n)).findFirst().orElseThrow();
+
+      Tally sharedOnly = Tally.of(quorum, targets);
+      shared.forEach(sharedOnly::answered);
+      assertThat(sharedOnly.reached()).as("the joiner is not waited for").isTrue();
+
+      Tally leavingTheShared = Tally.of(quorum, targets);
+      leavingTheShared.answered(replaced);
+      leavingTheShared.answered(joiner);
+      assertThat(leavingTheShared.decided()).as("one answer of each set is not a quorum of either").isFalse();
+      leavingTheShared.answered(shared.get(0));
+      assertThat(leavingTheShared.reached()).isTrue();
     }
     assertThat(moved).isPositive();
     sets.commit(join);
@@ -57,8 +73,9 @@ class ReplicaSetsTest {
   }
 
   /**
-   * The claim in ReplicaSets: whichever targets fail, as long as the write is acknowledged, every
-   * read quorum of the placement after the change meets a replica that took it.
+   * The claim in ReplicaPlacement: whichever targets fail, as long as the write is acknowledged,
+   * every read quorum of the placement before the change (reads follow it until the commit) and
+   * after it meets a replica that took it.
    */
   @Test
   void noAcknowledgedWriteIsMissedByAReadQuorumAfterTheChange() {
@@ -69,12 +86,15 @@ class ReplicaSetsTest {
       for (int i = 0; i < 300; i++) {
         byte[] key = key(i);
         ReplicaPlacement.Writes targets = sets.writeReplicas(key, 3);
-        List<NodeAddress> readSet = change.after().preferenceList(key, 3);
         for (Set<NodeAddress> acked : subsets(targets.nodes())) {
-          if (acked.size() < targets.tally(quorum).ack()) continue;
-          for (Set<NodeAddress> read : subsets(readSet)) {
-            if (read.size() != quorum.ack()) continue;
-            assertThat(read).as("key %d acked by %s, read from %s", i, acked, read).containsAnyElementsOf(acked);
+          Tally tally = Tally.of(quorum, targets);
+          acked.forEach(tally::answered);
+          if (!tally.reached()) continue;
+          for (List<NodeAddress> readSet : List.of(change.before().preferenceList(key, 3), change.after().preferenceList(key, 3))) {
+            for (Set<NodeAddress> read : subsets(readSet)) {
+              if (read.size() != quorum.ack()) continue;
+              assertThat(read).as("key %d acked by %s, read from %s", i, acked, read).containsAnyElementsOf(acked);
+            }
           }
         }
       }
