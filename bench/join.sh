@@ -11,7 +11,9 @@
 #
 # Environment: KEYS (1000000), VALUE_SIZE (1000), RATE (10000), DURATION (60s), WARMUP (5s),
 # CONNECTIONS (64), STREAM_RATE (8m: the joining node's --stream-rate), NODE_HEAP (1g),
-# NODE_ARGS (extra server flags, every node).
+# NODE_ARGS (extra server flags, every node), JOINER_CPU (a cap on the joining node's CPU, in
+# percent of one core, through a cgroup; needs root: so that its start does not take the CPU of
+# the others, as on a machine of its own). Each process's CPU during the join is in cpu.txt.
 set -uo pipefail
 # shellcheck source=lib/scratch-cluster.sh
 source "$(cd "$(dirname "$0")" && pwd)/lib/scratch-cluster.sh"
@@ -36,9 +38,23 @@ joining_port() {
   done
 }
 
+# A duration as the load tool takes it (30s, 2m) in whole seconds.
+seconds() {
+  case $1 in *m) echo $((${1%m} * 60)) ;; *s) echo "${1%s}" ;; *) echo "$1" ;; esac
+}
+
+# Caps process PID's CPU at PERCENT of one core: a cgroup (v1 cpu controller) of its own.
+cap_cpu() { # pid percent
+  local group=/sys/fs/cgroup/cpu/shale-join-$$
+  mkdir -p "$group" && echo 100000 > "$group/cpu.cfs_period_us" && echo $(($2 * 1000)) > "$group/cpu.cfs_quota_us" \
+    && echo "$1" > "$group/cgroup.procs" || { echo "cannot cap the joining node's CPU (root and cgroup v1 cpu needed)" >&2; exit 1; }
+  trap 'cleanup; rmdir "'"$group"'" 2> /dev/null' EXIT # once the nodes are stopped, the group is empty
+}
+
 (cd "$checkout" && ./shale --version > /dev/null) || { echo "cannot build $checkout" >&2; exit 1; }
 echo "=== $(date -u +%FT%TZ) $(nproc) CPUs, $(uname -r); $checkout at $(git -C "$checkout" rev-parse --short HEAD);" \
   "$keys keys of $value_size bytes; PUT $rate/s for $duration (+$warmup warm-up); --stream-rate $stream_rate; -Xmx$heap" \
+  "${JOINER_CPU:+; the joining node capped at $JOINER_CPU% of a core}" \
   | tee "$out/summary.txt"
 start_cluster "$checkout" join
 "$checkout/shale" load --url "http://127.0.0.1:${ports[0]}" --fill "$keys" --value-size "$value_size" --connections "$connections" \
@@ -55,6 +71,8 @@ SHALE_JAVA_OPTS="-Xmx$heap ${SHALE_JAVA_OPTS:-}" "$checkout/shale" server --port
   --join "http://127.0.0.1:${ports[0]}" --cluster-secret-file "$data/cluster/secret" --stream-rate "$stream_rate" \
   --io-threads 1 $node_args > "$out/join-node3.log" 2>&1 &
 pids+=($!)
+[[ -n ${JOINER_CPU:-} ]] && cap_cpu "$!" "$JOINER_CPU"
+python3 "$here/bench/lib/cpu-per-process.py" "$(($(seconds "$duration") + $(seconds "$warmup") + 2))" > "$out/cpu.txt" &
 load during-join &
 load_pid=$!
 # The joining node's own view: its state in the map and the bytes its pulls wrote so far.
