@@ -133,6 +133,30 @@ class HandoffTest {
     }
   }
 
+  /**
+   * A write of a key that moves needs {@code ack} of its replicas before the join and {@code ack}
+   * of those after: the two replicas the sets share give both, so it succeeds with the joining
+   * node and the node it replaces both down (it needed 3 of the 4 targets before).
+   */
+  @Test
+  void aWriteWhileAJoinIsPendingNeedsOnlyTheReplicasTheTwoSetsShare() {
+    startCluster(1); // a byte a second: the change stays pending
+    startJoin();
+    NodeAddress down = nodes[1].self();
+    List<String> moving = java.util.stream.IntStream.range(0, 400).mapToObj(i -> "key-" + i)
+        .filter(k -> gains(k, nodes[3].self()) && replaced(k).equals(down)).limit(20).toList();
+    assertThat(moving).isNotEmpty();
+    for (int i : new int[] {1, 3}) {
+      nodes[i].close();
+      nodes[i] = null;
+    }
+    for (String key : moving) {
+      HttpResponse<byte[]> put = nodes[0].server.put(nodes[0].entityUri(key, QUORUM), bytes("v-" + key));
+      assertThat(put.statusCode()).as("%s: %s", key, new String(put.body(), StandardCharsets.UTF_8)).isEqualTo(201);
+      assertThat(nodes[0].server.get(nodes[0].entityUri(key, QUORUM)).body()).isEqualTo(bytes("v-" + key));
+    }
+  }
+
   @Test
   void aSteadyWriterLosesNoAcknowledgedWriteAcrossTheJoinAndItsCommit() throws Exception {
     startCluster(64 << 10);
