@@ -163,14 +163,21 @@ final class ClusterCommand implements Callable<Integer> {
     }
   }
 
-  /**
-   * The {@code -XX:} options this JVM was started with (the launcher's collector choice,
-   * {@code SHALE_JAVA_OPTS}): the nodes run as this JVM does. Other options, a debugger agent's
-   * port say, could not be shared by several processes.
-   */
+  /** The {@code -XX:} options of this JVM the nodes get too ({@link #nodeJvmOptions}). */
   private static List<String> inheritedJvmOptions() {
-    return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-        .filter(a -> a.startsWith("-XX:"))
+    return nodeJvmOptions(ManagementFactory.getRuntimeMXBean().getInputArguments());
+  }
+
+  /**
+   * Of the options {@code jvmArguments} this JVM was started with, those its nodes get: the
+   * {@code -XX:} ones (the launcher's collector choice, {@code SHALE_JAVA_OPTS}), so that the
+   * nodes run as this JVM does. Other options, a debugger agent's port say, could not be shared
+   * by several processes. Not the launcher's soft heap bound: a node's heap is {@code
+   * --node-heap}, which the JVM refuses to start with if the bound is larger.
+   */
+  static List<String> nodeJvmOptions(List<String> jvmArguments) {
+    return jvmArguments.stream()
+        .filter(a -> a.startsWith("-XX:") && !a.startsWith("-XX:SoftMaxHeapSize="))
         .toList();
   }
 

@@ -26,7 +26,8 @@ class ClusterCommandTest {
   void startsServesAndStopsALocalCluster(@TempDir Path tmp) throws Exception {
     int base = freeRunOfThree();
     Path data = tmp.resolve("cluster");
-    try (NodeProcess launcher = NodeProcess.startCommand(base + 2, tmp, List.of("-Xmx64m"),
+    // A soft heap bound as the launcher gives one (1g there), above --node-heap: not for the nodes.
+    try (NodeProcess launcher = NodeProcess.startCommand(base + 2, tmp, List.of("-Xmx256m", "-XX:SoftMaxHeapSize=192m"),
         List.of("cluster", "--nodes", "3", "--base-port", Integer.toString(base), "--data", data.toString(),
             "--node-heap", "128m"))) {
       launcher.awaitReady(Duration.ofMinutes(2));
