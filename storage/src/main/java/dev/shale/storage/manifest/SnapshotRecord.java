@@ -4,6 +4,7 @@ import dev.shale.storage.CorruptionException;
 import dev.shale.storage.io.ByteSink;
 import dev.shale.storage.io.Payload;
 import dev.shale.storage.io.RecordReader.Frame;
+import dev.shale.storage.io.SegmentBytes;
 import dev.shale.storage.table.TableMeta;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -127,7 +128,7 @@ final class SnapshotRecord implements Payload {
     byte[] bytes(int length) {
       long unsigned = Integer.toUnsignedLong(length);
       require(unsigned, "a key of " + unsigned + " bytes");
-      byte[] value = bytes.asSlice(position, length).toArray(ValueLayout.JAVA_BYTE);
+      byte[] value = SegmentBytes.copyOf(bytes, position, unsigned);
       position += length;
       return value;
     }

@@ -36,13 +36,6 @@ final class ArenaBytes {
     return Integer.compare(length, bytes.length);
   }
 
-  /** A new array holding the {@code length} bytes at {@code offset} of {@code segment}. */
-  static byte[] toArray(MemorySegment segment, long offset, int length) {
-    byte[] copy = new byte[length];
-    MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, copy, 0, length);
-    return copy;
-  }
-
   /** Copies {@code bytes} to {@code offset} of {@code segment}. */
   static void write(byte[] bytes, MemorySegment segment, long offset) {
     MemorySegment.copy(bytes, 0, segment, ValueLayout.JAVA_BYTE, offset, bytes.length);

@@ -1,5 +1,6 @@
 package dev.shale.storage.memtable;
 
+import dev.shale.storage.io.SegmentBytes;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -147,7 +148,7 @@ final class ArenaSkipList {
   byte[] key(long node) {
     MemorySegment segment = arena.segment(node);
     long offset = MemtableArena.offset(node);
-    return ArenaBytes.toArray(segment, offset + KEY, keyLength(segment, offset));
+    return SegmentBytes.copyOf(segment, offset + KEY, keyLength(segment, offset));
   }
 
   /** The node's key compared with {@code key}, as {@link java.util.Arrays#compareUnsigned}. */

@@ -3,6 +3,7 @@ package dev.shale.storage.table;
 import static dev.shale.storage.table.TableFormat.U32;
 
 import dev.shale.storage.CorruptionException;
+import dev.shale.storage.io.SegmentBytes;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
@@ -96,7 +97,7 @@ final class BlockReader {
   /** Item {@code i}'s key, copied. */
   byte[] keyAt(int i) {
     long offset = itemOffset(i);
-    return block.asSlice(offset + headerBytes, keyLength(offset)).toArray(ValueLayout.JAVA_BYTE);
+    return SegmentBytes.copyOf(block, offset + headerBytes, keyLength(offset));
   }
 
   /** The index of the first item whose key is {@code >= key}, or {@link #count} if none is. */

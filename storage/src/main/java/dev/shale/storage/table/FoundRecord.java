@@ -1,6 +1,7 @@
 package dev.shale.storage.table;
 
 import dev.shale.storage.Entry;
+import dev.shale.storage.io.SegmentBytes;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.jspecify.annotations.Nullable;
@@ -28,7 +29,7 @@ public record FoundRecord(long version, @Nullable MemorySegment value) {
 
   /** The record as an {@link Entry} of {@code key}, its value copied out to the heap. */
   public Entry copy(byte[] key) {
-    return new Entry(key, version, value == null ? null : value.toArray(ValueLayout.JAVA_BYTE));
+    return new Entry(key, version, value == null ? null : SegmentBytes.copyOf(value));
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.shale.storage.Entry;
 import dev.shale.storage.io.ByteSink;
 import dev.shale.storage.io.Payload;
 import dev.shale.storage.io.RecordReader.Frame;
+import dev.shale.storage.io.SegmentBytes;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -96,7 +97,7 @@ final class LogRecord implements Payload {
   }
 
   private static byte[] copy(MemorySegment payload, long offset, int length) {
-    return payload.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE);
+    return SegmentBytes.copyOf(payload, offset, length);
   }
 
   private static int valueLength(Entry entry) {
