@@ -5,10 +5,13 @@ import dev.shale.server.Reasons;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
@@ -93,8 +96,16 @@ public final class Responses {
     return response;
   }
 
+  /**
+   * The headers of a response: the server sets only well-formed names and values, so they are not
+   * checked again as each is set.
+   */
+  private static final HttpHeadersFactory HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
+
   private static FullHttpResponse response(HttpVersion version, HttpResponseStatus status, ByteBuf body) {
-    FullHttpResponse response = new DefaultFullHttpResponse(version, status, body);
+    // No trailers: a response with a length has none, and an empty map per response was a
+    // tenth of a PUT's allocated bytes with its headers' (docs/perf/single-node.md).
+    FullHttpResponse response = new DefaultFullHttpResponse(version, status, body, HEADERS.newHeaders(), EmptyHttpHeaders.INSTANCE);
     HttpHeaders headers = response.headers();
     headers.setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
     return response;
