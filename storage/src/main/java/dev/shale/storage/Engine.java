@@ -1,6 +1,7 @@
 package dev.shale.storage;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
@@ -110,6 +111,21 @@ public interface Engine extends AutoCloseable {
    * pages.
    */
   default boolean tryWrite(byte[] key, byte @Nullable [] value, long version) {
+    return false;
+  }
+
+  /**
+   * {@link #tryWrite} of several records as one group, all or none: each {@link Entry} is
+   * written as {@link #write} would write it (its version the caller's; a null value a
+   * tombstone), in list order, with one append to the log for the group. Returns false, having
+   * written none of them, when the engine would have waited, or when the group is larger than
+   * one append of the log takes (then write them one by one); throws, having written none,
+   * when a record is invalid (IllegalArgumentException) or the append fails.
+   *
+   * <p>For a server whose event loop collects the writes of many connections in one turn: one
+   * lock and one write() of the log for all of them, where {@link #tryWrite} costs one each.
+   */
+  default boolean tryWriteAll(List<Entry> records) {
     return false;
   }
 

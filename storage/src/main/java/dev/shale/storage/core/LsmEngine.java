@@ -204,7 +204,16 @@ final class LsmEngine implements Engine {
   public boolean tryWrite(byte[] key, byte @Nullable [] value, long version) {
     requireRecord(key, value, version);
     requireWithinReach(version);
-    return writes.tryWrite(key, value, version);
+    return writes.tryWriteAll(List.of(new Entry(key, version, value)));
+  }
+
+  @Override
+  public boolean tryWriteAll(List<Entry> records) {
+    for (Entry record : records) {
+      requireRecord(record.key(), record.value(), record.version());
+      requireWithinReach(record.version());
+    }
+    return writes.tryWriteAll(records);
   }
 
   @Override
