@@ -15,7 +15,8 @@ import dev.shale.storage.StorageException;
 import dev.shale.storage.ThrottledLog;
 import dev.shale.storage.WriteStallException;
 import java.lang.System.Logger.Level;
-import java.util.function.LongSupplier;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -123,23 +124,33 @@ public final class EntityService {
    * null, with nothing written, if it cannot.
    */
   public @Nullable EntityResult tryWrite(byte[] key, byte @Nullable [] value, long version) {
-    return attempt(value == null ? "replica delete" : "replica put", key, value, () -> version);
+    return call(value == null ? "replica delete" : "replica put", key, () -> {
+      if (!engine.tryWrite(key, value, version)) return null;
+      return value == null ? EntityResult.DELETED : EntityResult.STORED;
+    });
+  }
+
+  /** A client's write for {@link #tryStoreAll}: a value, or a tombstone when {@code value} is null. */
+  public record Write(byte[] key, byte @Nullable [] value) {
+    /** Its own answer once its group is written: stored, or deleted for a tombstone. */
+    public EntityResult written() {
+      return value == null ? EntityResult.DELETED : EntityResult.STORED;
+    }
   }
 
   /**
-   * {@link #put}, or {@link #delete} when {@code value} is null, done at once if the engine can do
-   * it without waiting; null, with nothing written, if it cannot.
+   * {@link #put} or {@link #delete} of every write in {@code writes}, in order, as one group,
+   * if the engine can do it without waiting ({@link Engine#tryWriteAll}): answered
+   * {@link EntityResult.Outcome#STORED} for the group once all are written; a failure, with none
+   * written; or null, with none written, if the engine cannot.
    */
-  public @Nullable EntityResult tryStore(byte[] key, byte @Nullable [] value) {
-    // The engine clock's next version, as put and delete take. One taken and not used (the engine
-    // declined) is a gap in the clock: harmless.
-    return attempt(value == null ? "delete" : "put", key, value, engine.clock()::next);
-  }
-
-  private @Nullable EntityResult attempt(String operation, byte[] key, byte @Nullable [] value, LongSupplier version) {
-    return call(operation, key, () -> {
-      if (!engine.tryWrite(key, value, version.getAsLong())) return null;
-      return value == null ? EntityResult.DELETED : EntityResult.STORED;
+  public @Nullable EntityResult tryStoreAll(List<Write> writes) {
+    return call("write group", null, () -> {
+      // The engine clock's next versions, as put and delete take. Versions taken and not used
+      // (the engine declined) are a gap in the clock: harmless.
+      List<Entry> records = new ArrayList<>(writes.size());
+      for (Write write : writes) records.add(new Entry(write.key(), engine.clock().next(), write.value()));
+      return engine.tryWriteAll(records) ? EntityResult.STORED : null;
     });
   }
 

@@ -6,6 +6,7 @@ import dev.shale.storage.EngineStats;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
 import dev.shale.storage.HybridClock;
+import java.util.List;
 import java.util.function.Predicate;
 
 /**
@@ -44,6 +45,11 @@ class ForwardingEngine implements Engine {
   @Override
   public boolean tryWrite(byte[] key, byte[] value, long version) {
     return delegate.tryWrite(key, value, version);
+  }
+
+  @Override
+  public boolean tryWriteAll(List<Entry> records) {
+    return delegate.tryWriteAll(records);
   }
 
   @Override

@@ -3,9 +3,11 @@ package dev.shale.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.Engine;
+import dev.shale.storage.Entry;
 import dev.shale.testkit.Await;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -85,6 +87,11 @@ class OverloadTest {
     return new ForwardingEngine(engine) {
       @Override
       public boolean tryWrite(byte[] key, byte[] value, long version) {
+        return false;
+      }
+
+      @Override
+      public boolean tryWriteAll(List<Entry> records) {
         return false;
       }
     };
