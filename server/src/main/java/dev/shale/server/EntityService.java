@@ -10,6 +10,7 @@ import dev.shale.storage.EngineStats;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Keys;
+import dev.shale.storage.ReadAttempt;
 import dev.shale.storage.ReadRecord;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.ThrottledLog;
@@ -65,6 +66,17 @@ public final class EntityService {
    */
   public EntityResult get(byte[] key) {
     return call("get", key, () -> answered(engine.read(key), false));
+  }
+
+  /**
+   * {@link #get}, done only if the engine can answer without waiting for the disk
+   * ({@link Engine#tryRead}); null, with nothing read, if it cannot.
+   */
+  public @Nullable EntityResult tryGet(byte[] key) {
+    return call("get", key, () -> {
+      ReadAttempt attempt = engine.tryRead(key);
+      return attempt.done() ? answered(attempt.record(), false) : null;
+    });
   }
 
   /**
