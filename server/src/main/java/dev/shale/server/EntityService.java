@@ -16,6 +16,7 @@ import dev.shale.storage.StorageException;
 import dev.shale.storage.ThrottledLog;
 import dev.shale.storage.WriteStallException;
 import java.lang.System.Logger.Level;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -79,6 +80,30 @@ public final class EntityService {
     });
   }
 
+  /** {@link #readForPeer}, done only if the engine can answer without waiting for the disk; null if it cannot. */
+  public @Nullable EntityResult tryReadForPeer(byte[] key) {
+    return call("read", key, () -> {
+      ReadAttempt attempt = engine.tryRead(key);
+      return attempt.done() ? answered(attempt.record(), true) : null;
+    });
+  }
+
+  /** {@link #read}, done only if the engine can answer without waiting for the disk; null if it cannot. */
+  public @Nullable EntityResult tryRead(byte[] key) {
+    return call("read", key, () -> {
+      ReadAttempt attempt = engine.tryRead(key);
+      if (!attempt.done()) return null;
+      try (ReadRecord record = attempt.record()) {
+        return switch (record) {
+          case null -> EntityResult.NOT_FOUND;
+          case ReadRecord.Copied(Entry entry) -> copied(entry);
+          // Copied here: the coordinator merges its replicas' answers in memory.
+          case ReadRecord.Lent lent -> EntityResult.found(lent.value().toArray(ValueLayout.JAVA_BYTE), lent.version());
+        };
+      }
+    });
+  }
+
   /**
    * The newest record of {@code key} with its version, for a peer's replica read answered over
    * the wire: a value (lent as {@link #get} lends it), a tombstone, or nothing.
@@ -94,11 +119,14 @@ public final class EntityService {
   public EntityResult read(byte[] key) {
     return call("read", key, () -> {
       Entry entry = engine.get(key);
-      if (entry == null) return EntityResult.NOT_FOUND;
-      byte[] value = entry.value();
-      if (value == null) return EntityResult.tombstone(entry.version());
-      return EntityResult.found(value, entry.version());
+      return entry == null ? EntityResult.NOT_FOUND : copied(entry);
     });
+  }
+
+  // A record with its version: a tombstone, or a value already on the heap.
+  private static EntityResult copied(Entry entry) {
+    byte[] value = entry.value();
+    return value == null ? EntityResult.tombstone(entry.version()) : EntityResult.found(value, entry.version());
   }
 
   // withVersion: a replica read, which says the version of the value or the tombstone found.
