@@ -33,6 +33,17 @@ nginx_stop() {
 declare -A builds
 for pair in ${SHALE_BUILDS:-shale=$checkout}; do builds[${pair%%=*}]=$(realpath "${pair#*=}"); done
 
+# nginx_rates LINE WARMUP_SCRIPT ARGS...: a fresh nginx, 5 s of WARMUP_SCRIPT, then LINE expanded
+# (its rate calls against $u, nginx's URL): the measured rates.
+nginx_rates() {
+  local u=http://127.0.0.1:8090 line
+  nginx_start
+  rate 5s "$2" $u "$3" "$4" > /dev/null
+  line=$(eval "echo \"$1\"")
+  nginx_stop
+  echo "$line"
+}
+
 # kv_start NAME DIR: starts the Shale build NAME (port 18094) or ref (port 18095) over DIR; sets
 # kv_pid, kv_url.
 kv_pid= kv_url=
@@ -61,10 +72,7 @@ for b in "${!builds[@]}"; do
 done
 echo "## PUT 100 B, GET 100 B in memory"
 for r in $(seq "$rounds"); do
-  nginx_start
-  rate 5s put http://127.0.0.1:8090 100 100000 > /dev/null
-  echo "round $r nginx PUT/s=$(rate 10s put http://127.0.0.1:8090 100 100000) GET/s=$(rate 10s get http://127.0.0.1:8090 100 100000)"
-  nginx_stop
+  echo "round $r nginx $(nginx_rates 'PUT/s=$(rate 10s put $u 100 100000) GET/s=$(rate 10s get $u 100 100000)' put 100 100000)"
   for s in "${servers[@]}"; do
     d=$(mktemp -d)
     kv_start "$s" "$d"
@@ -88,10 +96,7 @@ for s in "${servers[@]}"; do
   kv_stop
 done
 for r in $(seq "$rounds"); do
-  nginx_start
-  rate 5s get http://127.0.0.1:8090 1024 1000000 > /dev/null
-  echo "round $r nginx GET/s=$(rate 10s get http://127.0.0.1:8090 1024 1000000)"
-  nginx_stop
+  echo "round $r nginx $(nginx_rates 'GET/s=$(rate 10s get $u 1024 1000000)' get 1024 1000000)"
   for s in "${servers[@]}"; do
     kv_start "$s" "${dirs[$s]}"
     rate 5s get "$kv_url" 1024 1000000 > /dev/null
