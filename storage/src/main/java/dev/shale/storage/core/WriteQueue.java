@@ -82,9 +82,12 @@ final class WriteQueue {
     this.freezeAtBytes = nextFreezeSize();
   }
 
-  /** Writes one record (value null: a tombstone) and returns its version. */
-  long submit(byte[] key, byte @Nullable [] value, long callerVersion) {
-    PendingWrite w = PendingWrite.write(key, value, callerVersion, backpressure.deadlineFromNow());
+  /**
+   * Writes one record (value null: a tombstone), expiring at {@code expiresAtMillis}
+   * (Entry.NEVER: it does not), and returns its version.
+   */
+  long submit(byte[] key, byte @Nullable [] value, long callerVersion, long expiresAtMillis) {
+    PendingWrite w = PendingWrite.write(key, value, callerVersion, expiresAtMillis, backpressure.deadlineFromNow());
     lock.lock();
     try {
       checkWritable();
@@ -99,7 +102,7 @@ final class WriteQueue {
   }
 
   /** {@link dev.shale.storage.Engine#tryWrite}: writes only if nothing would make it wait. */
-  boolean tryWrite(byte[] key, byte @Nullable [] value, long version) {
+  boolean tryWrite(byte[] key, byte @Nullable [] value, long version, long expiresAtMillis) {
     if (options.syncMode() != SyncMode.INTERVAL || !lock.tryLock()) return false;
     try {
       checkWritable();
@@ -111,7 +114,7 @@ final class WriteQueue {
           || backpressure.slowsDown(current)) {
         return false;
       }
-      PendingWrite w = PendingWrite.write(key, value, version, backpressure.deadlineFromNow());
+      PendingWrite w = PendingWrite.write(key, value, version, expiresAtMillis, backpressure.deadlineFromNow());
       writers.addLast(w);
       leadGroup(w); // a group of one: nobody else is queued
       if (w.failure != null) throw w.failure;
@@ -354,7 +357,7 @@ final class WriteQueue {
         version = p.callerVersion;
       }
       p.version = version;
-      entries.add(new Entry(p.key, version, p.value));
+      entries.add(new Entry(p.key, version, p.value, p.expiresAtMillis));
     }
     return entries;
   }
