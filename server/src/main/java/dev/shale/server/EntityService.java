@@ -13,9 +13,11 @@ import dev.shale.storage.Keys;
 import dev.shale.storage.ReadRecord;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.ThrottledLog;
+import dev.shale.storage.Versions;
 import dev.shale.storage.WriteStallException;
 import java.lang.System.Logger.Level;
 import java.util.function.LongSupplier;
+import java.util.function.LongUnaryOperator;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -84,7 +86,7 @@ public final class EntityService {
       if (entry == null) return EntityResult.NOT_FOUND;
       byte[] value = entry.value();
       if (value == null) return EntityResult.tombstone(entry.version());
-      return EntityResult.found(value, entry.version());
+      return EntityResult.found(value, entry.version()).expiringAt(entry.expiresAtMillis());
     });
   }
 
@@ -92,11 +94,13 @@ public final class EntityService {
   private static EntityResult answered(@Nullable ReadRecord record, boolean withVersion) {
     return switch (record) {
       case null -> EntityResult.NOT_FOUND;
-      case ReadRecord.Lent lent -> EntityResult.lent(lent, withVersion ? lent.version() : EntityResult.NO_VERSION);
+      case ReadRecord.Lent lent ->
+          EntityResult.lent(lent, withVersion ? lent.version() : EntityResult.NO_VERSION).expiringAt(lent.expiresAtMillis());
       case ReadRecord.Copied(Entry entry) -> {
         byte[] value = entry.value();
-        if (!withVersion) yield value == null ? EntityResult.NOT_FOUND : EntityResult.found(value);
-        yield value == null ? EntityResult.tombstone(entry.version()) : EntityResult.found(value, entry.version());
+        if (value == null) yield withVersion ? EntityResult.tombstone(entry.version()) : EntityResult.NOT_FOUND;
+        EntityResult found = withVersion ? EntityResult.found(value, entry.version()) : EntityResult.found(value);
+        yield found.expiringAt(entry.expiresAtMillis());
       }
     };
   }
@@ -112,8 +116,14 @@ public final class EntityService {
    * {@link EntityResult.Outcome#DELETED}.
    */
   public EntityResult write(byte[] key, byte @Nullable [] value, long version) {
+    return write(key, value, version, Entry.NEVER);
+  }
+
+  /** {@link #write(byte[], byte[], long)} of a value expiring at {@code expiresAtMillis} (stamped by its coordinator). */
+  public EntityResult write(byte[] key, byte @Nullable [] value, long version, long expiresAtMillis) {
     return call(value == null ? "replica delete" : "replica put", key, () -> {
-      engine.write(key, value, version);
+      if (expiresAtMillis == Entry.NEVER) engine.write(key, value, version); // the call engines knew first
+      else engine.write(key, value, version, expiresAtMillis);
       return value == null ? EntityResult.DELETED : EntityResult.STORED;
     });
   }
@@ -123,7 +133,12 @@ public final class EntityService {
    * null, with nothing written, if it cannot.
    */
   public @Nullable EntityResult tryWrite(byte[] key, byte @Nullable [] value, long version) {
-    return attempt(value == null ? "replica delete" : "replica put", key, value, () -> version);
+    return tryWrite(key, value, version, Entry.NEVER);
+  }
+
+  /** {@link #tryWrite(byte[], byte[], long)} of a value expiring at {@code expiresAtMillis}. */
+  public @Nullable EntityResult tryWrite(byte[] key, byte @Nullable [] value, long version, long expiresAtMillis) {
+    return attempt(value == null ? "replica delete" : "replica put", key, value, () -> version, v -> expiresAtMillis);
   }
 
   /**
@@ -131,22 +146,57 @@ public final class EntityService {
    * it without waiting; null, with nothing written, if it cannot.
    */
   public @Nullable EntityResult tryStore(byte[] key, byte @Nullable [] value) {
-    // The engine clock's next version, as put and delete take. One taken and not used (the engine
-    // declined) is a gap in the clock: harmless.
-    return attempt(value == null ? "delete" : "put", key, value, engine.clock()::next);
+    return tryStore(key, value, 0);
   }
 
-  private @Nullable EntityResult attempt(String operation, byte[] key, byte @Nullable [] value, LongSupplier version) {
+  /**
+   * {@link #tryStore(byte[], byte[])} of a value that expires {@code ttlMillis} after its
+   * version's time (0: never), as {@link #put(byte[], byte[], long)}.
+   */
+  public @Nullable EntityResult tryStore(byte[] key, byte @Nullable [] value, long ttlMillis) {
+    // The engine clock's next version, as put and delete take. One taken and not used (the engine
+    // declined) is a gap in the clock: harmless.
+    return attempt(value == null ? "delete" : "put", key, value, engine.clock()::next, v -> expiryOf(v, ttlMillis));
+  }
+
+  // The expiry of a write at version that lives ttlMillis (0: forever): stamped from the same
+  // clock reading as the version, as the cluster's coordinator does.
+  private static long expiryOf(long version, long ttlMillis) {
+    return ttlMillis == 0 ? Entry.NEVER : Versions.physicalMillis(version) + ttlMillis;
+  }
+
+  // expiry: the expiry of the write, from its version.
+  private @Nullable EntityResult attempt(String operation, byte[] key, byte @Nullable [] value, LongSupplier version,
+      LongUnaryOperator expiry) {
     return call(operation, key, () -> {
-      if (!engine.tryWrite(key, value, version.getAsLong())) return null;
+      long v = version.getAsLong();
+      long expiresAtMillis = expiry.applyAsLong(v);
+      boolean written = expiresAtMillis == Entry.NEVER
+          ? engine.tryWrite(key, value, v) // the call engines knew first
+          : engine.tryWrite(key, value, v, expiresAtMillis);
+      if (!written) return null;
       return value == null ? EntityResult.DELETED : EntityResult.STORED;
     });
   }
 
   /** Stores {@code value}; the engine keeps the array as is, so no one may change it after. */
   public EntityResult put(byte[] key, byte[] value) {
+    return put(key, value, 0);
+  }
+
+  /**
+   * Stores {@code value}, expiring {@code ttlMillis} after the write's version time (0: never).
+   * The expiry is stamped with a version of the engine's clock written with it (as the cluster's
+   * coordinator does), so the value lives {@code ttlMillis} from its version.
+   */
+  public EntityResult put(byte[] key, byte[] value, long ttlMillis) {
     return call("put", key, () -> {
-      engine.put(key, value);
+      if (ttlMillis == 0) {
+        engine.put(key, value);
+      } else {
+        long version = engine.clock().next();
+        engine.write(key, value, version, expiryOf(version, ttlMillis));
+      }
       return EntityResult.STORED;
     });
   }

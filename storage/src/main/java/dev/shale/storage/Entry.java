@@ -15,9 +15,15 @@ public record Entry(byte[] key, long version, byte @Nullable [] value, long expi
   /** The {@link #expiresAtMillis} of a record that never expires (every tombstone's). */
   public static final long NEVER = 0;
 
-  public Entry {
+  // Written out, not compact: a compact constructor's parameters lose their @Nullable in the
+  // class file, and callers in other modules would be checked against a non-null value.
+  public Entry(byte[] key, long version, byte @Nullable [] value, long expiresAtMillis) {
     if (expiresAtMillis < 0) throw new IllegalArgumentException("expiresAtMillis < 0: " + expiresAtMillis);
     if (value == null && expiresAtMillis != NEVER) throw new IllegalArgumentException("a tombstone does not expire");
+    this.key = key;
+    this.version = version;
+    this.value = value;
+    this.expiresAtMillis = expiresAtMillis;
   }
 
   /** A record that never expires. */
