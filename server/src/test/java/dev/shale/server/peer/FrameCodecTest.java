@@ -140,7 +140,7 @@ class FrameCodecTest {
         "tombstone WRITE with an expiry");
     assertRefused(FrameDecoder.Side.SERVER, frame(0x11, 1, new byte[] {7, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 'k', 1, 'v'}),
         "expiry 0");
-    assertRefused(FrameDecoder.Side.CLIENT, frame(0x27, 1, new byte[] {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 1, 'v'}),
+    assertRefused(FrameDecoder.Side.CLIENT, frame(0x27, 1, new byte[] {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0x80, 1, 'v'}),
         "expiry -");
     assertRefused(FrameDecoder.Side.SERVER, frame(0x11, 1, new byte[] {7, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 'k', 1, 'v'}), "tombstone");
     assertRefused(FrameDecoder.Side.SERVER, frame(0x03, 5, new byte[] {0}), "id 5, not 0");
