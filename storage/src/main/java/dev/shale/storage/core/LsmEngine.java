@@ -160,7 +160,8 @@ final class LsmEngine implements Engine {
     ReadView current = view.retain();
     try {
       Entry found = current.get(key);
-      return found == null ? null : found.readAt(nowMillis());
+      // The clock is read only for an expiring value: most reads need no time.
+      return found == null || !found.expires() ? found : found.readAt(nowMillis());
     } catch (CorruptionException e) {
       throw reported(e);
     } finally {
@@ -175,7 +176,7 @@ final class LsmEngine implements Engine {
     try {
       ReadView.Winner winner = current.findWinner(key);
       if (winner == null) return null;
-      if (winner.record.expiredAt(nowMillis())) {
+      if (winner.record.expiresAtMillis() != Entry.NEVER && winner.record.expiredAt(nowMillis())) {
         return new ReadRecord.Copied(Entry.tombstone(key, winner.record.version()));
       }
       // A lent value takes its own reference on its source, while the view still holds it open.
