@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 16's closed-loop comparison, side by side in one run: Debian `wrk -t2 -c64` against
 #   nginx   answering every request with a fixed reply (bench/nginx/fixed-reply.conf, one worker),
-#   shale   a fresh node with the launcher's defaults,
+#   shale   a fresh node with the launcher's defaults (of CHECKOUT; or of each LABEL=DIR in
+#           $SHALE_BUILDS, e.g. SHALE_BUILDS="before=/tmp/old after=$PWD", for builds side by side),
 #   ref     optionally, another HTTP key-value server started by $REFERENCE_START PORT DIR (the
 #           course's reference server, built outside this repository; see docs/perf/single-node.md).
 # Per round and server: PUT 100 B, 10 s measured after a warm-up of PUTs (30 s; nginx 5 s), then
@@ -29,25 +30,35 @@ nginx_stop() {
   rm -rf "$nginx_prefix"
 }
 
-# kv_start NAME DIR: starts shale (port 18094) or ref (port 18095) over DIR; sets kv_pid, kv_url.
+declare -A builds
+for pair in ${SHALE_BUILDS:-shale=$checkout}; do builds[${pair%%=*}]=$(realpath "${pair#*=}"); done
+
+# kv_start NAME DIR: starts the Shale build NAME (port 18094) or ref (port 18095) over DIR; sets
+# kv_pid, kv_url.
 kv_pid= kv_url=
 kv_start() {
-  if [ "$1" = shale ]; then
-    kv_url=http://127.0.0.1:18094
-    ./shale server --port 18094 --data "$2" > "$2.log" 2>&1 &
-  else
+  if [ "$1" = ref ]; then
     kv_url=http://127.0.0.1:18095
     $ref 18095 "$2" > "$2.log" 2>&1 &
+  else
+    kv_url=http://127.0.0.1:18094
+    (cd "${builds[$1]}" && exec ./shale server --port 18094 --data "$2") > "$2.log" 2>&1 &
   fi
   kv_pid=$!
   wait_up "$kv_url/v0/entity?id=probe"
 }
 kv_stop() { kill "$kv_pid"; wait "$kv_pid" 2> /dev/null; }
 
-servers=(shale)
+servers=()
+for pair in ${SHALE_BUILDS:-shale=$checkout}; do servers+=("${pair%%=*}"); done
 [ -n "$ref" ] && servers+=(ref)
+# Built first: the launcher rebuilds a changed checkout when it starts, which must not eat into a run.
+for b in "${!builds[@]}"; do (cd "${builds[$b]}" && ./shale --version > /dev/null) || exit 1; done
 
-echo "# $(date -u +%FT%TZ) $(nproc) CPUs; $checkout at $(git rev-parse --short HEAD); $(nginx -v 2>&1); ${ref:+ref: $ref}"
+echo "# $(date -u +%FT%TZ) $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg); $(nginx -v 2>&1); ${ref:+ref: $ref}"
+for b in "${!builds[@]}"; do
+  echo "# $b: ${builds[$b]} at $(git -C "${builds[$b]}" rev-parse --short HEAD)$(git -C "${builds[$b]}" diff --quiet HEAD || echo ' (with uncommitted changes)')"
+done
 echo "## PUT 100 B, GET 100 B in memory"
 for r in $(seq "$rounds"); do
   nginx_start

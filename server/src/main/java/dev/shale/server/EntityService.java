@@ -10,14 +10,16 @@ import dev.shale.storage.EngineStats;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Keys;
+import dev.shale.storage.ReadAttempt;
 import dev.shale.storage.ReadRecord;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.ThrottledLog;
 import dev.shale.storage.Versions;
 import dev.shale.storage.WriteStallException;
 import java.lang.System.Logger.Level;
-import java.util.function.LongSupplier;
-import java.util.function.LongUnaryOperator;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -69,6 +71,42 @@ public final class EntityService {
   }
 
   /**
+   * {@link #get}, done only if the engine can answer without waiting for the disk
+   * ({@link Engine#tryRead}); null, with nothing read, if it cannot.
+   */
+  public @Nullable EntityResult tryGet(byte[] key) {
+    return call("get", key, () -> {
+      ReadAttempt attempt = engine.tryRead(key);
+      return attempt.done() ? answered(attempt.record(), false) : null;
+    });
+  }
+
+  /** {@link #readForPeer}, done only if the engine can answer without waiting for the disk; null if it cannot. */
+  public @Nullable EntityResult tryReadForPeer(byte[] key) {
+    return call("read", key, () -> {
+      ReadAttempt attempt = engine.tryRead(key);
+      return attempt.done() ? answered(attempt.record(), true) : null;
+    });
+  }
+
+  /** {@link #read}, done only if the engine can answer without waiting for the disk; null if it cannot. */
+  public @Nullable EntityResult tryRead(byte[] key) {
+    return call("read", key, () -> {
+      ReadAttempt attempt = engine.tryRead(key);
+      if (!attempt.done()) return null;
+      try (ReadRecord record = attempt.record()) {
+        return switch (record) {
+          case null -> EntityResult.NOT_FOUND;
+          case ReadRecord.Copied(Entry entry) -> copied(entry);
+          // Copied here: the coordinator merges its replicas' answers in memory.
+          case ReadRecord.Lent lent ->
+              EntityResult.found(lent.value().toArray(ValueLayout.JAVA_BYTE), lent.version()).expiringAt(lent.expiresAtMillis());
+        };
+      }
+    });
+  }
+
+  /**
    * The newest record of {@code key} with its version, for a peer's replica read answered over
    * the wire: a value (lent as {@link #get} lends it), a tombstone, or nothing.
    */
@@ -83,11 +121,15 @@ public final class EntityService {
   public EntityResult read(byte[] key) {
     return call("read", key, () -> {
       Entry entry = engine.get(key);
-      if (entry == null) return EntityResult.NOT_FOUND;
-      byte[] value = entry.value();
-      if (value == null) return EntityResult.tombstone(entry.version());
-      return EntityResult.found(value, entry.version()).expiringAt(entry.expiresAtMillis());
+      return entry == null ? EntityResult.NOT_FOUND : copied(entry);
     });
+  }
+
+  // A record with its version: a tombstone, or a value already on the heap.
+  private static EntityResult copied(Entry entry) {
+    byte[] value = entry.value();
+    if (value == null) return EntityResult.tombstone(entry.version());
+    return EntityResult.found(value, entry.version()).expiringAt(entry.expiresAtMillis());
   }
 
   // withVersion: a replica read, which says the version of the value or the tombstone found.
@@ -138,45 +180,54 @@ public final class EntityService {
 
   /** {@link #tryWrite(byte[], byte[], long)} of a value expiring at {@code expiresAtMillis}. */
   public @Nullable EntityResult tryWrite(byte[] key, byte @Nullable [] value, long version, long expiresAtMillis) {
-    return attempt(value == null ? "replica delete" : "replica put", key, value, () -> version, v -> expiresAtMillis);
+    return call(value == null ? "replica delete" : "replica put", key, () -> {
+      boolean written = expiresAtMillis == Entry.NEVER
+          ? engine.tryWrite(key, value, version) // the call engines knew first
+          : engine.tryWrite(key, value, version, expiresAtMillis);
+      if (!written) return null;
+      return value == null ? EntityResult.DELETED : EntityResult.STORED;
+    });
   }
 
   /**
-   * {@link #put}, or {@link #delete} when {@code value} is null, done at once if the engine can do
-   * it without waiting; null, with nothing written, if it cannot.
+   * A client's write for {@link #tryStoreAll}: a value, or a tombstone when {@code value} is null;
+   * a value that expires {@code ttlMillis} after its write's version time (0: never).
    */
-  public @Nullable EntityResult tryStore(byte[] key, byte @Nullable [] value) {
-    return tryStore(key, value, 0);
+  public record Write(byte[] key, byte @Nullable [] value, long ttlMillis) {
+    /** A write that does not expire. */
+    public Write(byte[] key, byte @Nullable [] value) {
+      this(key, value, 0);
+    }
+
+    /** Its own answer once its group is written: stored, or deleted for a tombstone. */
+    public EntityResult written() {
+      return value == null ? EntityResult.DELETED : EntityResult.STORED;
+    }
   }
 
   /**
-   * {@link #tryStore(byte[], byte[])} of a value that expires {@code ttlMillis} after its
-   * version's time (0: never), as {@link #put(byte[], byte[], long)}.
+   * {@link #put} or {@link #delete} of every write in {@code writes}, in order, as one group,
+   * if the engine can do it without waiting ({@link Engine#tryWriteAll}): answered
+   * {@link EntityResult.Outcome#STORED} for the group once all are written; a failure, with none
+   * written; or null, with none written, if the engine cannot.
    */
-  public @Nullable EntityResult tryStore(byte[] key, byte @Nullable [] value, long ttlMillis) {
-    // The engine clock's next version, as put and delete take. One taken and not used (the engine
-    // declined) is a gap in the clock: harmless.
-    return attempt(value == null ? "delete" : "put", key, value, engine.clock()::next, v -> expiryOf(v, ttlMillis));
+  public @Nullable EntityResult tryStoreAll(List<Write> writes) {
+    return call("write group", null, () -> {
+      // The engine clock's next versions, as put and delete take. Versions taken and not used
+      // (the engine declined) are a gap in the clock: harmless.
+      List<Entry> records = new ArrayList<>(writes.size());
+      for (Write write : writes) {
+        long version = engine.clock().next();
+        records.add(new Entry(write.key(), version, write.value(), expiryOf(version, write.ttlMillis())));
+      }
+      return engine.tryWriteAll(records) ? EntityResult.STORED : null;
+    });
   }
 
   // The expiry of a write at version that lives ttlMillis (0: forever): stamped from the same
   // clock reading as the version, as the cluster's coordinator does.
   private static long expiryOf(long version, long ttlMillis) {
     return ttlMillis == 0 ? Entry.NEVER : Versions.physicalMillis(version) + ttlMillis;
-  }
-
-  // expiry: the expiry of the write, from its version.
-  private @Nullable EntityResult attempt(String operation, byte[] key, byte @Nullable [] value, LongSupplier version,
-      LongUnaryOperator expiry) {
-    return call(operation, key, () -> {
-      long v = version.getAsLong();
-      long expiresAtMillis = expiry.applyAsLong(v);
-      boolean written = expiresAtMillis == Entry.NEVER
-          ? engine.tryWrite(key, value, v) // the call engines knew first
-          : engine.tryWrite(key, value, v, expiresAtMillis);
-      if (!written) return null;
-      return value == null ? EntityResult.DELETED : EntityResult.STORED;
-    });
   }
 
   /** Stores {@code value}; the engine keeps the array as is, so no one may change it after. */

@@ -9,6 +9,7 @@ import dev.shale.server.http.BodyBudget;
 import dev.shale.server.http.EntityHttpHandler;
 import dev.shale.server.repair.RepairRunner;
 import dev.shale.server.http.LingeringClose;
+import dev.shale.server.http.LoopWriteGroup;
 import dev.shale.server.http.RecentValueSizes;
 import dev.shale.server.http.RequestAggregator;
 import dev.shale.server.http.RequestTimeoutHandler;
@@ -24,7 +25,10 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.EventExecutor;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -77,6 +81,8 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   private final Scans scans;
   private final @Nullable PeerEndpoint peers; // null: this node takes no peer connections
   private final @Nullable RepairRunner repairs; // null without peers
+  // One per event loop: the client writes each loop receives in one turn go to the engine together.
+  private final Map<EventExecutor, LoopWriteGroup> writeGroups = new ConcurrentHashMap<>();
 
   ServerInitializer(
       ServerOptions options, EntityService service, @Nullable StoragePool pool, BodyBudget budget,
@@ -120,7 +126,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     pipeline.addLast("flow", new FlowControlHandler());
     pipeline.addLast("aggregator", new RequestAggregator(options.maxValueSizeBytes(), budget, requestTimeout, lingeringClose));
     pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, answerBudget, valueSizes, options, cluster, coordinator, stats, handoff,
-        scans, repairs));
+        scans, repairs, loop -> writeGroups.computeIfAbsent(loop, l -> new LoopWriteGroup(l, service))));
   }
 
   private static HttpDecoderConfig decoderConfig() {

@@ -14,6 +14,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -130,7 +131,7 @@ class FailureTest {
     assertThat(node.get(node.entity("k")).body()).containsExactly(7);
   }
 
-  /** An engine whose get, put, delete and tryWrite throw what {@code failure} makes. */
+  /** An engine whose get, put, delete, tryWrite and tryWriteAll throw what {@code failure} makes. */
   private static Engine failing(Engine engine, Supplier<Throwable> failure) {
     return new ForwardingEngine(engine) {
       @Override
@@ -150,6 +151,11 @@ class FailureTest {
 
       @Override
       public boolean tryWrite(byte[] key, byte[] value, long version) {
+        throw sneaky(failure.get());
+      }
+
+      @Override
+      public boolean tryWriteAll(List<Entry> records) {
         throw sneaky(failure.get());
       }
     };

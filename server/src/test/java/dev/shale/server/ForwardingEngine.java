@@ -6,12 +6,14 @@ import dev.shale.storage.EngineStats;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
 import dev.shale.storage.HybridClock;
+import java.util.List;
 import java.util.function.Predicate;
 
 /**
  * An engine that passes every call on; tests override a method to block or fail it. Except
- * {@link Engine#read}, which keeps the interface's default (a copy through {@link #get}): a test
- * that blocks or fails {@code get} blocks or fails the server's GETs too, and this engine lends
+ * {@link Engine#read}, which keeps the interface's default (a copy through {@link #get}), and
+ * {@link Engine#tryRead}, which keeps its default too (never at once): a test that blocks or
+ * fails {@code get} blocks or fails the server's GETs too, on the pool, and this engine lends
  * nothing.
  */
 class ForwardingEngine implements Engine {
@@ -59,6 +61,11 @@ class ForwardingEngine implements Engine {
   @Override
   public boolean tryWrite(byte[] key, byte[] value, long version, long expiresAtMillis) {
     return delegate.tryWrite(key, value, version, expiresAtMillis);
+  }
+
+  @Override
+  public boolean tryWriteAll(List<Entry> records) {
+    return delegate.tryWriteAll(records);
   }
 
   @Override

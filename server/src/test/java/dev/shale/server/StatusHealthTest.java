@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineHealth;
+import dev.shale.storage.Entry;
 import dev.shale.storage.StorageException;
 import java.nio.file.Path;
 import java.util.List;
@@ -43,6 +44,11 @@ class StatusHealthTest {
       @Override
       public boolean tryWrite(byte[] key, byte[] value, long version) {
         return put(key, value) >= 0;
+      }
+
+      @Override
+      public boolean tryWriteAll(List<Entry> records) {
+        return put(records.getFirst().key(), records.getFirst().value()) >= 0;
       }
 
       @Override

@@ -1,6 +1,7 @@
 package dev.shale.storage;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
@@ -82,6 +83,21 @@ public interface Engine extends AutoCloseable {
     return entry == null ? null : new ReadRecord.Copied(entry);
   }
 
+  /**
+   * {@link #read}, but only if it can answer without waiting for the disk: from the memtables, and
+   * from tables whose data block that may hold the key is in the page cache (as {@code mincore}
+   * says; a table's filter and index are always in memory). Otherwise {@link ReadAttempt#WOULD_WAIT},
+   * having read nothing: the caller reads again from a thread that may block. For a server that
+   * serves reads of a cached working set on its event loops, where a thread hand-off costs more
+   * than the read. The kernel may still evict a page between the check and the read: at worst that
+   * one read waits for the disk.
+   *
+   * <p>The default implementation never reads at once.
+   */
+  default ReadAttempt tryRead(byte[] key) {
+    return ReadAttempt.WOULD_WAIT;
+  }
+
   /** Stores {@code value} under {@code key} with a fresh version, and returns that version. */
   default long put(byte[] key, byte[] value) {
     return put(key, value, Entry.NEVER);
@@ -142,6 +158,21 @@ public interface Engine extends AutoCloseable {
 
   /** {@link #tryWrite}, of a value expiring at {@code expiresAtMillis} as {@link #write(byte[], byte[], long, long)} says. */
   default boolean tryWrite(byte[] key, byte @Nullable [] value, long version, long expiresAtMillis) {
+    return false;
+  }
+
+  /**
+   * {@link #tryWrite} of several records as one group, all or none: each {@link Entry} is
+   * written as {@link #write} would write it (its version the caller's; a null value a
+   * tombstone), in list order, with one append to the log for the group. Returns false, having
+   * written none of them, when the engine would have waited, or when the group is larger than
+   * one append of the log takes (then write them one by one); throws, having written none,
+   * when a record is invalid (IllegalArgumentException) or the append fails.
+   *
+   * <p>For a server whose event loop collects the writes of many connections in one turn: one
+   * lock and one write() of the log for all of them, where {@link #tryWrite} costs one each.
+   */
+  default boolean tryWriteAll(List<Entry> records) {
     return false;
   }
 

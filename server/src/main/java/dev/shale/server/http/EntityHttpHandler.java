@@ -30,6 +30,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.EventExecutor;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
@@ -37,6 +38,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -48,9 +50,9 @@ import org.jspecify.annotations.Nullable;
  * {@code /v0/admin/compact} and {@code /v0/admin/repair} (POST), the cluster map's
  * {@code /v0/admin/topology} routes ({@link TopologyRoutes}); every {@code /v0/admin} request
  * passes the {@link AdminGate} first (signed with the cluster secret on a node that has one). A storage
- * call runs on the {@link StoragePool} (or inline on the event loop when there is none, or when it
- * is a write the engine can do without waiting, {@link dev.shale.storage.Engine#tryWrite}), when
- * {@link CallOrder} lets it start; its result comes back to the event loop and takes its place
+ * call runs on the {@link StoragePool} (or inline on the event loop when there is none), when
+ * {@link CallOrder} lets it start; a client's write joins its event loop's {@link LoopWriteGroup}
+ * first, and goes to the pool only if the engine cannot take the group without waiting; its result comes back to the event loop and takes its place
  * in the {@link ResponseQueue}. In a cluster, a client's request whose replicas (the first
  * {@code from} of the key's preference list) are not this node alone is handed to the
  * {@link Coordinator} instead (also in {@link CallOrder}'s turn), and its outcome takes the slot
@@ -99,6 +101,8 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final AnswerBudget answerBudget;
   private final RecentValueSizes valueSizes; // node-wide
   private final @Nullable RepairRunner repairs; // null without peers
+  private final Function<EventExecutor, LoopWriteGroup> writeGroups; // one per event loop
+  private @Nullable LoopWriteGroup writeGroup; // this channel's loop's, set in handlerAdded
   private @Nullable AnswerShare share; // set in handlerAdded: it runs on the channel's loop
   private final ResponseQueue responses = new ResponseQueue(bytes -> share().release(bytes));
   private final CallOrder calls = new CallOrder(bytes -> share().tryTake(bytes));
@@ -111,7 +115,9 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   public EntityHttpHandler(
       EntityService service, @Nullable StoragePool pool, BodyBudget budget, AnswerBudget answerBudget, RecentValueSizes valueSizes, ServerOptions options,
       @Nullable Cluster cluster, @Nullable Coordinator coordinator, ReplicationStats stats,
-      Supplier<List<RangeProgress>> handoff, Scans scans, @Nullable RepairRunner repairs) {
+      Supplier<List<RangeProgress>> handoff, Scans scans, @Nullable RepairRunner repairs,
+      Function<EventExecutor, LoopWriteGroup> writeGroups) {
+    this.writeGroups = writeGroups;
     this.scans = scans;
     this.handoff = handoff;
     this.repairs = repairs;
@@ -131,6 +137,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
+    this.writeGroup = writeGroups.apply(ctx.executor());
     long share = AnswerShare.shareOf(answerBudget.limitBytes(), answerBudget.fit(options.maxValueSizeBytes()));
     this.share = new AnswerShare(answerBudget, share, ctx.executor(), () -> {
       calls.resume();
@@ -160,25 +167,28 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
 
   /**
    * A call of the engine; {@code usesBody}: the body must live until the call returns.
-   * {@code atOnce}, for writes: the call done on the event loop if the engine can do it without
-   * waiting, answering null (nothing done) if it cannot; then {@code work} runs on the pool.
-   * {@code answersValue}: its answer may carry a stored value (its answer bytes are taken first).
+   * {@code grouped}, for a client's write: the record it writes, which first joins the event
+   * loop's write group; {@code work} runs on the pool only if the engine cannot take the group.
+   * {@code atOnce}, for a read: the read done on the event loop if the engine can do it without
+   * waiting for the disk, answering null (nothing read) if it cannot; then {@code work} runs on
+   * the pool. {@code answersValue}: its answer may carry a stored value (its answer bytes are
+   * taken first).
    */
   private record Call(
-      Supplier<EntityResult> work, @Nullable Supplier<@Nullable EntityResult> atOnce, boolean write, boolean usesBody,
-      boolean answersValue)
+      Supplier<EntityResult> work, EntityService.@Nullable Write grouped, @Nullable Supplier<@Nullable EntityResult> atOnce,
+      boolean write, boolean usesBody, boolean answersValue)
       implements Action {
-    static Call read(Supplier<EntityResult> work) {
-      return new Call(work, null, false, false, true);
+    static Call read(Supplier<EntityResult> work, Supplier<@Nullable EntityResult> atOnce) {
+      return new Call(work, null, atOnce, false, false, true);
     }
 
     /** An operator's call: not a write (it changes no record), answered with a line. */
     static Call operation(Supplier<EntityResult> work) {
-      return new Call(work, null, false, false, false);
+      return new Call(work, null, null, false, false, false);
     }
 
-    static Call write(Supplier<EntityResult> work, Supplier<@Nullable EntityResult> atOnce, boolean usesBody) {
-      return new Call(work, atOnce, true, usesBody, false);
+    static Call write(Supplier<EntityResult> work, EntityService.Write grouped, boolean usesBody) {
+      return new Call(work, grouped, null, true, usesBody, false);
     }
   }
 
@@ -294,35 +304,56 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     if (coordinator != null && !coordinator.isLocalOnly(key, consistency)) {
       return new Coordinate(key, put ? body : null, !get, consistency, ttlMillis);
     }
-    if (get) return Call.read(() -> service.get(key));
-    if (put) return Call.write(() -> service.put(key, body, ttlMillis), () -> service.tryStore(key, body, ttlMillis), true);
-    return Call.write(() -> service.delete(key), () -> service.tryStore(key, null), false);
+    if (get) return Call.read(() -> service.get(key), () -> service.tryGet(key));
+    if (put) return Call.write(() -> service.put(key, body, ttlMillis), new EntityService.Write(key, body, ttlMillis), true);
+    return Call.write(() -> service.delete(key), new EntityService.Write(key, null), false);
   }
 
   /**
-   * Runs a storage call on the pool (inline when there is none, or when it is a write the engine
-   * does at once) and queues its answer; the body's budget ({@code bodyBytes}) is released once
-   * the call has returned. {@code answerBytes}, taken for the call's answer, are held by its
+   * Runs a storage call on the pool (inline when there is none; a client's write first in its
+   * loop's write group) and queues its answer; the body's budget ({@code bodyBytes}) is released
+   * once the call has returned. {@code answerBytes}, taken for the call's answer, are held by its
    * slot from now on, and come down to the answer's size once it is known.
    */
   private void start(Call call, HttpVersion version, long bodyBytes, ResponseQueue.Slot slot, long answerBytes) {
     responses.hold(slot, answerBytes);
     if (pool == null) {
-      complete(slot, answerBytes, answer(call.work(), version, bodyBytes));
+      complete(slot, answerBytes, answerOf(call.work(), version, bodyBytes));
       calls.finished(call.write());
       return;
     }
-    // A write the engine can do without waiting costs less here than the two thread hand-offs
-    // of the pool (docs/perf/replication.md).
-    Supplier<@Nullable EntityResult> attempt = call.atOnce();
-    FullHttpResponse atOnce = attempt == null ? null : execute(attempt, version, 0);
-    if (atOnce != null) {
+    // A read of what is in memory costs less here than the pool's two thread hand-offs, which
+    // took a quarter of the node's CPU at GET saturation (docs/perf/single-node.md).
+    Supplier<@Nullable EntityResult> read = call.atOnce();
+    FullHttpResponse readAtOnce = read == null ? null : answer(read, version, 0);
+    if (readAtOnce != null) {
       budget.release(bodyBytes);
-      responses.complete(slot, atOnce);
+      complete(slot, answerBytes, readAtOnce);
       calls.finished(call.write());
       return;
     }
-    boolean accepted = pool.trySubmit(() -> finish(slot, answerBytes, call.write(), answer(call.work(), version, bodyBytes)));
+    // A write the engine can do without waiting costs less on the loop than the two thread
+    // hand-offs of the pool (docs/perf/replication.md), and less again in a group.
+    EntityService.Write grouped = call.grouped();
+    if (grouped != null) {
+      writeGroup().add(grouped, result -> {
+        if (result == null) {
+          startOnPool(call, version, bodyBytes, slot, answerBytes);
+        } else {
+          budget.release(bodyBytes);
+          responses.complete(slot, toResponse(result, version));
+          calls.finished(true);
+        }
+        afterChange();
+      });
+      return;
+    }
+    startOnPool(call, version, bodyBytes, slot, answerBytes);
+  }
+
+  private void startOnPool(Call call, HttpVersion version, long bodyBytes, ResponseQueue.Slot slot, long answerBytes) {
+    StoragePool pool = Objects.requireNonNull(this.pool, "a pool");
+    boolean accepted = pool.trySubmit(() -> finish(slot, answerBytes, call.write(), answerOf(call.work(), version, bodyBytes)));
     if (!accepted) {
       budget.release(bodyBytes);
       complete(slot, answerBytes, Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE,
@@ -377,13 +408,14 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     return withExpiry(withVersion(Responses.value(version, value), newest.version()), newest.expiresAtMillis());
   }
 
-  // The answer of a call that always has one: every call but an attempt (Call.atOnce).
-  private FullHttpResponse answer(Supplier<EntityResult> call, HttpVersion version, long reservedBytes) {
-    return Objects.requireNonNull(execute(call, version, reservedBytes), "a storage call answers");
+  // The answer of a call that always has one: every call but a read tried at once (Call.atOnce).
+  private FullHttpResponse answerOf(Supplier<EntityResult> call, HttpVersion version, long reservedBytes) {
+    return Objects.requireNonNull(answer(call, version, reservedBytes), "a storage call answers");
   }
 
-  // The call's answer, or null if the call answered null (an attempt the engine declined).
-  private @Nullable FullHttpResponse execute(Supplier<@Nullable EntityResult> call, HttpVersion version, long reservedBytes) {
+  // The call's answer, or null if the call answered null (a read the engine could not do at
+  // once); the body's budget (reservedBytes) is released once it has returned.
+  private @Nullable FullHttpResponse answer(Supplier<@Nullable EntityResult> call, HttpVersion version, long reservedBytes) {
     EntityResult result = null;
     try {
       result = call.get();
@@ -589,6 +621,10 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
 
   private ChannelHandlerContext ctx() {
     return Objects.requireNonNull(ctx, "handlerAdded() comes first");
+  }
+
+  private LoopWriteGroup writeGroup() {
+    return Objects.requireNonNull(writeGroup, "handlerAdded() comes first");
   }
 
   private AnswerShare share() {

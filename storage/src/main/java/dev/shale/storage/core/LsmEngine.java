@@ -9,12 +9,14 @@ import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Entry;
 import dev.shale.storage.HybridClock;
 import dev.shale.storage.Keys;
+import dev.shale.storage.ReadAttempt;
 import dev.shale.storage.ReadRecord;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.SyncMode;
 import dev.shale.storage.manifest.Manifest;
 import dev.shale.storage.memtable.Memtable;
 import dev.shale.storage.table.FoundRecord;
+import dev.shale.storage.table.NotInMemoryException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
@@ -171,10 +173,23 @@ final class LsmEngine implements Engine {
 
   @Override
   public @Nullable ReadRecord read(byte[] key) {
+    return read(key, false);
+  }
+
+  @Override
+  public ReadAttempt tryRead(byte[] key) {
+    try {
+      return ReadAttempt.of(read(key, true));
+    } catch (NotInMemoryException e) {
+      return ReadAttempt.WOULD_WAIT;
+    }
+  }
+
+  private @Nullable ReadRecord read(byte[] key, boolean inMemoryOnly) {
     requireKey(key);
     ReadView current = view.retain();
     try {
-      ReadView.Winner winner = current.findWinner(key);
+      ReadView.Winner winner = current.findWinner(key, inMemoryOnly);
       if (winner == null) return null;
       if (winner.record.expiresAtMillis() != Entry.NEVER && winner.record.expiredAt(nowMillis())) {
         return new ReadRecord.Copied(Entry.tombstone(key, winner.record.version()));
@@ -216,7 +231,16 @@ final class LsmEngine implements Engine {
     requireRecord(key, value, version);
     requireExpiry(value, expiresAtMillis);
     requireWithinReach(version);
-    return writes.tryWrite(key, value, version, expiresAtMillis);
+    return writes.tryWriteAll(List.of(new Entry(key, version, value, expiresAtMillis)));
+  }
+
+  @Override
+  public boolean tryWriteAll(List<Entry> records) {
+    for (Entry record : records) {
+      requireRecord(record.key(), record.value(), record.version());
+      requireWithinReach(record.version());
+    }
+    return writes.tryWriteAll(records);
   }
 
   @Override

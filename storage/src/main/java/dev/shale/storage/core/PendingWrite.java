@@ -75,7 +75,9 @@ final class PendingWrite {
 
   /** The bytes its record takes in the log, to size write groups. */
   long logBytes() {
-    return LogWriter.recordBytes(key.length, value == null ? 0 : value.length);
+    // An expiring value's value_length counts its 8 bytes of expires_at (docs/format.md).
+    int expiryBytes = expiresAtMillis == Entry.NEVER ? 0 : 8;
+    return LogWriter.recordBytes(key.length, value == null ? 0 : value.length + expiryBytes);
   }
 
   /** The bytes a write group's records take in the log. */

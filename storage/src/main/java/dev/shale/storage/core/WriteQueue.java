@@ -101,8 +101,12 @@ final class WriteQueue {
     }
   }
 
-  /** {@link dev.shale.storage.Engine#tryWrite}: writes only if nothing would make it wait. */
-  boolean tryWrite(byte[] key, byte @Nullable [] value, long version, long expiresAtMillis) {
+  /**
+   * {@link dev.shale.storage.Engine#tryWriteAll} (and tryWrite, a group of one): writes every
+   * record as one group, led by this thread, only if nothing would make it wait.
+   */
+  boolean tryWriteAll(List<Entry> records) {
+    if (records.isEmpty()) return true;
     if (options.syncMode() != SyncMode.INTERVAL || !lock.tryLock()) return false;
     try {
       checkWritable();
@@ -114,14 +118,41 @@ final class WriteQueue {
           || backpressure.slowsDown(current)) {
         return false;
       }
-      PendingWrite w = PendingWrite.write(key, value, version, expiresAtMillis, backpressure.deadlineFromNow());
-      writers.addLast(w);
-      leadGroup(w); // a group of one: nobody else is queued
-      if (w.failure != null) throw w.failure;
+      List<PendingWrite> ours = pendingWrites(records);
+      // The group the leader takes is all of `ours`: the queue was empty, later writers queue
+      // behind, and takeGroup stops early only past GROUP_BYTES. Only a failure before the
+      // group is taken (a log failure found by another thread meanwhile) leaves some queued.
+      if (ours.size() > 1 && PendingWrite.logBytes(ours) > LogWriter.GROUP_BYTES) return false;
+      writers.addAll(ours);
+      PendingWrite leader = ours.getFirst();
+      leadGroup(leader);
+      if (leader.failure != null) {
+        failUntaken(ours, leader.failure);
+        throw leader.failure;
+      }
       return true;
     } finally {
       lock.unlock();
     }
+  }
+
+  // A write of tryWriteAll left in the queue would have no thread to lead it, and would block
+  // every writer after it: each leaves the queue with the leader's failure.
+  private void failUntaken(List<PendingWrite> ours, RuntimeException failure) {
+    for (PendingWrite p : ours) {
+      if (p.done) continue;
+      writers.remove(p); // at the head: the group before it completed from there
+      p.done = true;
+      p.failure = new StorageException(messageOf(failure), failure);
+    }
+    wakeNextLeader();
+  }
+
+  private List<PendingWrite> pendingWrites(List<Entry> records) {
+    long deadlineNanos = backpressure.deadlineFromNow();
+    List<PendingWrite> writes = new ArrayList<>(records.size());
+    for (Entry record : records) writes.add(PendingWrite.write(record.key(), record.value(), record.version(), record.expiresAtMillis(), deadlineNanos));
+    return writes;
   }
 
   // Freezes the active memtable through the writer queue (only a leader may swap memtables),
@@ -415,6 +446,10 @@ final class WriteQueue {
       }
       if (p != leader) p.wake();
     }
+    wakeNextLeader();
+  }
+
+  private void wakeNextLeader() {
     PendingWrite next = writers.peekFirst();
     if (next != null) next.wake();
     else queueDrained.signalAll();

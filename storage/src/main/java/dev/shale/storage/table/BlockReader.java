@@ -42,21 +42,30 @@ final class BlockReader {
    * handle must lie inside the file (the caller checked it against the footer's layout).
    */
   static BlockReader open(MemorySegment file, BlockHandle handle, int headerBytes, Path path) {
-    if (handle.length() < TableFormat.BLOCK_TRAILER_BYTES + 4 + headerBytes) {
-      throw TableCorruption.at(path, handle.offset(), "block of " + handle.length() + " bytes is too short");
+    return open(file.asSlice(handle.offset(), handle.length()), handle.offset(), headerBytes, path);
+  }
+
+  /**
+   * As {@link #open(MemorySegment, BlockHandle, int, Path)}, for a block's bytes wherever they
+   * lie (a copy in memory, say); {@code fileOffset}, where it starts in the file, names it in
+   * corruption reports.
+   */
+  static BlockReader open(MemorySegment block, long fileOffset, int headerBytes, Path path) {
+    long length = block.byteSize();
+    if (length < TableFormat.BLOCK_TRAILER_BYTES + 4 + headerBytes) {
+      throw TableCorruption.at(path, fileOffset, "block of " + length + " bytes is too short");
     }
-    MemorySegment block = file.asSlice(handle.offset(), handle.length());
-    long crcOffset = handle.length() - 4;
+    long crcOffset = length - 4;
     if (block.get(U32, crcOffset) != TableFormat.crc32c(block.asSlice(0, crcOffset))) {
-      throw TableCorruption.at(path, handle.offset(), "block of " + handle.length() + " bytes fails its crc");
+      throw TableCorruption.at(path, fileOffset, "block of " + length + " bytes fails its crc");
     }
     long count = Integer.toUnsignedLong(block.get(U32, crcOffset - 4));
-    long maxCount = (handle.length() - TableFormat.BLOCK_TRAILER_BYTES) / (4L + headerBytes);
+    long maxCount = (length - TableFormat.BLOCK_TRAILER_BYTES) / (4L + headerBytes);
     if (count < 1 || count > maxCount) {
-      throw TableCorruption.at(path, handle.offset(),
-          "block count " + count + " is implausible for " + handle.length() + " bytes");
+      throw TableCorruption.at(path, fileOffset,
+          "block count " + count + " is implausible for " + length + " bytes");
     }
-    return new BlockReader(block, path, handle.offset(), headerBytes, (int) count);
+    return new BlockReader(block, path, fileOffset, headerBytes, (int) count);
   }
 
   int count() {

@@ -33,31 +33,32 @@ final class BloomFilter {
   }
 
   /**
-   * Checks the {@code filter_block} {@code block} of {@code file} (its crc, then its fields) and
-   * returns a filter reading its bits in place. A failed check is not logged here: the table
+   * Checks the bytes of a {@code filter_block}, {@code filter} (where they lie, or a copy;
+   * {@code fileOffset} names it in reports), its crc, then its fields, and returns a filter
+   * reading its bits there. A failed check is not logged here: the table
    * opens without its filter and its owner reports that once.
    */
-  static BloomFilter open(MemorySegment file, BlockHandle block, Path path) {
-    if (block.length() < TableFormat.FILTER_OVERHEAD_BYTES + MIN_BITS / 8) {
+  static BloomFilter open(MemorySegment filter, long fileOffset, Path path) {
+    long length = filter.byteSize();
+    if (length < TableFormat.FILTER_OVERHEAD_BYTES + MIN_BITS / 8) {
       throw TableCorruption.unlogged(
-          path, block.offset(), "filter block of " + block.length() + " bytes is too short");
+          path, fileOffset, "filter block of " + length + " bytes is too short");
     }
-    MemorySegment filter = file.asSlice(block.offset(), block.length());
-    long crcOffset = block.length() - 4;
+    long crcOffset = length - 4;
     int stored = filter.get(U32, crcOffset);
     int actual = TableFormat.crc32c(filter.asSlice(0, crcOffset));
-    if (stored != actual) throw TableCorruption.unlogged(path, block.offset(), "filter block fails its crc");
+    if (stored != actual) throw TableCorruption.unlogged(path, fileOffset, "filter block fails its crc");
 
     int numProbes = filter.get(U32, 0);
     long bitCount = Integer.toUnsignedLong(filter.get(U32, 4));
     if (numProbes < 1 || numProbes > MAX_PROBES) {
       throw TableCorruption.unlogged(
-          path, block.offset(), "filter num_probes " + numProbes + " is outside [1, " + MAX_PROBES + "]");
+          path, fileOffset, "filter num_probes " + numProbes + " is outside [1, " + MAX_PROBES + "]");
     }
-    boolean fitsBlock = TableFormat.FILTER_OVERHEAD_BYTES + bitCount / 8 == block.length();
+    boolean fitsBlock = TableFormat.FILTER_OVERHEAD_BYTES + bitCount / 8 == length;
     if (bitCount < MIN_BITS || bitCount % 8 != 0 || !fitsBlock) {
-      throw TableCorruption.unlogged(path, block.offset(),
-          "filter bit_count " + bitCount + " does not match its block of " + block.length() + " bytes");
+      throw TableCorruption.unlogged(path, fileOffset,
+          "filter bit_count " + bitCount + " does not match its block of " + length + " bytes");
     }
     return new BloomFilter(filter.asSlice(8, bitCount / 8), bitCount, numProbes);
   }

@@ -21,8 +21,9 @@ final class IndexBlock {
     this.reader = reader;
   }
 
-  static IndexBlock open(MemorySegment file, Footer footer, Path path) {
-    BlockReader reader = BlockReader.open(file, footer.index(), TableFormat.INDEX_ENTRY_HEADER_BYTES, path);
+  /** The index block whose bytes are {@code block} (where they lie, or a copy), checked against {@code footer}. */
+  static IndexBlock open(MemorySegment block, Footer footer, Path path) {
+    BlockReader reader = BlockReader.open(block, footer.index().offset(), TableFormat.INDEX_ENTRY_HEADER_BYTES, path);
     IndexBlock index = new IndexBlock(reader);
     index.checkLayout(footer);
     return index;
