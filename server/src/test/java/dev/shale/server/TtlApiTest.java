@@ -74,7 +74,11 @@ class TtlApiTest {
 
   @Test
   void theLongestTtlIsTakenAndTtlOnGetOrDeleteIs400() {
+    long before = System.currentTimeMillis();
     assertThat(node.put(node.uri("/v0/entity?id=long&ttl=315360000"), bytes("v")).statusCode()).isEqualTo(201);
+    HttpResponse<byte[]> get = node.get(node.entity("long"));
+    long expiresAt = Long.parseLong(get.headers().firstValue("X-Shale-Expires").orElseThrow());
+    assertThat(expiresAt).isBetween(before + 315_360_000_000L, System.currentTimeMillis() + 315_360_000_000L);
     assertThat(node.get(node.uri("/v0/entity?id=long&ttl=5")).statusCode()).isEqualTo(400);
     assertThat(node.delete(node.uri("/v0/entity?id=long&ttl=5")).statusCode()).isEqualTo(400);
     assertThat(node.get(node.entity("long")).statusCode()).as("the refused DELETE deleted nothing").isEqualTo(200);
