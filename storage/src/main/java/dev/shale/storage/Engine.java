@@ -189,7 +189,8 @@ public interface Engine extends AutoCloseable {
    * The records with {@code startInclusive <= key < endExclusive} ({@code endExclusive} null: to
    * the last key), in key order, the winning record of each key only. Tombstones are returned only
    * when {@code includeTombstones} (a cluster-wide scan needs them to hide older values held by
-   * other replicas); skipping them costs no extra I/O. The iterator sees every write that
+   * other replicas); skipping them costs no extra I/O. A value whose expiry has come (by the
+   * clock read once when the scan starts) is a tombstone here too. The iterator sees every write that
    * completed before the call, and may or may not see writes that complete while it runs.
    */
   EntryIterator scan(byte[] startInclusive, byte @Nullable [] endExclusive, boolean includeTombstones);
