@@ -23,14 +23,14 @@ final class TimeToLive {
    */
   static long millis(@Nullable String raw) throws InvalidRequestException {
     if (raw == null) return NONE;
-    // Digits only, and few enough that the long cannot overflow: anything longer is out of range.
-    if (raw.isEmpty() || raw.length() > 18 || !raw.chars().allMatch(c -> c >= '0' && c <= '9')) {
+    if (raw.isEmpty() || !raw.chars().allMatch(c -> c >= '0' && c <= '9')) {
       throw new InvalidRequestException("ttl must be a positive whole number of seconds, not '" + shown(raw) + "'");
     }
-    long seconds = Long.parseLong(raw);
+    // More than 18 digits would overflow the long, and is over the limit anyway.
+    long seconds = raw.length() > 18 ? Long.MAX_VALUE : Long.parseLong(raw);
     if (seconds == 0) throw new InvalidRequestException("ttl must be a positive whole number of seconds, not 0");
     if (seconds > MAX_SECONDS) {
-      throw new InvalidRequestException("ttl must be at most " + MAX_SECONDS + " seconds (10 years), not " + raw);
+      throw new InvalidRequestException("ttl must be at most " + MAX_SECONDS + " seconds (10 years), not " + shown(raw));
     }
     return seconds * 1000;
   }
