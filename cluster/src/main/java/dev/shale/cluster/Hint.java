@@ -1,5 +1,6 @@
 package dev.shale.cluster;
 
+import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
 import java.util.Arrays;
 import java.util.Objects;
@@ -16,14 +17,23 @@ import org.jspecify.annotations.Nullable;
  * @param key the original key (1 byte or more)
  * @param value the original value, or null for a tombstone (a DELETE)
  * @param version the original write's version ({@link dev.shale.storage.Versions})
+ * @param expiresAtMillis the original value's expiry, or {@link Entry#NEVER}
  */
-public record Hint(NodeAddress target, byte[] key, byte @Nullable [] value, long version) {
+public record Hint(NodeAddress target, byte[] key, byte @Nullable [] value, long version, long expiresAtMillis) {
+
+  /** A hint of a write that never expires. */
+  public Hint(NodeAddress target, byte[] key, byte @Nullable [] value, long version) {
+    this(target, key, value, version, Entry.NEVER);
+  }
 
   public Hint {
     Objects.requireNonNull(target, "target");
     Objects.requireNonNull(key, "key");
     if (key.length == 0) throw new IllegalArgumentException("a hint's key must not be empty");
     if (version < 0) throw new IllegalArgumentException("a hint's version must be >= 0: " + version);
+    if (expiresAtMillis < 0 || (value == null && expiresAtMillis != Entry.NEVER)) {
+      throw new IllegalArgumentException("a hint's expiry must be >= 0, and a tombstone has none: " + expiresAtMillis);
+    }
   }
 
   public boolean isTombstone() {
@@ -34,6 +44,7 @@ public record Hint(NodeAddress target, byte[] key, byte @Nullable [] value, long
   public boolean equals(Object o) {
     return o instanceof Hint h
         && version == h.version
+        && expiresAtMillis == h.expiresAtMillis
         && target.equals(h.target)
         && Arrays.equals(key, h.key)
         && Arrays.equals(value, h.value);
@@ -41,7 +52,7 @@ public record Hint(NodeAddress target, byte[] key, byte @Nullable [] value, long
 
   @Override
   public int hashCode() {
-    return Objects.hash(target, Arrays.hashCode(key), Arrays.hashCode(value), version);
+    return Objects.hash(target, Arrays.hashCode(key), Arrays.hashCode(value), version, expiresAtMillis);
   }
 
   @Override

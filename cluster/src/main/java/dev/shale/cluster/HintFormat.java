@@ -4,6 +4,8 @@ import dev.shale.storage.Engine;
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
 import dev.shale.storage.StorageException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
@@ -16,6 +18,9 @@ final class HintFormat {
   static final byte KIND_VALUE = 0;
   // Do not change: embedded in on-disk data (docs/format.md, "Hints").
   static final byte KIND_TOMBSTONE = 1;
+  // Do not change: embedded in on-disk data (docs/format.md, "Hints"). expires_at:u64, then the value.
+  static final byte KIND_EXPIRING_VALUE = 2;
+  static final int EXPIRY_BYTES = 8;
   static final int MAX_ID_BYTES = 255;
   /** The longest original key a hint can carry: the engine's limit less the target prefix. */
   static final int MAX_ORIGINAL_KEY_BYTES = Keys.MAX_KEY_BYTES - 1 - MAX_ID_BYTES;
@@ -49,14 +54,28 @@ final class HintFormat {
 
   /** {@code hint_value := kind:u8 original_value}; a null value is a tombstone (kind 1). */
   static byte[] value(byte @Nullable [] originalValue) {
+    return value(originalValue, Entry.NEVER);
+  }
+
+  /**
+   * {@code hint_value}: kind 0 or 1 as {@link #value(byte[])}, or for a value expiring at
+   * {@code expiresAtMillis} (not {@link Entry#NEVER}) {@code kind:u8 = 2, expires_at:u64, original_value}.
+   */
+  static byte[] value(byte @Nullable [] originalValue, long expiresAtMillis) {
     if (originalValue == null) return new byte[] {KIND_TOMBSTONE};
-    if (originalValue.length > Engine.MAX_VALUE_BYTES - 1) {
-      throw new IllegalArgumentException("a hint's value is at most " + (Engine.MAX_VALUE_BYTES - 1) + " bytes: "
+    int header = expiresAtMillis == Entry.NEVER ? 1 : 1 + EXPIRY_BYTES;
+    if (originalValue.length > Engine.MAX_VALUE_BYTES - header) {
+      throw new IllegalArgumentException("a hint's value is at most " + (Engine.MAX_VALUE_BYTES - header) + " bytes: "
           + originalValue.length);
     }
-    byte[] value = new byte[1 + originalValue.length];
-    value[0] = KIND_VALUE;
-    System.arraycopy(originalValue, 0, value, 1, originalValue.length);
+    byte[] value = new byte[header + originalValue.length];
+    if (expiresAtMillis == Entry.NEVER) {
+      value[0] = KIND_VALUE;
+    } else {
+      value[0] = KIND_EXPIRING_VALUE;
+      ByteBuffer.wrap(value, 1, EXPIRY_BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(expiresAtMillis);
+    }
+    System.arraycopy(originalValue, 0, value, header, originalValue.length);
     return value;
   }
 
@@ -96,13 +115,18 @@ final class HintFormat {
     int prefixLength = 1 + (key[0] & 0xff);
     byte[] value = record.value();
     if (key.length <= prefixLength || value == null || value.length == 0
-        || (value[0] != KIND_VALUE && value[0] != KIND_TOMBSTONE)
-        || (value[0] == KIND_TOMBSTONE && value.length != 1)) {
+        || (value[0] != KIND_VALUE && value[0] != KIND_TOMBSTONE && value[0] != KIND_EXPIRING_VALUE)
+        || (value[0] == KIND_TOMBSTONE && value.length != 1)
+        || (value[0] == KIND_EXPIRING_VALUE && value.length < 1 + EXPIRY_BYTES)) {
       throw malformed(record);
     }
     byte[] originalKey = Arrays.copyOfRange(key, prefixLength, key.length);
-    byte @Nullable [] originalValue = value[0] == KIND_TOMBSTONE ? null : Arrays.copyOfRange(value, 1, value.length);
-    return new Hint(target, originalKey, originalValue, record.version());
+    if (value[0] == KIND_TOMBSTONE) return new Hint(target, originalKey, null, record.version());
+    if (value[0] == KIND_VALUE) return new Hint(target, originalKey, Arrays.copyOfRange(value, 1, value.length), record.version());
+    long expiresAtMillis = ByteBuffer.wrap(value, 1, EXPIRY_BYTES).order(ByteOrder.LITTLE_ENDIAN).getLong();
+    if (expiresAtMillis <= 0) throw malformed(record);
+    return new Hint(target, originalKey, Arrays.copyOfRange(value, 1 + EXPIRY_BYTES, value.length), record.version(),
+        expiresAtMillis);
   }
 
   /** The target named by a hint key's prefix. */

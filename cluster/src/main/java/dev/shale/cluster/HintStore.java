@@ -128,6 +128,11 @@ public final class HintStore implements AutoCloseable {
    * <p>The arrays are copied: the caller keeps them.
    */
   public boolean add(NodeAddress target, byte[] key, byte @Nullable [] value, long version) {
+    return add(target, key, value, version, Entry.NEVER);
+  }
+
+  /** {@link #add(NodeAddress, byte[], byte[], long)} of a value expiring at {@code expiresAtMillis}. */
+  public boolean add(NodeAddress target, byte[] key, byte @Nullable [] value, long version, long expiresAtMillis) {
     if (key.length == 0) throw new IllegalArgumentException("a hint's key must not be empty");
     if (version < 0) throw new IllegalArgumentException("a hint's version must be >= 0: " + version);
     if (isExpired(version, wallClockMillis.getAsLong())) {
@@ -136,7 +141,7 @@ public final class HintStore implements AutoCloseable {
           + ": the write is older than the hint age limit of " + limits.maxAgeMillis() + " ms");
       return false;
     }
-    Entry fresh = new Entry(HintFormat.key(prefix(target), key), version, HintFormat.value(value));
+    Entry fresh = new Entry(HintFormat.key(prefix(target), key), version, HintFormat.value(value, expiresAtMillis));
     if (!storeIfNewest(target, fresh)) return false;
     onAdd.run();
     return true;
@@ -248,7 +253,7 @@ public final class HintStore implements AutoCloseable {
    */
   boolean remove(Hint hint) {
     byte[] hintKey = HintFormat.key(prefix(hint.target()), hint.key());
-    byte[] hintValue = HintFormat.value(hint.value());
+    byte[] hintValue = HintFormat.value(hint.value(), hint.expiresAtMillis());
     ReentrantLock lock = stripe(hintKey);
     lock.lock();
     try {

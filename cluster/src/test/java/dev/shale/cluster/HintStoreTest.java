@@ -54,6 +54,29 @@ class HintStoreTest {
   }
 
   @Test
+  void aHintOfAnExpiringValueKeepsItsExpiryAcrossARestartAndIsRemovedAsAnyHint() {
+    open(LIMITS);
+    long expiresAt = NOW + 5_000;
+    assertThat(store.add(A, bytes("k1"), bytes("v1"), version(1), expiresAt)).isTrue();
+    assertThat(store.add(A, bytes("k2"), bytes("v2"), version(2))).isTrue();
+    Hint expiring = new Hint(A, bytes("k1"), bytes("v1"), version(1), expiresAt);
+    assertThat(all(A)).containsExactly(expiring, hint(A, "k2", "v2", version(2)));
+    // k1: key 1 + 11 + 2, value kind 1 + expires_at 8 + 2, version 8.
+    assertThat(store.pendingByTarget().get(A).bytes()).isEqualTo((14 + 11 + 8) + (14 + 3 + 8));
+
+    open(LIMITS);
+    assertThat(all(A)).containsExactly(expiring, hint(A, "k2", "v2", version(2)));
+    assertThat(store.remove(new Hint(A, bytes("k1"), bytes("v1"), version(1), expiresAt + 1)))
+        .as("another expiry is another hint").isFalse();
+    assertThat(store.remove(expiring)).isTrue();
+    assertThat(all(A)).containsExactly(hint(A, "k2", "v2", version(2)));
+    // The hint outlives the value's expiry: the replica still needs the record to hide older ones.
+    clock.set(expiresAt + 1);
+    assertThat(store.add(A, bytes("k3"), bytes("v3"), version(3), expiresAt)).isTrue();
+    assertThat(all(A)).hasSize(2);
+  }
+
+  @Test
   void hintsAreReadPerTargetInKeyOrder() {
     open(LIMITS);
     assertThat(store.add(A, bytes("k2"), bytes("v2"), version(2))).isTrue();

@@ -1,6 +1,7 @@
 package dev.shale.server;
 
 import dev.shale.server.http.EntityHttpHandler;
+import dev.shale.storage.Entry;
 import dev.shale.storage.ReadRecord;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -20,9 +21,20 @@ import org.jspecify.annotations.Nullable;
  *     result holds its lease, which whoever takes the result hands to the answer or closes
  *     ({@link #closeLease})
  */
-public record EntityResult(
-    Outcome outcome, byte @Nullable [] value, @Nullable String reason, long version, ReadRecord.@Nullable Lent lent) {
+public record EntityResult(Outcome outcome, byte @Nullable [] value, @Nullable String reason, long version,
+    ReadRecord.@Nullable Lent lent, long expiresAtMillis) {
   public static final long NO_VERSION = -1;
+
+  /** A result of a record that does not expire (or of no record). */
+  public EntityResult(
+      Outcome outcome, byte @Nullable [] value, @Nullable String reason, long version, ReadRecord.@Nullable Lent lent) {
+    this(outcome, value, reason, version, lent, Entry.NEVER);
+  }
+
+  /** This value found, expiring at {@code expiresAtMillis} ({@link Entry#NEVER}: it does not). */
+  EntityResult expiringAt(long expiresAtMillis) {
+    return new EntityResult(outcome, value, reason, version, lent, expiresAtMillis);
+  }
 
   public enum Outcome {
     /** The value is stored (201). */

@@ -14,6 +14,7 @@ import dev.shale.storage.ReadAttempt;
 import dev.shale.storage.ReadRecord;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.ThrottledLog;
+import dev.shale.storage.Versions;
 import dev.shale.storage.WriteStallException;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.ValueLayout;
@@ -98,7 +99,8 @@ public final class EntityService {
           case null -> EntityResult.NOT_FOUND;
           case ReadRecord.Copied(Entry entry) -> copied(entry);
           // Copied here: the coordinator merges its replicas' answers in memory.
-          case ReadRecord.Lent lent -> EntityResult.found(lent.value().toArray(ValueLayout.JAVA_BYTE), lent.version());
+          case ReadRecord.Lent lent ->
+              EntityResult.found(lent.value().toArray(ValueLayout.JAVA_BYTE), lent.version()).expiringAt(lent.expiresAtMillis());
         };
       }
     });
@@ -126,18 +128,21 @@ public final class EntityService {
   // A record with its version: a tombstone, or a value already on the heap.
   private static EntityResult copied(Entry entry) {
     byte[] value = entry.value();
-    return value == null ? EntityResult.tombstone(entry.version()) : EntityResult.found(value, entry.version());
+    if (value == null) return EntityResult.tombstone(entry.version());
+    return EntityResult.found(value, entry.version()).expiringAt(entry.expiresAtMillis());
   }
 
   // withVersion: a replica read, which says the version of the value or the tombstone found.
   private static EntityResult answered(@Nullable ReadRecord record, boolean withVersion) {
     return switch (record) {
       case null -> EntityResult.NOT_FOUND;
-      case ReadRecord.Lent lent -> EntityResult.lent(lent, withVersion ? lent.version() : EntityResult.NO_VERSION);
+      case ReadRecord.Lent lent ->
+          EntityResult.lent(lent, withVersion ? lent.version() : EntityResult.NO_VERSION).expiringAt(lent.expiresAtMillis());
       case ReadRecord.Copied(Entry entry) -> {
         byte[] value = entry.value();
-        if (!withVersion) yield value == null ? EntityResult.NOT_FOUND : EntityResult.found(value);
-        yield value == null ? EntityResult.tombstone(entry.version()) : EntityResult.found(value, entry.version());
+        if (value == null) yield withVersion ? EntityResult.tombstone(entry.version()) : EntityResult.NOT_FOUND;
+        EntityResult found = withVersion ? EntityResult.found(value, entry.version()) : EntityResult.found(value);
+        yield found.expiringAt(entry.expiresAtMillis());
       }
     };
   }
@@ -153,8 +158,14 @@ public final class EntityService {
    * {@link EntityResult.Outcome#DELETED}.
    */
   public EntityResult write(byte[] key, byte @Nullable [] value, long version) {
+    return write(key, value, version, Entry.NEVER);
+  }
+
+  /** {@link #write(byte[], byte[], long)} of a value expiring at {@code expiresAtMillis} (stamped by its coordinator). */
+  public EntityResult write(byte[] key, byte @Nullable [] value, long version, long expiresAtMillis) {
     return call(value == null ? "replica delete" : "replica put", key, () -> {
-      engine.write(key, value, version);
+      if (expiresAtMillis == Entry.NEVER) engine.write(key, value, version); // the call engines knew first
+      else engine.write(key, value, version, expiresAtMillis);
       return value == null ? EntityResult.DELETED : EntityResult.STORED;
     });
   }
@@ -164,14 +175,30 @@ public final class EntityService {
    * null, with nothing written, if it cannot.
    */
   public @Nullable EntityResult tryWrite(byte[] key, byte @Nullable [] value, long version) {
+    return tryWrite(key, value, version, Entry.NEVER);
+  }
+
+  /** {@link #tryWrite(byte[], byte[], long)} of a value expiring at {@code expiresAtMillis}. */
+  public @Nullable EntityResult tryWrite(byte[] key, byte @Nullable [] value, long version, long expiresAtMillis) {
     return call(value == null ? "replica delete" : "replica put", key, () -> {
-      if (!engine.tryWrite(key, value, version)) return null;
+      boolean written = expiresAtMillis == Entry.NEVER
+          ? engine.tryWrite(key, value, version) // the call engines knew first
+          : engine.tryWrite(key, value, version, expiresAtMillis);
+      if (!written) return null;
       return value == null ? EntityResult.DELETED : EntityResult.STORED;
     });
   }
 
-  /** A client's write for {@link #tryStoreAll}: a value, or a tombstone when {@code value} is null. */
-  public record Write(byte[] key, byte @Nullable [] value) {
+  /**
+   * A client's write for {@link #tryStoreAll}: a value, or a tombstone when {@code value} is null;
+   * a value that expires {@code ttlMillis} after its write's version time (0: never).
+   */
+  public record Write(byte[] key, byte @Nullable [] value, long ttlMillis) {
+    /** A write that does not expire. */
+    public Write(byte[] key, byte @Nullable [] value) {
+      this(key, value, 0);
+    }
+
     /** Its own answer once its group is written: stored, or deleted for a tombstone. */
     public EntityResult written() {
       return value == null ? EntityResult.DELETED : EntityResult.STORED;
@@ -189,15 +216,38 @@ public final class EntityService {
       // The engine clock's next versions, as put and delete take. Versions taken and not used
       // (the engine declined) are a gap in the clock: harmless.
       List<Entry> records = new ArrayList<>(writes.size());
-      for (Write write : writes) records.add(new Entry(write.key(), engine.clock().next(), write.value()));
+      for (Write write : writes) {
+        long version = engine.clock().next();
+        records.add(new Entry(write.key(), version, write.value(), expiryOf(version, write.ttlMillis())));
+      }
       return engine.tryWriteAll(records) ? EntityResult.STORED : null;
     });
   }
 
+  // The expiry of a write at version that lives ttlMillis (0: forever): stamped from the same
+  // clock reading as the version, as the cluster's coordinator does.
+  private static long expiryOf(long version, long ttlMillis) {
+    return ttlMillis == 0 ? Entry.NEVER : Versions.physicalMillis(version) + ttlMillis;
+  }
+
   /** Stores {@code value}; the engine keeps the array as is, so no one may change it after. */
   public EntityResult put(byte[] key, byte[] value) {
+    return put(key, value, 0);
+  }
+
+  /**
+   * Stores {@code value}, expiring {@code ttlMillis} after the write's version time (0: never).
+   * The expiry is stamped with a version of the engine's clock written with it (as the cluster's
+   * coordinator does), so the value lives {@code ttlMillis} from its version.
+   */
+  public EntityResult put(byte[] key, byte[] value, long ttlMillis) {
     return call("put", key, () -> {
-      engine.put(key, value);
+      if (ttlMillis == 0) {
+        engine.put(key, value);
+      } else {
+        long version = engine.clock().next();
+        engine.write(key, value, version, expiryOf(version, ttlMillis));
+      }
       return EntityResult.STORED;
     });
   }

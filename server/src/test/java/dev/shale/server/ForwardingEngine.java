@@ -34,6 +34,11 @@ class ForwardingEngine implements Engine {
   }
 
   @Override
+  public long put(byte[] key, byte[] value, long expiresAtMillis) {
+    return delegate.put(key, value, expiresAtMillis);
+  }
+
+  @Override
   public long delete(byte[] key) {
     return delegate.delete(key);
   }
@@ -44,8 +49,18 @@ class ForwardingEngine implements Engine {
   }
 
   @Override
+  public void write(byte[] key, byte[] value, long version, long expiresAtMillis) {
+    delegate.write(key, value, version, expiresAtMillis);
+  }
+
+  @Override
   public boolean tryWrite(byte[] key, byte[] value, long version) {
     return delegate.tryWrite(key, value, version);
+  }
+
+  @Override
+  public boolean tryWrite(byte[] key, byte[] value, long version, long expiresAtMillis) {
+    return delegate.tryWrite(key, value, version, expiresAtMillis);
   }
 
   @Override

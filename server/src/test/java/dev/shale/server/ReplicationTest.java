@@ -208,7 +208,7 @@ class ReplicationTest {
     int nobody = FreePort.find();
     List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + nobody);
     List<String> hints = new CopyOnWriteArrayList<>();
-    MissedWrites recorder = (target, key, value, version) ->
+    MissedWrites recorder = (target, key, value, version, expiresAtMillis) ->
         hints.add(target.port() + " " + new String(key, StandardCharsets.UTF_8) + " " + (value == null ? "tombstone" : value.length));
     try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 16, recorder, EngineOptions.defaults())) {
       HttpResponse<byte[]> first = a.server.get(a.server.entity("k"));

@@ -52,7 +52,10 @@ public interface Engine extends AutoCloseable {
    */
   int LEND_MIN_VALUE_BYTES = 64 << 10;
 
-  /** The newest record of {@code key} (possibly a tombstone), or null if the store has none. */
+  /**
+   * The newest record of {@code key} (possibly a tombstone), or null if the store has none. A
+   * value whose expiry has come is returned as a tombstone of its version.
+   */
   @Nullable Entry get(byte[] key);
 
   /**
@@ -96,7 +99,18 @@ public interface Engine extends AutoCloseable {
   }
 
   /** Stores {@code value} under {@code key} with a fresh version, and returns that version. */
-  long put(byte[] key, byte[] value);
+  default long put(byte[] key, byte[] value) {
+    return put(key, value, Entry.NEVER);
+  }
+
+  /**
+   * Stores {@code value} under {@code key} with a fresh version, expiring at wall-clock time
+   * {@code expiresAtMillis} (milliseconds since the epoch; {@link Entry#NEVER}: it does not), and
+   * returns that version. From its expiry on, the value reads as a tombstone of its version: get
+   * and read return that tombstone, scans skip it (or return it, with tombstones), and compaction
+   * drops it as it drops a tombstone (docs/design.md, "Expiring values").
+   */
+  long put(byte[] key, byte[] value, long expiresAtMillis);
 
   /** Stores a tombstone for {@code key} with a fresh version, and returns that version. */
   long delete(byte[] key);
@@ -110,7 +124,20 @@ public interface Engine extends AutoCloseable {
    *     clock than {@link HybridClock#MAX_AHEAD_MILLIS}: stored, it would win over every later
    *     write of its key, and the clock cannot follow it
    */
-  void write(byte[] key, byte @Nullable [] value, long version);
+  default void write(byte[] key, byte @Nullable [] value, long version) {
+    write(key, value, version, Entry.NEVER);
+  }
+
+  /**
+   * {@link #write}, of a value expiring at {@code expiresAtMillis} (see {@link #put(byte[],
+   * byte[], long)}; {@link Entry#NEVER}: it does not, and so for every tombstone). An expiry
+   * already past is stored all the same: the record reads as a tombstone of its version, which
+   * still hides older records of its key (a replica given a late copy of an expired write).
+   *
+   * @throws IllegalArgumentException for a tombstone with an expiry, or a negative expiry, and as
+   *     {@link #write}
+   */
+  void write(byte[] key, byte @Nullable [] value, long version, long expiresAtMillis);
 
   /**
    * {@link #write}, but only if the engine can do it at once, without waiting for anything: no
@@ -126,6 +153,11 @@ public interface Engine extends AutoCloseable {
    * pages.
    */
   default boolean tryWrite(byte[] key, byte @Nullable [] value, long version) {
+    return tryWrite(key, value, version, Entry.NEVER);
+  }
+
+  /** {@link #tryWrite}, of a value expiring at {@code expiresAtMillis} as {@link #write(byte[], byte[], long, long)} says. */
+  default boolean tryWrite(byte[] key, byte @Nullable [] value, long version, long expiresAtMillis) {
     return false;
   }
 
@@ -157,7 +189,8 @@ public interface Engine extends AutoCloseable {
    * The records with {@code startInclusive <= key < endExclusive} ({@code endExclusive} null: to
    * the last key), in key order, the winning record of each key only. Tombstones are returned only
    * when {@code includeTombstones} (a cluster-wide scan needs them to hide older values held by
-   * other replicas); skipping them costs no extra I/O. The iterator sees every write that
+   * other replicas); skipping them costs no extra I/O. A value whose expiry has come (by the
+   * clock read once when the scan starts) is a tombstone here too. The iterator sees every write that
    * completed before the call, and may or may not see writes that complete while it runs.
    */
   EntryIterator scan(byte[] startInclusive, byte @Nullable [] endExclusive, boolean includeTombstones);

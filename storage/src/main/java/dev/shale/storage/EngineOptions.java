@@ -17,7 +17,7 @@ import java.util.function.LongSupplier;
  * @param blockSizeBytes the target size of a table's data block
  * @param bloomBitsPerKey bits of Bloom filter per key in each table (0: no filter); 10 bits give
  *     about 1% false positives
- * @param wallClockMillis the wall clock behind record versions and tombstone expiry (tests inject
+ * @param wallClockMillis the wall clock behind record versions, tombstone expiry and expiring values (tests inject
  *     their own)
  * @param l0CompactionTrigger level-0 tables that make level 0 due for compaction (score 1)
  * @param l0SlowdownTrigger level-0 tables from which every write group is delayed, at a write

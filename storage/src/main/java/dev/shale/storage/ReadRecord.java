@@ -14,6 +14,9 @@ public sealed interface ReadRecord extends AutoCloseable permits ReadRecord.Copi
   /** The record's version. */
   long version();
 
+  /** When the value expires; {@link Entry#NEVER} if it does not (and for a tombstone). */
+  long expiresAtMillis();
+
   /** Ends the lease, if this record holds one. Idempotent; never throws. */
   @Override
   void close();
@@ -27,6 +30,11 @@ public sealed interface ReadRecord extends AutoCloseable permits ReadRecord.Copi
     @Override
     public long version() {
       return entry.version();
+    }
+
+    @Override
+    public long expiresAtMillis() {
+      return entry.expiresAtMillis();
     }
 
     @Override
@@ -45,6 +53,7 @@ public sealed interface ReadRecord extends AutoCloseable permits ReadRecord.Copi
   final class Lent implements ReadRecord {
     private final byte[] key;
     private final long version;
+    private final long expiresAtMillis;
     private final MemorySegment value;
     private final Runnable endLease;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -54,8 +63,14 @@ public sealed interface ReadRecord extends AutoCloseable permits ReadRecord.Copi
      * first {@link #close}, and must not throw.
      */
     public Lent(byte[] key, long version, MemorySegment value, Runnable endLease) {
+      this(key, version, Entry.NEVER, value, endLease);
+    }
+
+    /** A lease of a value expiring at {@code expiresAtMillis}, as {@link #Lent(byte[], long, MemorySegment, Runnable)}. */
+    public Lent(byte[] key, long version, long expiresAtMillis, MemorySegment value, Runnable endLease) {
       this.key = Objects.requireNonNull(key, "key");
       this.version = version;
+      this.expiresAtMillis = expiresAtMillis;
       this.value = value.asReadOnly();
       this.endLease = Objects.requireNonNull(endLease, "endLease");
     }
@@ -68,6 +83,11 @@ public sealed interface ReadRecord extends AutoCloseable permits ReadRecord.Copi
     @Override
     public long version() {
       return version;
+    }
+
+    @Override
+    public long expiresAtMillis() {
+      return expiresAtMillis;
     }
 
     /** The value in place, read-only, valid until {@link #close}. */

@@ -38,6 +38,7 @@ public final class PeerWire implements AutoCloseable {
   public static final int HELLO = 0x01, CHALLENGE = 0x02, PROOF = 0x03, REFUSED = 0x04, READY = 0x05;
   public static final int READ = 0x10, WRITE = 0x11, SCAN = 0x12, TREE = 0x13, DIGESTS = 0x14;
   public static final int VALUE = 0x20, TOMBSTONE = 0x21, ABSENT = 0x22, STORED = 0x23, FAILED = 0x24, SCAN_DATA = 0x25, LEAVES = 0x26;
+  public static final int EXPIRING_VALUE = 0x27;
   public static final int MODE_SECRET = 0, MODE_TRUSTED = 1;
   private static final byte[] SERVER_LABEL = "shale-peer-v1 server".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] CLIENT_LABEL = "shale-peer-v1 client".getBytes(StandardCharsets.US_ASCII);
@@ -48,7 +49,12 @@ public final class PeerWire implements AutoCloseable {
 
   /** The answer to a {@link #read} or {@link #write}. */
   public sealed interface Reply {
-    record Value(long version, byte[] value) implements Reply {}
+    /** A value, from VALUE, or from EXPIRING_VALUE with its {@code expiresAtMillis} (else 0). */
+    record Value(long version, byte[] value, long expiresAtMillis) implements Reply {
+      public Value(long version, byte[] value) {
+        this(version, value, 0);
+      }
+    }
 
     record Tombstone(long version) implements Reply {}
 
@@ -218,6 +224,11 @@ public final class PeerWire implements AutoCloseable {
     Payload in = new Payload(answer.payload());
     Reply reply = switch (answer.type()) {
       case VALUE -> new Reply.Value(in.u64(), in.bytes());
+      case EXPIRING_VALUE -> {
+        long version = in.u64();
+        long expiresAtMillis = in.u64();
+        yield new Reply.Value(version, in.bytes(), expiresAtMillis);
+      }
       case TOMBSTONE -> new Reply.Tombstone(in.u64());
       case ABSENT -> new Reply.Absent();
       case STORED -> new Reply.Stored();

@@ -4,6 +4,7 @@ import dev.shale.cluster.Consistency;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Placement;
 import dev.shale.storage.Entry;
+import dev.shale.storage.Versions;
 import dev.shale.storage.HybridClock;
 import dev.shale.storage.StorageException;
 import java.util.ArrayList;
@@ -106,6 +107,18 @@ public final class Coordinator {
    */
   public void write(Executor loop, byte[] key, byte @Nullable [] value, Consistency consistency, Consumer<Outcome> done,
       Runnable allIn) {
+    write(loop, key, value, 0, consistency, done, allIn);
+  }
+
+  /**
+   * {@link #write(Executor, byte[], byte[], Consistency, Consumer, Runnable)} of a value that
+   * expires {@code ttlMillis} after its version's time ({@code ttlMillis} 0: never). The expiry is
+   * stamped here, once, from this node's clock, so every replica (and every hint) holds the same
+   * record (docs/design.md, "Expiring values").
+   */
+  public void write(Executor loop, byte[] key, byte @Nullable [] value, long ttlMillis, Consistency consistency,
+      Consumer<Outcome> done, Runnable allIn) {
+    if (ttlMillis < 0 || (value == null && ttlMillis != 0)) throw new IllegalArgumentException("ttlMillis " + ttlMillis);
     ReplicaPlacement.Writes writes = placement.writeReplicas(key, consistency.from());
     if (writes.before().size() < consistency.from()) {
       done.accept(tooFew(writes.before(), consistency));
@@ -120,7 +133,8 @@ public final class Coordinator {
       allIn.run();
       return;
     }
-    new ReplicatedWrite(replicas, loop, key, value, version, writes.nodes(), writes.mapVersion(), Tally.of(consistency, writes), missed,
+    long expiresAtMillis = ttlMillis == 0 ? Entry.NEVER : Versions.physicalMillis(version) + ttlMillis;
+    new ReplicatedWrite(replicas, loop, key, value, version, expiresAtMillis, writes.nodes(), writes.mapVersion(), Tally.of(consistency, writes), missed,
         stats, done, allIn)
         .start();
   }

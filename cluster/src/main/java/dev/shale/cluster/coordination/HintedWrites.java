@@ -31,8 +31,8 @@ public final class HintedWrites implements MissedWrites {
   }
 
   @Override
-  public boolean missed(NodeAddress target, byte[] key, byte @Nullable [] value, long version) {
-    return store.add(target, key, value, version);
+  public boolean missed(NodeAddress target, byte[] key, byte @Nullable [] value, long version, long expiresAtMillis) {
+    return store.add(target, key, value, version, expiresAtMillis);
   }
 
   @Override

@@ -15,13 +15,13 @@ import org.jspecify.annotations.Nullable;
 @FunctionalInterface
 public interface MissedWrites {
   /** Nowhere: a missed write is healed only by read repair. */
-  MissedWrites NONE = (target, key, value, version) -> false;
+  MissedWrites NONE = (target, key, value, version, expiresAtMillis) -> false;
 
   /**
    * Keeps {@code value} (null: a tombstone) with {@code version} for {@code target}; false when
    * it was refused (the store is full, say) and only read repair will heal the replica.
    */
-  boolean missed(NodeAddress target, byte[] key, byte @Nullable [] value, long version);
+  boolean missed(NodeAddress target, byte[] key, byte @Nullable [] value, long version, long expiresAtMillis);
 
   /** {@code replica} answered a request: hints for it may be worth delivering now. */
   default void replicaAnswered(NodeAddress replica) {}

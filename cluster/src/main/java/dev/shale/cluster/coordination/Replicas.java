@@ -36,8 +36,8 @@ public interface Replicas {
    * gets {@link ReplicaReply.Stored} (also when the replica already held a newer record) or a
    * failure. The value array must not change from now on. {@code mapVersion}: as for {@link #read}.
    */
-  void write(Executor loop, NodeAddress replica, byte[] key, byte @Nullable [] value, long version, long mapVersion,
-      Consumer<ReplicaReply> done);
+  void write(Executor loop, NodeAddress replica, byte[] key, byte @Nullable [] value, long version,
+      long expiresAtMillis, long mapVersion, Consumer<ReplicaReply> done);
 
   /** Runs {@code task} on {@code loop} {@code delayMillis} from now (a timer: it never blocks). */
   void schedule(Executor loop, long delayMillis, Runnable task);

@@ -147,7 +147,7 @@ final class ReplicatedRead {
     int[] unanswered = {stale.size()};
     if (stale.isEmpty()) allIn.run();
     for (NodeAddress replica : stale) {
-      replicas.write(loop, replica, key, winner.value(), winner.version(), mapVersion, reply -> {
+      replicas.write(loop, replica, key, winner.value(), winner.version(), winner.expiresAtMillis(), mapVersion, reply -> {
         if (reply instanceof ReplicaReply.Stored) {
           stats.readRepaired();
         } else if (reply instanceof ReplicaReply.Failed(String reason)) {

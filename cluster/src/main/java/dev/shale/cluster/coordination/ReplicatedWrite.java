@@ -28,6 +28,7 @@ final class ReplicatedWrite {
   private final byte[] key;
   private final byte @Nullable [] value; // null: a tombstone
   private final long version;
+  private final long expiresAtMillis;
   private final List<NodeAddress> targets;
   private final long mapVersion; // of the map that named targets: every call to them carries it
   private final Tally tally;
@@ -38,13 +39,14 @@ final class ReplicatedWrite {
   private boolean decided;
 
   ReplicatedWrite(Replicas replicas, Executor loop, byte[] key, byte @Nullable [] value, long version,
-      List<NodeAddress> targets, long mapVersion, Tally tally, MissedWrites missed, ReplicationStats stats,
+      long expiresAtMillis, List<NodeAddress> targets, long mapVersion, Tally tally, MissedWrites missed, ReplicationStats stats,
       Consumer<Coordinator.Outcome> done, Runnable allIn) {
     this.replicas = replicas;
     this.loop = loop;
     this.key = key;
     this.value = value;
     this.version = version;
+    this.expiresAtMillis = expiresAtMillis;
     this.targets = targets;
     this.mapVersion = mapVersion;
     this.tally = tally;
@@ -56,7 +58,7 @@ final class ReplicatedWrite {
 
   void start() {
     for (NodeAddress replica : targets) {
-      replicas.write(loop, replica, key, value, version, mapVersion, reply -> onReply(replica, reply));
+      replicas.write(loop, replica, key, value, version, expiresAtMillis, mapVersion, reply -> onReply(replica, reply));
     }
   }
 
@@ -81,7 +83,7 @@ final class ReplicatedWrite {
     boolean started = replicas.background(() -> {
       boolean kept;
       try {
-        kept = missed.missed(replica, key, value, version);
+        kept = missed.missed(replica, key, value, version, expiresAtMillis);
       } catch (RuntimeException e) {
         LOG.log(Level.ERROR, () -> "cannot keep a hint for " + replica.id() + " of id=" + Keys.toDisplay(key) + ": " + e);
         kept = false;

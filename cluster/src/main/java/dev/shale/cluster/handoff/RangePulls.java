@@ -173,7 +173,7 @@ final class RangePulls {
     for (Entry entry : batch) {
       awaitTokens();
       if (stopped.getAsBoolean()) break;
-      engine.write(entry.key(), entry.value(), entry.version());
+      engine.write(entry.key(), entry.value(), entry.version(), entry.expiresAtMillis());
       int size = entry.key().length + (entry.value() == null ? 0 : entry.value().length);
       throttle.take(size, System.nanoTime());
       bytes += size;

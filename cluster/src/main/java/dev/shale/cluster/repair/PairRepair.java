@@ -127,15 +127,20 @@ final class PairRepair {
 
   /**
    * Digests carry no values: two records of equal versions that are both values are taken to be
-   * the same write (a version names one write of one coordinator).
+   * the same write (a version names one write of one coordinator), unless their expiries differ.
    */
   private static boolean differ(Entry x, Entry y) {
-    return x.version() != y.version() || x.isTombstone() != y.isTombstone();
+    return x.version() != y.version() || x.isTombstone() != y.isTombstone() || x.expiresAtMillis() != y.expiresAtMillis();
   }
 
-  /** Whether {@code x} is the newer of two differing records: the higher version, else the tombstone (Entry.newer). */
+  /**
+   * Whether {@code x} is the newer of two differing records: the higher version, else the
+   * tombstone, else the later expiry (Entry.newer).
+   */
   private static boolean wins(Entry x, Entry y) {
-    return x.version() != y.version() ? x.version() > y.version() : x.isTombstone();
+    if (x.version() != y.version()) return x.version() > y.version();
+    if (x.isTombstone() != y.isTombstone()) return x.isTombstone();
+    return Entry.laterExpiry(y.expiresAtMillis(), x.expiresAtMillis());
   }
 
   /** Copies {@code from}'s record of {@code key}, read whole now, to {@code to}. */

@@ -61,7 +61,7 @@ public final class RangeRecords implements EntryIterator {
     try (this) {
       while (hasNext()) {
         Entry record = next();
-        tree.add(record.key(), record.version(), record.isTombstone());
+        tree.add(record.key(), record.version(), record.isTombstone(), record.expiresAtMillis());
       }
     }
     return tree;
@@ -77,7 +77,7 @@ public final class RangeRecords implements EntryIterator {
     try (this) {
       while (hasNext()) {
         Entry record = next();
-        subLeaves.add(record.key(), record.version(), record.isTombstone());
+        subLeaves.add(record.key(), record.version(), record.isTombstone(), record.expiresAtMillis());
       }
     }
     return subLeaves;
@@ -93,7 +93,7 @@ public final class RangeRecords implements EntryIterator {
       Entry candidate = scan.next();
       // The leaf test first: it costs one hash, the range test a preference list.
       if ((selected == null || selected.get(RepairTree.leafOf(candidate.key(), indexBits))) && range.contains(candidate.key())) {
-        next = digests && !candidate.isTombstone() ? new Entry(candidate.key(), candidate.version(), NO_VALUE) : candidate;
+        next = digests && !candidate.isTombstone() ? new Entry(candidate.key(), candidate.version(), NO_VALUE, candidate.expiresAtMillis()) : candidate;
       }
     }
     return next != null;

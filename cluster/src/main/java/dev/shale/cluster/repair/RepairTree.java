@@ -1,5 +1,6 @@
 package dev.shale.cluster.repair;
 
+import dev.shale.storage.Entry;
 import dev.shale.cluster.Placement;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -23,6 +24,8 @@ public final class RepairTree {
   public static final int MAX_LEAF_BITS = 16;
   /** Mixed into a tombstone's hash. Do not change: it is part of the protocol. */
   private static final long TOMBSTONE_MARK = 0x9E3779B97F4A7C15L;
+  /** Mixed into an expiring value's expiry. Do not change: it is part of the protocol. */
+  private static final long EXPIRY_MARK = 0xC2B2AE3D27D4EB4FL;
 
   private final int leafBits;
   private final long[] leaves;
@@ -53,8 +56,13 @@ public final class RepairTree {
 
   /** Adds one record (its key's winning record on this node) to its leaf. */
   public void add(byte[] key, long version, boolean tombstone) {
+    add(key, version, tombstone, Entry.NEVER);
+  }
+
+  /** {@link #add(byte[], long, boolean)} of a value expiring at {@code expiresAtMillis} (or never). */
+  public void add(byte[] key, long version, boolean tombstone, long expiresAtMillis) {
     long keyHash = Placement.keyHash(key);
-    leaves[leafOf(keyHash, leafBits)] ^= recordHash(keyHash, version, tombstone);
+    leaves[leafOf(keyHash, leafBits)] ^= recordHash(keyHash, version, tombstone, expiresAtMillis);
   }
 
   /** The leaf of a key whose placement hash is {@code keyHash}: its top {@code leafBits} bits. */
@@ -69,7 +77,16 @@ public final class RepairTree {
 
   /** A record's hash (docs/format.md): the tombstone mark inside the mix, so marks never cancel. */
   static long recordHash(long keyHash, long version, boolean tombstone) {
-    return fmix64(keyHash ^ fmix64(version) ^ (tombstone ? TOMBSTONE_MARK : 0));
+    return recordHash(keyHash, version, tombstone, Entry.NEVER);
+  }
+
+  /**
+   * A record's hash with its expiry: replicas that hold one write with different expiries differ.
+   * A record that never expires hashes as before expiries existed.
+   */
+  static long recordHash(long keyHash, long version, boolean tombstone, long expiresAtMillis) {
+    long expiry = expiresAtMillis == Entry.NEVER ? 0 : fmix64(expiresAtMillis ^ EXPIRY_MARK);
+    return fmix64(keyHash ^ fmix64(version) ^ (tombstone ? TOMBSTONE_MARK : 0) ^ expiry);
   }
 
   /** MurmurHash3's 64-bit finalizer: every input bit flips about half the output bits. */

@@ -1,5 +1,6 @@
 package dev.shale.cluster.repair;
 
+import dev.shale.storage.Entry;
 import dev.shale.cluster.Placement;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -53,11 +54,16 @@ public final class SubLeaves {
 
   /** Adds one record, if its leaf is selected. */
   public void add(byte[] key, long version, boolean tombstone) {
+    add(key, version, tombstone, Entry.NEVER);
+  }
+
+  /** {@link #add(byte[], long, boolean)} of a value expiring at {@code expiresAtMillis} (or never). */
+  public void add(byte[] key, long version, boolean tombstone, long expiresAtMillis) {
     long keyHash = Placement.keyHash(key);
     int slot = slots[RepairTree.leafOf(keyHash, leafBits)];
     if (slot < 0) return;
     int subLeaf = RepairTree.leafOf(keyHash, leafBits + subBits) & ((1 << subBits) - 1);
-    hashes[slot + subLeaf] ^= RepairTree.recordHash(keyHash, version, tombstone);
+    hashes[slot + subLeaf] ^= RepairTree.recordHash(keyHash, version, tombstone, expiresAtMillis);
   }
 
   /** The hashes, in the order the answer sends them; a copy. */

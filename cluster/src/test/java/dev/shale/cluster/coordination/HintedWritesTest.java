@@ -9,6 +9,7 @@ import dev.shale.cluster.HintStore;
 import dev.shale.cluster.HintedHandoff;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.storage.SyncMode;
+import dev.shale.storage.Entry;
 import dev.shale.storage.Versions;
 import dev.shale.testkit.Await;
 import java.nio.charset.StandardCharsets;
@@ -42,7 +43,7 @@ class HintedWritesTest {
       byte[] key = "k".getBytes(StandardCharsets.UTF_8);
       missed.replicaAnswered(PEER); // before delivery runs: nothing to cut short
 
-      assertThat(missed.missed(PEER, key, "v".getBytes(StandardCharsets.UTF_8), version)).isTrue();
+      assertThat(missed.missed(PEER, key, "v".getBytes(StandardCharsets.UTF_8), version, Entry.NEVER)).isTrue();
       assertThat(missed.pending()).isEqualTo(1);
       assertThat(missed.pendingBytes()).isPositive();
 

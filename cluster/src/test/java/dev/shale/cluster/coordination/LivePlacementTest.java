@@ -66,7 +66,8 @@ class LivePlacementTest {
     }
 
     @Override
-    public void write(Executor loop, NodeAddress replica, byte[] key, byte @Nullable [] value, long version, long mapVersion, Consumer<ReplicaReply> done) {
+    public void write(Executor loop, NodeAddress replica, byte[] key, byte @Nullable [] value, long version, long expiresAtMillis, long mapVersion,
+        Consumer<ReplicaReply> done) {
       contacted.add(replica);
       done.accept(ReplicaReply.Stored.INSTANCE);
     }

@@ -83,10 +83,10 @@ final class ObservedRequest implements Replicas {
   }
 
   @Override
-  public void write(Executor loop, NodeAddress replica, byte[] key, byte @Nullable [] value, long version, long mapVersion,
-      Consumer<ReplicaReply> done) {
+  public void write(Executor loop, NodeAddress replica, byte[] key, byte @Nullable [] value, long version, long expiresAtMillis,
+      long mapVersion, Consumer<ReplicaReply> done) {
     Call call = record(loop, replica, version, value);
-    network.write(loop, replica, key, value, version, mapVersion, reply -> deliver(call, reply, done));
+    network.write(loop, replica, key, value, version, expiresAtMillis, mapVersion, reply -> deliver(call, reply, done));
   }
 
   @Override

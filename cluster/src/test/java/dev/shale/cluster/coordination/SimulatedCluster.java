@@ -50,7 +50,7 @@ final class SimulatedCluster {
       this.placement = new Placement(new Topology(nodes, address));
       this.loop = time.newLoop(address.id());
       this.clock = new HybridClock(() -> EPOCH_MILLIS + time.nowMillis() + skewMillis);
-      this.missed = (target, key, value, version) -> hints.add(new Hint(address, target, new String(key, StandardCharsets.UTF_8), version));
+      this.missed = (target, key, value, version, expiresAtMillis) -> hints.add(new Hint(address, target, new String(key, StandardCharsets.UTF_8), version));
       this.stats = new ReplicationStats(missed);
     }
   }

@@ -127,9 +127,9 @@ final class SimulatedNetwork {
     }
 
     @Override
-    public void write(Executor loop, NodeAddress replica, byte[] key, byte @Nullable [] value, long version, long mapVersion,
-        Consumer<ReplicaReply> done) {
-      Entry entry = new Entry(key, version, value);
+    public void write(Executor loop, NodeAddress replica, byte[] key, byte @Nullable [] value, long version,
+        long expiresAtMillis, long mapVersion, Consumer<ReplicaReply> done) {
+      Entry entry = new Entry(key, version, value, expiresAtMillis);
       call(loop, replica, r -> {
         r.apply(entry);
         return ReplicaReply.Stored.INSTANCE;

@@ -33,6 +33,23 @@ class PairRepairTest {
   }
 
   @Test
+  void replicasThatHoldOneWriteWithDifferentExpiriesConvergeOnTheLaterOne() {
+    MapSide one = new MapSide(NODES.get(0));
+    MapSide other = new MapSide(NODES.get(1));
+    byte[] key = RepairTreeTest.key(1);
+    Entry early = new Entry(key, 10, new byte[] {1}, 1_000);
+    Entry late = new Entry(key, 10, new byte[] {1}, 2_000);
+    one.put(early);
+    other.put(late);
+    one.put(new Entry(RepairTreeTest.key(2), 10, new byte[] {2}, 3_000));
+    other.put(new Entry(RepairTreeTest.key(2), 10, new byte[] {2}, 3_000));
+    RepairReport report = new PairRepair(one, other, range(3), 8, 3, RepairThrottle.unlimited()).run();
+    assertThat(one.records.get(key)).isEqualTo(late);
+    assertThat(other.records.get(key)).isEqualTo(late);
+    assertThat(report.recordsExchanged()).as("only the record whose expiry differed").isEqualTo(1);
+  }
+
+  @Test
   void aNewerTombstoneWinsOverAnOlderValueAndAnOlderTombstoneLoses() {
     MapSide one = new MapSide(NODES.get(0));
     MapSide other = new MapSide(NODES.get(1));

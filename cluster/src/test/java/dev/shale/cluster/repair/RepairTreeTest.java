@@ -47,6 +47,19 @@ class RepairTreeTest {
   }
 
   @Test
+  void theExpiryCountsAndARecordWithoutOneHashesAsBefore() {
+    RepairTree plain = tree(key(1), 7, false);
+    RepairTree never = new RepairTree(LEAF_BITS);
+    never.add(key(1), 7, false, 0);
+    assertThat(never).isEqualTo(plain);
+    RepairTree expiring = new RepairTree(LEAF_BITS);
+    expiring.add(key(1), 7, false, 1_764_000_000_000L);
+    RepairTree later = new RepairTree(LEAF_BITS);
+    later.add(key(1), 7, false, 1_764_000_000_001L);
+    assertThat(expiring).isNotEqualTo(plain).isNotEqualTo(later);
+  }
+
+  @Test
   void tombstoneMarksOfOneLeafDoNotCancelOut() {
     // Two tombstones in one leaf: were the mark XORed outside the record's mix, the two marks
     // would cancel and the leaf would equal that of two values.

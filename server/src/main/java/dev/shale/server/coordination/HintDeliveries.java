@@ -43,7 +43,7 @@ public final class HintDeliveries implements HintSender {
       stored.completeExceptionally(new HintNotDelivered("this node is shutting down"));
       return stored;
     }
-    calls.write(loops.get(), hint.target(), hint.key(), hint.value(), hint.version(), calls.mapVersion(), reply -> {
+    calls.write(loops.get(), hint.target(), hint.key(), hint.value(), hint.version(), hint.expiresAtMillis(), calls.mapVersion(), reply -> {
       switch (reply) {
         case ReplicaReply.Stored ignored -> {
           stats.hintDelivered();

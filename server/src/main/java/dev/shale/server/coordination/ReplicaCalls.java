@@ -103,8 +103,8 @@ public final class ReplicaCalls implements Replicas {
    * runs on {@code loop}. The value array must not change from now on.
    */
   @Override
-  public void write(Executor executor, NodeAddress replica, byte[] key, byte @Nullable [] value, long version, long mapVersion,
-      Consumer<ReplicaReply> done) {
+  public void write(Executor executor, NodeAddress replica, byte[] key, byte @Nullable [] value, long version,
+      long expiresAtMillis, long mapVersion, Consumer<ReplicaReply> done) {
     EventExecutor loop = eventLoop(executor);
     if (replica.equals(self)) {
       MapFence.Epoch epoch = fence.enter(mapVersion);
@@ -114,14 +114,14 @@ public final class ReplicaCalls implements Replicas {
       }
       // A write the engine can do without waiting costs less here than the pool's two hand-offs.
       // (Only on loop itself: done must run there.)
-      EntityResult atOnce = pool == null || !loop.inEventLoop() ? null : service.tryWrite(key, value, version);
+      EntityResult atOnce = pool == null || !loop.inEventLoop() ? null : service.tryWrite(key, value, version, expiresAtMillis);
       if (atOnce != null) {
         epoch.leave();
         done.accept(writeReply(atOnce));
       } else {
         local(loop, () -> {
           try {
-            return writeReply(service.write(key, value, version));
+            return writeReply(service.write(key, value, version, expiresAtMillis));
           } finally {
             epoch.leave();
           }
@@ -129,7 +129,7 @@ public final class ReplicaCalls implements Replicas {
       }
       return;
     }
-    remote(loop, replica, id -> new PeerMessage.Write(id, mapVersion, version, key, value), answer -> writeAnswer(replica, answer), done);
+    remote(loop, replica, id -> new PeerMessage.Write(id, mapVersion, version, key, value, expiresAtMillis), answer -> writeAnswer(replica, answer), done);
   }
 
   @Override
@@ -200,7 +200,7 @@ public final class ReplicaCalls implements Replicas {
 
   private static ReplicaReply readReply(byte[] key, EntityResult result) {
     return switch (result.outcome()) {
-      case FOUND -> new ReplicaReply.Read(new Entry(key, result.version(), result.value()));
+      case FOUND -> new ReplicaReply.Read(new Entry(key, result.version(), result.value(), result.expiresAtMillis()));
       case NOT_FOUND -> new ReplicaReply.Read(result.isTombstone() ? Entry.tombstone(key, result.version()) : null);
       default -> new ReplicaReply.Failed(result.requireReason());
     };
@@ -215,7 +215,8 @@ public final class ReplicaCalls implements Replicas {
 
   private static ReplicaReply readAnswer(NodeAddress replica, byte[] key, PeerMessage.Answer answer) {
     return switch (answer) {
-      case PeerMessage.Value value -> new ReplicaReply.Read(new Entry(key, value.version(), bytesOf(value.value())));
+      case PeerMessage.Value value ->
+          new ReplicaReply.Read(new Entry(key, value.version(), bytesOf(value.value()), value.expiresAtMillis()));
       case PeerMessage.Tombstone tombstone -> new ReplicaReply.Read(Entry.tombstone(key, tombstone.version()));
       case PeerMessage.Absent ignored -> new ReplicaReply.Read(null);
       default -> failure(replica, answer, "a read");

@@ -202,7 +202,8 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private record Stream(StreamingAnswer answer) implements Action {}
 
   /** A client's request coordinated over its key's replicas; {@code value} null: a read or a delete. */
-  private record Coordinate(byte[] key, byte @Nullable [] value, boolean write, Consistency consistency) implements Action {}
+  private record Coordinate(byte[] key, byte @Nullable [] value, boolean write, Consistency consistency, long ttlMillis)
+      implements Action {}
 
   private void onRequest(InboundRequest.Received request) {
     HttpRequest head = request.head();
@@ -289,18 +290,22 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, Reasons.oneLine(e.getMessage())));
     }
     Consistency consistency;
+    long ttlMillis;
     try {
       String ack = QueryParams.value(target.query(), "ack");
       String from = QueryParams.value(target.query(), "from");
       consistency = cluster == null ? Consistency.parse(ack, from, 1, 1) : cluster.consistency(ack, from);
+      String ttl = QueryParams.value(target.query(), "ttl");
+      if (ttl != null && !put) throw new InvalidRequestException("ttl is a parameter of PUT only, not of " + method.name());
+      ttlMillis = TimeToLive.millis(ttl);
     } catch (InvalidRequestException | IllegalArgumentException e) {
       return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST, Reasons.oneLine(e.getMessage())));
     }
     if (coordinator != null && !coordinator.isLocalOnly(key, consistency)) {
-      return new Coordinate(key, put ? body : null, !get, consistency);
+      return new Coordinate(key, put ? body : null, !get, consistency, ttlMillis);
     }
     if (get) return Call.read(() -> service.get(key), () -> service.tryGet(key));
-    if (put) return Call.write(() -> service.put(key, body), new EntityService.Write(key, body), true);
+    if (put) return Call.write(() -> service.put(key, body, ttlMillis), new EntityService.Write(key, body, ttlMillis), true);
     return Call.write(() -> service.delete(key), new EntityService.Write(key, null), false);
   }
 
@@ -331,7 +336,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     // hand-offs of the pool (docs/perf/replication.md), and less again in a group.
     EntityService.Write grouped = call.grouped();
     if (grouped != null) {
-      writeGroup().add(grouped.key(), grouped.value(), result -> {
+      writeGroup().add(grouped, result -> {
         if (result == null) {
           startOnPool(call, version, bodyBytes, slot, answerBytes);
         } else {
@@ -364,7 +369,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private void start(Coordinate coordinate, HttpVersion version, long bodyBytes, ResponseQueue.Slot slot, long answerBytes) {
     Coordinator coordinator = Objects.requireNonNull(this.coordinator, "requests are coordinated only with peers");
     if (coordinate.write()) {
-      coordinator.write(ctx().executor(), coordinate.key(), coordinate.value(), coordinate.consistency(), outcome -> {
+      coordinator.write(ctx().executor(), coordinate.key(), coordinate.value(), coordinate.ttlMillis(), coordinate.consistency(), outcome -> {
         responses.complete(slot, coordinated(coordinate, version, outcome));
         calls.finished(true);
         afterChange();
@@ -400,7 +405,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     if (newest == null) return notFound(version, EntityResult.NO_VERSION);
     byte[] value = newest.value(); // null: a tombstone
     if (value == null) return notFound(version, newest.version());
-    return withVersion(Responses.value(version, value), newest.version());
+    return withExpiry(withVersion(Responses.value(version, value), newest.version()), newest.expiresAtMillis());
   }
 
   // The answer of a call that always has one: every call but a read tried at once (Call.atOnce).
@@ -455,7 +460,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private static FullHttpResponse toResponse(EntityResult result, HttpVersion version) {
     return switch (result.outcome()) {
       case STORED -> Responses.empty(version, HttpResponseStatus.CREATED);
-      case FOUND -> withVersion(foundValue(result, version), result.version());
+      case FOUND -> withExpiry(withVersion(foundValue(result, version), result.version()), result.expiresAtMillis());
       case NOT_FOUND -> notFound(version, result.version());
       case DELETED -> Responses.empty(version, HttpResponseStatus.ACCEPTED);
       case DONE -> Responses.text(version, HttpResponseStatus.OK, new String(result.requireValue(), StandardCharsets.UTF_8));
@@ -478,6 +483,12 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     if (recordVersion != EntityResult.NO_VERSION) {
       withVersion(response, recordVersion).headers().set(Responses.TOMBSTONE_HEADER, Responses.TOMBSTONE);
     }
+    return response;
+  }
+
+  /** Says when a value expires (epoch milliseconds), if it does. */
+  private static FullHttpResponse withExpiry(FullHttpResponse response, long expiresAtMillis) {
+    if (expiresAtMillis != Entry.NEVER) response.headers().set(Responses.EXPIRES_HEADER, Long.toString(expiresAtMillis));
     return response;
   }
 

@@ -41,10 +41,10 @@ public final class LoopWriteGroup {
    * a failure, or null when the engine could not take the group at once and nothing was
    * written (the caller then writes it on a thread that may wait).
    */
-  void add(byte[] key, byte @Nullable [] value, Consumer<@Nullable EntityResult> answer) {
+  void add(EntityService.Write write, Consumer<@Nullable EntityResult> answer) {
     assert loop.inEventLoop();
     if (writes.isEmpty()) loop.execute(this::write);
-    writes.add(new EntityService.Write(key, value));
+    writes.add(write);
     answers.add(answer);
   }
 

@@ -28,6 +28,8 @@ public final class Responses {
   public static final String VERSION_HEADER = "X-Shale-Version";
   /** On a 404 with a version: the newest record is a tombstone. */
   public static final String TOMBSTONE_HEADER = "X-Shale-Tombstone";
+  /** On a GET's 200 of a value that expires: when, in milliseconds since the epoch. */
+  public static final String EXPIRES_HEADER = "X-Shale-Expires";
   /** The value of {@link #TOMBSTONE_HEADER}. */
   static final String TOMBSTONE = "true";
   /** Seconds a client should wait before it retries a 503. */

@@ -4,6 +4,7 @@ import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.handoff.GainedKeys;
 import dev.shale.cluster.handoff.MovedRange;
 import dev.shale.cluster.handoff.PlacementChange;
+import dev.shale.storage.Entry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -107,6 +108,11 @@ final class FrameDecoder extends ByteToMessageDecoder {
         long version = fixedLong(body);
         yield new PeerMessage.Value(id, version, Unpooled.wrappedBuffer(bytes(body)));
       }
+      case PeerMessage.Value.EXPIRING_TYPE -> {
+        long version = fixedLong(body);
+        long expiresAtMillis = expiry(body, "a VALUE");
+        yield new PeerMessage.Value(id, version, Unpooled.wrappedBuffer(bytes(body)), expiresAtMillis);
+      }
       case PeerMessage.Tombstone.TYPE -> new PeerMessage.Tombstone(id, fixedLong(body));
       case PeerMessage.Absent.TYPE -> new PeerMessage.Absent(id);
       case PeerMessage.Stored.TYPE -> new PeerMessage.Stored(id);
@@ -145,12 +151,22 @@ final class FrameDecoder extends ByteToMessageDecoder {
     long mapVersion = Uvarint.readLong(body);
     long version = fixedLong(body);
     int flags = unsignedByte(body);
-    if ((flags & ~1) != 0) throw new BadFrameException("a WRITE with undefined flag bits 0x" + Integer.toHexString(flags));
+    if ((flags & ~3) != 0) throw new BadFrameException("a WRITE with undefined flag bits 0x" + Integer.toHexString(flags));
+    boolean tombstone = (flags & 1) != 0;
+    boolean expiring = (flags & 2) != 0;
+    if (tombstone && expiring) throw new BadFrameException("a tombstone WRITE with an expiry");
+    long expiresAtMillis = expiring ? expiry(body, "a WRITE") : Entry.NEVER;
     byte[] key = bytes(body);
     byte[] value = bytes(body);
-    boolean tombstone = (flags & 1) != 0;
     if (tombstone && value.length > 0) throw new BadFrameException("a tombstone WRITE with " + value.length + " value bytes");
-    return new PeerMessage.Write(id, mapVersion, version, key, tombstone ? null : value);
+    return new PeerMessage.Write(id, mapVersion, version, key, tombstone ? null : value, expiresAtMillis);
+  }
+
+  // An expiring record's expires_at: positive, as no value expires at or before the epoch.
+  private static long expiry(ByteBuf body, String frame) throws BadFrameException {
+    long expiresAtMillis = fixedLong(body);
+    if (expiresAtMillis <= 0) throw new BadFrameException(frame + " with expiry " + expiresAtMillis);
+    return expiresAtMillis;
   }
 
   private static PeerMessage.Scan scan(long id, ByteBuf body) throws BadFrameException {

@@ -5,6 +5,7 @@ import dev.shale.cluster.handoff.GainedKeys;
 import dev.shale.cluster.handoff.MovedRange;
 import dev.shale.cluster.handoff.NodeIds;
 import dev.shale.cluster.handoff.PlacementChange;
+import dev.shale.storage.Entry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
@@ -75,7 +76,9 @@ final class Frames {
       case PeerMessage.Write write -> {
         Uvarint.write(head, write.mapVersion());
         head.writeLongLE(write.version());
-        head.writeByte(write.value() == null ? 1 : 0);
+        boolean expiring = write.expiresAtMillis() != Entry.NEVER;
+        head.writeByte((write.value() == null ? 1 : 0) | (expiring ? 2 : 0));
+        if (expiring) head.writeLongLE(write.expiresAtMillis());
         writeBytes(head, write.key());
         byte[] value = write.value();
         if (value == null) {
@@ -115,6 +118,7 @@ final class Frames {
       }
       case PeerMessage.Value value -> {
         head.writeLongLE(value.version());
+        if (value.expiresAtMillis() != Entry.NEVER) head.writeLongLE(value.expiresAtMillis());
         Uvarint.write(head, value.value().readableBytes());
         return value.value();
       }

@@ -1,6 +1,7 @@
 package dev.shale.server.peer;
 
 import dev.shale.cluster.handoff.GainedKeys;
+import dev.shale.storage.Entry;
 import io.netty.buffer.ByteBuf;
 import org.jspecify.annotations.Nullable;
 
@@ -95,10 +96,17 @@ public sealed interface PeerMessage {
 
   /**
    * A record to store with the coordinator's version; {@code value} null: a tombstone. {@code
-   * mapVersion}: as for {@link Read}.
+   * mapVersion}: as for {@link Read}. {@code expiresAtMillis}: the value's expiry as the
+   * coordinator stamped it, or {@link Entry#NEVER} (flag bit 1 of the frame: docs/format.md).
    */
-  record Write(long id, long mapVersion, long version, byte[] key, byte @Nullable [] value) implements Request {
+  record Write(long id, long mapVersion, long version, byte[] key, byte @Nullable [] value, long expiresAtMillis)
+      implements Request {
     static final int TYPE = 0x11;
+
+    /** A record that never expires. */
+    Write(long id, long mapVersion, long version, byte[] key, byte @Nullable [] value) {
+      this(id, mapVersion, version, key, value, Entry.NEVER);
+    }
 
     @Override
     public int type() {
@@ -164,12 +172,19 @@ public sealed interface PeerMessage {
    * A value with its version. {@code value} is owned by the message: the encoder writes and
    * releases it (a lent value's lease ends then); a decoded one is an unpooled heap buffer.
    */
-  record Value(long id, long version, ByteBuf value) implements Answer {
+  record Value(long id, long version, ByteBuf value, long expiresAtMillis) implements Answer {
     static final int TYPE = 0x20;
+    /** A value with an expiry: VALUE's fields with {@code expires_at:u64} after the version. */
+    static final int EXPIRING_TYPE = 0x27;
+
+    /** A value that never expires. */
+    Value(long id, long version, ByteBuf value) {
+      this(id, version, value, Entry.NEVER);
+    }
 
     @Override
     public int type() {
-      return TYPE;
+      return expiresAtMillis == Entry.NEVER ? TYPE : EXPIRING_TYPE;
     }
   }
 

@@ -219,7 +219,7 @@ public final class PeerRequestHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     // A write the engine can do without waiting costs less here than the pool's two hand-offs.
-    EntityResult atOnce = service.tryWrite(write.key(), write.value(), write.version());
+    EntityResult atOnce = service.tryWrite(write.key(), write.value(), write.version(), write.expiresAtMillis());
     if (atOnce != null) {
       epoch.leave();
       answer(writeAnswer(id, atOnce), 0);
@@ -234,7 +234,7 @@ public final class PeerRequestHandler extends ChannelInboundHandlerAdapter {
 
   private EntityResult storeIn(MapFence.Epoch epoch, PeerMessage.Write write) {
     try {
-      return service.write(write.key(), write.value(), write.version());
+      return service.write(write.key(), write.value(), write.version(), write.expiresAtMillis());
     } finally {
       epoch.leave();
     }
@@ -258,7 +258,7 @@ public final class PeerRequestHandler extends ChannelInboundHandlerAdapter {
 
   private static PeerMessage.Answer readAnswer(long id, EntityResult result) {
     return switch (result.outcome()) {
-      case FOUND -> new PeerMessage.Value(id, result.version(), valueOf(result));
+      case FOUND -> new PeerMessage.Value(id, result.version(), valueOf(result), result.expiresAtMillis());
       case NOT_FOUND -> result.isTombstone() ? new PeerMessage.Tombstone(id, result.version()) : new PeerMessage.Absent(id);
       default -> failed(id, result);
     };

@@ -40,7 +40,7 @@ final class ReplicaRecords {
   }
 
   void write(NodeAddress replica, Entry record) {
-    ReplicaReply reply = await(replica, done -> calls.write(loops.get(), replica, record.key(), record.value(), record.version(), calls.mapVersion(), done));
+    ReplicaReply reply = await(replica, done -> calls.write(loops.get(), replica, record.key(), record.value(), record.version(), record.expiresAtMillis(), calls.mapVersion(), done));
     if (reply instanceof ReplicaReply.Failed(String reason)) throw new RepairFailedException(reason);
   }
 

@@ -33,12 +33,15 @@ public final class RecordFrames {
   static final byte END = 0;
   static final byte VALUE = 1;
   static final byte TOMBSTONE = 2;
+  /** A value with an expiry: its value bytes are expires_at:u64 then the value, as in the log. */
+  static final byte EXPIRING_VALUE = 3;
+  static final int EXPIRY_BYTES = 8;
   /** crc and length. */
   static final int PREFIX_BYTES = 8;
   static final int RECORD_FIXED_BYTES = 17;
   static final int END_BYTES = 9;
   /** The longest payload a valid record can have. */
-  static final long MAX_PAYLOAD_BYTES = RECORD_FIXED_BYTES + (long) Keys.MAX_KEY_BYTES + Engine.MAX_VALUE_BYTES;
+  static final long MAX_PAYLOAD_BYTES = RECORD_FIXED_BYTES + (long) Keys.MAX_KEY_BYTES + EXPIRY_BYTES + Engine.MAX_VALUE_BYTES;
 
   private RecordFrames() {}
 
@@ -52,22 +55,26 @@ public final class RecordFrames {
   static ByteBuf record(Entry entry) {
     byte[] key = entry.key();
     byte[] value = entry.value();
-    int valueLength = value == null ? 0 : value.length;
+    int expiryBytes = entry.expires() ? EXPIRY_BYTES : 0;
+    int valueLength = value == null ? 0 : expiryBytes + value.length;
     ByteBuf fixed = Unpooled.buffer(PREFIX_BYTES + RECORD_FIXED_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     fixed.writeInt(0); // crc, filled in below
     fixed.writeInt(RECORD_FIXED_BYTES + key.length + valueLength);
-    fixed.writeByte(value == null ? TOMBSTONE : VALUE);
+    fixed.writeByte(value == null ? TOMBSTONE : entry.expires() ? EXPIRING_VALUE : VALUE);
     fixed.writeLong(entry.version());
     fixed.writeInt(key.length);
     fixed.writeInt(valueLength);
+    ByteBuf expiry = Unpooled.buffer(expiryBytes).order(ByteOrder.LITTLE_ENDIAN);
+    if (entry.expires()) expiry.writeLong(entry.expiresAtMillis());
     CRC32C crc = new CRC32C();
     crc.update(fixed.array(), fixed.arrayOffset() + 4, PREFIX_BYTES - 4 + RECORD_FIXED_BYTES);
     crc.update(key);
+    if (entry.expires()) crc.update(expiry.array(), expiry.arrayOffset(), EXPIRY_BYTES);
     if (value != null) crc.update(value);
     fixed.setInt(0, (int) crc.getValue());
-    return value == null || value.length == 0
-        ? Unpooled.wrappedBuffer(fixed, Unpooled.wrappedBuffer(key))
-        : Unpooled.wrappedBuffer(fixed, Unpooled.wrappedBuffer(key), Unpooled.wrappedBuffer(value));
+    if (entry.expires()) fixed = Unpooled.wrappedBuffer(fixed, Unpooled.wrappedBuffer(key), expiry);
+    else fixed = Unpooled.wrappedBuffer(fixed, Unpooled.wrappedBuffer(key));
+    return value == null || value.length == 0 ? fixed : Unpooled.wrappedBuffer(fixed, Unpooled.wrappedBuffer(value));
   }
 
   static ByteBuf end(long recordCount) {
@@ -174,23 +181,31 @@ public final class RecordFrames {
         ended = true;
         return null;
       }
-      if ((type != VALUE && type != TOMBSTONE) || length < RECORD_FIXED_BYTES) {
+      if ((type != VALUE && type != TOMBSTONE && type != EXPIRING_VALUE) || length < RECORD_FIXED_BYTES) {
         throw new FormatException(source + " sent a frame of unknown type " + type + " at offset " + offset);
       }
       long version = pending.getLongLE(at + 1);
       long keyLength = Integer.toUnsignedLong(pending.getIntLE(at + 9));
       long valueLength = Integer.toUnsignedLong(pending.getIntLE(at + 13));
       if (RECORD_FIXED_BYTES + keyLength + valueLength != length || keyLength == 0
-          || (type == TOMBSTONE && valueLength != 0)) {
+          || (type == TOMBSTONE && valueLength != 0) || (type == EXPIRING_VALUE && valueLength < EXPIRY_BYTES)) {
         throw new FormatException(source + " sent a record whose lengths disagree at offset " + offset);
       }
       byte[] key = new byte[(int) keyLength];
       pending.getBytes(at + RECORD_FIXED_BYTES, key);
       records++;
       if (type == TOMBSTONE) return Entry.tombstone(key, version);
+      int valueAt = at + RECORD_FIXED_BYTES + key.length;
+      long expiresAtMillis = Entry.NEVER;
+      if (type == EXPIRING_VALUE) {
+        expiresAtMillis = pending.getLongLE(valueAt);
+        if (expiresAtMillis <= 0) throw new FormatException(source + " sent an expiry of " + expiresAtMillis + " at offset " + offset);
+        valueAt += EXPIRY_BYTES;
+        valueLength -= EXPIRY_BYTES;
+      }
       byte[] value = new byte[(int) valueLength];
-      pending.getBytes(at + RECORD_FIXED_BYTES + key.length, value);
-      return new Entry(key, version, value);
+      pending.getBytes(valueAt, value);
+      return new Entry(key, version, value, expiresAtMillis);
     }
 
     private void compact() {

@@ -40,6 +40,7 @@ class FrameCodecTest {
         new PeerMessage.Write(300, 0, 42, bytes("key"), bytes("value")),
         new PeerMessage.Write(Long.MAX_VALUE, 0, -1, bytes("key"), null),
         new PeerMessage.Write(5, 0, 7, bytes("big"), new byte[70_000]),
+        new PeerMessage.Write(6, 3, 7, bytes("expiring"), bytes("value"), 1_764_000_000_000L),
         new PeerMessage.Scan(-1L, bytes("a"), null, null), // -1: the largest u64, 10 bytes of varint
         new PeerMessage.Scan(9, new byte[0], bytes("z"), null),
         new PeerMessage.Scan(10, bytes("a"), null, joinOfAFourthNode()),
@@ -79,6 +80,12 @@ class FrameCodecTest {
     PeerMessage.Value value = (PeerMessage.Value) roundTrip(client, new PeerMessage.Value(7, 11, Unpooled.wrappedBuffer(bytes("v"))));
     assertThat(value.version()).isEqualTo(11);
     assertThat(ByteBufUtil.getBytes(value.value())).isEqualTo(bytes("v"));
+    assertThat(value.expiresAtMillis()).isZero();
+    PeerMessage.Value expiring = (PeerMessage.Value) roundTrip(client,
+        new PeerMessage.Value(7, 11, Unpooled.wrappedBuffer(bytes("v")), 1_764_000_000_000L));
+    assertThat(expiring.version()).isEqualTo(11);
+    assertThat(expiring.expiresAtMillis()).isEqualTo(1_764_000_000_000L);
+    assertThat(ByteBufUtil.getBytes(expiring.value())).isEqualTo(bytes("v"));
     PeerMessage.ScanData data = (PeerMessage.ScanData) roundTrip(client, new PeerMessage.ScanData(8, Unpooled.wrappedBuffer(bytes("piece"))));
     assertThat(ByteBufUtil.getBytes(data.data())).isEqualTo(bytes("piece"));
     data.data().release();
@@ -128,7 +135,13 @@ class FrameCodecTest {
     assertRefused(FrameDecoder.Side.CLIENT, encoded(new PeerMessage.Read(1, 0, bytes("k"))), "no frame a client receives");
     assertRefused(FrameDecoder.Side.SERVER, frame(0x10, 1, new byte[] {7, 5, 'k'}), "runs past the end");
     assertRefused(FrameDecoder.Side.SERVER, frame(0x10, 1, new byte[] {7, 1, 'k', 0}), "after its payload");
-    assertRefused(FrameDecoder.Side.SERVER, frame(0x11, 1, new byte[] {7, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 'k', 0}), "flag bits");
+    assertRefused(FrameDecoder.Side.SERVER, frame(0x11, 1, new byte[] {7, 0, 0, 0, 0, 0, 0, 0, 0, 4, 1, 'k', 0}), "flag bits");
+    assertRefused(FrameDecoder.Side.SERVER, frame(0x11, 1, new byte[] {7, 0, 0, 0, 0, 0, 0, 0, 0, 3, 1, 0, 0, 0, 0, 0, 0, 0, 1, 'k', 0}),
+        "tombstone WRITE with an expiry");
+    assertRefused(FrameDecoder.Side.SERVER, frame(0x11, 1, new byte[] {7, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 'k', 1, 'v'}),
+        "expiry 0");
+    assertRefused(FrameDecoder.Side.CLIENT, frame(0x27, 1, new byte[] {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0x80, 1, 'v'}),
+        "expiry -");
     assertRefused(FrameDecoder.Side.SERVER, frame(0x11, 1, new byte[] {7, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 'k', 1, 'v'}), "tombstone");
     assertRefused(FrameDecoder.Side.SERVER, frame(0x03, 5, new byte[] {0}), "id 5, not 0");
     assertRefused(FrameDecoder.Side.SERVER, new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0}, "varint");

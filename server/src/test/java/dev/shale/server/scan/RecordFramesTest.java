@@ -30,7 +30,9 @@ class RecordFramesTest {
       } else {
         byte[] value = new byte[random.nextInt(3) == 0 ? 0 : random.nextInt(5000)];
         random.nextBytes(value);
-        entries.add(new Entry(key, version, value));
+        // A third of the values expire (type 3, expires_at before the value), some of them empty.
+        long expiresAt = random.nextInt(3) == 0 ? Versions.physicalMillis(version) + 1 + random.nextInt(100_000) : Entry.NEVER;
+        entries.add(new Entry(key, version, value, expiresAt));
       }
     }
     byte[] stream = toBytes(stream(entries));
@@ -59,6 +61,23 @@ class RecordFramesTest {
     assertThat(tombstone[8]).isEqualTo(RecordFrames.TOMBSTONE);
     assertThat(tombstone[9]).isEqualTo((byte) 7);
     assertThat(tombstone[25]).isEqualTo((byte) 'k');
+  }
+
+  @Test
+  void anExpiringValueFrameCarriesItsExpiryFirstInItsValueBytes() throws Exception {
+    Entry expiring = new Entry("k".getBytes(StandardCharsets.UTF_8), 7, "v".getBytes(StandardCharsets.UTF_8), 0x0193EA60L);
+    byte[] frame = toBytes(RecordFrames.record(expiring));
+    // crc, length = 17 + 1 + 8 + 1, type 3, version 7, key_length 1, value_length 9, "k", expires_at, "v"
+    assertThat(frame).hasSize(8 + 27);
+    assertThat(frame[4]).isEqualTo((byte) 27);
+    assertThat(frame[8]).isEqualTo(RecordFrames.EXPIRING_VALUE);
+    assertThat(frame[21]).isEqualTo((byte) 9);
+    assertThat(frame).containsSubsequence((byte) 'k', (byte) 0x60, (byte) 0xEA, (byte) 0x93, (byte) 0x01, (byte) 0, (byte) 0, (byte) 0,
+        (byte) 0, (byte) 'v');
+    RecordFrames.Decoder decoder = new RecordFrames.Decoder("peer");
+    decoder.feed(Unpooled.wrappedBuffer(toBytes(stream(List.of(expiring)))));
+    assertThat(decoder.next()).isEqualTo(expiring);
+    decoder.release();
   }
 
   @Test

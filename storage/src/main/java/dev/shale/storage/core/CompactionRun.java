@@ -105,7 +105,7 @@ final class CompactionRun {
   // trailers, index and filter come on top, so a table ends a few percent above its target.
   private static long entryBytes(Entry e) {
     byte[] value = e.value(); // null: a tombstone
-    return 17L + 4 + e.key().length + (value == null ? 0 : value.length);
+    return 17L + 4 + e.key().length + (value == null ? 0 : value.length) + (e.expires() ? 8 : 0);
   }
 
   private void deleteQuietly(Path file) {

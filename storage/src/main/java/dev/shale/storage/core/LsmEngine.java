@@ -27,6 +27,7 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
@@ -62,6 +63,7 @@ final class LsmEngine implements Engine {
 
   private final Path directory;
   private final HybridClock clock;
+  private final LongSupplier wallClockMillis;
   private final DirectoryLock directoryLock;
   private final Manifest manifest;
   private final ActiveLog log;
@@ -82,6 +84,7 @@ final class LsmEngine implements Engine {
       DirectoryLock directoryLock, Recovery.Recovered recovered) {
     this.directory = directory;
     this.clock = clock;
+    this.wallClockMillis = options.wallClockMillis();
     this.directoryLock = directoryLock;
     this.manifest = recovered.manifest();
     FileNumbers fileNumbers = recovered.fileNumbers();
@@ -158,7 +161,9 @@ final class LsmEngine implements Engine {
     requireKey(key);
     ReadView current = view.retain();
     try {
-      return current.get(key);
+      Entry found = current.get(key);
+      // The clock is read only for an expiring value: most reads need no time.
+      return found == null || !found.expires() ? found : found.readAt(nowMillis());
     } catch (CorruptionException e) {
       throw reported(e);
     } finally {
@@ -185,8 +190,12 @@ final class LsmEngine implements Engine {
     ReadView current = view.retain();
     try {
       ReadView.Winner winner = current.findWinner(key, inMemoryOnly);
+      if (winner == null) return null;
+      if (winner.record.expiresAtMillis() != Entry.NEVER && winner.record.expiredAt(nowMillis())) {
+        return new ReadRecord.Copied(Entry.tombstone(key, winner.record.version()));
+      }
       // A lent value takes its own reference on its source, while the view still holds it open.
-      return winner == null ? null : leases.lendOrCopy(key, winner);
+      return leases.lendOrCopy(key, winner);
     } catch (CorruptionException e) {
       throw reported(e);
     } finally {
@@ -196,30 +205,33 @@ final class LsmEngine implements Engine {
 
 
   @Override
-  public long put(byte[] key, byte[] value) {
+  public long put(byte[] key, byte[] value, long expiresAtMillis) {
     requireKey(key);
     requireValue(value);
-    return writes.submit(key, value, PendingWrite.CLOCK_VERSION);
+    requireExpiry(value, expiresAtMillis);
+    return writes.submit(key, value, PendingWrite.CLOCK_VERSION, expiresAtMillis);
   }
 
   @Override
   public long delete(byte[] key) {
     requireKey(key);
-    return writes.submit(key, null, PendingWrite.CLOCK_VERSION);
+    return writes.submit(key, null, PendingWrite.CLOCK_VERSION, Entry.NEVER);
   }
 
   @Override
-  public void write(byte[] key, byte @Nullable [] value, long version) {
+  public void write(byte[] key, byte @Nullable [] value, long version, long expiresAtMillis) {
     requireRecord(key, value, version);
+    requireExpiry(value, expiresAtMillis);
     requireWithinReach(version);
-    writes.submit(key, value, version);
+    writes.submit(key, value, version, expiresAtMillis);
   }
 
   @Override
-  public boolean tryWrite(byte[] key, byte @Nullable [] value, long version) {
+  public boolean tryWrite(byte[] key, byte @Nullable [] value, long version, long expiresAtMillis) {
     requireRecord(key, value, version);
+    requireExpiry(value, expiresAtMillis);
     requireWithinReach(version);
-    return writes.tryWriteAll(List.of(new Entry(key, version, value)));
+    return writes.tryWriteAll(List.of(new Entry(key, version, value, expiresAtMillis)));
   }
 
   @Override
@@ -420,6 +432,18 @@ final class LsmEngine implements Engine {
     requireKey(key);
     if (value != null) requireValue(value);
     if (version < 0) throw new IllegalArgumentException("version must be >= 0: " + version);
+  }
+
+  private static void requireExpiry(byte @Nullable [] value, long expiresAtMillis) {
+    if (expiresAtMillis < 0) throw new IllegalArgumentException("expiresAtMillis must be >= 0: " + expiresAtMillis);
+    if (value == null && expiresAtMillis != Entry.NEVER) {
+      throw new IllegalArgumentException("a tombstone does not expire: expiresAtMillis " + expiresAtMillis);
+    }
+  }
+
+  // The wall clock that expires values: the one behind versions and tombstone expiry.
+  long nowMillis() {
+    return wallClockMillis.getAsLong();
   }
 
   // A caller's version the clock would not follow (HybridClock#observe) is refused, not stored:

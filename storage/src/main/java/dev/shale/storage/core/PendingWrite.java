@@ -1,5 +1,6 @@
 package dev.shale.storage.core;
 
+import dev.shale.storage.Entry;
 import dev.shale.storage.wal.LogWriter;
 import java.util.List;
 import java.util.concurrent.locks.Condition;
@@ -20,6 +21,7 @@ final class PendingWrite {
   final byte[] key; // empty for a freeze request
   final byte @Nullable [] value; // null for a tombstone (and a freeze request)
   final long callerVersion;
+  final long expiresAtMillis; // Entry.NEVER but for an expiring value
   final long deadlineNanos;
   // Made the first time this writer waits: a lone writer heads the queue at once and never does,
   // so most writes allocate none (null until then). Only waiting writers can miss a signal, so
@@ -32,23 +34,27 @@ final class PendingWrite {
   @Nullable RuntimeException failure; // set when done, if the write failed; null if it succeeded
 
   private PendingWrite(boolean freezeRequest, byte[] key, byte @Nullable [] value,
-      long callerVersion, long deadlineNanos) {
+      long callerVersion, long expiresAtMillis, long deadlineNanos) {
     this.freezeRequest = freezeRequest;
     this.key = key;
     this.value = value;
     this.callerVersion = callerVersion;
+    this.expiresAtMillis = expiresAtMillis;
     this.deadlineNanos = deadlineNanos;
   }
 
-  /** A write of one record (value null: a tombstone) at {@code callerVersion} or CLOCK_VERSION. */
-  static PendingWrite write(
-      byte[] key, byte @Nullable [] value, long callerVersion, long deadlineNanos) {
-    return new PendingWrite(false, key, value, callerVersion, deadlineNanos);
+  /**
+   * A write of one record (value null: a tombstone) at {@code callerVersion} or CLOCK_VERSION,
+   * expiring at {@code expiresAtMillis} (Entry.NEVER: it does not).
+   */
+  static PendingWrite write(byte[] key, byte @Nullable [] value, long callerVersion,
+      long expiresAtMillis, long deadlineNanos) {
+    return new PendingWrite(false, key, value, callerVersion, expiresAtMillis, deadlineNanos);
   }
 
   /** A request to freeze the active memtable (see LsmEngine.compact). */
   static PendingWrite freezeRequest(long deadlineNanos) {
-    return new PendingWrite(true, NO_KEY, null, CLOCK_VERSION, deadlineNanos);
+    return new PendingWrite(true, NO_KEY, null, CLOCK_VERSION, Entry.NEVER, deadlineNanos);
   }
 
   /** The condition this writer waits on, made from {@code lock} (the engine's, held) on first use. */
@@ -69,7 +75,9 @@ final class PendingWrite {
 
   /** The bytes its record takes in the log, to size write groups. */
   long logBytes() {
-    return LogWriter.recordBytes(key.length, value == null ? 0 : value.length);
+    // An expiring value's value_length counts its 8 bytes of expires_at (docs/format.md).
+    int expiryBytes = expiresAtMillis == Entry.NEVER ? 0 : 8;
+    return LogWriter.recordBytes(key.length, value == null ? 0 : value.length + expiryBytes);
   }
 
   /** The bytes a write group's records take in the log. */

@@ -37,6 +37,7 @@ final class ScanIterator implements EntryIterator {
   private final LsmEngine engine;
   private final Iterator<Entry> merged;
   private final boolean includeTombstones;
+  private final long nowMillis; // read once: the scan sees one instant's expiries
   private @Nullable ReadView view; // null once released
   private @Nullable Entry next; // the record hasNext() found and next() has not returned yet
 
@@ -46,6 +47,7 @@ final class ScanIterator implements EntryIterator {
     this.engine = engine;
     this.view = view;
     this.includeTombstones = includeTombstones;
+    this.nowMillis = engine.nowMillis();
     this.merged = MergingIterator.of(sources(view, startInclusive, endExclusive));
   }
 
@@ -100,7 +102,8 @@ final class ScanIterator implements EntryIterator {
     if (view == null) return null;
     checkEngineOpen();
     while (merged.hasNext()) {
-      Entry candidate = merged.next();
+      // An expired value reads as a tombstone of its version (docs/design.md, "Expiring values").
+      Entry candidate = merged.next().readAt(nowMillis);
       if (includeTombstones || !candidate.isTombstone()) {
         next = candidate;
         return candidate;

@@ -47,9 +47,14 @@ final class TombstonePurge {
     for (SharedTable t : inputs) inputNumbers.add(t.fileNumber());
   }
 
-  /** True if {@code winner}, the surviving record of its key among the inputs, may go. */
+  /**
+   * True if {@code winner}, the surviving record of its key among the inputs, may go. An expired
+   * value is a tombstone of its version here, by the same two conditions: dropped any earlier, an
+   * older value of its key outside the inputs would come back (docs/design.md, "Expiring values").
+   */
   boolean drop(Entry winner) {
-    if (!winner.isTombstone() || !pastGrace(winner.version())) return false;
+    boolean deadRecord = winner.isTombstone() || winner.expiredAt(nowMillis);
+    if (!deadRecord || !pastGrace(winner.version())) return false;
     if (olderMayExistOutside(winner.key(), winner.version())) return false;
     dropped++;
     return true;

@@ -27,7 +27,7 @@ final class ValueLeases {
     Runnable unpin = winner.pinSource();
     // The source is released before the count goes down: a count of 0 means every file a lease
     // pinned is let go (and, if a compaction replaced it, deleted).
-    ReadRecord.Lent lent = new ReadRecord.Lent(key, found.version(), value, () -> {
+    ReadRecord.Lent lent = new ReadRecord.Lent(key, found.version(), found.expiresAtMillis(), value, () -> {
       unpin.run();
       open.decrementAndGet();
     });

@@ -82,9 +82,12 @@ final class WriteQueue {
     this.freezeAtBytes = nextFreezeSize();
   }
 
-  /** Writes one record (value null: a tombstone) and returns its version. */
-  long submit(byte[] key, byte @Nullable [] value, long callerVersion) {
-    PendingWrite w = PendingWrite.write(key, value, callerVersion, backpressure.deadlineFromNow());
+  /**
+   * Writes one record (value null: a tombstone), expiring at {@code expiresAtMillis}
+   * (Entry.NEVER: it does not), and returns its version.
+   */
+  long submit(byte[] key, byte @Nullable [] value, long callerVersion, long expiresAtMillis) {
+    PendingWrite w = PendingWrite.write(key, value, callerVersion, expiresAtMillis, backpressure.deadlineFromNow());
     lock.lock();
     try {
       checkWritable();
@@ -148,7 +151,7 @@ final class WriteQueue {
   private List<PendingWrite> pendingWrites(List<Entry> records) {
     long deadlineNanos = backpressure.deadlineFromNow();
     List<PendingWrite> writes = new ArrayList<>(records.size());
-    for (Entry record : records) writes.add(PendingWrite.write(record.key(), record.value(), record.version(), deadlineNanos));
+    for (Entry record : records) writes.add(PendingWrite.write(record.key(), record.value(), record.version(), record.expiresAtMillis(), deadlineNanos));
     return writes;
   }
 
@@ -385,7 +388,7 @@ final class WriteQueue {
         version = p.callerVersion;
       }
       p.version = version;
-      entries.add(new Entry(p.key, version, p.value));
+      entries.add(new Entry(p.key, version, p.value, p.expiresAtMillis));
     }
     return entries;
   }

@@ -48,9 +48,14 @@ public final class Memtable {
   /** The memtable size a {@link #Memtable()} sizes its filter and chunks for: the engine's default. */
   static final long DEFAULT_SIZE_BYTES = EngineOptions.defaults().memtableSizeBytes();
 
+  // A record in the arena: version:i64 value_length:i32 [expires_at:i64] value. Not on disk, so
+  // the layout is free. Only an expiring value pays for expires_at (unaligned, after the length):
+  // its value_length carries EXPIRING, a bit no real length reaches (values are at most 256 MiB).
   private static final int VERSION = 0;
   private static final int VALUE_LENGTH = 8;
   private static final int VALUE = 12;
+  private static final int EXPIRING = 1 << 30;
+  private static final int EXPIRY_BYTES = 8;
   private static final int TOMBSTONE_LENGTH = -1;
 
   /** The fewest native bytes a record takes: an empty key's node of height 1 and a tombstone. */
@@ -194,12 +199,15 @@ public final class Memtable {
 
   private long writeRecord(Entry entry) {
     byte[] value = entry.value();
-    long record = arena.allocate(VALUE + (value == null ? 0 : value.length));
+    int expiryBytes = entry.expires() ? EXPIRY_BYTES : 0;
+    long record = arena.allocate(VALUE + expiryBytes + (value == null ? 0 : value.length));
     MemorySegment segment = arena.segment(record);
     long offset = MemtableArena.offset(record);
     segment.set(ValueLayout.JAVA_LONG, offset + VERSION, entry.version());
-    segment.set(ValueLayout.JAVA_INT, offset + VALUE_LENGTH, value == null ? TOMBSTONE_LENGTH : value.length);
-    if (value != null) ArenaBytes.write(value, segment, offset + VALUE);
+    int length = value == null ? TOMBSTONE_LENGTH : entry.expires() ? EXPIRING | value.length : value.length;
+    segment.set(ValueLayout.JAVA_INT, offset + VALUE_LENGTH, length);
+    if (entry.expires()) segment.set(ValueLayout.JAVA_LONG_UNALIGNED, offset + VALUE, entry.expiresAtMillis());
+    if (value != null) ArenaBytes.write(value, segment, offset + VALUE + expiryBytes);
     return record;
   }
 
@@ -224,7 +232,10 @@ public final class Memtable {
     long offset = MemtableArena.offset(record);
     long version = segment.get(ValueLayout.JAVA_LONG, offset + VERSION);
     int length = segment.get(ValueLayout.JAVA_INT, offset + VALUE_LENGTH);
-    return new FoundRecord(version, length == TOMBSTONE_LENGTH ? null : segment.asSlice(offset + VALUE, length));
+    if (length == TOMBSTONE_LENGTH) return new FoundRecord(version, null);
+    if ((length & EXPIRING) == 0) return new FoundRecord(version, segment.asSlice(offset + VALUE, length));
+    long expiresAtMillis = segment.get(ValueLayout.JAVA_LONG_UNALIGNED, offset + VALUE);
+    return new FoundRecord(version, segment.asSlice(offset + VALUE + EXPIRY_BYTES, length & ~EXPIRING), expiresAtMillis);
   }
 
   private void trackVersion(long version) {

@@ -20,15 +20,18 @@ final class BlockBuilder {
     this.out = out;
   }
 
-  /** Appends a data block {@code entry}: key_length value_length version type key value. */
+  /** Appends a data block {@code entry}: key_length value_length version type key [expires_at] value. */
   void addEntry(Entry entry) throws IOException {
     startItem();
     byte[] value = entry.value();
+    int expiryBytes = entry.expires() ? TableFormat.EXPIRY_BYTES : 0;
     out.putU32(entry.key().length);
-    out.putU32(value == null ? 0 : value.length);
+    out.putU32(value == null ? 0 : expiryBytes + value.length);
     out.putLong(entry.version());
-    out.putByte(value == null ? TableFormat.TYPE_TOMBSTONE : TableFormat.TYPE_VALUE);
+    out.putByte(value == null ? TableFormat.TYPE_TOMBSTONE
+        : entry.expires() ? TableFormat.TYPE_EXPIRING_VALUE : TableFormat.TYPE_VALUE);
     out.putBytes(entry.key());
+    if (entry.expires()) out.putLong(entry.expiresAtMillis());
     if (value != null) out.putBytes(value);
   }
 

@@ -77,6 +77,15 @@ final class DataBlock {
         }
         yield new FoundRecord(version, block.asSlice(valueOffset, valueLength));
       }
+      case TableFormat.TYPE_EXPIRING_VALUE -> {
+        if (valueLength < TableFormat.EXPIRY_BYTES || valueLength > MAX_VALUE_BYTES + TableFormat.EXPIRY_BYTES) {
+          throw reader.corrupt("expiring entry " + i + " value of " + valueLength + " bytes is implausible");
+        }
+        long expiresAtMillis = block.get(U64, valueOffset);
+        if (expiresAtMillis <= 0) throw reader.corrupt("expiring entry " + i + " has expiry " + expiresAtMillis);
+        yield new FoundRecord(version, block.asSlice(valueOffset + TableFormat.EXPIRY_BYTES,
+            valueLength - TableFormat.EXPIRY_BYTES), expiresAtMillis);
+      }
       default -> throw reader.corrupt("entry " + i + " has unknown record type " + type);
     };
   }

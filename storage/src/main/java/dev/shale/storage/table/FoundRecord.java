@@ -15,8 +15,19 @@ import org.jspecify.annotations.Nullable;
  *
  * @param version the record's version
  * @param value the value in place, or null for a tombstone
+ * @param expiresAtMillis when the value expires ({@link Entry#NEVER}: it does not)
  */
-public record FoundRecord(long version, @Nullable MemorySegment value) {
+public record FoundRecord(long version, @Nullable MemorySegment value, long expiresAtMillis) {
+
+  /** A record that never expires. */
+  public FoundRecord(long version, @Nullable MemorySegment value) {
+    this(version, value, Entry.NEVER);
+  }
+
+  /** Whether this is an expiring value whose expiry has come at wall-clock time {@code nowMillis}. */
+  public boolean expiredAt(long nowMillis) {
+    return expiresAtMillis != Entry.NEVER && nowMillis >= expiresAtMillis;
+  }
 
   public boolean isTombstone() {
     return value == null;
@@ -29,7 +40,7 @@ public record FoundRecord(long version, @Nullable MemorySegment value) {
 
   /** The record as an {@link Entry} of {@code key}, its value copied out to the heap. */
   public Entry copy(byte[] key) {
-    return new Entry(key, version, value == null ? null : SegmentBytes.copyOf(value));
+    return new Entry(key, version, value == null ? null : SegmentBytes.copyOf(value), expiresAtMillis);
   }
 
   /**
@@ -41,7 +52,9 @@ public record FoundRecord(long version, @Nullable MemorySegment value) {
     if (a.version != b.version) return a.version > b.version ? a : b;
     if (a.value == null) return a;
     if (b.value == null) return b;
-    return compareUnsigned(a.value, b.value) >= 0 ? a : b;
+    int byValue = compareUnsigned(a.value, b.value);
+    if (byValue != 0) return byValue > 0 ? a : b;
+    return Entry.laterExpiry(a.expiresAtMillis, b.expiresAtMillis) ? b : a;
   }
 
   // As Arrays.compareUnsigned(byte[], byte[]): the first differing byte, unsigned, then the length.

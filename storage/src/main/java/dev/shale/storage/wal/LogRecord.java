@@ -40,11 +40,12 @@ final class LogRecord implements Payload {
 
   @Override
   public void writeTo(ByteSink sink) {
-    sink.putByte(entry.isTombstone() ? LogFormat.TYPE_TOMBSTONE : LogFormat.TYPE_VALUE);
+    sink.putByte(type(entry));
     sink.putLong(entry.version());
     sink.putInt(entry.key().length);
     sink.putInt(valueLength(entry));
     sink.put(entry.key());
+    if (entry.expires()) sink.putLong(entry.expiresAtMillis());
     byte[] value = entry.value(); // null: a tombstone
     if (value != null) sink.put(value);
   }
@@ -67,8 +68,9 @@ final class LogRecord implements Payload {
    * The entry in a consistent {@code frame} (see {@link #inconsistency}), its bytes copied out of
    * the mapping.
    *
-   * @throws CorruptionException for a type other than value or tombstone, or a tombstone with
-   *     value bytes: the crc held, so these are not torn writes but data Shale did not write
+   * @throws CorruptionException for a type other than value, tombstone or expiring value, a
+   *     tombstone with value bytes or an expiring value too short for its expiry: the crc held,
+   *     so these are not torn writes but data Shale did not write
    */
   static Entry decode(Path file, Frame frame) {
     MemorySegment p = frame.payload();
@@ -91,6 +93,16 @@ final class LogRecord implements Payload {
         }
         yield Entry.tombstone(key, version);
       }
+      case LogFormat.TYPE_EXPIRING_VALUE -> {
+        long expiresAtMillis = valueLength < LogFormat.EXPIRY_BYTES
+            ? -1 : p.get(U64, LogFormat.PAYLOAD_HEADER_BYTES + keyLength);
+        if (expiresAtMillis <= 0) {
+          throw new CorruptionException(file, "expiring value without a valid expiry in the record at offset "
+              + frame.offset());
+        }
+        long valueOffset = LogFormat.PAYLOAD_HEADER_BYTES + keyLength + LogFormat.EXPIRY_BYTES;
+        yield new Entry(key, version, copy(p, valueOffset, valueLength - LogFormat.EXPIRY_BYTES), expiresAtMillis);
+      }
       default -> throw new CorruptionException(file,
           "unknown record type " + type + " in the record at offset " + frame.offset());
     };
@@ -100,8 +112,15 @@ final class LogRecord implements Payload {
     return SegmentBytes.copyOf(payload, offset, length);
   }
 
+  private static byte type(Entry entry) {
+    if (entry.isTombstone()) return LogFormat.TYPE_TOMBSTONE;
+    return entry.expires() ? LogFormat.TYPE_EXPIRING_VALUE : LogFormat.TYPE_VALUE;
+  }
+
+  // value_length: an expiring value's counts its expires_at too.
   private static int valueLength(Entry entry) {
     byte[] value = entry.value(); // null: a tombstone
-    return value == null ? 0 : value.length;
+    if (value == null) return 0;
+    return entry.expires() ? LogFormat.EXPIRY_BYTES + value.length : value.length;
   }
 }

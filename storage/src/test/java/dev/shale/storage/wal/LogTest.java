@@ -65,6 +65,21 @@ class LogTest {
   }
 
   @Test
+  void encodesTheExpiringValueExampleOfTheFormatSpecAndReadsItBack() throws IOException {
+    Path file = dir.resolve("000001.wal");
+    Entry expiring = new Entry(bytes("k1"), 0x0000_0193_0000_0001L, bytes("v1"), 0x0193_EA60L);
+    try (LogWriter log = LogWriter.create(Vfs.real(), file, 1)) {
+      log.append(List.of(expiring));
+    }
+    byte[] bytes = Files.readAllBytes(file);
+    // docs/format.md, "Write-ahead log", the example of an expiring value.
+    assertThat(HexFormat.of().formatHex(bytes, 16, bytes.length))
+        .isEqualTo("30592279" + "1d000000" + "03" + "0100000093010000" + "02000000" + "0a000000"
+            + "6b31" + "60ea930100000000" + "7631");
+    assertThat(readAll(file)).containsExactly(expiring);
+  }
+
+  @Test
   void aTornTailAtEveryOffsetOfTheLastRecordDropsOnlyThatRecord() throws IOException {
     Path file = dir.resolve("000001.wal");
     List<Entry> entries = threeEntries();
