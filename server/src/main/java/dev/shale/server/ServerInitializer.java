@@ -13,6 +13,7 @@ import dev.shale.server.http.RecentValueSizes;
 import dev.shale.server.http.RequestAggregator;
 import dev.shale.server.http.RequestTimeoutHandler;
 import dev.shale.server.http.StrictServerCodec;
+import dev.shale.server.metrics.NodeMetrics;
 import dev.shale.server.scan.Scans;
 import dev.shale.storage.Engine;
 import dev.shale.server.peer.PeerEndpoint;
@@ -77,12 +78,14 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   private final Scans scans;
   private final @Nullable PeerEndpoint peers; // null: this node takes no peer connections
   private final @Nullable RepairRunner repairs; // null without peers
+  private final NodeMetrics metrics;
 
   ServerInitializer(
       ServerOptions options, EntityService service, @Nullable StoragePool pool, BodyBudget budget,
       AnswerBudget answerBudget, ChannelGroup connections, BooleanSupplier draining, @Nullable Cluster cluster, @Nullable Coordinator coordinator,
       ReplicationStats stats, Supplier<List<RangeProgress>> handoff, Scans scans, @Nullable PeerEndpoint peers,
-      @Nullable RepairRunner repairs) {
+      @Nullable RepairRunner repairs, NodeMetrics metrics) {
+    this.metrics = metrics;
     this.scans = scans;
     this.handoff = handoff;
     this.repairs = repairs;
@@ -120,7 +123,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     pipeline.addLast("flow", new FlowControlHandler());
     pipeline.addLast("aggregator", new RequestAggregator(options.maxValueSizeBytes(), budget, requestTimeout, lingeringClose));
     pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, answerBudget, valueSizes, options, cluster, coordinator, stats, handoff,
-        scans, repairs));
+        scans, repairs, metrics));
   }
 
   private static HttpDecoderConfig decoderConfig() {

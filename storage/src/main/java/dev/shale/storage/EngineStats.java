@@ -32,6 +32,10 @@ import java.util.List;
  * @param writeSlowdownNanos the time write groups slept at the slowdown trigger since open, in
  *     nanoseconds
  * @param blockReads data blocks read from table files since open: by reads, scans and compactions
+ * @param diskFreeBytes bytes free for the engine on its directory's file system now, or -1 if
+ *     they cannot be read
+ * @param diskReserveBytes the free space below which the engine refuses writes
+ *     ({@link EngineOptions#diskReserveBytes})
  */
 public record EngineStats(
     long memtableBytes,
@@ -55,7 +59,9 @@ public record EngineStats(
     long logFsyncNanos,
     long writeStallNanos,
     long writeSlowdownNanos,
-    long blockReads) {
+    long blockReads,
+    long diskFreeBytes,
+    long diskReserveBytes) {
 
   public EngineStats {
     tablesPerLevel = List.copyOf(tablesPerLevel);

@@ -279,7 +279,7 @@ final class LsmEngine implements Engine {
         compactor.compactions(), compactor.bytesRead(), compactor.bytesWritten(),
         backpressure.writeSlowdowns(), compactor.failures(), flushes.flushBytesWritten(), leases.open(),
         current.levels().bytesPerLevel(), log.forceCount(), log.forceNanos(), backpressure.writeStallNanos(),
-        backpressure.writeSlowdownNanos(), blockReads.sum());
+        backpressure.writeSlowdownNanos(), blockReads.sum(), disk.freeBytesNow(), disk.reserveBytes());
   }
 
   @Override
