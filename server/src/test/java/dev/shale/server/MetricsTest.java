@@ -29,6 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 class MetricsTest {
   private static final String HTTP = "shale_http_request_duration_seconds";
   private static final String PEER = "shale_peer_request_duration_seconds";
+  // Tests run in the module's directory.
+  private static final Path OPERATIONS_GUIDE = Path.of("..", "docs", "operations.md");
 
   @TempDir Path dir;
 
@@ -40,22 +42,24 @@ class MetricsTest {
       for (int i = 0; i < 3; i++) assertThat(server.get(server.entity("missing" + i)).statusCode()).isEqualTo(404);
       assertThat(server.delete(server.entity("k0")).statusCode()).isEqualTo(202);
       assertThat(server.get(server.uri("/v0/nowhere")).statusCode()).isEqualTo(400);
+      assertThat(server.get(server.uri("/v0/entities?start=k")).statusCode()).isEqualTo(200); // a streamed scan
+      assertThat(server.get(server.uri("/v0/entities?start=k&scope=nowhere")).statusCode()).isEqualTo(400);
 
       HttpResponse<byte[]> metrics = server.get(server.uri("/metrics"));
       assertThat(metrics.statusCode()).isEqualTo(200);
       assertThat(metrics.headers().firstValue("Content-Type")).hasValue("text/plain; version=0.0.4; charset=utf-8");
       String text = TestServer.text(metrics);
       assertThat(value(text, HTTP + "_count", "method=\"PUT\",status=\"201\"")).isEqualTo(7);
-      assertThat(value(text, HTTP + "_count", "method=\"GET\",status=\"200\"")).isEqualTo(5);
+      assertThat(value(text, HTTP + "_count", "method=\"GET\",status=\"200\"")).isEqualTo(6);
       assertThat(value(text, HTTP + "_count", "method=\"GET\",status=\"404\"")).isEqualTo(3);
-      assertThat(value(text, HTTP + "_count", "method=\"GET\",status=\"400\"")).isEqualTo(1);
+      assertThat(value(text, HTTP + "_count", "method=\"GET\",status=\"400\"")).isEqualTo(2);
       assertThat(value(text, HTTP + "_count", "method=\"DELETE\",status=\"202\"")).isEqualTo(1);
       assertThat(value(text, HTTP + "_bucket", "method=\"PUT\",status=\"201\",le=\"+Inf\"")).isEqualTo(7);
       assertThat(value(text, HTTP + "_sum", "method=\"PUT\",status=\"201\"")).isPositive();
 
       // The scrape itself is counted once its answer is written: the next scrape shows it.
       String next = TestServer.text(server.get(server.uri("/metrics")));
-      assertThat(value(next, HTTP + "_count", "method=\"GET\",status=\"200\"")).isEqualTo(6);
+      assertThat(value(next, HTTP + "_count", "method=\"GET\",status=\"200\"")).isEqualTo(7);
     }
   }
 
@@ -144,6 +148,43 @@ class MetricsTest {
       assertThat(check.exitValue()).as("promtool check metrics said: %s", said).isZero();
       assertThat(said).as("lint problems").isBlank();
     }
+  }
+
+  @Test
+  void everyShaleMetricANodeShowsIsDescribedInTheOperationsGuide(@TempDir Path other) throws IOException {
+    String guide = Files.readString(OPERATIONS_GUIDE);
+    int portA = FreePort.find();
+    int portB = FreePort.find();
+    List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + portB);
+    try (TestServer b = node(other, portB, urls); TestServer a = node(dir, portA, urls)) {
+      assertThat(a.put(a.uri("/v0/entity?id=k&ack=2&from=2"), bytes("v")).statusCode()).isEqualTo(201);
+      String text = TestServer.text(a.get(a.uri("/metrics")));
+      Matcher families = Pattern.compile("^# TYPE (shale_\\S+) ", Pattern.MULTILINE).matcher(text);
+      int seen = 0;
+      while (families.find()) {
+        assertThat(guide).as("docs/operations.md describes %s", families.group(1)).contains("`" + families.group(1) + "`");
+        seen++;
+      }
+      assertThat(seen).as("shale_ families in a scrape").isGreaterThanOrEqualTo(25);
+    }
+  }
+
+  @Test
+  void theOperationsGuidesScrapeConfigAndRulesPassPromtool() throws Exception {
+    Path promtool = onPath("promtool");
+    assumeTrue(promtool != null, "promtool is not installed (Debian's prometheus package; ./shale test installs it as root)");
+    Matcher yaml = Pattern.compile("```yaml\n(.*?)```", Pattern.DOTALL).matcher(Files.readString(OPERATIONS_GUIDE));
+    assertThat(yaml.find()).as("the scrape configuration").isTrue();
+    Files.writeString(dir.resolve("prometheus.yml"), yaml.group(1));
+    assertThat(yaml.find()).as("the rules file").isTrue();
+    Files.writeString(dir.resolve("shale-rules.yml"), yaml.group(1));
+    // check config reads the rule files it names (shale-rules.yml, beside it) and checks them too.
+    Process check = new ProcessBuilder(promtool.toString(), "check", "config", "prometheus.yml")
+        .directory(dir.toFile()).redirectErrorStream(true).start();
+    assertThat(check.waitFor(60, TimeUnit.SECONDS)).as("promtool ends").isTrue();
+    String said = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(check.exitValue()).as("promtool check config said: %s", said).isZero();
+    assertThat(said).contains("SUCCESS: 12 rules found");
   }
 
   @Test
