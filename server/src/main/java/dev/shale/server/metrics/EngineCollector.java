@@ -5,9 +5,9 @@ import dev.shale.storage.EngineStats;
 import dev.shale.storage.StorageException;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.LinkedHashMap;
 
 /**
  * The engine's metrics ({@code shale_engine_*}), read from {@link Engine#stats} once per scrape:
