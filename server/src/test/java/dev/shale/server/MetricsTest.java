@@ -5,11 +5,14 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.InternalAuth;
+import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Placement;
 import dev.shale.cluster.Topology;
+import dev.shale.cluster.coordination.MissedWrites;
 import dev.shale.server.metrics.NodeMetrics;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
+import dev.shale.testkit.Await;
 import dev.shale.testkit.FreePort;
 import java.io.File;
 import java.io.IOException;
@@ -18,8 +21,10 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -112,6 +117,43 @@ class MetricsTest {
       assertThat(value(text, PEER + "_count", "outcome=\"answered\"," + peerB)).isEqualTo(4);
       assertThat(value(text, PEER + "_count", "outcome=\"timed_out\"," + peerB)).isZero();
       assertThat(value(text, "shale_peer_connections", peerB)).isPositive();
+    }
+  }
+
+  @Test
+  void writesAReplicaMissedCountAsHintsAndItsRequestsAsUnavailable() {
+    int port = FreePort.find();
+    int absentPort = FreePort.find(); // nothing listens there
+    List<String> urls = List.of("http://127.0.0.1:" + port, "http://127.0.0.1:" + absentPort);
+    AtomicLong kept = new AtomicLong();
+    MissedWrites hints = new MissedWrites() {
+      @Override
+      public boolean missed(NodeAddress target, byte[] key, byte[] value, long version) {
+        kept.incrementAndGet();
+        return true;
+      }
+
+      @Override
+      public long pending() {
+        return kept.get();
+      }
+    };
+    Cluster cluster = new Cluster(new Placement(Topology.fromUrls(urls, "127.0.0.1", port)), InternalAuth.trustedNetwork(), 2_000, 16);
+    Engine engine = Engine.open(dir, EngineOptions.defaults());
+    try (TestServer a = TestServer.wrap(engine, ShaleServer.start(engine, TestServer.options().withPort(port), cluster, hints))) {
+      for (int i = 0; i < 3; i++) {
+        assertThat(a.put(a.uri("/v0/entity?id=k" + i + "&ack=1&from=2"), bytes("v")).statusCode()).isEqualTo(201);
+      }
+      // The coordinator keeps the hint once the absent replica's request has failed, after the answer.
+      Await.until("three hints stored", Duration.ofSeconds(30),
+          () -> value(TestServer.text(a.get(a.uri("/metrics"))), "shale_hints_stored_total", "") == 3);
+      String text = TestServer.text(a.get(a.uri("/metrics")));
+      String absent = "peer=\"127.0.0.1:" + absentPort + "\"";
+      assertThat(value(text, "shale_hints_pending", "")).isEqualTo(3);
+      assertThat(value(text, "shale_hints_refused_total", "")).isZero();
+      assertThat(value(text, PEER + "_count", "outcome=\"unavailable\"," + absent)).isEqualTo(3);
+      assertThat(value(text, PEER + "_count", "outcome=\"answered\"," + absent)).isZero();
+      assertThat(value(text, "shale_peer_connections", absent)).isZero();
     }
   }
 
