@@ -149,7 +149,8 @@ final class Backpressure {
     stallReason = reason;
     if (stalled) return;
     stalled = true;
-    stallStartNanos = Math.max(1, System.nanoTime()); // 0 means none
+    long now = System.nanoTime();
+    stallStartNanos = now == 0 ? 1 : now; // 0 means none (nanoTime may be 0 or negative)
     stallLog.started(reason);
     // Queued writers switch to waiting with their own deadlines.
     for (PendingWrite p : queued) p.wake();
