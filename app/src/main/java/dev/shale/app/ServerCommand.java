@@ -286,6 +286,12 @@ final class ServerCommand implements Callable<Integer> {
           + "connections are cut. Default: ${DEFAULT-VALUE}.")
   long shutdownTimeoutMillis;
 
+  @Option(names = "--metrics", paramLabel = "<true|false>", arity = "1", defaultValue = "true",
+      description =
+          "Keep Prometheus metrics and serve them at GET /metrics (docs/operations.md). "
+          + "false: no request is timed, and /metrics answers 404. Default: ${DEFAULT-VALUE}.")
+  boolean metrics;
+
   @Override
   public Integer call() throws InterruptedException {
     ServerOptions serverOptions = serverOptions();
@@ -375,7 +381,7 @@ final class ServerCommand implements Callable<Integer> {
     try {
       return new ServerOptions(host, port, ioThreads, workers, queueSize, (int) maxValueSizeBytes,
           inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis,
-          shutdownTimeoutMillis);
+          shutdownTimeoutMillis, metrics);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }

@@ -80,6 +80,7 @@ class CommandLineTest {
     assertThat(server.host()).isEqualTo("127.0.0.1");
     assertThat(server.port()).isEqualTo(8080);
     assertThat(server.maxValueSizeBytes()).isEqualTo(16 << 20);
+    assertThat(server.metrics()).as("metrics on").isTrue();
     assertThat(server.inflightBodyBytes()).isZero(); // from the heap, capped:
     assertThat(server.bodyBudgetBytes(256L << 20)).as("a quarter of a small heap").isEqualTo(64L << 20);
     assertThat(server.bodyBudgetBytes(8L << 30)).as("the cap").isEqualTo(256L << 20);
@@ -99,9 +100,9 @@ class CommandLineTest {
     ServerCommand command = parse("--host=0.0.0.0", "--port=9000", "--data=/tmp/x", "--sync=ALWAYS",
         "--sync-interval=50", "--memtable-size=1m", "--max-value-size=64k", "--max-inflight-bodies=1g",
         "--max-inflight-answers=2m", "--workers=0", "--queue-size=7", "--io-threads=3", "--max-pipelined=4", "--idle-timeout=1000",
-        "--request-timeout=2000", "--shutdown-timeout=3000", "--compaction-priority=NORMAL");
+        "--request-timeout=2000", "--shutdown-timeout=3000", "--compaction-priority=NORMAL", "--metrics=false");
     assertThat(command.serverOptions()).isEqualTo(
-        new ServerOptions("0.0.0.0", 9000, 3, 0, 7, 64 << 10, 1L << 30, 2L << 20, 4, 1000, 2000, 3000));
+        new ServerOptions("0.0.0.0", 9000, 3, 0, 7, 64 << 10, 1L << 30, 2L << 20, 4, 1000, 2000, 3000, false));
     EngineOptions engine = command.engineOptions();
     assertThat(engine.syncMode()).isEqualTo(SyncMode.ALWAYS);
     assertThat(engine.syncIntervalMillis()).isEqualTo(50);

@@ -14,6 +14,7 @@ import dev.shale.server.http.RecentValueSizes;
 import dev.shale.server.http.RequestAggregator;
 import dev.shale.server.http.RequestTimeoutHandler;
 import dev.shale.server.http.StrictServerCodec;
+import dev.shale.server.metrics.NodeMetrics;
 import dev.shale.server.scan.Scans;
 import dev.shale.storage.Engine;
 import dev.shale.server.peer.PeerEndpoint;
@@ -83,12 +84,14 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   private final @Nullable RepairRunner repairs; // null without peers
   // One per event loop: the client writes each loop receives in one turn go to the engine together.
   private final Map<EventExecutor, LoopWriteGroup> writeGroups = new ConcurrentHashMap<>();
+  private final NodeMetrics metrics;
 
   ServerInitializer(
       ServerOptions options, EntityService service, @Nullable StoragePool pool, BodyBudget budget,
       AnswerBudget answerBudget, ChannelGroup connections, BooleanSupplier draining, @Nullable Cluster cluster, @Nullable Coordinator coordinator,
       ReplicationStats stats, Supplier<List<RangeProgress>> handoff, Scans scans, @Nullable PeerEndpoint peers,
-      @Nullable RepairRunner repairs) {
+      @Nullable RepairRunner repairs, NodeMetrics metrics) {
+    this.metrics = metrics;
     this.scans = scans;
     this.handoff = handoff;
     this.repairs = repairs;
@@ -126,7 +129,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     pipeline.addLast("flow", new FlowControlHandler());
     pipeline.addLast("aggregator", new RequestAggregator(options.maxValueSizeBytes(), budget, requestTimeout, lingeringClose));
     pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, answerBudget, valueSizes, options, cluster, coordinator, stats, handoff,
-        scans, repairs, loop -> writeGroups.computeIfAbsent(loop, l -> new LoopWriteGroup(l, service))));
+        scans, repairs, metrics, loop -> writeGroups.computeIfAbsent(loop, l -> new LoopWriteGroup(l, service))));
   }
 
   private static HttpDecoderConfig decoderConfig() {

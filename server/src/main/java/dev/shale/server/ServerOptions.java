@@ -27,6 +27,8 @@ import dev.shale.storage.Engine;
  *     from its first byte to its last; a slower one gets 408 and the connection is closed
  * @param shutdownTimeoutMillis on close, the longest wait for in-flight requests to be answered
  *     before the remaining connections are cut
+ * @param metrics whether the node keeps its Prometheus metrics ({@code GET /metrics}); off, no
+ *     request is timed and {@code /metrics} answers 404
  */
 public record ServerOptions(
     String host,
@@ -40,7 +42,8 @@ public record ServerOptions(
     int maxPipelinedRequests,
     long idleTimeoutMillis,
     long requestTimeoutMillis,
-    long shutdownTimeoutMillis) {
+    long shutdownTimeoutMillis,
+    boolean metrics) {
 
   /** The largest value the server can be configured to accept: the engine's limit (256 MiB). */
   public static final int MAX_VALUE_SIZE_LIMIT_BYTES = Engine.MAX_VALUE_BYTES;
@@ -92,7 +95,7 @@ public record ServerOptions(
 
   public static ServerOptions defaults() {
     return new ServerOptions(
-        "127.0.0.1", 8080, 0, 16, 1024, 16 << 20, 0, 0, 16, 60_000, 30_000, 5_000);
+        "127.0.0.1", 8080, 0, 16, 1024, 16 << 20, 0, 0, 16, 60_000, 30_000, 5_000, true);
   }
 
   /**
@@ -121,50 +124,54 @@ public record ServerOptions(
   }
 
   public ServerOptions withHost(String v) {
-    return new ServerOptions(v, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+    return new ServerOptions(v, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, metrics);
   }
 
   public ServerOptions withPort(int v) {
-    return new ServerOptions(host, v, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+    return new ServerOptions(host, v, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, metrics);
   }
 
   public ServerOptions withIoThreads(int v) {
-    return new ServerOptions(host, port, v, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+    return new ServerOptions(host, port, v, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, metrics);
   }
 
   public ServerOptions withWorkers(int v) {
-    return new ServerOptions(host, port, ioThreads, v, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+    return new ServerOptions(host, port, ioThreads, v, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, metrics);
   }
 
   public ServerOptions withQueueSize(int v) {
-    return new ServerOptions(host, port, ioThreads, workers, v, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+    return new ServerOptions(host, port, ioThreads, workers, v, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, metrics);
   }
 
   public ServerOptions withMaxValueSizeBytes(int v) {
-    return new ServerOptions(host, port, ioThreads, workers, queueSize, v, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, v, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, metrics);
   }
 
   public ServerOptions withInflightBodyBytes(long v) {
-    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, v, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, v, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, metrics);
   }
 
   public ServerOptions withInflightAnswerBytes(long v) {
-    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, v, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, v, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, metrics);
   }
 
   public ServerOptions withMaxPipelinedRequests(int v) {
-    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, v, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis);
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, v, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, metrics);
   }
 
   public ServerOptions withIdleTimeoutMillis(long v) {
-    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, v, requestTimeoutMillis, shutdownTimeoutMillis);
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, v, requestTimeoutMillis, shutdownTimeoutMillis, metrics);
   }
 
   public ServerOptions withRequestTimeoutMillis(long v) {
-    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, v, shutdownTimeoutMillis);
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, v, shutdownTimeoutMillis, metrics);
   }
 
   public ServerOptions withShutdownTimeoutMillis(long v) {
-    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, v);
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, v, metrics);
+  }
+
+  public ServerOptions withMetrics(boolean v) {
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, v);
   }
 }

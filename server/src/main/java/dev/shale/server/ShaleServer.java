@@ -16,6 +16,7 @@ import dev.shale.server.coordination.ReplicaCalls;
 import dev.shale.server.http.AnswerBudget;
 import dev.shale.server.http.BodyBudget;
 import dev.shale.server.http.ConnectionEvent;
+import dev.shale.server.metrics.NodeMetrics;
 import dev.shale.server.peer.MapFence;
 import dev.shale.server.peer.PeerDialer;
 import dev.shale.server.peer.PeerEndpoint;
@@ -51,6 +52,7 @@ import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -149,6 +151,7 @@ public final class ShaleServer implements AutoCloseable {
     AnswerBudget answerBudget = new AnswerBudget(options.answerBudgetBytes(Runtime.getRuntime().maxMemory()));
     EntityService service = new EntityService(engine);
     ReplicationStats stats = new ReplicationStats(missed);
+    NodeMetrics metrics = options.metrics() ? NodeMetrics.on(engine) : NodeMetrics.OFF;
     // Without peers (no cluster, or a cluster of one) every request is served here: no client,
     // no replica calls, no coordinator.
     PeerLinks client = null;
@@ -166,7 +169,8 @@ public final class ShaleServer implements AutoCloseable {
       int maxValue = options.maxValueSizeBytes();
       dialer = new PeerDialer(cluster.topology().self(), cluster.membership(), cluster.auth(),
           epoll ? EpollSocketChannel.class : NioSocketChannel.class, maxValue, cluster.forwardTimeoutMillis());
-      client = new PeerLinks(cluster.topology().peers(), ioGroup, dialer, cluster.forwardTimeoutMillis(), cluster.maxPendingPerPeer());
+      client = new PeerLinks(cluster.topology().peers(), ioGroup, dialer, cluster.forwardTimeoutMillis(), cluster.maxPendingPerPeer(),
+          metrics.peerTimers());
       // Repairs follow the map as it is now too (Cluster.livePlacement), as requests do.
       Cluster live = cluster;
       // Replica requests addressed with a map older than this node's placement are refused (MapFence).
@@ -185,6 +189,8 @@ public final class ShaleServer implements AutoCloseable {
       handoffPeers = new Peers(cluster.topology().self(), replicaSets, new HandoffPulls(dialer, ioGroup, cluster.forwardTimeoutMillis()));
       repairs = RepairRunner.of(cluster, service, replicaCalls, dialer, ioGroup);
     }
+    PeerLinks links = client;
+    metrics.watchCluster(stats, links == null ? Map::of : links::openConnections);
     ServerBootstrap bootstrap = new ServerBootstrap()
         .group(acceptGroup, ioGroup)
         .channel(channelType)
@@ -197,7 +203,7 @@ public final class ShaleServer implements AutoCloseable {
         .childHandler(new ServerInitializer(
             options, service, pool, budget, answerBudget, connections, draining::get, cluster, coordinator, stats,
             () -> handoff.get() == null ? List.of() : handoff.get().progress(), new Scans(service, scanThreads, cluster, dialer), peers,
-            repairs));
+            repairs, metrics));
     try {
       Channel listener = bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
       // Greets every peer, and returns once they know this node is up: a restarted node's

@@ -22,6 +22,20 @@ import java.util.List;
  * @param flushBytesWritten bytes of tables flushes wrote since open (with
  *     {@code compactionBytesWritten}: the engine's write amplification)
  * @param valueLeases values lent by {@link Engine#read} and not yet closed: each pins a read view
+ * @param bytesPerLevel bytes of table files at level 0, 1, ... (one element per level, as
+ *     {@code tablesPerLevel})
+ * @param logFsyncs fsyncs of the write-ahead log since open (group commits, interval syncs,
+ *     segment switches, close)
+ * @param logFsyncNanos the time those fsyncs took, together, in nanoseconds
+ * @param writeStallNanos the time the engine spent stalled (writes waiting for a flush or a
+ *     compaction to make room) since open, the stall under way included, in nanoseconds
+ * @param writeSlowdownNanos the time write groups slept at the slowdown trigger since open, in
+ *     nanoseconds
+ * @param blockReads data blocks read from table files since open: by reads, scans and compactions
+ * @param diskFreeBytes bytes free for the engine on its directory's file system now, or -1 if
+ *     they cannot be read
+ * @param diskReserveBytes the free space below which the engine refuses writes
+ *     ({@link EngineOptions#diskReserveBytes})
  */
 public record EngineStats(
     long memtableBytes,
@@ -39,9 +53,18 @@ public record EngineStats(
     long writeSlowdowns,
     long compactionFailures,
     long flushBytesWritten,
-    long valueLeases) {
+    long valueLeases,
+    List<Long> bytesPerLevel,
+    long logFsyncs,
+    long logFsyncNanos,
+    long writeStallNanos,
+    long writeSlowdownNanos,
+    long blockReads,
+    long diskFreeBytes,
+    long diskReserveBytes) {
 
   public EngineStats {
     tablesPerLevel = List.copyOf(tablesPerLevel);
+    bytesPerLevel = List.copyOf(bytesPerLevel);
   }
 }

@@ -14,6 +14,7 @@ import dev.shale.server.RepairBody;
 import dev.shale.server.ServerOptions;
 import dev.shale.server.StatusBody;
 import dev.shale.server.StoragePool;
+import dev.shale.server.metrics.NodeMetrics;
 import dev.shale.server.repair.RepairRunner;
 import dev.shale.server.scan.Scans;
 import dev.shale.storage.Engine;
@@ -46,7 +47,8 @@ import org.jspecify.annotations.Nullable;
  * Translates the requests of one connection into calls of the {@link EntityService}, and their
  * results into responses, which it writes in request order.
  *
- * <p>Routes: {@code /v0/entity} (GET, PUT, DELETE), {@code /v0/status} (GET) and
+ * <p>Routes: {@code /v0/entity} (GET, PUT, DELETE), {@code /v0/status} (GET), {@code /metrics}
+ * (GET: {@link NodeMetrics}, the Prometheus text format) and
  * {@code /v0/admin/compact} and {@code /v0/admin/repair} (POST), the cluster map's
  * {@code /v0/admin/topology} routes ({@link TopologyRoutes}); every {@code /v0/admin} request
  * passes the {@link AdminGate} first (signed with the cluster secret on a node that has one). A storage
@@ -84,6 +86,8 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   static final String COMPACT_METHODS = "POST";
   static final String REPAIR_PATH = "/v0/admin/repair";
   static final String REPAIR_METHODS = "POST";
+  static final String METRICS_PATH = "/metrics";
+  static final String METRICS_METHODS = "GET";
 
   private static final System.Logger LOG = System.getLogger(EntityHttpHandler.class.getName());
 
@@ -104,7 +108,8 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final Function<EventExecutor, LoopWriteGroup> writeGroups; // one per event loop
   private @Nullable LoopWriteGroup writeGroup; // this channel's loop's, set in handlerAdded
   private @Nullable AnswerShare share; // set in handlerAdded: it runs on the channel's loop
-  private final ResponseQueue responses = new ResponseQueue(bytes -> share().release(bytes));
+  private final NodeMetrics metrics;
+  private final ResponseQueue responses;
   private final CallOrder calls = new CallOrder(bytes -> share().tryTake(bytes));
   private @Nullable ChannelHandlerContext ctx;
   // Read no more, close once nothing is owed (ConnectionEvent.FINISH).
@@ -115,9 +120,11 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   public EntityHttpHandler(
       EntityService service, @Nullable StoragePool pool, BodyBudget budget, AnswerBudget answerBudget, RecentValueSizes valueSizes, ServerOptions options,
       @Nullable Cluster cluster, @Nullable Coordinator coordinator, ReplicationStats stats,
-      Supplier<List<RangeProgress>> handoff, Scans scans, @Nullable RepairRunner repairs,
+      Supplier<List<RangeProgress>> handoff, Scans scans, @Nullable RepairRunner repairs, NodeMetrics metrics,
       Function<EventExecutor, LoopWriteGroup> writeGroups) {
     this.writeGroups = writeGroups;
+    this.metrics = metrics;
+    this.responses = new ResponseQueue(bytes -> share().release(bytes), metrics.http());
     this.scans = scans;
     this.handoff = handoff;
     this.repairs = repairs;
@@ -150,7 +157,8 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     switch (msg) {
       case InboundRequest.Received request -> onRequest(request);
       case InboundRequest.Refused refused -> answer(
-          refused.keepAlive(), Responses.error(refused.version(), refused.status(), refused.reason()));
+          refused.keepAlive(), Responses.error(refused.version(), refused.status(), refused.reason()), refused.method(),
+          refused.headNanos() != 0 ? refused.headNanos() : System.nanoTime());
       case InboundRequest.ContinueExpected ignored -> responses.addContinue();
       default -> {
         ReferenceCountUtil.release(msg);
@@ -208,7 +216,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private void onRequest(InboundRequest.Received request) {
     HttpRequest head = request.head();
     HttpVersion version = head.protocolVersion();
-    ResponseQueue.Slot slot = takeSlot(HttpUtil.isKeepAlive(head) && !finishing);
+    ResponseQueue.Slot slot = takeSlot(HttpUtil.isKeepAlive(head) && !finishing, head.method(), request.headNanos());
     Action action = finishing
         ? new Answer(Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE, "the node is shutting down"))
         : route(request);
@@ -264,6 +272,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       // here is a client's, whatever headers it carries, and is coordinated as any.
       case ENTITY_PATH -> entity(head, target, request.body());
       case STATUS_PATH -> new Answer(status(head));
+      case METRICS_PATH -> new Answer(metrics(head));
       case Scans.ENTITIES_PATH -> switch (scans.route(head, target)) {
         case Scans.Refused(FullHttpResponse response) -> new Answer(response);
         case Scans.Streamed(StreamingAnswer answer) -> new Stream(answer);
@@ -509,6 +518,21 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   }
 
   /**
+   * Every metric in the Prometheus text format, read now: on the event loop, as the status is
+   * (a scrape reads counters and writes some tens of KiB, every few seconds at most).
+   */
+  private FullHttpResponse metrics(HttpRequest head) {
+    if (!HttpMethod.GET.equals(head.method())) {
+      return Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), METRICS_METHODS);
+    }
+    if (!metrics.isOn()) {
+      return Responses.error(head.protocolVersion(), HttpResponseStatus.NOT_FOUND,
+          "metrics are off on this node (it was started with --metrics=false)");
+    }
+    return Responses.ok(head.protocolVersion(), NodeMetrics.CONTENT_TYPE, metrics.scrape());
+  }
+
+  /**
    * An operator's full compaction: a storage call like any other (it takes a pool worker until
    * done, which may be minutes), answered 200 with what it did.
    */
@@ -543,14 +567,15 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     return new Pending(() -> routes.answer(head, target.path(), target.query()));
   }
 
-  private ResponseQueue.Slot takeSlot(boolean keepAlive) {
+  // method and startNanos: the request's, for the metrics (null: unknown, and its head's decoding time).
+  private ResponseQueue.Slot takeSlot(boolean keepAlive, @Nullable HttpMethod method, long startNanos) {
     if (!keepAlive) closing = true;
-    return responses.add(keepAlive);
+    return responses.add(keepAlive, method, startNanos);
   }
 
-  /** Queues an answer that needs no storage call. */
-  private void answer(boolean keepAlive, FullHttpResponse response) {
-    responses.complete(takeSlot(keepAlive && !finishing), response);
+  /** Queues an answer that needs no storage call, to a request of {@code method} whose head came at {@code startNanos}. */
+  private void answer(boolean keepAlive, FullHttpResponse response, @Nullable HttpMethod method, long startNanos) {
+    responses.complete(takeSlot(keepAlive && !finishing, method, startNanos), response);
   }
 
   /** After any change to what is owed: write what is ready, then decide whether to read or close. */
@@ -589,7 +614,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       }
       case ConnectionEvent.REQUEST_TIMED_OUT -> {
         answer(false, Responses.error(HttpVersion.HTTP_1_1, HttpResponseStatus.REQUEST_TIMEOUT,
-            "the request did not arrive within " + options.requestTimeoutMillis() + " ms"));
+            "the request did not arrive within " + options.requestTimeoutMillis() + " ms"), null, System.nanoTime());
         afterChange();
       }
       default -> ctx.fireUserEventTriggered(event);

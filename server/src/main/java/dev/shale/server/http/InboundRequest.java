@@ -1,8 +1,10 @@
 package dev.shale.server.http;
 
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What {@link RequestAggregator} hands to {@link EntityHttpHandler}, in the connection's request
@@ -18,8 +20,10 @@ sealed interface InboundRequest {
    * @param body the body's bytes, never null (empty without a body); handed to the engine as is
    * @param reservedBytes what the body holds of the {@link BodyBudget}; the receiver releases it
    *     once the body is no longer needed
+   * @param headNanos when the head was decoded ({@link System#nanoTime}): the start of the
+   *     request's time in the metrics
    */
-  record Received(HttpRequest head, byte[] body, long reservedBytes) implements InboundRequest {}
+  record Received(HttpRequest head, byte[] body, long reservedBytes, long headNanos) implements InboundRequest {}
 
   /**
    * A request answered without reaching the service: too large, over the body budget, or not
@@ -27,8 +31,12 @@ sealed interface InboundRequest {
    *
    * @param version the request's HTTP version, which the answer uses
    * @param keepAlive whether the connection stays usable after the answer
+   * @param method the refused request's method, if its head was decoded (for the metrics)
+   * @param headNanos when that head was decoded ({@link System#nanoTime}), or 0 if none was
    */
-  record Refused(HttpVersion version, HttpResponseStatus status, String reason, boolean keepAlive)
+  record Refused(
+      HttpVersion version, HttpResponseStatus status, String reason, boolean keepAlive, @Nullable HttpMethod method,
+      long headNanos)
       implements InboundRequest {}
 
   /** The client waits for {@code 100 Continue} before it sends the body of the current request. */

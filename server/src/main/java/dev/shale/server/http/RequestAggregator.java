@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
@@ -64,6 +65,10 @@ public final class RequestAggregator extends ChannelInboundHandlerAdapter {
   private boolean discarding;
   // The connection is being closed: ignore everything it still sends.
   private boolean closing;
+  // The last request head's method and when it was decoded (System.nanoTime), for the metrics:
+  // they travel with its request or refusal. Null and 0 before the first head.
+  private @Nullable HttpMethod method;
+  private long headNanos;
 
   public RequestAggregator(
       int maxValueSizeBytes, BodyBudget budget, RequestTimeoutHandler requestTimeout, LingeringClose lingeringClose) {
@@ -94,6 +99,8 @@ public final class RequestAggregator extends ChannelInboundHandlerAdapter {
 
   private void onHead(ChannelHandlerContext ctx, HttpRequest request) {
     if (closing) return;
+    method = request.method();
+    headNanos = System.nanoTime();
     if (request.decoderResult().isFailure()) {
       refuseAndClose(ctx, malformedStatus(request.decoderResult().cause()),
           "malformed request: " + request.decoderResult().cause().getMessage());
@@ -191,7 +198,7 @@ public final class RequestAggregator extends ChannelInboundHandlerAdapter {
   private void completeRequest(ChannelHandlerContext ctx) {
     byte[] value = body != null ? body : chunked == null ? EMPTY : chunked.toArray();
     HttpRequest request = Objects.requireNonNull(head, "a request is being received");
-    InboundRequest.Received received = new InboundRequest.Received(request, value, reservedBytes);
+    InboundRequest.Received received = new InboundRequest.Received(request, value, reservedBytes, headNanos);
     // The budget bytes now travel with the request; the receiver gives them back.
     reservedBytes = 0;
     dropBody();
@@ -210,13 +217,13 @@ public final class RequestAggregator extends ChannelInboundHandlerAdapter {
     }
     discarding = true;
     ctx.fireChannelRead(new InboundRequest.Refused(
-        request.protocolVersion(), status, reason, HttpUtil.isKeepAlive(request)));
+        request.protocolVersion(), status, reason, HttpUtil.isKeepAlive(request), method, headNanos));
   }
 
   private void refuseChunked(ChannelHandlerContext ctx, HttpResponseStatus status, String reason) {
     HttpRequest request = Objects.requireNonNull(head, "a request is being received");
     InboundRequest.Refused refused =
-        new InboundRequest.Refused(request.protocolVersion(), status, reason, HttpUtil.isKeepAlive(request));
+        new InboundRequest.Refused(request.protocolVersion(), status, reason, HttpUtil.isKeepAlive(request), method, headNanos);
     dropBody();
     discarding = true;
     ctx.fireChannelRead(refused);
@@ -230,7 +237,7 @@ public final class RequestAggregator extends ChannelInboundHandlerAdapter {
     requestTimeout.requestReceived();
     lingeringClose.arm();
     // The request's version is not to be trusted (it may not have parsed): answer in 1.1.
-    ctx.fireChannelRead(new InboundRequest.Refused(HttpVersion.HTTP_1_1, status, reason, false));
+    ctx.fireChannelRead(new InboundRequest.Refused(HttpVersion.HTTP_1_1, status, reason, false, method, headNanos));
   }
 
   private String tooLarge(String what) {

@@ -1,11 +1,13 @@
 package dev.shale.server.http;
 
+import dev.shale.server.metrics.HttpRequestMetrics;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
@@ -31,6 +33,10 @@ import org.jspecify.annotations.Nullable;
  * process), or when the answer is dropped, and not before: an answer in Netty's outbound buffer
  * is still in memory.
  *
+ * <p>Metrics: each answer is timed into {@link HttpRequestMetrics} as it is handed to the
+ * connection (a stream's as it ends), from its request's head decoded; answers dropped with
+ * the connection are not.
+ *
  * <p>Confined to the channel's event loop.
  */
 final class ResponseQueue {
@@ -41,6 +47,8 @@ final class ResponseQueue {
   static final class Slot {
     private final boolean keepAlive;
     private final boolean interim;
+    private final @Nullable HttpMethod method; // the request's, for the metrics
+    private final long startNanos; // when its head was decoded
     // Null until the answer is known: a whole response, or a stream (then afterStream too).
     private @Nullable FullHttpResponse response;
     private @Nullable StreamingAnswer stream;
@@ -48,13 +56,16 @@ final class ResponseQueue {
     private boolean streamStarted;
     private long heldBytes; // of the connection's answer share, for this answer
 
-    private Slot(boolean keepAlive, boolean interim) {
+    private Slot(boolean keepAlive, boolean interim, @Nullable HttpMethod method, long startNanos) {
       this.keepAlive = keepAlive;
       this.interim = interim;
+      this.method = method;
+      this.startNanos = startNanos;
     }
   }
 
   private final LongConsumer releaseAnswerBytes;
+  private final HttpRequestMetrics metrics;
   private final ArrayDeque<Slot> slots = new ArrayDeque<>();
   // Invariant: the number of slots in `slots` that are not interim.
   private int owed;
@@ -63,14 +74,22 @@ final class ResponseQueue {
   // writeReady is on the stack: a stream that ends inside start() must not re-enter it.
   private boolean writing;
 
-  /** {@code releaseAnswerBytes}: gives back bytes held by slots ({@link #hold}). */
-  ResponseQueue(LongConsumer releaseAnswerBytes) {
+  /**
+   * {@code releaseAnswerBytes}: gives back bytes held by slots ({@link #hold}); {@code metrics}:
+   * where each answer's time is recorded.
+   */
+  ResponseQueue(LongConsumer releaseAnswerBytes, HttpRequestMetrics metrics) {
     this.releaseAnswerBytes = releaseAnswerBytes;
+    this.metrics = metrics;
   }
 
-  /** Takes the next place for a request's answer; the connection closes after it unless {@code keepAlive}. */
-  Slot add(boolean keepAlive) {
-    Slot slot = new Slot(keepAlive, false);
+  /**
+   * Takes the next place for a request's answer; the connection closes after it unless
+   * {@code keepAlive}. {@code method} and {@code startNanos} (when its head was decoded): the
+   * request's, for the metrics.
+   */
+  Slot add(boolean keepAlive, @Nullable HttpMethod method, long startNanos) {
+    Slot slot = new Slot(keepAlive, false, method, startNanos);
     slots.addLast(slot);
     owed++;
     return slot;
@@ -78,7 +97,7 @@ final class ResponseQueue {
 
   /** Queues {@code 100 Continue} to go out once every answer before it has. */
   void addContinue() {
-    slots.addLast(new Slot(true, true));
+    slots.addLast(new Slot(true, true, null, 0));
   }
 
   /**
@@ -162,6 +181,7 @@ final class ResponseQueue {
     if (finished || slots.peekFirst() != slot) return; // discarded meanwhile
     slots.pollFirst();
     owed--;
+    metrics.record(slot.method, Objects.requireNonNull(slot.stream, "a stream's slot").statusCode(), slot.startNanos);
     // A stream that does not keep the connection alive closed it after its last byte.
     if (!slot.keepAlive) discard();
     Objects.requireNonNull(slot.afterStream, "set with the stream").run();
@@ -191,7 +211,8 @@ final class ResponseQueue {
   }
 
   private void write(ChannelHandlerContext ctx, Slot slot) {
-    FullHttpResponse response = slot.response;
+    FullHttpResponse response = Objects.requireNonNull(slot.response, "a ready slot");
+    metrics.record(slot.method, response.status().code(), slot.startNanos);
     HttpUtil.setKeepAlive(response, slot.keepAlive);
     if (slot.keepAlive && slot.heldBytes == 0) {
       ctx.write(response, ctx.voidPromise());

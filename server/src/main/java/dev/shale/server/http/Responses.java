@@ -71,6 +71,13 @@ public final class Responses {
     return response;
   }
 
+  /** 200 with {@code body} (already encoded) as {@code contentType}. */
+  static FullHttpResponse ok(HttpVersion version, String contentType, byte[] body) {
+    FullHttpResponse response = response(version, HttpResponseStatus.OK, Unpooled.wrappedBuffer(body));
+    response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
+    return response;
+  }
+
   /** {@code json} (one object) as application/json. */
   static FullHttpResponse json(HttpVersion version, HttpResponseStatus status, String json) {
     byte[] body = (json + "\n").getBytes(StandardCharsets.UTF_8);

@@ -19,6 +19,12 @@ public interface StreamingAnswer {
    */
   void start(ChannelHandlerContext ctx, boolean keepAlive, Runnable ended);
 
+  /**
+   * The status code the answer was written with, once it has ended: 200 for a streamed body
+   * (whole or cut), or the code of the error it answered with instead. For the metrics.
+   */
+  int statusCode();
+
   /** The channel's writability changed: an answer waiting for the client may go on. */
   void writabilityChanged();
 

@@ -13,12 +13,16 @@ import org.jspecify.annotations.Nullable;
 final class PeerCall {
   private final LongFunction<PeerMessage.Request> request;
   private final Promise<PeerMessage.Answer> promise;
+  private final PeerCallTimer timer;
+  private final long startNanos;
   private long id; // 0 until written
   private @Nullable ScheduledFuture<?> timeout;
 
-  PeerCall(LongFunction<PeerMessage.Request> request, Promise<PeerMessage.Answer> promise) {
+  PeerCall(LongFunction<PeerMessage.Request> request, Promise<PeerMessage.Answer> promise, PeerCallTimer timer) {
     this.request = request;
     this.promise = promise;
+    this.timer = timer;
+    this.startNanos = System.nanoTime();
   }
 
   /** The request as request {@code id} of its connection; the call is written from now on. */
@@ -44,12 +48,18 @@ final class PeerCall {
   }
 
   void answer(PeerMessage.Answer answer) {
-    if (promise.trySuccess(answer)) cancelTimeout();
-    else if (answer instanceof PeerMessage.ScanData data) data.data().release();
+    if (promise.trySuccess(answer)) {
+      cancelTimeout();
+      timer.record(PeerCallTimer.Outcome.ANSWERED, System.nanoTime() - startNanos);
+    } else if (answer instanceof PeerMessage.ScanData data) data.data().release();
   }
 
   void fail(PeerFailure failure) {
-    if (promise.tryFailure(failure)) cancelTimeout();
+    if (promise.tryFailure(failure)) {
+      cancelTimeout();
+      timer.record(failure.wasWritten() ? PeerCallTimer.Outcome.TIMED_OUT : PeerCallTimer.Outcome.UNAVAILABLE,
+          System.nanoTime() - startNanos);
+    }
   }
 
   private void cancelTimeout() {

@@ -42,6 +42,8 @@ final class PeerLink {
   private final int maxCalls;
 
   private @Nullable Channel channel; // authenticated and open, or null
+  // Whether channel is set, for the metrics thread (channel itself is confined to the loop).
+  private volatile boolean connectedNow;
   private boolean connecting;
   private boolean closed;
   private final ArrayDeque<PeerCall> waiting = new ArrayDeque<>(); // for the connection being made
@@ -61,6 +63,11 @@ final class PeerLink {
 
   EventLoop loop() {
     return loop;
+  }
+
+  /** Whether the link has an open, authenticated connection; from any thread. */
+  boolean isConnected() {
+    return connectedNow;
   }
 
   /** Sends {@code call}, or fails it at once; on the loop. */
@@ -127,6 +134,7 @@ final class PeerLink {
     }
     down.cleared();
     channel = opened;
+    connectedNow = true;
     lastReadNanos = System.nanoTime();
     opened.pipeline().addLast("peer-link", new Answers());
     while (!waiting.isEmpty()) {
@@ -210,7 +218,10 @@ final class PeerLink {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-      if (channel == ctx.channel()) channel = null;
+      if (channel == ctx.channel()) {
+        channel = null;
+        connectedNow = false;
+      }
       PeerFailure closedBeforeAnswer = PeerFailure.timedOut(peer + " closed the connection before answering");
       for (PeerCall call : inFlight.values()) call.fail(closedBeforeAnswer);
       inFlight.clear();

@@ -11,9 +11,11 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.LongFunction;
 import org.jspecify.annotations.Nullable;
 
@@ -30,6 +32,9 @@ public final class PeerLinks {
   // Per peer, per loop; a peer's entry, once there, is never replaced.
   private final Map<String, Map<EventExecutor, PeerLink>> links = new ConcurrentHashMap<>();
   private final Map<String, DownMark> downMarks = new ConcurrentHashMap<>();
+  // Per peer, made with its links; read by every call to it.
+  private final Map<String, PeerCallTimer> timers = new ConcurrentHashMap<>();
+  private final Function<NodeAddress, PeerCallTimer> timerOf;
   private final EventLoopGroup group;
   private final PeerDialer dialer;
   private final long timeoutMillis;
@@ -42,6 +47,14 @@ public final class PeerLinks {
    * @param maxCallsPerPeer requests in flight or waiting to a peer, all loops together (--peer-queue)
    */
   public PeerLinks(List<NodeAddress> peers, EventLoopGroup group, PeerDialer dialer, long timeoutMillis, int maxCallsPerPeer) {
+    this(peers, group, dialer, timeoutMillis, maxCallsPerPeer, peer -> PeerCallTimer.NONE);
+  }
+
+  /** As above; {@code timerOf} gives the timer of the requests to a peer, asked once per peer. */
+  public PeerLinks(
+      List<NodeAddress> peers, EventLoopGroup group, PeerDialer dialer, long timeoutMillis, int maxCallsPerPeer,
+      Function<NodeAddress, PeerCallTimer> timerOf) {
+    this.timerOf = timerOf;
     int loops = 0;
     for (EventExecutor ignored : group) loops++;
     this.group = group;
@@ -54,6 +67,7 @@ public final class PeerLinks {
   /** {@code peer}'s links, made on first use; the down mark is made before the links that share it. */
   private Map<EventExecutor, PeerLink> linksOf(NodeAddress peer) {
     return links.computeIfAbsent(peer.id(), id -> {
+      timers.put(id, timerOf.apply(peer)); // before the links: a call through them finds it
       DownMark down = downMarks.computeIfAbsent(id, ignored -> new DownMark());
       Map<EventExecutor, PeerLink> byLoop = new IdentityHashMap<>();
       for (EventExecutor executor : group) {
@@ -95,7 +109,7 @@ public final class PeerLinks {
     Map<EventExecutor, PeerLink> byLoop = linksOf(peer);
     PeerLink link = byLoop.get(loop);
     if (link == null) throw new IllegalArgumentException(loop + " is not an event loop of this node");
-    PeerCall call = new PeerCall(request, promise);
+    PeerCall call = new PeerCall(request, promise, timers.getOrDefault(peer.id(), PeerCallTimer.NONE));
     if (loop.inEventLoop()) link.send(call);
     else execute(link, () -> link.send(call));
     return promise;
@@ -117,6 +131,20 @@ public final class PeerLinks {
   long downBackoffMillis(NodeAddress peer) {
     DownMark down = downMarks.get(peer.id());
     return down == null ? 0 : down.backoffMillis();
+  }
+
+  /**
+   * Per peer (by id), how many of its links have an open, authenticated connection now: one
+   * link per event loop, so a peer that is fully connected counts as many as there are loops.
+   */
+  public Map<String, Integer> openConnections() {
+    Map<String, Integer> open = new TreeMap<>();
+    links.forEach((peerId, byLoop) -> {
+      int n = 0;
+      for (PeerLink link : byLoop.values()) if (link.isConnected()) n++;
+      open.put(peerId, n);
+    });
+    return open;
   }
 
   /** Closes every connection; requests in flight fail. */

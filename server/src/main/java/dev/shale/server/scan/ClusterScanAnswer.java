@@ -74,6 +74,7 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
   private @Nullable ChannelHandlerContext ctx;
   private boolean keepAlive;
   private @Nullable Runnable ended;
+  private int status = 200; // until an error answers instead (statusCode)
   private Phase phase = Phase.NEW;
   private boolean began; // holds a place in ScanThreads
   private int starving; // live streams with nothing buffered that have not ended
@@ -292,7 +293,13 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
     finish();
   }
 
+  @Override
+  public int statusCode() {
+    return status;
+  }
+
   private void answerWhole(FullHttpResponse response) {
+    status = response.status().code();
     phase = Phase.OVER;
     HttpUtil.setKeepAlive(response, keepAlive);
     var written = ctx().writeAndFlush(response);

@@ -31,6 +31,7 @@ final class EngineScanAnswer implements StreamingAnswer, ScanSink {
   private @Nullable ChannelHandlerContext ctx;
   private boolean keepAlive;
   private @Nullable Runnable ended;
+  private int status = 200; // until an error answers instead (statusCode)
 
   EngineScanAnswer(EngineScan scan, HttpVersion version) {
     this.scan = scan;
@@ -85,7 +86,13 @@ final class EngineScanAnswer implements StreamingAnswer, ScanSink {
     ended().run();
   }
 
+  @Override
+  public int statusCode() {
+    return status;
+  }
+
   private void answerWhole(FullHttpResponse response) {
+    status = response.status().code();
     HttpUtil.setKeepAlive(response, keepAlive);
     var written = ctx().writeAndFlush(response);
     if (!keepAlive) written.addListener(ChannelFutureListener.CLOSE);

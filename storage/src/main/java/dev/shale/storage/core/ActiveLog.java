@@ -29,6 +29,7 @@ final class ActiveLog {
   private volatile LogWriter writer;
   private long syncedBytes; // guarded by syncLock
   private final AtomicLong forces = new AtomicLong();
+  private final AtomicLong forceNanos = new AtomicLong(); // the time those fsyncs took
 
   ActiveLog(LogWriter writer) {
     this.writer = writer;
@@ -50,6 +51,22 @@ final class ActiveLog {
   /** fsyncs issued on log segments since open. */
   long forceCount() {
     return forces.get();
+  }
+
+  /** The time the {@link #forceCount} fsyncs took, together, in nanoseconds. */
+  long forceNanos() {
+    return forceNanos.get();
+  }
+
+  // Under syncLock: one fsync at a time, so the two counters move together.
+  private void force(LogWriter segment) throws IOException {
+    long start = System.nanoTime();
+    try {
+      segment.force();
+    } finally {
+      forces.incrementAndGet();
+      forceNanos.addAndGet(System.nanoTime() - start);
+    }
   }
 
   void append(List<Entry> entries) throws IOException {
@@ -81,8 +98,7 @@ final class ActiveLog {
       LogWriter current = writer;
       long size = current.sizeBytes();
       if (size == syncedBytes) return;
-      forces.incrementAndGet();
-      current.force();
+      force(current);
       syncedBytes = size;
     } finally {
       syncLock.unlock();
@@ -94,8 +110,7 @@ final class ActiveLog {
     syncLock.lock();
     try {
       LogWriter previous = writer;
-      forces.incrementAndGet();
-      previous.force();
+      force(previous);
       writer = next;
       syncedBytes = next.sizeBytes();
       try {
@@ -114,8 +129,7 @@ final class ActiveLog {
     syncLock.lock();
     try {
       if (force) {
-        forces.incrementAndGet();
-        writer.force();
+        force(writer);
       }
     } finally {
       try {

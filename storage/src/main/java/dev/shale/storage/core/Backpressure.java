@@ -53,6 +53,11 @@ final class Backpressure {
   private final LongAdder writeStalls = new LongAdder();
   private final LongAdder writeStallRejections = new LongAdder();
   private final LongAdder writeSlowdowns = new LongAdder();
+  private final LongAdder writeSlowdownNanos = new LongAdder();
+  // Stall time: the periods that ended, and when the one under way began (0: none). The start is
+  // written under the engine's lock and read by stats() without it.
+  private final LongAdder endedStallNanos = new LongAdder();
+  private volatile long stallStartNanos;
 
   Backpressure(EngineOptions options, CurrentView view, ReentrantLock lock, String directory) {
     this.options = options;
@@ -106,6 +111,7 @@ final class Backpressure {
     long nanos = Math.min(TimeUnit.MILLISECONDS.toNanos(MAX_SLOWDOWN_MILLIS),
         (long) (bytes * 1e9 / rate));
     writeSlowdowns.increment();
+    writeSlowdownNanos.add(nanos);
     long deadline = System.nanoTime() + nanos;
     boolean interrupted = false;
     try {
@@ -143,6 +149,8 @@ final class Backpressure {
     stallReason = reason;
     if (stalled) return;
     stalled = true;
+    long now = System.nanoTime();
+    stallStartNanos = now == 0 ? 1 : now; // 0 means none (nanoTime may be 0 or negative)
     stallLog.started(reason);
     // Queued writers switch to waiting with their own deadlines.
     for (PendingWrite p : queued) p.wake();
@@ -151,6 +159,8 @@ final class Backpressure {
   private void endStall() {
     if (!stalled) return;
     stalled = false;
+    endedStallNanos.add(System.nanoTime() - stallStartNanos);
+    stallStartNanos = 0;
     stallLog.ended();
   }
 
@@ -201,6 +211,22 @@ final class Backpressure {
 
   long writeSlowdowns() {
     return writeSlowdowns.sum();
+  }
+
+  /** The time the slowdowns made writes sleep, in nanoseconds (each group's sleep counted once). */
+  long writeSlowdownNanos() {
+    return writeSlowdownNanos.sum();
+  }
+
+  /**
+   * The time the engine spent stalled (writes waiting for room), the stall under way included,
+   * in nanoseconds. Never goes back: the ended periods are read before the one under way, so a
+   * stall that ends in between is missed by this call and counted by the next.
+   */
+  long writeStallNanos() {
+    long ended = endedStallNanos.sum();
+    long start = stallStartNanos;
+    return ended + (start == 0 ? 0 : Math.max(0, System.nanoTime() - start));
   }
 
   // What the stall and slowdown triggers count: not the damaged tables set aside in level 0.

@@ -6,6 +6,7 @@ import dev.shale.storage.io.FileNames;
 import dev.shale.storage.merge.MergingIterator;
 import dev.shale.storage.table.TableMeta;
 import dev.shale.storage.table.TableWriter;
+import java.util.concurrent.atomic.LongAdder;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
@@ -40,8 +41,11 @@ final class CompactionRun {
   private final FileNumbers fileNumbers;
   private final Hooks.CrashPoints crashPoints;
 
+  private final LongAdder blockReads; // the engine's, which the tables written here count in
+
   CompactionRun(Path directory, EngineOptions options, FileNumbers fileNumbers,
-      Hooks.CrashPoints crashPoints) {
+      Hooks.CrashPoints crashPoints, LongAdder blockReads) {
+    this.blockReads = blockReads;
     this.directory = directory;
     this.options = options;
     this.fileNumbers = fileNumbers;
@@ -94,7 +98,7 @@ final class CompactionRun {
         survivors.upTo(options.tableTargetBytes()),
         options.blockSizeBytes(), options.bloomBitsPerKey());
     try {
-      return SharedTable.open(options.vfs(), file, meta.withLevel(level));
+      return SharedTable.open(options.vfs(), file, meta.withLevel(level), blockReads);
     } catch (IOException | RuntimeException e) {
       deleteQuietly(file);
       throw e;

@@ -118,6 +118,22 @@ final class DiskSpace {
     return freeAtProbe - admittedSinceProbe - bytes >= reserveBytes;
   }
 
+  /**
+   * The bytes free for this process on the store's file system now (a statfs; not the estimate
+   * the write path keeps), or -1 if they cannot be read. For stats, not for the write path.
+   */
+  long freeBytesNow() {
+    try {
+      return vfs.usableSpace(directory);
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  long reserveBytes() {
+    return reserveBytes;
+  }
+
   /** Why writes are refused now, or null while they are taken. */
   synchronized @Nullable String refusal() {
     return refusal;

@@ -4,6 +4,7 @@ import dev.shale.storage.EngineOptions;
 import dev.shale.storage.io.FileNames;
 import dev.shale.storage.table.TableMeta;
 import dev.shale.storage.table.TableWriter;
+import java.util.concurrent.atomic.LongAdder;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
@@ -60,8 +61,11 @@ final class Flusher implements Runnable {
   // no commit failed since the last table was written.
   private @Nullable Written pending;
 
+  private final LongAdder blockReads; // the engine's, which the tables written here count in
+
   Flusher(Host host, Path directory, EngineOptions options, FileNumbers fileNumbers,
-      Hooks hooks, String threadName) {
+      Hooks hooks, String threadName, LongAdder blockReads) {
+    this.blockReads = blockReads;
     this.host = host;
     this.directory = directory;
     this.options = options;
@@ -170,7 +174,7 @@ final class Flusher implements Runnable {
     try {
       // The table's directory entry must be durable before a manifest record names it.
       options.vfs().syncDirectory(directory);
-      return SharedTable.open(options.vfs(), file, meta);
+      return SharedTable.open(options.vfs(), file, meta, blockReads);
     } catch (IOException | RuntimeException e) {
       deleteQuietly(file);
       throw e;

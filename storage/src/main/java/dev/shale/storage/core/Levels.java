@@ -107,6 +107,17 @@ final class Levels {
     return levels.stream().map(List::size).toList();
   }
 
+  /** The bytes of the table files at level 0, 1, ... (one element per level). */
+  List<Long> bytesPerLevel() {
+    List<Long> bytes = new ArrayList<>(levels.size());
+    for (List<SharedTable> level : levels) {
+      long sum = 0;
+      for (SharedTable table : level) sum += table.meta().fileSizeBytes();
+      bytes.add(sum);
+    }
+    return bytes;
+  }
+
   /** The one table of {@code level} (>= 1) whose range holds {@code key}, or null. */
   @Nullable SharedTable find(int level, byte[] key) {
     List<SharedTable> tables = levels.get(level);

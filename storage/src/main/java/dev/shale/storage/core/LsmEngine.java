@@ -26,6 +26,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
@@ -78,10 +79,13 @@ final class LsmEngine implements Engine {
   private final DamageRegistry damage;
   private final DiskSpace disk;
   private final ValueLeases leases = new ValueLeases();
+  // Data blocks read from every table since open: reads, scans and compactions alike.
+  private final LongAdder blockReads;
   private final CountDownLatch closeFinished = new CountDownLatch(1);
 
   private LsmEngine(Path directory, EngineOptions options, Hooks hooks, HybridClock clock,
-      DirectoryLock directoryLock, Recovery.Recovered recovered) {
+      DirectoryLock directoryLock, Recovery.Recovered recovered, LongAdder blockReads) {
+    this.blockReads = blockReads;
     this.directory = directory;
     this.clock = clock;
     this.wallClockMillis = options.wallClockMillis();
@@ -105,11 +109,11 @@ final class LsmEngine implements Engine {
     DiskSpace disk = new DiskSpace(options.vfs(), directory, options.diskReserveBytes());
     this.disk = disk;
     this.compactor = new Compactor(new CompactionHost(view, fileSets, damage, crashPoints), options,
-        new CompactionRun(directory, options, fileNumbers, crashPoints), hooks.compactionGate(),
+        new CompactionRun(directory, options, fileNumbers, crashPoints, blockReads), hooks.compactionGate(),
         damage, disk, "shale-compact-" + name);
     this.flushes = new FlushHost(lock, view, fileSets, backpressure, compactor);
     this.flusher =
-        new Flusher(flushes, directory, options, fileNumbers, hooks, "shale-flush-" + name);
+        new Flusher(flushes, directory, options, fileNumbers, hooks, "shale-flush-" + name, blockReads);
     this.writes = new WriteQueue(
         directory, options, clock, fileNumbers, log, lock, view, backpressure, flushes, disk);
     this.intervalSync = options.syncMode() == SyncMode.INTERVAL
@@ -135,10 +139,11 @@ final class LsmEngine implements Engine {
     }
     try {
       HybridClock clock = new HybridClock(options.wallClockMillis());
-      Recovery.Recovered recovered = Recovery.run(directory, options, clock);
+      LongAdder blockReads = new LongAdder();
+      Recovery.Recovered recovered = Recovery.run(directory, options, clock, blockReads);
       try {
         LsmEngine engine =
-            new LsmEngine(directory, options, hooks, clock, directoryLock, recovered);
+            new LsmEngine(directory, options, hooks, clock, directoryLock, recovered, blockReads);
         engine.flusher.start();
         engine.compactor.start();
         engine.intervalSync.ifPresent(IntervalSync::start);
@@ -308,7 +313,9 @@ final class LsmEngine implements Engine {
         current.tables().size(), tableBytes, flushes.flushes(), backpressure.writeStalls(),
         backpressure.writeStallRejections(), clock.current(), current.levels().tablesPerLevel(),
         compactor.compactions(), compactor.bytesRead(), compactor.bytesWritten(),
-        backpressure.writeSlowdowns(), compactor.failures(), flushes.flushBytesWritten(), leases.open());
+        backpressure.writeSlowdowns(), compactor.failures(), flushes.flushBytesWritten(), leases.open(),
+        current.levels().bytesPerLevel(), log.forceCount(), log.forceNanos(), backpressure.writeStallNanos(),
+        backpressure.writeSlowdownNanos(), blockReads.sum(), disk.freeBytesNow(), disk.reserveBytes());
   }
 
   @Override

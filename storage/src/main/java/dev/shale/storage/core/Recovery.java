@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Opening a store's files, exactly as docs/format.md "Recovery at open" says: read the manifest,
@@ -72,16 +73,19 @@ final class Recovery {
   private final List<FrozenMemtable> frozen = new ArrayList<>(); // newest first
   private final DamageRegistry damage = new DamageRegistry();
 
-  private Recovery(Path directory, EngineOptions options, HybridClock clock) {
+  private final LongAdder blockReads; // the engine's, which the tables opened here count in
+
+  private Recovery(Path directory, EngineOptions options, HybridClock clock, LongAdder blockReads) {
+    this.blockReads = blockReads;
     this.directory = directory;
     this.options = options;
     this.clock = clock;
     this.vfs = options.vfs();
   }
 
-  static Recovered run(Path directory, EngineOptions options, HybridClock clock)
+  static Recovered run(Path directory, EngineOptions options, HybridClock clock, LongAdder blockReads)
       throws IOException {
-    Recovery recovery = new Recovery(directory, options, clock);
+    Recovery recovery = new Recovery(directory, options, clock, blockReads);
     try {
       return recovery.recover();
     } catch (IOException | RuntimeException e) {
@@ -146,7 +150,7 @@ final class Recovery {
   private void openTables(List<TableMeta> metas) throws IOException {
     for (TableMeta meta : metas) {
       Path file = directory.resolve(FileNames.table(meta.fileNumber()));
-      tables.add(SharedTable.openServingAroundDamage(vfs, file, meta, damage));
+      tables.add(SharedTable.openServingAroundDamage(vfs, file, meta, damage, blockReads));
       clock.recover(meta.maxVersion());
     }
     tables.sort(Comparator.comparingLong(SharedTable::fileNumber).reversed());

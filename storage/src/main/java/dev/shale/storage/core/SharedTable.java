@@ -13,6 +13,7 @@ import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,8 +40,8 @@ final class SharedTable {
    * Opens a table this engine just wrote. Its filter must be intact: damage found right after the
    * write is a failed write (the flush or compaction fails and is retried), not one to serve around.
    */
-  static SharedTable open(Vfs vfs, Path path, TableMeta meta) throws IOException {
-    Table table = Table.open(vfs, path, meta.fileNumber());
+  static SharedTable open(Vfs vfs, Path path, TableMeta meta, LongAdder blockReads) throws IOException {
+    Table table = Table.open(vfs, path, meta.fileNumber(), blockReads);
     if (table.filterDamage() != null) {
       table.close();
       throw new CorruptionException(path, table.filterDamage());
@@ -54,8 +55,8 @@ final class SharedTable {
    * makes the registry forget it (CompactionHost).
    */
   static SharedTable openServingAroundDamage(
-      Vfs vfs, Path path, TableMeta meta, DamageRegistry damage) throws IOException {
-    Table table = Table.open(vfs, path, meta.fileNumber());
+      Vfs vfs, Path path, TableMeta meta, DamageRegistry damage, LongAdder blockReads) throws IOException {
+    Table table = Table.open(vfs, path, meta.fileNumber(), blockReads);
     if (table.filterDamage() != null) {
       damage.report(path, "Bloom filter unusable: " + table.filterDamage(), "the table is served"
           + " without its filter (each read of it reads a block; no data is lost); a compaction"

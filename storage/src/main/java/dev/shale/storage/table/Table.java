@@ -41,8 +41,11 @@ public final class Table implements AutoCloseable {
   private final @Nullable BloomFilter filter; // null when the table was written without one, or it is damaged
   private final @Nullable String filterDamage; // why the table's filter is not used, or null
   private final LongAdder blockReads = new LongAdder();
+  // The engine's count of every table's block reads (EngineStats.blockReads): it outlives the table.
+  private final LongAdder engineBlockReads;
 
-  private Table(Path path, long fileNumber, Arena arena, MemorySegment file) {
+  private Table(Path path, long fileNumber, Arena arena, MemorySegment file, LongAdder engineBlockReads) {
+    this.engineBlockReads = engineBlockReads;
     this.path = path;
     this.fileNumber = fileNumber;
     this.arena = arena;
@@ -76,10 +79,15 @@ public final class Table implements AutoCloseable {
    * the footer or index is bad; a bad filter is left unused, see {@link #filterDamage}).
    */
   public static Table open(Vfs vfs, Path file, long fileNumber) throws IOException {
+    return open(vfs, file, fileNumber, new LongAdder());
+  }
+
+  /** {@link #open(Vfs, Path, long)}, counting each block read in {@code engineBlockReads} too. */
+  public static Table open(Vfs vfs, Path file, long fileNumber, LongAdder engineBlockReads) throws IOException {
     Arena arena = Arena.ofShared();
     try (Vfs.ReadableFile opened = vfs.open(file)) {
       MemorySegment mapped = opened.map(arena);
-      return new Table(file, fileNumber, arena, mapped);
+      return new Table(file, fileNumber, arena, mapped, engineBlockReads);
     } catch (IOException | RuntimeException | Error e) {
       arena.close();
       throw e;
@@ -231,6 +239,7 @@ public final class Table implements AutoCloseable {
   /** Data block {@code block}, crc-checked. */
   DataBlock readBlock(int block) {
     blockReads.increment();
+    engineBlockReads.increment();
     return DataBlock.open(file, blockHandle(block), path);
   }
 
