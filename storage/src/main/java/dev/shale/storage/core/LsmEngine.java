@@ -1,5 +1,6 @@
 package dev.shale.storage.core;
 
+import dev.shale.storage.Checkpoint;
 import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineHealth;
@@ -59,6 +60,7 @@ final class LsmEngine implements Engine {
   private static final System.Logger LOG = System.getLogger(LsmEngine.class.getName());
 
   private final Path directory;
+  private final EngineOptions options;
   private final HybridClock clock;
   private final DirectoryLock directoryLock;
   private final Manifest manifest;
@@ -79,6 +81,7 @@ final class LsmEngine implements Engine {
   private LsmEngine(Path directory, EngineOptions options, Hooks hooks, HybridClock clock,
       DirectoryLock directoryLock, Recovery.Recovered recovered) {
     this.directory = directory;
+    this.options = options;
     this.clock = clock;
     this.directoryLock = directoryLock;
     this.manifest = recovered.manifest();
@@ -254,6 +257,27 @@ final class LsmEngine implements Engine {
     } catch (ExecutionException e) {
       if (e.getCause() instanceof RuntimeException failure) throw failure;
       throw new StorageException("compact() of " + directory + " failed: " + e.getCause(), e);
+    }
+  }
+
+  /**
+   * Flushes every memtable, then links the tables of the view that holds their records. The
+   * retained view pins its tables (CheckpointWriter's invariant); a flush or compaction that
+   * publishes a newer view meanwhile changes nothing linked.
+   */
+  @Override
+  public Checkpoint checkpoint(Path target) {
+    Objects.requireNonNull(target, "target");
+    checkOpen();
+    if (options.vfs().exists(target)) throw new StorageException("checkpoint target " + target + " exists already");
+    writes.flushMemtables();
+    ReadView current = view.retain();
+    try {
+      return CheckpointWriter.write(options.vfs(), directory, current, clock.current(), target);
+    } catch (IOException e) {
+      throw new StorageException("checkpoint of " + directory + " to " + target + " failed: " + e, e);
+    } finally {
+      current.release();
     }
   }
 
