@@ -7,6 +7,7 @@ import dev.shale.cluster.handoff.RangeProgress;
 import dev.shale.server.http.AnswerBudget;
 import dev.shale.server.http.BodyBudget;
 import dev.shale.server.http.EntityHttpHandler;
+import dev.shale.server.http.SnapshotRoutes;
 import dev.shale.server.repair.RepairRunner;
 import dev.shale.server.http.LingeringClose;
 import dev.shale.server.http.RecentValueSizes;
@@ -77,12 +78,16 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   private final Scans scans;
   private final @Nullable PeerEndpoint peers; // null: this node takes no peer connections
   private final @Nullable RepairRunner repairs; // null without peers
+  private final NodeAdmin admin;
+  private final @Nullable SnapshotRoutes snapshots; // null: no snapshots
 
   ServerInitializer(
       ServerOptions options, EntityService service, @Nullable StoragePool pool, BodyBudget budget,
       AnswerBudget answerBudget, ChannelGroup connections, BooleanSupplier draining, @Nullable Cluster cluster, @Nullable Coordinator coordinator,
       ReplicationStats stats, Supplier<List<RangeProgress>> handoff, Scans scans, @Nullable PeerEndpoint peers,
-      @Nullable RepairRunner repairs) {
+      @Nullable RepairRunner repairs, NodeAdmin admin, @Nullable SnapshotRoutes snapshots) {
+    this.admin = admin;
+    this.snapshots = snapshots;
     this.scans = scans;
     this.handoff = handoff;
     this.repairs = repairs;
@@ -120,7 +125,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     pipeline.addLast("flow", new FlowControlHandler());
     pipeline.addLast("aggregator", new RequestAggregator(options.maxValueSizeBytes(), budget, requestTimeout, lingeringClose));
     pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, answerBudget, valueSizes, options, cluster, coordinator, stats, handoff,
-        scans, repairs));
+        scans, repairs, admin, snapshots));
   }
 
   private static HttpDecoderConfig decoderConfig() {

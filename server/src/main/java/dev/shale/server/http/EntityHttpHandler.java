@@ -1,5 +1,8 @@
 package dev.shale.server.http;
 
+import dev.shale.cluster.AdminSignatures;
+import dev.shale.server.NodeAdmin;
+
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.Consistency;
 import dev.shale.cluster.coordination.Coordinator;
@@ -96,6 +99,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final @Nullable TopologyRoutes topology; // null without a cluster
   private final Scans scans;
   private final AdminGate adminGate;
+  private final @Nullable SnapshotRoutes snapshots; // null: this node takes no snapshots
   private final AnswerBudget answerBudget;
   private final RecentValueSizes valueSizes; // node-wide
   private final @Nullable RepairRunner repairs; // null without peers
@@ -111,7 +115,9 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   public EntityHttpHandler(
       EntityService service, @Nullable StoragePool pool, BodyBudget budget, AnswerBudget answerBudget, RecentValueSizes valueSizes, ServerOptions options,
       @Nullable Cluster cluster, @Nullable Coordinator coordinator, ReplicationStats stats,
-      Supplier<List<RangeProgress>> handoff, Scans scans, @Nullable RepairRunner repairs) {
+      Supplier<List<RangeProgress>> handoff, Scans scans, @Nullable RepairRunner repairs, NodeAdmin admin,
+      @Nullable SnapshotRoutes snapshots) {
+    this.snapshots = snapshots;
     this.scans = scans;
     this.handoff = handoff;
     this.repairs = repairs;
@@ -125,7 +131,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     this.stats = stats;
     this.cluster = cluster;
     this.topology = cluster == null ? null : new TopologyRoutes(cluster.membership());
-    this.adminGate = new AdminGate(cluster == null ? null : cluster.auth().adminSignatures());
+    this.adminGate = adminGate(cluster, admin);
   }
 
   @Override
@@ -245,7 +251,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     HttpRequest head = request.head();
     RequestTarget target = RequestTarget.parse(head.uri());
     if (AdminGate.isAdmin(target.path())) {
-      FullHttpResponse refusal = adminGate.refusal(head, request.body());
+      FullHttpResponse refusal = adminGate.refusal(head, request.body(), ctx().channel().remoteAddress());
       if (refusal != null) return new Answer(refusal);
     }
     return switch (target.path()) {
@@ -260,6 +266,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       case COMPACT_PATH -> compact(head);
       case TopologyRoutes.TOPOLOGY_PATH, TopologyRoutes.JOIN_PATH, TopologyRoutes.REMOVE_PATH -> topology(head, target);
       case REPAIR_PATH -> repair(head);
+      case SnapshotRoutes.SNAPSHOT_PATH, SnapshotRoutes.SNAPSHOTS_PATH -> snapshot(head, target);
       default -> new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST,
           "unknown path " + target.path() + "; the API is " + ENTITY_PATH + "?id=<id>"));
     };
@@ -489,6 +496,26 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     RepairRunner runner = repairs;
     if (runner == null) return new Answer(Responses.json(version, HttpResponseStatus.OK, RepairBody.of(RepairReport.NOTHING)));
     return new Pending(() -> runner.repairAll().thenApply(report -> Responses.json(version, HttpResponseStatus.OK, RepairBody.of(report))));
+  }
+
+  /** The snapshot routes: answered once the snapshot is made, listed or deleted. */
+  private Action snapshot(HttpRequest head, RequestTarget target) {
+    SnapshotRoutes routes = snapshots;
+    if (routes == null) {
+      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.NOT_FOUND, "this node takes no snapshots"));
+    }
+    return new Pending(() -> routes.answer(head, target));
+  }
+
+  // A cluster node signs with the cluster's secret, or trusts its network; a single node signs
+  // with its --admin-secret-file, or serves loopback clients only.
+  private static AdminGate adminGate(@Nullable Cluster cluster, NodeAdmin admin) {
+    if (cluster != null) {
+      AdminSignatures clusterSignatures = cluster.auth().adminSignatures();
+      return clusterSignatures == null ? AdminGate.open() : AdminGate.signed(clusterSignatures);
+    }
+    AdminSignatures own = admin.signatures();
+    return own == null ? AdminGate.loopbackOnly() : AdminGate.signed(own);
   }
 
   /** The cluster map's routes (read it, join, remove): answered once the change is agreed. */
