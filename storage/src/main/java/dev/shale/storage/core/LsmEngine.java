@@ -75,6 +75,7 @@ final class LsmEngine implements Engine {
   private final Optional<IntervalSync> intervalSync;
   private final DamageRegistry damage;
   private final DiskSpace disk;
+  private final ActivitySummary activity;
   private final ValueLeases leases = new ValueLeases();
   private final CountDownLatch closeFinished = new CountDownLatch(1);
 
@@ -102,12 +103,13 @@ final class LsmEngine implements Engine {
     String name = String.valueOf(directory.getFileName());
     DiskSpace disk = new DiskSpace(options.vfs(), directory, options.diskReserveBytes());
     this.disk = disk;
+    this.activity = new ActivitySummary(directory.toString(), backpressure::writeStalls, System::nanoTime);
     this.compactor = new Compactor(new CompactionHost(view, fileSets, damage, crashPoints), options,
         new CompactionRun(directory, options, fileNumbers, crashPoints), hooks.compactionGate(),
-        damage, disk, "shale-compact-" + name);
+        damage, disk, activity, "shale-compact-" + name);
     this.flushes = new FlushHost(lock, view, fileSets, backpressure, compactor);
     this.flusher =
-        new Flusher(flushes, directory, options, fileNumbers, hooks, "shale-flush-" + name);
+        new Flusher(flushes, directory, options, fileNumbers, hooks, activity, "shale-flush-" + name);
     this.writes = new WriteQueue(
         directory, options, clock, fileNumbers, log, lock, view, backpressure, flushes, disk);
     this.intervalSync = options.syncMode() == SyncMode.INTERVAL
@@ -376,6 +378,7 @@ final class LsmEngine implements Engine {
     } catch (IOException e) {
       failures.add(e);
     }
+    activity.logRemaining();
     view.releaseAtClose();
     try {
       directoryLock.close();
