@@ -137,6 +137,33 @@ class SnapshotTest {
     }
   }
 
+  /**
+   * {@code shale server --admin-secret-file}: the node takes only calls signed with that secret,
+   * loopback included, and {@code shale snapshot --admin-secret-file} signs them; the option is
+   * refused next to --cluster.
+   */
+  @Test
+  void aNodeWithAnAdminSecretTakesOnlySignedCalls() throws Exception {
+    Path secret = dir.resolve("admin.secret");
+    SecretFile.write(secret, "admin-secret-for-the-test-0123456789".getBytes(StandardCharsets.UTF_8));
+    Path data = dir.resolve("data");
+    try (NodeProcess node = NodeProcess.start(FreePort.find(), data, List.of("-Xmx128m"),
+        List.of("--admin-secret-file", secret.toString())).awaitReady(READY)) {
+      assertThat(run("snapshot", "create", "--name", "unsigned", "--via", node.baseUrl())).isNotZero();
+      assertThat(err.toString()).contains("403");
+      assertThat(data.resolve("snapshots").resolve("unsigned")).doesNotExist();
+      assertThat(run("snapshot", "create", "--name", "signed", "--via", node.baseUrl(), "--admin-secret-file", secret.toString()))
+          .as(err.toString()).isZero();
+      assertThat(data.resolve("snapshots").resolve("signed").resolve("LOCK")).doesNotExist();
+      assertThat(Path.of(out.toString().strip())).isDirectory();
+      assertThat(node.terminate(Duration.ofSeconds(10))).isZero();
+    }
+    err.getBuffer().setLength(0);
+    assertThat(run("server", "--data", dir.resolve("other").toString(), "--cluster", "http://127.0.0.1:1",
+        "--admin-secret-file", secret.toString())).isNotZero();
+    assertThat(err.toString()).contains("--admin-secret-file is for a node without a cluster");
+  }
+
   private static HttpResponse<String> call(String method, String url) throws IOException, InterruptedException {
     return HTTP.send(HttpRequest.newBuilder(URI.create(url)).method(method, HttpRequest.BodyPublishers.noBody()).build(),
         HttpResponse.BodyHandlers.ofString());
