@@ -1,8 +1,6 @@
 package dev.shale.server.http;
 
 import dev.shale.cluster.AdminSignatures;
-import dev.shale.server.NodeAdmin;
-
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.Consistency;
 import dev.shale.cluster.coordination.Coordinator;
@@ -12,6 +10,7 @@ import dev.shale.cluster.repair.RepairReport;
 import dev.shale.server.EntityResult;
 import dev.shale.server.EntityService;
 import dev.shale.server.LentValueBuf;
+import dev.shale.server.NodeAdmin;
 import dev.shale.server.Reasons;
 import dev.shale.server.RepairBody;
 import dev.shale.server.ServerOptions;

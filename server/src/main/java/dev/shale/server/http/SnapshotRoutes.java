@@ -5,6 +5,7 @@ import dev.shale.server.StatusBody;
 import dev.shale.storage.Checkpoint;
 import dev.shale.storage.Engine;
 import dev.shale.storage.StorageException;
+import dev.shale.storage.WriteStallException;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
@@ -22,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -54,10 +56,6 @@ public final class SnapshotRoutes {
     this.directory = directory.toAbsolutePath();
   }
 
-  static boolean handles(String path) {
-    return path.equals(SNAPSHOT_PATH) || path.equals(SNAPSHOTS_PATH);
-  }
-
   /** The answer to a snapshot route's request, once done. */
   CompletableFuture<FullHttpResponse> answer(HttpRequest head, RequestTarget target) {
     HttpVersion version = head.protocolVersion();
@@ -88,7 +86,7 @@ public final class SnapshotRoutes {
     return CompletableFuture.supplyAsync(() -> serialized(() -> create ? create(version, chosen) : delete(version, chosen)), THREADS);
   }
 
-  private synchronized FullHttpResponse serialized(java.util.function.Supplier<FullHttpResponse> work) {
+  private synchronized FullHttpResponse serialized(Supplier<FullHttpResponse> work) {
     try {
       return work.get();
     } catch (RuntimeException e) {
@@ -105,6 +103,9 @@ public final class SnapshotRoutes {
     Checkpoint made;
     try {
       made = engine.checkpoint(target);
+    } catch (WriteStallException e) {
+      // Its flush could not freeze the memtable in time: overloaded, as a write would be told.
+      return Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE, Reasons.oneLine(e.getMessage()));
     } catch (StorageException e) {
       return Responses.error(version, HttpResponseStatus.INTERNAL_SERVER_ERROR, Reasons.oneLine(e.getMessage()));
     }
