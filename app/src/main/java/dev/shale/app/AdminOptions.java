@@ -31,6 +31,11 @@ final class AdminOptions {
       description = "The cluster secret itself. Prefer --cluster-secret-file: a command line is visible to other users.")
   @Nullable String clusterSecret;
 
+  @Option(names = "--admin-secret-file", paramLabel = "<file>",
+      description = "A file holding the admin secret of a node started with --admin-secret-file (a node without a "
+          + "cluster), to sign the call with.")
+  @Nullable Path adminSecretFile;
+
   @Option(names = "--timeout", paramLabel = "<ms>", defaultValue = "3600000",
       description = "Longest the call may take, from connecting to its answer. Default: ${DEFAULT-VALUE} (1 h).")
   long timeoutMillis;
@@ -48,7 +53,12 @@ final class AdminOptions {
   }
 
   private @Nullable AdminSignatures signatures() {
-    byte[] secret = SecretFile.fromOptions(clusterSecret, clusterSecretFile, this::usage);
+    if (adminSecretFile != null && (clusterSecret != null || clusterSecretFile != null)) {
+      throw usage("give either --admin-secret-file (a node without a cluster) or the cluster secret, not both");
+    }
+    byte[] secret = adminSecretFile != null
+        ? SecretFile.fromOptions(null, adminSecretFile, this::usage)
+        : SecretFile.fromOptions(clusterSecret, clusterSecretFile, this::usage);
     if (secret == null) return null;
     try {
       return AdminSignatures.withSecret(secret);

@@ -1,6 +1,7 @@
 package dev.shale.app;
 
 import dev.shale.app.membership.RaftMembership;
+import dev.shale.cluster.AdminSignatures;
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.HintLimits;
 import dev.shale.cluster.HintStore;
@@ -9,6 +10,7 @@ import dev.shale.cluster.handoff.Handoff;
 import dev.shale.cluster.handoff.MapChanges;
 import dev.shale.cluster.coordination.HintedWrites;
 import dev.shale.cluster.coordination.MissedWrites;
+import dev.shale.server.NodeAdmin;
 import dev.shale.server.ServerOptions;
 import dev.shale.server.ShaleServer;
 import dev.shale.server.repair.RepairRunner;
@@ -27,6 +29,8 @@ final class Node implements AutoCloseable {
   static final String HINTS_DIR = "hints";
   /** Where the handoff keeps the progress of its pulls ({@code <data>/handoff}; docs/format.md, "Handoff progress"). */
   static final String HANDOFF_DIR = "handoff";
+  /** Under the data directory: the snapshots {@code POST /v0/admin/snapshot} makes (docs/operations.md). */
+  static final String SNAPSHOTS_DIR = "snapshots";
 
   private final Path dataDir;
   private final Engine engine;
@@ -85,15 +89,26 @@ final class Node implements AutoCloseable {
   static Node start(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, @Nullable Cluster cluster,
       HintLimits hintLimits, @Nullable RaftMembership membership, @Nullable DataMovement movement) {
     try {
-      return startServing(dataDir, engineOptions, serverOptions, cluster, hintLimits, membership, movement);
+      return startServing(dataDir, engineOptions, serverOptions, cluster, hintLimits, membership, movement, null);
     } catch (RuntimeException e) {
       if (membership != null) membership.close();
       throw e;
     }
   }
 
+  /**
+   * Like {@link #start(Path, EngineOptions, ServerOptions)}, a node without a cluster whose admin
+   * calls must be signed with {@code adminSignatures}' secret (null: unsigned, from loopback
+   * clients only).
+   */
+  static Node startAlone(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, HintLimits hintLimits,
+      @Nullable AdminSignatures adminSignatures) {
+    return startServing(dataDir, engineOptions, serverOptions, null, hintLimits, null, null, adminSignatures);
+  }
+
   private static Node startServing(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, @Nullable Cluster cluster,
-      HintLimits hintLimits, @Nullable RaftMembership membership, @Nullable DataMovement movement) {
+      HintLimits hintLimits, @Nullable RaftMembership membership, @Nullable DataMovement movement,
+      @Nullable AdminSignatures adminSignatures) {
     boolean replicated = cluster != null && cluster.takesPeers();
     if (replicated) {
       try {
@@ -116,7 +131,9 @@ final class Node implements AutoCloseable {
       // The coordinator keeps what peers miss in the store; the handoff delivers it through the
       // server, and hears from the coordinator which replicas answer.
       HintedWrites missed = hints == null ? null : new HintedWrites(hints);
-      server = ShaleServer.start(engine, serverOptions, cluster, missed == null ? MissedWrites.NONE : missed);
+      // Snapshots live beside the store's files; the engine's own scans skip directories.
+      NodeAdmin admin = new NodeAdmin(dataDir.resolve(SNAPSHOTS_DIR), adminSignatures);
+      server = ShaleServer.start(engine, serverOptions, cluster, missed == null ? MissedWrites.NONE : missed, admin);
       HintedHandoff handoff = null;
       if (hints != null && missed != null) {
         handoff = new HintedHandoff(hints, server.hintSender(), hintLimits);

@@ -1,5 +1,6 @@
 package dev.shale.app;
 
+import dev.shale.cluster.AdminSignatures;
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.HintLimits;
 import dev.shale.cluster.InternalAuth;
@@ -114,6 +115,13 @@ final class ServerCommand implements Callable<Integer> {
       description =
           "A file holding the cluster secret (trailing white space ignored); keep it mode 0600.")
   @Nullable Path clusterSecretFile;
+
+  @Option(names = "--admin-secret-file", paramLabel = "<file>",
+      description =
+          "A node without --cluster: admin calls (/v0/admin/...) must be signed with the secret in this "
+          + "file (at least 16 bytes; as the cluster secret signs them in a cluster), and are then taken "
+          + "from anywhere. Without it such a node serves admin calls to loopback clients only.")
+  @Nullable Path adminSecretFile;
 
   @Option(names = "--trusted-network",
       description =
@@ -308,7 +316,7 @@ final class ServerCommand implements Callable<Integer> {
       // A node alone runs no Raft; any other node's cluster is its Raft-agreed map.
       Node node = MembershipStart.needed(data, membership)
           ? startMember(engineOptions, serverOptions, hintLimits, membership)
-          : Node.start(data, engineOptions, serverOptions, null, hintLimits);
+          : Node.startAlone(data, engineOptions, serverOptions, hintLimits, adminSignatures());
       node.repairEvery(repairIntervalMillis);
       LOG.log(Level.INFO, "shale " + VersionProvider.version() + " serving " + node.describe());
       String why = "an interrupt";
@@ -410,12 +418,28 @@ final class ServerCommand implements Callable<Integer> {
     }
   }
 
+  // --admin-secret-file, for a node without a cluster (whose members sign with the cluster secret).
+  private @Nullable AdminSignatures adminSignatures() {
+    if (adminSecretFile == null) return null;
+    byte[] secret = SecretFile.fromOptions(null, adminSecretFile, this::usage);
+    if (secret == null) return null;
+    try {
+      return AdminSignatures.withSecret(secret);
+    } catch (IllegalArgumentException e) {
+      throw usage("--admin-secret-file: " + e.getMessage());
+    }
+  }
+
   /**
    * The cluster that --cluster names, as a fixed topology (null without it), or a usage error
    * saying why not. The node itself starts with the map agreed with Raft ({@link #startMember});
    * this checks the options it starts from.
    */
   @Nullable Cluster cluster() {
+    if (adminSecretFile != null && (cluster != null || join != null || RaftMembership.hasStoredGroup(data))) {
+      throw usage("--admin-secret-file is for a node without a cluster; a cluster's admin calls are signed with its "
+          + "--cluster-secret-file");
+    }
     if (cluster == null) {
       if ((clusterSecret != null || clusterSecretFile != null || trustedNetwork || replicationFactor != null) && join == null
           && !RaftMembership.hasStoredGroup(data)) {

@@ -7,6 +7,7 @@ import dev.shale.cluster.handoff.RangeProgress;
 import dev.shale.server.http.AnswerBudget;
 import dev.shale.server.http.BodyBudget;
 import dev.shale.server.http.EntityHttpHandler;
+import dev.shale.server.http.SnapshotRoutes;
 import dev.shale.server.repair.RepairRunner;
 import dev.shale.server.http.LingeringClose;
 import dev.shale.server.http.LoopWriteGroup;
@@ -85,13 +86,17 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   // One per event loop: the client writes each loop receives in one turn go to the engine together.
   private final Map<EventExecutor, LoopWriteGroup> writeGroups = new ConcurrentHashMap<>();
   private final NodeMetrics metrics;
+  private final NodeAdmin admin;
+  private final @Nullable SnapshotRoutes snapshots; // null: no snapshots
 
   ServerInitializer(
       ServerOptions options, EntityService service, @Nullable StoragePool pool, BodyBudget budget,
       AnswerBudget answerBudget, ChannelGroup connections, BooleanSupplier draining, @Nullable Cluster cluster, @Nullable Coordinator coordinator,
       ReplicationStats stats, Supplier<List<RangeProgress>> handoff, Scans scans, @Nullable PeerEndpoint peers,
-      @Nullable RepairRunner repairs, NodeMetrics metrics) {
+      @Nullable RepairRunner repairs, NodeMetrics metrics, NodeAdmin admin, @Nullable SnapshotRoutes snapshots) {
     this.metrics = metrics;
+    this.admin = admin;
+    this.snapshots = snapshots;
     this.scans = scans;
     this.handoff = handoff;
     this.repairs = repairs;
@@ -129,7 +134,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     pipeline.addLast("flow", new FlowControlHandler());
     pipeline.addLast("aggregator", new RequestAggregator(options.maxValueSizeBytes(), budget, requestTimeout, lingeringClose));
     pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, answerBudget, valueSizes, options, cluster, coordinator, stats, handoff,
-        scans, repairs, metrics, loop -> writeGroups.computeIfAbsent(loop, l -> new LoopWriteGroup(l, service))));
+        scans, repairs, metrics, admin, snapshots, loop -> writeGroups.computeIfAbsent(loop, l -> new LoopWriteGroup(l, service))));
   }
 
   private static HttpDecoderConfig decoderConfig() {

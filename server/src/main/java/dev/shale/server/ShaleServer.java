@@ -16,6 +16,7 @@ import dev.shale.server.coordination.ReplicaCalls;
 import dev.shale.server.http.AnswerBudget;
 import dev.shale.server.http.BodyBudget;
 import dev.shale.server.http.ConnectionEvent;
+import dev.shale.server.http.SnapshotRoutes;
 import dev.shale.server.metrics.NodeMetrics;
 import dev.shale.server.peer.MapFence;
 import dev.shale.server.peer.PeerDialer;
@@ -137,6 +138,15 @@ public final class ShaleServer implements AutoCloseable {
    * @throws UncheckedIOException if it cannot listen on the host and port
    */
   public static ShaleServer start(Engine engine, ServerOptions options, @Nullable Cluster cluster, MissedWrites missed) {
+    return start(engine, options, cluster, missed, NodeAdmin.NONE);
+  }
+
+  /**
+   * Like {@link #start(Engine, ServerOptions, Cluster, MissedWrites)}, with the snapshots and the
+   * admin secret of {@code admin}.
+   */
+  public static ShaleServer start(Engine engine, ServerOptions options, @Nullable Cluster cluster, MissedWrites missed,
+      NodeAdmin admin) {
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     Class<? extends ServerChannel> channelType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
@@ -203,7 +213,7 @@ public final class ShaleServer implements AutoCloseable {
         .childHandler(new ServerInitializer(
             options, service, pool, budget, answerBudget, connections, draining::get, cluster, coordinator, stats,
             () -> handoff.get() == null ? List.of() : handoff.get().progress(), new Scans(service, scanThreads, cluster, dialer), peers,
-            repairs, metrics));
+            repairs, metrics, admin, admin.snapshots() == null ? null : new SnapshotRoutes(engine, admin.snapshots())));
     try {
       Channel listener = bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
       // Greets every peer, and returns once they know this node is up: a restarted node's

@@ -215,6 +215,26 @@ public interface Engine extends AutoCloseable {
    */
   void dropKeys(Predicate<byte[]> keys);
 
+  /**
+   * Writes a consistent checkpoint of the store to the new directory {@code target} (as
+   * RocksDB's Checkpoint): flushes the memtables, then hard-links every live table into
+   * {@code target} and writes a manifest naming exactly those tables (docs/format.md,
+   * "Checkpoints"). The directory opens with {@link #open} as a store holding every write that
+   * completed before the call, and may hold writes that complete during it (those a flush took
+   * along; never a later write without every earlier one). {@code target} must be on the store's
+   * file system (hard links) and must not exist; it is created whole or not at all. Writes and
+   * reads go on meanwhile; a compaction may run, but the tables being linked stay on disk.
+   *
+   * <p>The links keep their tables' disk space after compaction deletes the store's own names:
+   * delete a checkpoint once it is copied away.
+   *
+   * @throws StorageException if {@code target} exists, or a flush, link or fsync fails
+   *     (nothing is left at {@code target} then)
+   */
+  default Checkpoint checkpoint(Path target) {
+    throw new UnsupportedOperationException("this engine does not make checkpoints");
+  }
+
   /** Counters and sizes for logs and metrics. */
   EngineStats stats();
 

@@ -84,6 +84,11 @@ final class RealVfs implements Vfs {
   }
 
   @Override
+  public void link(Path existing, Path link) throws IOException {
+    Files.createLink(link, existing);
+  }
+
+  @Override
   public boolean delete(Path file) throws IOException {
     return Files.deleteIfExists(file);
   }

@@ -33,6 +33,15 @@ public interface Vfs {
     return RealVfs.INSTANCE;
   }
 
+  /**
+   * Makes {@code link} a second name of the existing file {@code existing} (a hard link: both
+   * names share the file's bytes, which stay on disk until the last name is deleted), in the
+   * same file system. For checkpoints; a file system without hard links throws.
+   */
+  default void link(Path existing, Path link) throws IOException {
+    throw new IOException("this file system does not make hard links (" + link + " -> " + existing + ")");
+  }
+
   /** Creates {@code file}, which must not exist (FileAlreadyExistsException), for appending. */
   WritableFile create(Path file) throws IOException;
 

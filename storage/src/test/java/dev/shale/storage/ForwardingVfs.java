@@ -68,6 +68,11 @@ abstract class ForwardingVfs implements Vfs {
   }
 
   @Override
+  public void link(Path existing, Path link) throws IOException {
+    delegate.link(existing, link);
+  }
+
+  @Override
   public boolean delete(Path file) throws IOException {
     return around(VfsOp.DELETE, file, () -> delegate.delete(file));
   }

@@ -139,7 +139,8 @@ public final class ClusterRepair {
     try {
       RepairReport report = new PairRepair(sides.apply(range.a()), sides.apply(range.b()), range, leafBits, SUB_BITS, throttle).run();
       recordsExchanged.addAndGet(report.recordsExchanged());
-      LOG.log(Level.INFO, () -> "repair of " + range + ": " + report.leavesDiffering() + " leaves differed, "
+      // DEBUG: one line per range pair; the repair's total is at INFO.
+      LOG.log(Level.DEBUG, () -> "repair of " + range + ": " + report.leavesDiffering() + " leaves differed, "
           + report.recordsExchanged() + " records copied, " + report.bytesExchanged() + " bytes exchanged");
       return report;
     } catch (RuntimeException e) {

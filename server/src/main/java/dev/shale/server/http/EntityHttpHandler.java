@@ -1,5 +1,6 @@
 package dev.shale.server.http;
 
+import dev.shale.cluster.AdminSignatures;
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.Consistency;
 import dev.shale.cluster.coordination.Coordinator;
@@ -9,6 +10,7 @@ import dev.shale.cluster.repair.RepairReport;
 import dev.shale.server.EntityResult;
 import dev.shale.server.EntityService;
 import dev.shale.server.LentValueBuf;
+import dev.shale.server.NodeAdmin;
 import dev.shale.server.Reasons;
 import dev.shale.server.RepairBody;
 import dev.shale.server.ServerOptions;
@@ -102,6 +104,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final @Nullable TopologyRoutes topology; // null without a cluster
   private final Scans scans;
   private final AdminGate adminGate;
+  private final @Nullable SnapshotRoutes snapshots; // null: this node takes no snapshots
   private final AnswerBudget answerBudget;
   private final RecentValueSizes valueSizes; // node-wide
   private final @Nullable RepairRunner repairs; // null without peers
@@ -121,10 +124,11 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       EntityService service, @Nullable StoragePool pool, BodyBudget budget, AnswerBudget answerBudget, RecentValueSizes valueSizes, ServerOptions options,
       @Nullable Cluster cluster, @Nullable Coordinator coordinator, ReplicationStats stats,
       Supplier<List<RangeProgress>> handoff, Scans scans, @Nullable RepairRunner repairs, NodeMetrics metrics,
-      Function<EventExecutor, LoopWriteGroup> writeGroups) {
+      NodeAdmin admin, @Nullable SnapshotRoutes snapshots, Function<EventExecutor, LoopWriteGroup> writeGroups) {
     this.writeGroups = writeGroups;
     this.metrics = metrics;
     this.responses = new ResponseQueue(bytes -> share().release(bytes), metrics.http());
+    this.snapshots = snapshots;
     this.scans = scans;
     this.handoff = handoff;
     this.repairs = repairs;
@@ -138,7 +142,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     this.stats = stats;
     this.cluster = cluster;
     this.topology = cluster == null ? null : new TopologyRoutes(cluster.membership());
-    this.adminGate = new AdminGate(cluster == null ? null : cluster.auth().adminSignatures());
+    this.adminGate = adminGate(cluster, admin);
   }
 
   @Override
@@ -264,7 +268,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     HttpRequest head = request.head();
     RequestTarget target = RequestTarget.parse(head.uri());
     if (AdminGate.isAdmin(target.path())) {
-      FullHttpResponse refusal = adminGate.refusal(head, request.body());
+      FullHttpResponse refusal = adminGate.refusal(head, request.body(), ctx().channel().remoteAddress());
       if (refusal != null) return new Answer(refusal);
     }
     return switch (target.path()) {
@@ -280,6 +284,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       case COMPACT_PATH -> compact(head);
       case TopologyRoutes.TOPOLOGY_PATH, TopologyRoutes.JOIN_PATH, TopologyRoutes.REMOVE_PATH -> topology(head, target);
       case REPAIR_PATH -> repair(head);
+      case SnapshotRoutes.SNAPSHOT_PATH, SnapshotRoutes.SNAPSHOTS_PATH -> snapshot(head, target);
       default -> new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST,
           "unknown path " + target.path() + "; the API is " + ENTITY_PATH + "?id=<id>"));
     };
@@ -556,6 +561,26 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     RepairRunner runner = repairs;
     if (runner == null) return new Answer(Responses.json(version, HttpResponseStatus.OK, RepairBody.of(RepairReport.NOTHING)));
     return new Pending(() -> runner.repairAll().thenApply(report -> Responses.json(version, HttpResponseStatus.OK, RepairBody.of(report))));
+  }
+
+  /** The snapshot routes: answered once the snapshot is made, listed or deleted. */
+  private Action snapshot(HttpRequest head, RequestTarget target) {
+    SnapshotRoutes routes = snapshots;
+    if (routes == null) {
+      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.NOT_FOUND, "this node takes no snapshots"));
+    }
+    return new Pending(() -> routes.answer(head, target));
+  }
+
+  // A cluster node signs with the cluster's secret, or trusts its network; a single node signs
+  // with its --admin-secret-file, or serves loopback clients only.
+  private static AdminGate adminGate(@Nullable Cluster cluster, NodeAdmin admin) {
+    if (cluster != null) {
+      AdminSignatures clusterSignatures = cluster.auth().adminSignatures();
+      return clusterSignatures == null ? AdminGate.open() : AdminGate.signed(clusterSignatures);
+    }
+    AdminSignatures own = admin.signatures();
+    return own == null ? AdminGate.loopbackOnly() : AdminGate.signed(own);
   }
 
   /** The cluster map's routes (read it, join, remove): answered once the change is agreed. */

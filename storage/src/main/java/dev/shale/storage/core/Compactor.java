@@ -66,13 +66,15 @@ final class Compactor implements Runnable {
   private volatile boolean stopRequested; // stopping, readable without the lock
   private final ArrayDeque<FullRequest> fullRequests = new ArrayDeque<>(); // guarded by lock
 
+  private final ActivitySummary activity;
   private final LongAdder compactions = new LongAdder();
   private final LongAdder bytesRead = new LongAdder();
   private final LongAdder bytesWritten = new LongAdder();
   private final LongAdder failures = new LongAdder();
 
   Compactor(Host host, EngineOptions options, CompactionRun run, FlushGate gate,
-      DamageRegistry damage, DiskSpace disk, String threadName) {
+      DamageRegistry damage, DiskSpace disk, ActivitySummary activity, String threadName) {
+    this.activity = activity;
     this.host = host;
     this.gate = gate;
     this.damage = damage;
@@ -391,7 +393,9 @@ final class Compactor implements Runnable {
     bytesRead.add(read);
     bytesWritten.add(outputs.bytesWritten());
     List<Long> numbers = outputs.tables().stream().map(SharedTable::fileNumber).toList();
-    LOG.log(Level.INFO, "compacted " + compaction.describe()
+    activity.compacted(read, outputs.bytesWritten());
+    // DEBUG: a loaded store compacts several times a second; ActivitySummary writes the INFO line.
+    LOG.log(Level.DEBUG, () -> "compacted " + compaction.describe()
         + (compaction.isTrivialMove() ? " moved" : " into " + numbers) + ": read " + read
         + " bytes, wrote " + outputs.bytesWritten() + " bytes, " + outputs.recordsWritten()
         + " records, " + outputs.tombstonesDropped() + " tombstones dropped, "

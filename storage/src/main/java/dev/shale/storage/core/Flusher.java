@@ -57,6 +57,7 @@ final class Flusher implements Runnable {
   private final FlushGate gate;
   private final Hooks.CrashPoints crashPoints;
   private final Thread thread;
+  private final ActivitySummary activity;
   // A table written for a memtable whose manifest commit failed, reused by the retry; null when
   // no commit failed since the last table was written.
   private @Nullable Written pending;
@@ -64,8 +65,9 @@ final class Flusher implements Runnable {
   private final LongAdder blockReads; // the engine's, which the tables written here count in
 
   Flusher(Host host, Path directory, EngineOptions options, FileNumbers fileNumbers,
-      Hooks hooks, String threadName, LongAdder blockReads) {
+      Hooks hooks, ActivitySummary activity, String threadName, LongAdder blockReads) {
     this.blockReads = blockReads;
+    this.activity = activity;
     this.host = host;
     this.directory = directory;
     this.options = options;
@@ -160,7 +162,9 @@ final class Flusher implements Runnable {
     crashPoints.reached("flush.afterInstall");
     deleteLog(frozen.logNumber());
     crashPoints.reached("flush.afterLogDeleted");
-    LOG.log(Level.INFO, "flushed " + FileNames.log(frozen.logNumber()) + " to "
+    activity.flushed(meta.fileSizeBytes());
+    // DEBUG: a loaded store flushes several times a second; ActivitySummary writes the INFO line.
+    LOG.log(Level.DEBUG, () -> "flushed " + FileNames.log(frozen.logNumber()) + " to "
         + FileNames.table(meta.fileNumber()) + ": " + meta.entryCount() + " entries, "
         + meta.fileSizeBytes() + " bytes, "
         + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos) + " ms");

@@ -1,5 +1,6 @@
 package dev.shale.storage.core;
 
+import dev.shale.storage.Checkpoint;
 import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineHealth;
@@ -63,6 +64,7 @@ final class LsmEngine implements Engine {
   private static final System.Logger LOG = System.getLogger(LsmEngine.class.getName());
 
   private final Path directory;
+  private final EngineOptions options;
   private final HybridClock clock;
   private final LongSupplier wallClockMillis;
   private final DirectoryLock directoryLock;
@@ -78,6 +80,7 @@ final class LsmEngine implements Engine {
   private final Optional<IntervalSync> intervalSync;
   private final DamageRegistry damage;
   private final DiskSpace disk;
+  private final ActivitySummary activity;
   private final ValueLeases leases = new ValueLeases();
   // Data blocks read from every table since open: reads, scans and compactions alike.
   private final LongAdder blockReads;
@@ -87,6 +90,7 @@ final class LsmEngine implements Engine {
       DirectoryLock directoryLock, Recovery.Recovered recovered, LongAdder blockReads) {
     this.blockReads = blockReads;
     this.directory = directory;
+    this.options = options;
     this.clock = clock;
     this.wallClockMillis = options.wallClockMillis();
     this.directoryLock = directoryLock;
@@ -108,12 +112,13 @@ final class LsmEngine implements Engine {
     String name = String.valueOf(directory.getFileName());
     DiskSpace disk = new DiskSpace(options.vfs(), directory, options.diskReserveBytes());
     this.disk = disk;
+    this.activity = new ActivitySummary(directory.toString(), backpressure::writeStalls, System::nanoTime);
     this.compactor = new Compactor(new CompactionHost(view, fileSets, damage, crashPoints), options,
         new CompactionRun(directory, options, fileNumbers, crashPoints, blockReads), hooks.compactionGate(),
-        damage, disk, "shale-compact-" + name);
+        damage, disk, activity, "shale-compact-" + name);
     this.flushes = new FlushHost(lock, view, fileSets, backpressure, compactor);
     this.flusher =
-        new Flusher(flushes, directory, options, fileNumbers, hooks, "shale-flush-" + name, blockReads);
+        new Flusher(flushes, directory, options, fileNumbers, hooks, activity, "shale-flush-" + name, blockReads);
     this.writes = new WriteQueue(
         directory, options, clock, fileNumbers, log, lock, view, backpressure, flushes, disk);
     this.intervalSync = options.syncMode() == SyncMode.INTERVAL
@@ -298,6 +303,27 @@ final class LsmEngine implements Engine {
     }
   }
 
+  /**
+   * Flushes every memtable, then links the tables of the view that holds their records. The
+   * retained view pins its tables (CheckpointWriter's invariant); a flush or compaction that
+   * publishes a newer view meanwhile changes nothing linked.
+   */
+  @Override
+  public Checkpoint checkpoint(Path target) {
+    Objects.requireNonNull(target, "target");
+    checkOpen();
+    if (options.vfs().exists(target)) throw new StorageException("checkpoint target " + target + " exists already");
+    writes.flushMemtables();
+    ReadView current = view.retain();
+    try {
+      return CheckpointWriter.write(options.vfs(), directory, current, clock.current(), target);
+    } catch (IOException e) {
+      throw new StorageException("checkpoint of " + directory + " to " + target + " failed: " + e, e);
+    } finally {
+      current.release();
+    }
+  }
+
   @Override
   public HybridClock clock() {
     return clock;
@@ -395,6 +421,7 @@ final class LsmEngine implements Engine {
     } catch (IOException e) {
       failures.add(e);
     }
+    activity.logRemaining();
     view.releaseAtClose();
     try {
       directoryLock.close();

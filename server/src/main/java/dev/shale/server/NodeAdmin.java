@@ -1,0 +1,19 @@
+package dev.shale.server;
+
+import dev.shale.cluster.AdminSignatures;
+import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a node's admin routes need beyond the engine, for a node without {@code --cluster}.
+ *
+ * @param snapshots where {@code /v0/admin/snapshot} writes snapshots ({@code <data>/snapshots}),
+ *     or null: the node takes no snapshots (404)
+ * @param signatures a node without a cluster started with {@code --admin-secret-file}: admin
+ *     calls must be signed with that secret, from anywhere; null: admin calls are served unsigned,
+ *     to loopback clients only. A node of a cluster uses the cluster's secret instead.
+ */
+public record NodeAdmin(@Nullable Path snapshots, @Nullable AdminSignatures signatures) {
+  /** No snapshots, and admin calls from loopback clients only. */
+  public static final NodeAdmin NONE = new NodeAdmin(null, null);
+}
