@@ -10,14 +10,12 @@ import dev.shale.storage.EngineStats;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Keys;
-import dev.shale.storage.ReadAttempt;
 import dev.shale.storage.ReadRecord;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.ThrottledLog;
 import dev.shale.storage.Versions;
 import dev.shale.storage.WriteStallException;
 import java.lang.System.Logger.Level;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -68,42 +66,6 @@ public final class EntityService {
    */
   public EntityResult get(byte[] key) {
     return call("get", key, () -> answered(engine.read(key), false));
-  }
-
-  /**
-   * {@link #get}, done only if the engine can answer without waiting for the disk
-   * ({@link Engine#tryRead}); null, with nothing read, if it cannot.
-   */
-  public @Nullable EntityResult tryGet(byte[] key) {
-    return call("get", key, () -> {
-      ReadAttempt attempt = engine.tryRead(key);
-      return attempt.done() ? answered(attempt.record(), false) : null;
-    });
-  }
-
-  /** {@link #readForPeer}, done only if the engine can answer without waiting for the disk; null if it cannot. */
-  public @Nullable EntityResult tryReadForPeer(byte[] key) {
-    return call("read", key, () -> {
-      ReadAttempt attempt = engine.tryRead(key);
-      return attempt.done() ? answered(attempt.record(), true) : null;
-    });
-  }
-
-  /** {@link #read}, done only if the engine can answer without waiting for the disk; null if it cannot. */
-  public @Nullable EntityResult tryRead(byte[] key) {
-    return call("read", key, () -> {
-      ReadAttempt attempt = engine.tryRead(key);
-      if (!attempt.done()) return null;
-      try (ReadRecord record = attempt.record()) {
-        return switch (record) {
-          case null -> EntityResult.NOT_FOUND;
-          case ReadRecord.Copied(Entry entry) -> copied(entry);
-          // Copied here: the coordinator merges its replicas' answers in memory.
-          case ReadRecord.Lent lent ->
-              EntityResult.found(lent.value().toArray(ValueLayout.JAVA_BYTE), lent.version()).expiringAt(lent.expiresAtMillis());
-        };
-      }
-    });
   }
 
   /**

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
  * An engine whose {@code get} of one key blocks until the test releases it: a deterministic
  * "slow storage call".
  */
-class BlockingEngine extends ForwardingEngine {
+final class BlockingEngine extends ForwardingEngine {
   private final byte[] blockedKey;
   private final Duration maxBlock; // a test that never releases fails past it, rather than hang
   private final CountDownLatch entered = new CountDownLatch(1);

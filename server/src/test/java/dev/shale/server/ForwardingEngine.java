@@ -11,9 +11,8 @@ import java.util.function.Predicate;
 
 /**
  * An engine that passes every call on; tests override a method to block or fail it. Except
- * {@link Engine#read}, which keeps the interface's default (a copy through {@link #get}), and
- * {@link Engine#tryRead}, which keeps its default too (never at once): a test that blocks or
- * fails {@code get} blocks or fails the server's GETs too, on the pool, and this engine lends
+ * {@link Engine#read}, which keeps the interface's default (a copy through {@link #get}): a test
+ * that blocks or fails {@code get} blocks or fails the server's GETs too, and this engine lends
  * nothing.
  */
 class ForwardingEngine implements Engine {

@@ -4,12 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.Engine;
 import dev.shale.storage.Entry;
-import dev.shale.storage.ReadAttempt;
 import dev.shale.testkit.Await;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
@@ -18,8 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A full storage pool answers 503 with Retry-After at once, never queueing without bound; a write
- * the engine can do without waiting, and a read of what is in memory, are done on the event loop,
- * pool or not.
+ * the engine can do without waiting is done on the event loop, pool or not.
  */
 class OverloadTest {
   @TempDir Path dir;
@@ -84,29 +80,6 @@ class OverloadTest {
     HttpResponse<byte[]> stored = node.get(node.entity("x"));
     assertThat(stored.statusCode()).isEqualTo(200);
     assertThat(stored.body()).containsExactly(7);
-  }
-
-  @Test
-  void readsOfWhatIsInMemoryAreAnsweredWhileThePoolIsFull() throws Exception {
-    node = TestServer.start(dir, TestServer.options().withWorkers(1).withQueueSize(0),
-        e -> engine = new BlockingEngine(e, "block") {
-          @Override
-          public ReadAttempt tryRead(byte[] key) {
-            // The blocked key's read takes the pool's only worker; every other read is tried at once.
-            return Arrays.equals(key, "block".getBytes(StandardCharsets.UTF_8)) ? ReadAttempt.WOULD_WAIT : e.tryRead(key);
-          }
-        });
-    Await.until("a PUT done at once", TestServer.TIMEOUT, () -> node.put(node.entity("x"), new byte[] {7}).statusCode() == 201);
-    CompletableFuture<HttpResponse<byte[]>> blocked = async(() -> node.get(node.entity("block")));
-    engine.awaitBlocked(); // the only worker is busy, and nothing may wait for it
-
-    HttpResponse<byte[]> stored = node.get(node.entity("x"));
-    assertThat(stored.statusCode()).as("a read of the memtable, on the event loop").isEqualTo(200);
-    assertThat(stored.body()).containsExactly(7);
-    assertThat(node.get(node.entity("absent")).statusCode()).isEqualTo(404);
-
-    engine.release();
-    assertThat(blocked.get().statusCode()).isEqualTo(404);
   }
 
   /** The engine as if it could never write at once: every write needs a pool worker. */

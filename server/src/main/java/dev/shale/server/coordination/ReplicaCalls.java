@@ -83,16 +83,8 @@ public final class ReplicaCalls implements Replicas {
   public void read(Executor loop, NodeAddress replica, byte[] key, long mapVersion, Consumer<ReplicaReply> done) {
     if (replica.equals(self)) {
       String refusal = fence.refusal(mapVersion);
-      if (refusal != null) {
-        done.accept(new ReplicaReply.Failed(self.id() + ": " + refusal));
-        return;
-      }
-      EventExecutor executor = eventLoop(loop);
-      // A read of what is in memory costs less here than the pool's two hand-offs. (Only on
-      // the loop itself: done must run there.)
-      EntityResult atOnce = pool == null || !executor.inEventLoop() ? null : service.tryRead(key);
-      if (atOnce != null) done.accept(readReply(key, atOnce));
-      else local(executor, () -> readReply(key, service.read(key)), done);
+      if (refusal != null) done.accept(new ReplicaReply.Failed(self.id() + ": " + refusal));
+      else local(eventLoop(loop), () -> readReply(key, service.read(key)), done);
       return;
     }
     remote(eventLoop(loop), replica, id -> new PeerMessage.Read(id, mapVersion, key), answer -> readAnswer(replica, key, answer), done);

@@ -181,26 +181,23 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
    * A call of the engine; {@code usesBody}: the body must live until the call returns.
    * {@code grouped}, for a client's write: the record it writes, which first joins the event
    * loop's write group; {@code work} runs on the pool only if the engine cannot take the group.
-   * {@code atOnce}, for a read: the read done on the event loop if the engine can do it without
-   * waiting for the disk, answering null (nothing read) if it cannot; then {@code work} runs on
-   * the pool. {@code answersValue}: its answer may carry a stored value (its answer bytes are
-   * taken first).
+   * {@code answersValue}: its answer may carry a stored value (its answer bytes are taken first).
    */
   private record Call(
-      Supplier<EntityResult> work, EntityService.@Nullable Write grouped, @Nullable Supplier<@Nullable EntityResult> atOnce,
-      boolean write, boolean usesBody, boolean answersValue)
+      Supplier<EntityResult> work, EntityService.@Nullable Write grouped, boolean write, boolean usesBody,
+      boolean answersValue)
       implements Action {
-    static Call read(Supplier<EntityResult> work, Supplier<@Nullable EntityResult> atOnce) {
-      return new Call(work, null, atOnce, false, false, true);
+    static Call read(Supplier<EntityResult> work) {
+      return new Call(work, null, false, false, true);
     }
 
     /** An operator's call: not a write (it changes no record), answered with a line. */
     static Call operation(Supplier<EntityResult> work) {
-      return new Call(work, null, null, false, false, false);
+      return new Call(work, null, false, false, false);
     }
 
     static Call write(Supplier<EntityResult> work, EntityService.Write grouped, boolean usesBody) {
-      return new Call(work, grouped, null, true, usesBody, false);
+      return new Call(work, grouped, true, usesBody, false);
     }
   }
 
@@ -318,7 +315,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     if (coordinator != null && !coordinator.isLocalOnly(key, consistency)) {
       return new Coordinate(key, put ? body : null, !get, consistency, ttlMillis);
     }
-    if (get) return Call.read(() -> service.get(key), () -> service.tryGet(key));
+    if (get) return Call.read(() -> service.get(key));
     if (put) return Call.write(() -> service.put(key, body, ttlMillis), new EntityService.Write(key, body, ttlMillis), true);
     return Call.write(() -> service.delete(key), new EntityService.Write(key, null), false);
   }
@@ -333,16 +330,6 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     responses.hold(slot, answerBytes);
     if (pool == null) {
       complete(slot, answerBytes, answerOf(call.work(), version, bodyBytes));
-      calls.finished(call.write());
-      return;
-    }
-    // A read of what is in memory costs less here than the pool's two thread hand-offs, which
-    // took a quarter of the node's CPU at GET saturation (docs/perf/single-node.md).
-    Supplier<@Nullable EntityResult> read = call.atOnce();
-    FullHttpResponse readAtOnce = read == null ? null : answer(read, version, 0);
-    if (readAtOnce != null) {
-      budget.release(bodyBytes);
-      complete(slot, answerBytes, readAtOnce);
       calls.finished(call.write());
       return;
     }
@@ -422,18 +409,12 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     return withExpiry(withVersion(Responses.value(version, value), newest.version()), newest.expiresAtMillis());
   }
 
-  // The answer of a call that always has one: every call but a read tried at once (Call.atOnce).
+  // The call's answer; the body's budget (reservedBytes) is released once it has returned.
   private FullHttpResponse answerOf(Supplier<EntityResult> call, HttpVersion version, long reservedBytes) {
-    return Objects.requireNonNull(answer(call, version, reservedBytes), "a storage call answers");
-  }
-
-  // The call's answer, or null if the call answered null (a read the engine could not do at
-  // once); the body's budget (reservedBytes) is released once it has returned.
-  private @Nullable FullHttpResponse answer(Supplier<@Nullable EntityResult> call, HttpVersion version, long reservedBytes) {
     EntityResult result = null;
     try {
       result = call.get();
-      return result == null ? null : toResponse(result, version);
+      return toResponse(result, version);
     } catch (Throwable t) {
       if (result != null) result.closeLease(); // no answer took it
       // EntityService turns every failure into a result; this is a bug or an Error (say, out

@@ -27,8 +27,7 @@ import org.jspecify.annotations.Nullable;
  * coordinated again (docs/format.md, "Internode protocol"; docs/design.md, "Peer messaging"):
  *
  * <ul>
- *   <li>READ: {@link EntityService#tryReadForPeer} on the event loop when the engine can answer
- *       from memory, else {@link EntityService#readForPeer}, on the storage pool (the read may fault pages
+ *   <li>READ: {@link EntityService#readForPeer}, on the storage pool (the read may fault pages
  *       in), after the heap its answer may take is reserved in the node's {@link AnswerBudget},
  *       as for a client's read; a large value is lent and written from where it lies.
  *   <li>WRITE: {@link EntityService#tryWrite} on the event loop when the engine can take it at
@@ -198,12 +197,6 @@ public final class PeerRequestHandler extends ChannelInboundHandlerAdapter {
     Supplier<PeerMessage.Answer> work = () -> readAnswer(id, service.readForPeer(read.key()));
     if (pool == null) {
       answer(work.get(), readReserveBytes);
-      return;
-    }
-    // A read of what is in memory costs less here than the pool's two hand-offs.
-    EntityResult atOnce = service.tryReadForPeer(read.key());
-    if (atOnce != null) {
-      answer(readAnswer(id, atOnce), readReserveBytes);
       return;
     }
     boolean accepted = pool.trySubmit(() -> backOnLoop(work.get(), readReserveBytes));
