@@ -83,21 +83,6 @@ public interface Engine extends AutoCloseable {
     return entry == null ? null : new ReadRecord.Copied(entry);
   }
 
-  /**
-   * {@link #read}, but only if it can answer without waiting for the disk: from the memtables, and
-   * from tables whose data block that may hold the key is in the page cache (as {@code mincore}
-   * says; a table's filter and index are always in memory). Otherwise {@link ReadAttempt#WOULD_WAIT},
-   * having read nothing: the caller reads again from a thread that may block. For a server that
-   * serves reads of a cached working set on its event loops, where a thread hand-off costs more
-   * than the read. The kernel may still evict a page between the check and the read: at worst that
-   * one read waits for the disk.
-   *
-   * <p>The default implementation never reads at once.
-   */
-  default ReadAttempt tryRead(byte[] key) {
-    return ReadAttempt.WOULD_WAIT;
-  }
-
   /** Stores {@code value} under {@code key} with a fresh version, and returns that version. */
   default long put(byte[] key, byte[] value) {
     return put(key, value, Entry.NEVER);

@@ -10,14 +10,12 @@ import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Entry;
 import dev.shale.storage.HybridClock;
 import dev.shale.storage.Keys;
-import dev.shale.storage.ReadAttempt;
 import dev.shale.storage.ReadRecord;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.SyncMode;
 import dev.shale.storage.manifest.Manifest;
 import dev.shale.storage.memtable.Memtable;
 import dev.shale.storage.table.FoundRecord;
-import dev.shale.storage.table.NotInMemoryException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
@@ -183,23 +181,10 @@ final class LsmEngine implements Engine {
 
   @Override
   public @Nullable ReadRecord read(byte[] key) {
-    return read(key, false);
-  }
-
-  @Override
-  public ReadAttempt tryRead(byte[] key) {
-    try {
-      return ReadAttempt.of(read(key, true));
-    } catch (NotInMemoryException e) {
-      return ReadAttempt.WOULD_WAIT;
-    }
-  }
-
-  private @Nullable ReadRecord read(byte[] key, boolean inMemoryOnly) {
     requireKey(key);
     ReadView current = view.retain();
     try {
-      ReadView.Winner winner = current.findWinner(key, inMemoryOnly);
+      ReadView.Winner winner = current.findWinner(key);
       if (winner == null) return null;
       if (winner.record.expiresAtMillis() != Entry.NEVER && winner.record.expiredAt(nowMillis())) {
         return new ReadRecord.Copied(Entry.tombstone(key, winner.record.version()));

@@ -101,18 +101,16 @@ final class ReadView {
    * costs no allocation of its value.
    */
   @Nullable FoundRecord find(byte[] key) {
-    return search(key, false).best;
+    return search(key).best;
   }
 
   /**
    * The winner of {@code key}, as {@link #find}, with the memtable or table that holds it, which
    * {@link Winner#pinSource} can keep beyond this view: a value lent past the read then pins that
-   * one source, not every file and memtable of the view. With {@code inMemoryOnly}, a read that
-   * would wait for the disk (a table's data block not in the page cache) throws
-   * {@link dev.shale.storage.table.NotInMemoryException} instead.
+   * one source, not every file and memtable of the view.
    */
-  @Nullable Winner findWinner(byte[] key, boolean inMemoryOnly) {
-    Search search = search(key, inMemoryOnly);
+  @Nullable Winner findWinner(byte[] key) {
+    Search search = search(key);
     FoundRecord best = search.best;
     return best == null ? null : new Winner(best, search.bestMemtable, search.bestTable);
   }
@@ -144,9 +142,9 @@ final class ReadView {
     }
   }
 
-  private Search search(byte[] key, boolean inMemoryOnly) {
+  private Search search(byte[] key) {
     // One hash serves every memtable's key filter and every table's Bloom filter.
-    Search search = new Search(key, Table.filterHash(key), inMemoryOnly);
+    Search search = new Search(key, Table.filterHash(key));
     search.consider(active);
     for (FrozenMemtable f : frozen) search.consider(f.memtable());
     for (SharedTable t : levels.level0Backlog()) search.consider(t);
@@ -166,15 +164,13 @@ final class ReadView {
   private static final class Search {
     private final byte[] key;
     private final Hash128 keyHash;
-    private final boolean inMemoryOnly;
     private @Nullable FoundRecord best;
     private @Nullable Memtable bestMemtable;
     private @Nullable SharedTable bestTable;
 
-    Search(byte[] key, Hash128 keyHash, boolean inMemoryOnly) {
+    Search(byte[] key, Hash128 keyHash) {
       this.key = key;
       this.keyHash = keyHash;
-      this.inMemoryOnly = inMemoryOnly;
     }
 
     void consider(Memtable memtable) {
@@ -188,7 +184,7 @@ final class ReadView {
 
     void consider(SharedTable table) {
       if (best != null && table.maxVersion() < best.version()) return;
-      if (wins(table.find(key, keyHash, inMemoryOnly))) {
+      if (wins(table.find(key, keyHash))) {
         bestMemtable = null;
         bestTable = table;
       }

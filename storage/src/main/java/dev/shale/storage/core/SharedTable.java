@@ -116,11 +116,10 @@ final class SharedTable {
 
   /**
    * The record of {@code key} in place, or null; {@code keyHash} is {@link Table#filterHash} of
-   * it. Its value is valid while the caller holds a reference. With {@code inMemoryOnly}, a read
-   * that would wait for the disk throws {@link dev.shale.storage.table.NotInMemoryException}.
+   * it. Its value is valid while the caller holds a reference.
    */
-  @Nullable FoundRecord find(byte[] key, Hash128 keyHash, boolean inMemoryOnly) {
-    return file.table.find(key, keyHash, inMemoryOnly);
+  @Nullable FoundRecord find(byte[] key, Hash128 keyHash) {
+    return file.table.find(key, keyHash);
   }
 
   /** All records in key order; the caller holds a reference while it iterates. */

@@ -90,7 +90,7 @@ final class TombstonePurge {
     if (inputNumbers.contains(t.fileNumber())) return false;
     if (t.minVersion() > version || !t.covers(key)) return false;
     try {
-      FoundRecord e = t.find(key, keyHash, false);
+      FoundRecord e = t.find(key, keyHash);
       return e != null && e.version() <= version;
     } catch (StorageException unreadable) {
       return true; // a table we cannot read might hold anything: keep the tombstone

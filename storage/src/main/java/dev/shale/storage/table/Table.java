@@ -28,8 +28,7 @@ public final class Table implements AutoCloseable {
    * waits for the disk, as LevelDB's and RocksDB's table readers keep them. A get probes the Bloom
    * filter, binary-searches the index for the one block that can hold the key, checks that
    * block's crc, binary-searches it, and copies out only the found value (find() not even that:
-   * it returns the value in place). So a get waits for the disk only for its data block, which
-   * find() can be asked not to do (inMemoryOnly).
+   * it returns the value in place). So a get waits for the disk at most for its one data block.
    */
 
   private final Path path;
@@ -119,27 +118,10 @@ public final class Table implements AutoCloseable {
    * mapping, in a block whose crc was just checked, valid until {@link #close}.
    */
   public @Nullable FoundRecord find(byte[] key, Hash128 keyHash) {
-    return find(key, keyHash, false);
-  }
-
-  /**
-   * {@link #find(byte[], Hash128)}; with {@code inMemoryOnly}, a read that would have to wait for
-   * the disk (its data block is not in the page cache, as {@code mincore} says) is not done:
-   * {@link NotInMemoryException} instead. The filter and index are always in memory (copied at open).
-   */
-  public @Nullable FoundRecord find(byte[] key, Hash128 keyHash, boolean inMemoryOnly) {
     if (!mayContain(keyHash)) return null;
     int block = index.find(key);
     if (block == index.blockCount()) return null;
-    if (inMemoryOnly && !inMemory(blockHandle(block))) throw NotInMemoryException.INSTANCE;
     return readBlock(block).find(key);
-  }
-
-  // Whether a read of these bytes of the mapping takes no page from the disk. A segment not
-  // mapped from a file (a test's Vfs may give one) is memory already.
-  private boolean inMemory(BlockHandle block) {
-    MemorySegment bytes = file.asSlice(block.offset(), block.length());
-    return !bytes.isMapped() || bytes.isLoaded();
   }
 
   /** All records in key order, lazily, one block at a time. */

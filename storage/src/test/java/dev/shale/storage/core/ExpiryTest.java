@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
-import dev.shale.storage.ReadAttempt;
 import dev.shale.storage.ReadRecord;
 import dev.shale.storage.Versions;
 import dev.shale.storage.memtable.Memtable;
@@ -55,11 +54,6 @@ class ExpiryTest {
         assertThat(read).isEqualTo(new ReadRecord.Copied(Entry.tombstone(bytes("b"), version)));
       }
       assertThat(keys(engine.scan(new byte[0], null, false))).containsExactly("a", "c");
-      ReadAttempt atOnce = engine.tryRead(bytes("b"));
-      assertThat(atOnce.done()).as("a memtable read is done at once").isTrue();
-      try (ReadRecord read = atOnce.record()) {
-        assertThat(read).isEqualTo(new ReadRecord.Copied(Entry.tombstone(bytes("b"), version)));
-      }
       try (EntryIterator withTombstones = engine.scan(new byte[0], null, true)) {
         List<Entry> all = EngineTesting.drain(withTombstones);
         assertThat(all).hasSize(3);
