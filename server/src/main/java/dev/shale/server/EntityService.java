@@ -101,10 +101,9 @@ public final class EntityService {
       case ReadRecord.Lent lent ->
           EntityResult.lent(lent, withVersion ? lent.version() : EntityResult.NO_VERSION).expiringAt(lent.expiresAtMillis());
       case ReadRecord.Copied(Entry entry) -> {
+        if (withVersion) yield copied(entry);
         byte[] value = entry.value();
-        if (value == null) yield withVersion ? EntityResult.tombstone(entry.version()) : EntityResult.NOT_FOUND;
-        EntityResult found = withVersion ? EntityResult.found(value, entry.version()) : EntityResult.found(value);
-        yield found.expiringAt(entry.expiresAtMillis());
+        yield value == null ? EntityResult.NOT_FOUND : EntityResult.found(value).expiringAt(entry.expiresAtMillis());
       }
     };
   }
