@@ -104,7 +104,9 @@ public final class HintStore implements AutoCloseable {
         .withWallClockMillis(wallClockMillis)
         // A removal tombstone hides only a delivered hint; once compaction finds nothing older
         // under it (the engine's rule 2), it has nothing left to do.
-        .withTombstoneGraceMillis(0);
+        .withTombstoneGraceMillis(0)
+        // Hints are read by scans, which do not fill a block cache: it would only take heap.
+        .withBlockCacheBytes(0);
     Engine engine = Engine.open(dir, options);
     HintStore store = new HintStore(dir, engine, limits, wallClockMillis);
     try {

@@ -17,6 +17,10 @@ import java.util.function.LongSupplier;
  * @param blockSizeBytes the target size of a table's data block
  * @param bloomBitsPerKey bits of Bloom filter per key in each table (0: no filter); 10 bits give
  *     about 1% false positives
+ * @param compression how the data blocks of the tables written from now on are compressed
+ *     (tables written before are read as they are)
+ * @param blockCacheBytes the bound of the cache of checked, decompressed data blocks (0: no
+ *     cache; every read checks its block's crc, and decompresses it)
  * @param wallClockMillis the wall clock behind record versions, tombstone expiry and expiring values (tests inject
  *     their own)
  * @param l0CompactionTrigger level-0 tables that make level 0 due for compaction (score 1)
@@ -46,6 +50,8 @@ public record EngineOptions(
     long writeStallTimeoutMillis,
     int blockSizeBytes,
     int bloomBitsPerKey,
+    Compression compression,
+    long blockCacheBytes,
     LongSupplier wallClockMillis,
     int l0CompactionTrigger,
     int l0SlowdownTrigger,
@@ -64,6 +70,8 @@ public record EngineOptions(
     if (writeStallTimeoutMillis < 0) throw new IllegalArgumentException("writeStallTimeoutMillis must be >= 0");
     if (blockSizeBytes < 256) throw new IllegalArgumentException("blockSizeBytes must be >= 256");
     if (bloomBitsPerKey < 0 || bloomBitsPerKey > 64) throw new IllegalArgumentException("bloomBitsPerKey must be in [0, 64]");
+    Objects.requireNonNull(compression, "compression");
+    if (blockCacheBytes < 0) throw new IllegalArgumentException("blockCacheBytes must be >= 0");
     if (l0CompactionTrigger < 1) throw new IllegalArgumentException("l0CompactionTrigger must be >= 1");
     if (l0SlowdownTrigger < l0CompactionTrigger) throw new IllegalArgumentException("l0SlowdownTrigger must be >= l0CompactionTrigger");
     if (l0StopTrigger < l0SlowdownTrigger || l0StopTrigger <= maxImmutableMemtables) {
@@ -78,71 +86,80 @@ public record EngineOptions(
   }
 
   /**
-   * 16 MiB memtables; L0 triggers 4 / 20 / 36 (RocksDB's); level 1 of 64 MiB, 8 MiB tables;
-   * tombstones kept a day; 64 MiB of disk kept free for flushes; compactions at a low CPU
-   * priority. docs/design.md ("Compaction", "A full disk", "Threads") says why.
+   * 16 MiB memtables; LZ4 blocks; a 32 MiB block cache (RocksDB's default size); L0 triggers
+   * 4 / 20 / 36 (RocksDB's); level 1 of 64 MiB, 8 MiB tables; tombstones kept a day; 64 MiB of disk
+   * kept free for flushes; compactions at a low CPU priority. docs/design.md ("Compaction", "A full
+   * disk", "Threads", "Block cache") says why.
    */
   public static EngineOptions defaults() {
-    return new EngineOptions(SyncMode.INTERVAL, 200, 16L << 20, 2, 2_000, 4096, 10,
+    return new EngineOptions(SyncMode.INTERVAL, 200, 16L << 20, 2, 2_000, 4096, 10, Compression.LZ4, 32L << 20,
         System::currentTimeMillis, 4, 20, 36, 64L << 20, 8L << 20, 86_400_000L, 64L << 20, CpuPriority.LOW, Vfs.real());
   }
 
   public EngineOptions withSyncMode(SyncMode v) {
-    return new EngineOptions(v, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(v, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withSyncIntervalMillis(long v) {
-    return new EngineOptions(syncMode, v, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, v, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withMemtableSizeBytes(long v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, v, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, v, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withMaxImmutableMemtables(int v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, v, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, v, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withWriteStallTimeoutMillis(long v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, v, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, v, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withBlockSizeBytes(int v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, v, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, v, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withBloomBitsPerKey(int v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, v, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, v, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+  }
+
+  public EngineOptions withCompression(Compression v) {
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, v, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+  }
+
+  public EngineOptions withBlockCacheBytes(long v) {
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, v, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withWallClockMillis(LongSupplier v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, v, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, v, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   /** Sets the three level-0 thresholds at once (they are checked against each other). */
   public EngineOptions withL0Triggers(int compaction, int slowdown, int stop) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, compaction, slowdown, stop, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, compaction, slowdown, stop, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   /** Sets level 1's target size and the output table size at once (checked against each other). */
   public EngineOptions withLevelSizes(long levelBase, long tableTarget) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBase, tableTarget, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBase, tableTarget, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withDiskReserveBytes(long v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, v, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, v, compactionPriority, vfs);
   }
 
   public EngineOptions withTombstoneGraceMillis(long v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, v, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, v, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withCpuPriority(CpuPriority v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, v, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, v, vfs);
   }
 
   /** Every file operation of the engine goes through {@code v} (tests inject faults with it). */
   public EngineOptions withVfs(Vfs v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, v);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, v);
   }
 }

@@ -31,7 +31,12 @@ import java.util.List;
  *     compaction to make room) since open, the stall under way included, in nanoseconds
  * @param writeSlowdownNanos the time write groups slept at the slowdown trigger since open, in
  *     nanoseconds
- * @param blockReads data blocks read from table files since open: by reads, scans and compactions
+ * @param blockReads data blocks read from table files since open: by reads, scans and compactions,
+ *     found in the block cache or not
+ * @param blockCacheHits of {@code blockReads}, those found in the block cache (already checked and
+ *     decompressed)
+ * @param blockCacheBytes what the block cache holds now, in bytes (at most
+ *     {@link EngineOptions#blockCacheBytes})
  * @param diskFreeBytes bytes free for the engine on its directory's file system now, or -1 if
  *     they cannot be read
  * @param diskReserveBytes the free space below which the engine refuses writes
@@ -60,6 +65,8 @@ public record EngineStats(
     long writeStallNanos,
     long writeSlowdownNanos,
     long blockReads,
+    long blockCacheHits,
+    long blockCacheBytes,
     long diskFreeBytes,
     long diskReserveBytes) {
 

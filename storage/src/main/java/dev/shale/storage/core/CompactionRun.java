@@ -4,9 +4,9 @@ import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
 import dev.shale.storage.io.FileNames;
 import dev.shale.storage.merge.MergingIterator;
+import dev.shale.storage.table.BlockCache;
 import dev.shale.storage.table.TableMeta;
 import dev.shale.storage.table.TableWriter;
-import java.util.concurrent.atomic.LongAdder;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
@@ -41,11 +41,11 @@ final class CompactionRun {
   private final FileNumbers fileNumbers;
   private final Hooks.CrashPoints crashPoints;
 
-  private final LongAdder blockReads; // the engine's, which the tables written here count in
+  private final BlockCache blockCache; // the engine's, which the tables written here read through
 
   CompactionRun(Path directory, EngineOptions options, FileNumbers fileNumbers,
-      Hooks.CrashPoints crashPoints, LongAdder blockReads) {
-    this.blockReads = blockReads;
+      Hooks.CrashPoints crashPoints, BlockCache blockCache) {
+    this.blockCache = blockCache;
     this.directory = directory;
     this.options = options;
     this.fileNumbers = fileNumbers;
@@ -96,9 +96,9 @@ final class CompactionRun {
     Path file = directory.resolve(FileNames.table(number));
     TableMeta meta = TableWriter.write(options.vfs(), file, number,
         survivors.upTo(options.tableTargetBytes()),
-        options.blockSizeBytes(), options.bloomBitsPerKey());
+        options.blockSizeBytes(), options.bloomBitsPerKey(), options.compression());
     try {
-      return SharedTable.open(options.vfs(), file, meta.withLevel(level), blockReads);
+      return SharedTable.open(options.vfs(), file, meta.withLevel(level), blockCache);
     } catch (IOException | RuntimeException e) {
       deleteQuietly(file);
       throw e;

@@ -2,9 +2,9 @@ package dev.shale.storage.core;
 
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.io.FileNames;
+import dev.shale.storage.table.BlockCache;
 import dev.shale.storage.table.TableMeta;
 import dev.shale.storage.table.TableWriter;
-import java.util.concurrent.atomic.LongAdder;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
@@ -62,11 +62,11 @@ final class Flusher implements Runnable {
   // no commit failed since the last table was written.
   private @Nullable Written pending;
 
-  private final LongAdder blockReads; // the engine's, which the tables written here count in
+  private final BlockCache blockCache; // the engine's, which the tables written here read through
 
   Flusher(Host host, Path directory, EngineOptions options, FileNumbers fileNumbers,
-      Hooks hooks, ActivitySummary activity, String threadName, LongAdder blockReads) {
-    this.blockReads = blockReads;
+      Hooks hooks, ActivitySummary activity, String threadName, BlockCache blockCache) {
+    this.blockCache = blockCache;
     this.activity = activity;
     this.host = host;
     this.directory = directory;
@@ -174,11 +174,11 @@ final class Flusher implements Runnable {
     long number = fileNumbers.allocate();
     Path file = directory.resolve(FileNames.table(number));
     TableMeta meta = TableWriter.write(options.vfs(), file, number, frozen.memtable().iterator(),
-        options.blockSizeBytes(), options.bloomBitsPerKey());
+        options.blockSizeBytes(), options.bloomBitsPerKey(), options.compression());
     try {
       // The table's directory entry must be durable before a manifest record names it.
       options.vfs().syncDirectory(directory);
-      return SharedTable.open(options.vfs(), file, meta, blockReads);
+      return SharedTable.open(options.vfs(), file, meta, blockCache);
     } catch (IOException | RuntimeException e) {
       deleteQuietly(file);
       throw e;

@@ -15,6 +15,7 @@ import dev.shale.storage.StorageException;
 import dev.shale.storage.SyncMode;
 import dev.shale.storage.manifest.Manifest;
 import dev.shale.storage.memtable.Memtable;
+import dev.shale.storage.table.BlockCache;
 import dev.shale.storage.table.FoundRecord;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -80,13 +81,13 @@ final class LsmEngine implements Engine {
   private final DiskSpace disk;
   private final ActivitySummary activity;
   private final ValueLeases leases = new ValueLeases();
-  // Data blocks read from every table since open: reads, scans and compactions alike.
-  private final LongAdder blockReads;
+  // Every table's checked blocks; it counts their block reads since open (reads, scans, compactions).
+  private final BlockCache blockCache;
   private final CountDownLatch closeFinished = new CountDownLatch(1);
 
   private LsmEngine(Path directory, EngineOptions options, Hooks hooks, HybridClock clock,
-      DirectoryLock directoryLock, Recovery.Recovered recovered, LongAdder blockReads) {
-    this.blockReads = blockReads;
+      DirectoryLock directoryLock, Recovery.Recovered recovered, BlockCache blockCache) {
+    this.blockCache = blockCache;
     this.directory = directory;
     this.options = options;
     this.clock = clock;
@@ -112,11 +113,11 @@ final class LsmEngine implements Engine {
     this.disk = disk;
     this.activity = new ActivitySummary(directory.toString(), backpressure::writeStalls, System::nanoTime);
     this.compactor = new Compactor(new CompactionHost(view, fileSets, damage, crashPoints), options,
-        new CompactionRun(directory, options, fileNumbers, crashPoints, blockReads), hooks.compactionGate(),
+        new CompactionRun(directory, options, fileNumbers, crashPoints, blockCache), hooks.compactionGate(),
         damage, disk, activity, "shale-compact-" + name);
     this.flushes = new FlushHost(lock, view, fileSets, backpressure, compactor);
     this.flusher =
-        new Flusher(flushes, directory, options, fileNumbers, hooks, activity, "shale-flush-" + name, blockReads);
+        new Flusher(flushes, directory, options, fileNumbers, hooks, activity, "shale-flush-" + name, blockCache);
     this.writes = new WriteQueue(
         directory, options, clock, fileNumbers, log, lock, view, backpressure, flushes, disk);
     this.intervalSync = options.syncMode() == SyncMode.INTERVAL
@@ -142,11 +143,11 @@ final class LsmEngine implements Engine {
     }
     try {
       HybridClock clock = new HybridClock(options.wallClockMillis());
-      LongAdder blockReads = new LongAdder();
-      Recovery.Recovered recovered = Recovery.run(directory, options, clock, blockReads);
+      BlockCache blockCache = BlockCache.ofCapacity(options.blockCacheBytes());
+      Recovery.Recovered recovered = Recovery.run(directory, options, clock, blockCache);
       try {
         LsmEngine engine =
-            new LsmEngine(directory, options, hooks, clock, directoryLock, recovered, blockReads);
+            new LsmEngine(directory, options, hooks, clock, directoryLock, recovered, blockCache);
         engine.flusher.start();
         engine.compactor.start();
         engine.intervalSync.ifPresent(IntervalSync::start);
@@ -326,7 +327,8 @@ final class LsmEngine implements Engine {
         compactor.compactions(), compactor.bytesRead(), compactor.bytesWritten(),
         backpressure.writeSlowdowns(), compactor.failures(), flushes.flushBytesWritten(), leases.open(),
         current.levels().bytesPerLevel(), log.forceCount(), log.forceNanos(), backpressure.writeStallNanos(),
-        backpressure.writeSlowdownNanos(), blockReads.sum(), disk.freeBytesNow(), disk.reserveBytes());
+        backpressure.writeSlowdownNanos(), blockCache.reads(), blockCache.hits(), blockCache.usedBytes(),
+        disk.freeBytesNow(), disk.reserveBytes());
   }
 
   @Override

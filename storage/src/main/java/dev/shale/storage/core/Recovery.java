@@ -12,6 +12,7 @@ import dev.shale.storage.manifest.Manifest;
 import dev.shale.storage.manifest.ManifestLoader;
 import dev.shale.storage.manifest.ManifestSnapshot;
 import dev.shale.storage.memtable.Memtable;
+import dev.shale.storage.table.BlockCache;
 import dev.shale.storage.table.TableMeta;
 import dev.shale.storage.wal.LogReader;
 import dev.shale.storage.wal.LogWriter;
@@ -25,7 +26,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Opening a store's files, exactly as docs/format.md "Recovery at open" says: read the manifest,
@@ -73,19 +73,19 @@ final class Recovery {
   private final List<FrozenMemtable> frozen = new ArrayList<>(); // newest first
   private final DamageRegistry damage = new DamageRegistry();
 
-  private final LongAdder blockReads; // the engine's, which the tables opened here count in
+  private final BlockCache blockCache; // the engine's, which the tables opened here read through
 
-  private Recovery(Path directory, EngineOptions options, HybridClock clock, LongAdder blockReads) {
-    this.blockReads = blockReads;
+  private Recovery(Path directory, EngineOptions options, HybridClock clock, BlockCache blockCache) {
+    this.blockCache = blockCache;
     this.directory = directory;
     this.options = options;
     this.clock = clock;
     this.vfs = options.vfs();
   }
 
-  static Recovered run(Path directory, EngineOptions options, HybridClock clock, LongAdder blockReads)
+  static Recovered run(Path directory, EngineOptions options, HybridClock clock, BlockCache blockCache)
       throws IOException {
-    Recovery recovery = new Recovery(directory, options, clock, blockReads);
+    Recovery recovery = new Recovery(directory, options, clock, blockCache);
     try {
       return recovery.recover();
     } catch (IOException | RuntimeException e) {
@@ -150,7 +150,7 @@ final class Recovery {
   private void openTables(List<TableMeta> metas) throws IOException {
     for (TableMeta meta : metas) {
       Path file = directory.resolve(FileNames.table(meta.fileNumber()));
-      tables.add(SharedTable.openServingAroundDamage(vfs, file, meta, damage, blockReads));
+      tables.add(SharedTable.openServingAroundDamage(vfs, file, meta, damage, blockCache));
       clock.recover(meta.maxVersion());
     }
     tables.sort(Comparator.comparingLong(SharedTable::fileNumber).reversed());

@@ -4,6 +4,7 @@ import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
 import dev.shale.storage.Vfs;
+import dev.shale.storage.table.BlockCache;
 import dev.shale.storage.table.FoundRecord;
 import dev.shale.storage.table.Table;
 import dev.shale.storage.table.TableMeta;
@@ -13,7 +14,6 @@ import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -40,8 +40,8 @@ final class SharedTable {
    * Opens a table this engine just wrote. Its filter must be intact: damage found right after the
    * write is a failed write (the flush or compaction fails and is retried), not one to serve around.
    */
-  static SharedTable open(Vfs vfs, Path path, TableMeta meta, LongAdder blockReads) throws IOException {
-    Table table = Table.open(vfs, path, meta.fileNumber(), blockReads);
+  static SharedTable open(Vfs vfs, Path path, TableMeta meta, BlockCache blockCache) throws IOException {
+    Table table = Table.open(vfs, path, meta.fileNumber(), blockCache);
     if (table.filterDamage() != null) {
       table.close();
       throw new CorruptionException(path, table.filterDamage());
@@ -55,8 +55,8 @@ final class SharedTable {
    * makes the registry forget it (CompactionHost).
    */
   static SharedTable openServingAroundDamage(
-      Vfs vfs, Path path, TableMeta meta, DamageRegistry damage, LongAdder blockReads) throws IOException {
-    Table table = Table.open(vfs, path, meta.fileNumber(), blockReads);
+      Vfs vfs, Path path, TableMeta meta, DamageRegistry damage, BlockCache blockCache) throws IOException {
+    Table table = Table.open(vfs, path, meta.fileNumber(), blockCache);
     if (table.filterDamage() != null) {
       damage.report(path, "Bloom filter unusable: " + table.filterDamage(), "the table is served"
           + " without its filter (each read of it reads a block; no data is lost); a compaction"

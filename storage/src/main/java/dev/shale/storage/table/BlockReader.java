@@ -9,9 +9,9 @@ import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 
 /**
- * One block of a mapped table ({@code block(E)} in docs/format.md, "Table"), checked against its
- * crc32c before any of its bytes is used, and read in place: keys are compared against the
- * mapped bytes without copying them.
+ * The contents of one block of a table ({@code contents(E)} in docs/format.md, "Table"), already
+ * checked against their crc (and decompressed) by {@link StoredBlock}, and read in place: keys
+ * are compared against the block's bytes without copying them.
  *
  * <p>Both item kinds start with {@code key_length:u32} and carry the key after a fixed header
  * ({@code headerBytes}: 17 for a data entry, 16 for an index entry); this class knows only that
@@ -34,38 +34,26 @@ final class BlockReader {
     this.fileOffset = fileOffset;
     this.headerBytes = headerBytes;
     this.count = count;
-    this.itemsEnd = block.byteSize() - TableFormat.BLOCK_TRAILER_BYTES - 4L * count;
+    this.itemsEnd = block.byteSize() - TableFormat.COUNT_BYTES - 4L * count;
   }
 
   /**
-   * The block {@code handle} of {@code file}, after checking its crc and that its count fits. The
-   * handle must lie inside the file (the caller checked it against the footer's layout).
+   * A reader of {@code contents}, a block's checked contents wherever they lie (the mapping, a
+   * copy, a decompressed buffer), after checking that its count fits; {@code fileOffset}, where
+   * the block starts in the file, names it in corruption reports.
    */
-  static BlockReader open(MemorySegment file, BlockHandle handle, int headerBytes, Path path) {
-    return open(file.asSlice(handle.offset(), handle.length()), handle.offset(), headerBytes, path);
-  }
-
-  /**
-   * As {@link #open(MemorySegment, BlockHandle, int, Path)}, for a block's bytes wherever they
-   * lie (a copy in memory, say); {@code fileOffset}, where it starts in the file, names it in
-   * corruption reports.
-   */
-  static BlockReader open(MemorySegment block, long fileOffset, int headerBytes, Path path) {
-    long length = block.byteSize();
-    if (length < TableFormat.BLOCK_TRAILER_BYTES + 4 + headerBytes) {
-      throw TableCorruption.at(path, fileOffset, "block of " + length + " bytes is too short");
+  static BlockReader open(MemorySegment contents, long fileOffset, int headerBytes, Path path) {
+    long length = contents.byteSize();
+    if (length < TableFormat.COUNT_BYTES + 4 + headerBytes) {
+      throw TableCorruption.at(path, fileOffset, "block contents of " + length + " bytes are too short");
     }
-    long crcOffset = length - 4;
-    if (block.get(U32, crcOffset) != TableFormat.crc32c(block.asSlice(0, crcOffset))) {
-      throw TableCorruption.at(path, fileOffset, "block of " + length + " bytes fails its crc");
-    }
-    long count = Integer.toUnsignedLong(block.get(U32, crcOffset - 4));
-    long maxCount = (length - TableFormat.BLOCK_TRAILER_BYTES) / (4L + headerBytes);
+    long count = Integer.toUnsignedLong(contents.get(U32, length - TableFormat.COUNT_BYTES));
+    long maxCount = (length - TableFormat.COUNT_BYTES) / (4L + headerBytes);
     if (count < 1 || count > maxCount) {
       throw TableCorruption.at(path, fileOffset,
           "block count " + count + " is implausible for " + length + " bytes");
     }
-    return new BlockReader(block, path, fileOffset, headerBytes, (int) count);
+    return new BlockReader(contents, path, fileOffset, headerBytes, (int) count);
   }
 
   int count() {

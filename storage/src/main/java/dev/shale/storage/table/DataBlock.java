@@ -23,8 +23,9 @@ final class DataBlock {
     this.reader = reader;
   }
 
-  static DataBlock open(MemorySegment file, BlockHandle handle, Path path) {
-    return new DataBlock(BlockReader.open(file, handle, TableFormat.ENTRY_HEADER_BYTES, path));
+  /** The data block whose checked contents are {@code contents} (StoredBlock), stored at {@code fileOffset}. */
+  static DataBlock open(MemorySegment contents, long fileOffset, Path path) {
+    return new DataBlock(BlockReader.open(contents, fileOffset, TableFormat.ENTRY_HEADER_BYTES, path));
   }
 
   int count() {

@@ -14,7 +14,8 @@ import java.util.zip.CRC32C;
  * and the record count and version bounds. {@code filter} has length 0 when the table has no
  * filter, and then starts where the index does.
  */
-record Footer(BlockHandle index, BlockHandle filter, long entryCount, long minVersion, long maxVersion) {
+record Footer(
+    BlockHandle index, BlockHandle filter, long entryCount, long minVersion, long maxVersion, int formatVersion) {
 
   /** The 64 footer bytes: the fields, format_version, crc32c of the first 52 bytes, magic. */
   byte[] encode() {
@@ -22,7 +23,7 @@ record Footer(BlockHandle index, BlockHandle filter, long entryCount, long minVe
     bytes.putLong(index.offset()).putInt((int) index.length());
     bytes.putLong(filter.offset()).putInt((int) filter.length());
     bytes.putLong(entryCount).putLong(minVersion).putLong(maxVersion);
-    bytes.putInt(TableFormat.FORMAT_VERSION);
+    bytes.putInt(formatVersion);
     CRC32C crc = new CRC32C();
     crc.update(bytes.array(), 0, TableFormat.FOOTER_CRC_COVERED_BYTES);
     bytes.putInt((int) crc.getValue());
@@ -49,13 +50,13 @@ record Footer(BlockHandle index, BlockHandle filter, long entryCount, long minVe
       throw TableCorruption.at(path, footerOffset, "footer fails its crc");
     }
     int formatVersion = footer.get(U32, 48);
-    if (formatVersion != TableFormat.FORMAT_VERSION) {
+    if (formatVersion != TableFormat.FORMAT_VERSION_1 && formatVersion != TableFormat.FORMAT_VERSION_2) {
       throw TableCorruption.at(path, footerOffset, "unknown table format_version " + formatVersion);
     }
     Footer decoded = new Footer(
         new BlockHandle(footer.get(U64, 0), Integer.toUnsignedLong(footer.get(U32, 8))),
         new BlockHandle(footer.get(U64, 12), Integer.toUnsignedLong(footer.get(U32, 20))),
-        footer.get(U64, 24), footer.get(U64, 32), footer.get(U64, 40));
+        footer.get(U64, 24), footer.get(U64, 32), footer.get(U64, 40), formatVersion);
     decoded.checkLayout(footerOffset, path);
     return decoded;
   }

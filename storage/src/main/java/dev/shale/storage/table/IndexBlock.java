@@ -23,7 +23,9 @@ final class IndexBlock {
 
   /** The index block whose bytes are {@code block} (where they lie, or a copy), checked against {@code footer}. */
   static IndexBlock open(MemorySegment block, Footer footer, Path path) {
-    BlockReader reader = BlockReader.open(block, footer.index().offset(), TableFormat.INDEX_ENTRY_HEADER_BYTES, path);
+    long fileOffset = footer.index().offset();
+    MemorySegment contents = StoredBlock.contents(block, fileOffset, path);
+    BlockReader reader = BlockReader.open(contents, fileOffset, TableFormat.INDEX_ENTRY_HEADER_BYTES, path);
     IndexBlock index = new IndexBlock(reader);
     index.checkLayout(footer);
     return index;

@@ -10,7 +10,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.Iterator;
-import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,9 +25,12 @@ public final class Table implements AutoCloseable {
    * (about 1.5% of the table: 10 bits a key, and a key a block), checked there once (crc and
    * structure) and then searched there: every read consults them, so they are kept where no read
    * waits for the disk, as LevelDB's and RocksDB's table readers keep them. A get probes the Bloom
-   * filter, binary-searches the index for the one block that can hold the key, checks that
-   * block's crc, binary-searches it, and copies out only the found value (find() not even that:
-   * it returns the value in place). So a get waits for the disk at most for its one data block.
+   * filter, binary-searches the index for the one block that can hold the key, takes that block's
+   * checked contents from the engine's BlockCache or else checks its crc (and decompresses it) and
+   * caches it, binary-searches it, and copies out only the found value (find() not even that: it
+   * returns the value in place). So a get waits for the disk at most for its one data block.
+   * Iterators (scans, compactions) use cached blocks but do not add theirs: a scan reads each
+   * block once, and would only push out the blocks gets come back to.
    */
 
   private final Path path;
@@ -39,12 +41,11 @@ public final class Table implements AutoCloseable {
   private final IndexBlock index;
   private final @Nullable BloomFilter filter; // null when the table was written without one, or it is damaged
   private final @Nullable String filterDamage; // why the table's filter is not used, or null
-  private final LongAdder blockReads = new LongAdder();
-  // The engine's count of every table's block reads (EngineStats.blockReads): it outlives the table.
-  private final LongAdder engineBlockReads;
+  // The engine's, shared by all its tables; it also counts their block reads (EngineStats.blockReads).
+  private final BlockCache blockCache;
 
-  private Table(Path path, long fileNumber, Arena arena, MemorySegment file, LongAdder engineBlockReads) {
-    this.engineBlockReads = engineBlockReads;
+  private Table(Path path, long fileNumber, Arena arena, MemorySegment file, BlockCache blockCache) {
+    this.blockCache = blockCache;
     this.path = path;
     this.fileNumber = fileNumber;
     this.arena = arena;
@@ -78,15 +79,15 @@ public final class Table implements AutoCloseable {
    * the footer or index is bad; a bad filter is left unused, see {@link #filterDamage}).
    */
   public static Table open(Vfs vfs, Path file, long fileNumber) throws IOException {
-    return open(vfs, file, fileNumber, new LongAdder());
+    return open(vfs, file, fileNumber, BlockCache.ofCapacity(0));
   }
 
-  /** {@link #open(Vfs, Path, long)}, counting each block read in {@code engineBlockReads} too. */
-  public static Table open(Vfs vfs, Path file, long fileNumber, LongAdder engineBlockReads) throws IOException {
+  /** {@link #open(Vfs, Path, long)}, its checked blocks kept in (and its reads counted by) {@code blockCache}. */
+  public static Table open(Vfs vfs, Path file, long fileNumber, BlockCache blockCache) throws IOException {
     Arena arena = Arena.ofShared();
     try (Vfs.ReadableFile opened = vfs.open(file)) {
       MemorySegment mapped = opened.map(arena);
-      return new Table(file, fileNumber, arena, mapped, engineBlockReads);
+      return new Table(file, fileNumber, arena, mapped, blockCache);
     } catch (IOException | RuntimeException | Error e) {
       arena.close();
       throw e;
@@ -115,13 +116,13 @@ public final class Table implements AutoCloseable {
 
   /**
    * As {@link #get(byte[], Hash128)}, the record left where it lies: its value a view of the
-   * mapping, in a block whose crc was just checked, valid until {@link #close}.
+   * block's checked contents (the mapping, or a decompressed copy), valid until {@link #close}.
    */
   public @Nullable FoundRecord find(byte[] key, Hash128 keyHash) {
     if (!mayContain(keyHash)) return null;
     int block = index.find(key);
     if (block == index.blockCount()) return null;
-    return readBlock(block).find(key);
+    return readBlock(block, true).find(key);
   }
 
   /** All records in key order, lazily, one block at a time. */
@@ -203,9 +204,10 @@ public final class Table implements AutoCloseable {
     return footer.maxVersion();
   }
 
-  /** Unmaps the file (closes its Arena). No method may be called afterwards. */
+  /** Drops its blocks from the cache and unmaps the file (closes its Arena). No method may be called afterwards. */
   @Override
   public void close() {
+    blockCache.forget(fileNumber);
     arena.close();
   }
 
@@ -218,11 +220,19 @@ public final class Table implements AutoCloseable {
     return index.blockCount();
   }
 
-  /** Data block {@code block}, crc-checked. */
-  DataBlock readBlock(int block) {
-    blockReads.increment();
-    engineBlockReads.increment();
-    return DataBlock.open(file, blockHandle(block), path);
+  /**
+   * Data block {@code block}, checked: from the cache, or else read, checked (and decompressed)
+   * and, if {@code fill}, cached.
+   */
+  DataBlock readBlock(int block, boolean fill) {
+    BlockHandle handle = blockHandle(block);
+    MemorySegment contents = blockCache.get(fileNumber, handle.offset());
+    if (contents == null) {
+      contents = StoredBlock.dataContents(
+          file.asSlice(handle.offset(), handle.length()), handle.offset(), footer.formatVersion(), path);
+      if (fill) blockCache.put(fileNumber, handle.offset(), contents);
+    }
+    return DataBlock.open(contents, handle.offset(), path);
   }
 
   /** The first data block that can hold {@code key} (its last key is {@code >= key}), or {@link #blockCount}. */
@@ -239,8 +249,11 @@ public final class Table implements AutoCloseable {
     return TableCorruption.at(path, blockHandle(block).offset(), what);
   }
 
-  /** Data blocks read since open: lets tests see the filter spare reads. */
+  /**
+   * Data blocks read through this table's cache: for a table {@linkplain #open(Vfs, Path, long)
+   * opened alone}, its own reads since open, which lets tests see the filter spare reads.
+   */
   long blockReadCount() {
-    return blockReads.sum();
+    return blockCache.reads();
   }
 }

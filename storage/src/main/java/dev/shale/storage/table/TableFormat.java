@@ -13,8 +13,10 @@ import java.util.zip.CRC32C;
 final class TableFormat {
   /** "SHALESST" read as a little-endian u64. Do not change: embedded in on-disk data. */
   static final long MAGIC = 0x545353454C414853L;
-  /** Do not change: embedded in on-disk data. */
-  static final int FORMAT_VERSION = 1;
+  /** Tables whose data blocks are {@code block(entry)}: written before block compression. */
+  static final int FORMAT_VERSION_1 = 1;
+  /** Tables whose data blocks end in a codec byte and may be compressed: what the writer writes. */
+  static final int FORMAT_VERSION_2 = 2;
   /** Do not change: embedded in on-disk data. */
   static final int FOOTER_BYTES = 64;
   /** Bytes of the footer covered by its crc. Do not change: embedded in on-disk data. */
@@ -32,10 +34,29 @@ final class TableFormat {
   static final int ENTRY_HEADER_BYTES = 17;
   /** key_length:u32 block_offset:u64 block_length:u32, before the key. */
   static final int INDEX_ENTRY_HEADER_BYTES = 16;
-  /** count:u32 crc:u32 closing every block. */
-  static final int BLOCK_TRAILER_BYTES = 8;
-  /** The smallest data block: one entry with an empty key and no value, its offset, trailer. */
-  static final int MIN_DATA_BLOCK_BYTES = ENTRY_HEADER_BYTES + 4 + BLOCK_TRAILER_BYTES;
+  /** count:u32 closing a block's contents. */
+  static final int COUNT_BYTES = 4;
+  /** crc:u32 closing every stored block. */
+  static final int CRC_BYTES = 4;
+  /** codec:u8 before the crc of a format_version 2 data block. */
+  static final int CODEC_BYTES = 1;
+  /** contents_length:u32 leading a compressed data block. */
+  static final int CONTENTS_LENGTH_BYTES = 4;
+  /** Data block codecs. Do not change: embedded in on-disk data. */
+  static final byte CODEC_NONE = 0;
+  static final byte CODEC_LZ4 = 1;
+  static final byte CODEC_ZSTD = 2;
+  /**
+   * The smallest data block of any format version: a compressed block of one byte (its
+   * contents_length, that byte, codec and crc). Stored contents are larger: an entry with an
+   * empty key and no value, its offset and the count.
+   */
+  static final int MIN_DATA_BLOCK_BYTES = CONTENTS_LENGTH_BYTES + 1 + CODEC_BYTES + CRC_BYTES;
+  /**
+   * The largest data block contents the writer compresses (larger blocks, made by one big value,
+   * are streamed to the file uncompressed); a reader takes a larger contents_length for damage.
+   */
+  static final int MAX_COMPRESSED_CONTENTS_BYTES = 1 << 20;
   /** num_probes:u32 bit_count:u32 before the bits, crc:u32 after them. */
   static final int FILTER_OVERHEAD_BYTES = 12;
 

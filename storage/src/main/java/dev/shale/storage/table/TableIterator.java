@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The records of a table in key order from an optional start key to an optional end key, read one
- * data block at a time: a block is checked against its crc when the iteration reaches it. As it
+ * data block at a time: a block is checked against its crc (or found checked in the block cache)
+ * when the iteration reaches it, and not added to the cache. As it
  * goes it checks what a crc cannot vouch for across blocks: keys strictly increase, and a walk of
  * the whole table meets exactly the footer's entry_count records. Not thread safe (one iterator
  * per thread); the table must stay open while it is used.
@@ -55,7 +56,7 @@ final class TableIterator implements Iterator<Entry> {
         if (wholeTable) checkEntryCount();
         return finish();
       }
-      current = block = table.readBlock(nextBlock++);
+      current = block = table.readBlock(nextBlock++, false);
       nextInBlock = 0;
     }
     if (end != null && current.compareKeyAt(nextInBlock, end) >= 0) return finish();
@@ -81,7 +82,7 @@ final class TableIterator implements Iterator<Entry> {
     int first = table.findBlock(key);
     nextBlock = first;
     if (first < table.blockCount()) {
-      DataBlock found = table.readBlock(nextBlock++);
+      DataBlock found = table.readBlock(nextBlock++, false);
       block = found;
       nextInBlock = found.seek(key);
     }

@@ -14,7 +14,7 @@ import java.util.zip.CRC32C;
  * leave it (and, for a large array written straight to the file, from the array itself): no
  * block is ever held whole in memory, however big its values. Not thread safe.
  */
-final class TableOutput {
+final class TableOutput implements FieldSink {
   static final int BUFFER_BYTES = 256 * 1024;
 
   private final Vfs.WritableFile file;
@@ -30,45 +30,42 @@ final class TableOutput {
   }
 
   /** Bytes appended so far: the file offset of the next byte. */
-  long position() {
+  @Override
+  public long position() {
     return flushedBytes + buffer.position();
   }
 
-  void putByte(byte b) throws IOException {
+  @Override
+  public void putByte(byte b) throws IOException {
     ensureRoom(1);
     buffer.put(b);
   }
 
-  void putInt(int i) throws IOException {
+  @Override
+  public void putInt(int i) throws IOException {
     ensureRoom(4);
     buffer.putInt(i);
   }
 
-  /** Appends the low 32 bits of {@code u32}, which must fit a u32 field. */
-  void putU32(long u32) throws IOException {
-    if (u32 < 0 || u32 > TableFormat.U32_MAX) {
-      throw new IllegalStateException(u32 + " does not fit a u32 field");
-    }
-    putInt((int) u32);
-  }
-
-  void putLong(long l) throws IOException {
+  @Override
+  public void putLong(long l) throws IOException {
     ensureRoom(8);
     buffer.putLong(l);
   }
 
-  void putBytes(byte[] bytes) throws IOException {
-    if (bytes.length <= buffer.remaining()) {
-      buffer.put(bytes);
-    } else if (bytes.length < BUFFER_BYTES) {
+  @Override
+  public void putBytes(byte[] bytes, int offset, int length) throws IOException {
+    if (length <= buffer.remaining()) {
+      buffer.put(bytes, offset, length);
+    } else if (length < BUFFER_BYTES) {
       flush();
-      buffer.put(bytes);
+      buffer.put(bytes, offset, length);
     } else {
       // Big values go straight to the file rather than through the buffer in pieces.
       flush();
-      crc.update(bytes);
-      writeFully(ByteBuffer.wrap(bytes));
-      flushedBytes += bytes.length;
+      crc.update(bytes, offset, length);
+      writeFully(ByteBuffer.wrap(bytes, offset, length));
+      flushedBytes += length;
     }
   }
 

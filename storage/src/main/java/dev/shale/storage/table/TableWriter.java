@@ -1,5 +1,6 @@
 package dev.shale.storage.table;
 
+import dev.shale.storage.Compression;
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
 import dev.shale.storage.Vfs;
@@ -33,12 +34,13 @@ public final class TableWriter {
   private long maxVersion = Long.MIN_VALUE;
 
   private TableWriter(
-      Path file, long fileNumber, Vfs.WritableFile output, int blockSizeBytes, int bloomBitsPerKey) {
+      Path file, long fileNumber, Vfs.WritableFile output, int blockSizeBytes, int bloomBitsPerKey,
+      Compression compression) {
     this.file = file;
     this.fileNumber = fileNumber;
     this.blockSizeBytes = blockSizeBytes;
     this.out = new TableOutput(output);
-    this.dataBlock = new BlockBuilder(out);
+    this.dataBlock = BlockBuilder.forData(out, compression);
     this.filter = bloomBitsPerKey == 0 ? null : new BloomFilterBuilder(bloomBitsPerKey);
   }
 
@@ -53,6 +55,13 @@ public final class TableWriter {
   public static TableMeta write(
       Vfs vfs, Path file, long fileNumber, Iterator<Entry> entries, int blockSizeBytes,
       int bloomBitsPerKey) throws IOException {
+    return write(vfs, file, fileNumber, entries, blockSizeBytes, bloomBitsPerKey, Compression.NONE);
+  }
+
+  /** As {@link #write(Vfs, Path, long, Iterator, int, int)}, data blocks compressed with {@code compression} where it pays. */
+  public static TableMeta write(
+      Vfs vfs, Path file, long fileNumber, Iterator<Entry> entries, int blockSizeBytes,
+      int bloomBitsPerKey, Compression compression) throws IOException {
     if (blockSizeBytes < 1) {
       throw new IllegalArgumentException("blockSizeBytes must be >= 1: " + blockSizeBytes);
     }
@@ -64,7 +73,7 @@ public final class TableWriter {
     }
     try (Vfs.WritableFile output = vfs.create(file)) {
       try {
-        TableWriter writer = new TableWriter(file, fileNumber, output, blockSizeBytes, bloomBitsPerKey);
+        TableWriter writer = new TableWriter(file, fileNumber, output, blockSizeBytes, bloomBitsPerKey, compression);
         while (entries.hasNext()) writer.add(Objects.requireNonNull(entries.next(), "null entry"));
         return writer.finish();
       } catch (IOException | RuntimeException | Error e) {
@@ -108,7 +117,7 @@ public final class TableWriter {
     if (!dataBlock.isEmpty()) finishDataBlock();
     BlockHandle filterHandle = filter == null ? new BlockHandle(out.position(), 0) : filter.writeTo(out);
     BlockHandle indexHandle = writeIndex();
-    out.putBytes(new Footer(indexHandle, filterHandle, entryCount, minVersion, maxVersion).encode());
+    out.putBytes(new Footer(indexHandle, filterHandle, entryCount, minVersion, maxVersion, TableFormat.FORMAT_VERSION_2).encode());
     out.sync();
     long sizeBytes = out.position();
     // Set by the first add(): write() refuses a table with no records.
@@ -118,7 +127,7 @@ public final class TableWriter {
   }
 
   private BlockHandle writeIndex() throws IOException {
-    BlockBuilder index = new BlockBuilder(out);
+    BlockBuilder index = BlockBuilder.forIndex(out);
     for (int i = 0; i < blockHandles.size(); i++) {
       index.addIndexEntry(blockLastKeys.get(i), blockHandles.get(i));
     }

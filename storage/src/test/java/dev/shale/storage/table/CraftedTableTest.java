@@ -51,7 +51,7 @@ class CraftedTableTest {
   @Test
   void hugeCountInADataBlock() throws IOException {
     BlockHandle block = original.dataBlocks.get(0);
-    Path file = original.copy().putU32(block.end() - 8, 0x7FFF_FFFF).resealBlock(block).writeTo(dir.resolve("bad.sst"));
+    Path file = original.copy().putU32(block.end() - TableFormat.CRC_BYTES - TableFormat.CODEC_BYTES - TableFormat.COUNT_BYTES, 0x7FFF_FFFF).resealBlock(block).writeTo(dir.resolve("bad.sst"));
     try (Table table = Table.open(Vfs.real(), file, 1)) {
       assertThatThrownBy(() -> table.get(entries.get(0).key())).isInstanceOf(CorruptionException.class).hasMessageContaining("count");
     }

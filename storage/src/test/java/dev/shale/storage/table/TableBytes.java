@@ -39,7 +39,7 @@ final class TableBytes {
     List<List<byte[]>> keys = new ArrayList<>();
     try (Table table = Table.open(Vfs.real(), file, 0)) {
       for (int b = 0; b < table.blockCount(); b++) {
-        DataBlock block = table.readBlock(b);
+        DataBlock block = table.readBlock(b, false);
         List<byte[]> blockKeys = new ArrayList<>();
         for (int i = 0; i < block.count(); i++) blockKeys.add(block.entryAt(i).key());
         keys.add(blockKeys);
@@ -59,6 +59,15 @@ final class TableBytes {
   TableBytes flip(long position) {
     bytes[Math.toIntExact(position)] ^= (byte) 0x5A;
     return this;
+  }
+
+  TableBytes putU8(long position, int value) {
+    bytes[Math.toIntExact(position)] = (byte) value;
+    return this;
+  }
+
+  int u32(long position) {
+    return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getInt(Math.toIntExact(position));
   }
 
   TableBytes putU32(long position, int value) {
