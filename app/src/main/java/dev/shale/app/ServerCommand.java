@@ -11,6 +11,7 @@ import dev.shale.cluster.handoff.MapChanges;
 import dev.shale.cluster.membership.ClusterMap;
 import dev.shale.app.membership.RaftMembership;
 import dev.shale.server.ServerOptions;
+import dev.shale.storage.Compression;
 import dev.shale.storage.CpuPriority;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.SyncMode;
@@ -209,6 +210,22 @@ final class ServerCommand implements Callable<Integer> {
           + "Default: ${DEFAULT-VALUE}.")
   long memtableSizeBytes;
 
+  @Option(names = "--compression", paramLabel = "none|lz4|zstd", defaultValue = "lz4",
+      converter = CompressionConverter.class,
+      description =
+          "How the data blocks of new tables are compressed (a block is stored as it is when "
+          + "compressing saves less than an eighth of it). Tables written before are read as they "
+          + "are, so changing it is safe. Default: ${DEFAULT-VALUE}.")
+  Compression compression;
+
+  @Option(names = "--block-cache-size", paramLabel = "<size>",
+      converter = ByteSizeConverter.class,
+      description =
+          "Memory for data blocks already checked and decompressed, so a hot block is not "
+          + "checked (and decompressed) on every read; 0: none. Compressed blocks are kept on the "
+          + "heap. Default: an eighth of the heap (-Xmx), at most 32m.")
+  @Nullable Long blockCacheBytes;
+
   @Option(names = "--compaction-priority", paramLabel = "low|normal", defaultValue = "low",
       converter = CpuPriorityConverter.class,
       description =
@@ -402,11 +419,23 @@ final class ServerCommand implements Callable<Integer> {
           .withSyncMode(sync)
           .withSyncIntervalMillis(syncIntervalMillis)
           .withMemtableSizeBytes(memtableSizeBytes)
+          .withCompression(compression)
+          .withBlockCacheBytes(
+              blockCacheBytes != null ? blockCacheBytes : defaultBlockCacheBytes(Runtime.getRuntime().maxMemory()))
           .withDiskReserveBytes(diskReserveBytes)
           .withCpuPriority(compactionPriority);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }
+  }
+
+  /**
+   * The block cache when --block-cache-size is not given: an eighth of the heap, at most 32 MiB
+   * (RocksDB's default size). Its decompressed blocks live on the heap beside the answers' and
+   * bodies' budgets, so a small heap gets a small cache.
+   */
+  static long defaultBlockCacheBytes(long maxHeapBytes) {
+    return Math.min(MAX_DEFAULT_BLOCK_CACHE_BYTES, maxHeapBytes / 8);
   }
 
   /** The bounds of the hints this node keeps, or a usage error naming the bad option. */
@@ -528,6 +557,7 @@ final class ServerCommand implements Callable<Integer> {
       Map.entry("shutdownTimeoutMillis", "--shutdown-timeout"),
       Map.entry("syncIntervalMillis", "--sync-interval"),
       Map.entry("memtableSizeBytes", "--memtable-size"),
+      Map.entry("blockCacheBytes", "--block-cache-size"),
       Map.entry("diskReserveBytes", "--disk-reserve"),
       Map.entry("forwardTimeoutMillis", "--replica-timeout"),
       Map.entry("maxPendingPerPeer", "--peer-queue"),
@@ -536,6 +566,7 @@ final class ServerCommand implements Callable<Integer> {
       Map.entry("maxBytes", "--hint-max-size"),
       Map.entry("maxAgeMillis", "--hint-max-age"),
       Map.entry("deliveriesPerSecond", "--hint-rate"));
+  private static final long MAX_DEFAULT_BLOCK_CACHE_BYTES = 32L << 20;
   private static final Pattern WORD = Pattern.compile("\\b[a-zA-Z]+\\b");
 
   /** {@code message} with the options records' field names replaced by option names. */

@@ -3,6 +3,7 @@ package dev.shale.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.server.ServerOptions;
+import dev.shale.storage.Compression;
 import dev.shale.storage.CpuPriority;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.SyncMode;
@@ -61,7 +62,7 @@ class CommandLineTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"--bogus", "--port=http", "--sync=sometimes", "--memtable-size=16 MB", "--workers",
-      "--compaction-priority=idle"})
+      "--compaction-priority=idle", "--compression=gzip", "--block-cache-size=-1", "--block-cache-size=lots"})
   void badOptionIsAUsageErrorWithExitCode2(String option) {
     assertThat(run("server", option)).isEqualTo(2);
     assertThat(err.toString()).startsWith("shale: ").contains("shale server --help");
@@ -93,6 +94,10 @@ class CommandLineTest {
     assertThat(engine.syncMode()).isEqualTo(SyncMode.INTERVAL);
     assertThat(engine.memtableSizeBytes()).isEqualTo(16L << 20);
     assertThat(engine.compactionPriority()).isEqualTo(CpuPriority.LOW);
+    assertThat(engine.compression()).isEqualTo(Compression.LZ4);
+    assertThat(engine.blockCacheBytes()).isEqualTo(ServerCommand.defaultBlockCacheBytes(Runtime.getRuntime().maxMemory()));
+    assertThat(ServerCommand.defaultBlockCacheBytes(64L << 20)).as("an eighth of a small heap").isEqualTo(8L << 20);
+    assertThat(ServerCommand.defaultBlockCacheBytes(8L << 30)).as("the cap").isEqualTo(32L << 20);
   }
 
   @Test
@@ -100,7 +105,8 @@ class CommandLineTest {
     ServerCommand command = parse("--host=0.0.0.0", "--port=9000", "--data=/tmp/x", "--sync=ALWAYS",
         "--sync-interval=50", "--memtable-size=1m", "--max-value-size=64k", "--max-inflight-bodies=1g",
         "--max-inflight-answers=2m", "--workers=0", "--queue-size=7", "--io-threads=3", "--max-pipelined=4", "--idle-timeout=1000",
-        "--request-timeout=2000", "--shutdown-timeout=3000", "--compaction-priority=NORMAL", "--metrics=false");
+        "--request-timeout=2000", "--shutdown-timeout=3000", "--compaction-priority=NORMAL", "--metrics=false",
+        "--compression=zstd", "--block-cache-size=0");
     assertThat(command.serverOptions()).isEqualTo(
         new ServerOptions("0.0.0.0", 9000, 3, 0, 7, 64 << 10, 1L << 30, 2L << 20, 4, 1000, 2000, 3000, false));
     EngineOptions engine = command.engineOptions();
@@ -108,12 +114,17 @@ class CommandLineTest {
     assertThat(engine.syncIntervalMillis()).isEqualTo(50);
     assertThat(engine.memtableSizeBytes()).isEqualTo(1L << 20);
     assertThat(engine.compactionPriority()).isEqualTo(CpuPriority.NORMAL);
+    assertThat(engine.compression()).isEqualTo(Compression.ZSTD);
+    assertThat(engine.blockCacheBytes()).isZero();
   }
 
   @Test
   void anUnknownEnumValueListsTheValues() {
     assertThat(run("server", "--compaction-priority=idle")).isEqualTo(2);
     assertThat(err.toString()).contains("invalid --compaction-priority 'idle': use low or normal");
+    err.getBuffer().setLength(0);
+    assertThat(run("server", "--compression=gzip")).isEqualTo(2);
+    assertThat(err.toString()).contains("invalid --compression 'gzip': use none or lz4 or zstd");
   }
 
   @Test

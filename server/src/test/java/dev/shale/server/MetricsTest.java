@@ -23,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
@@ -71,7 +72,13 @@ class MetricsTest {
   @Test
   void theEnginesCountersFollowItsFlushesAndReads() {
     try (TestServer server = TestServer.start(dir)) {
-      for (int i = 0; i < 50; i++) assertThat(server.put(server.entity("k" + i), new byte[1000]).statusCode()).isEqualTo(201);
+      // Random values: they do not compress, so the flushed bytes are at least the values' bytes.
+      Random random = new Random(1);
+      for (int i = 0; i < 50; i++) {
+        byte[] value = new byte[1000];
+        random.nextBytes(value);
+        assertThat(server.put(server.entity("k" + i), value).statusCode()).isEqualTo(201);
+      }
       String before = TestServer.text(server.get(server.uri("/metrics")));
       assertThat(value(before, "shale_engine_flushes_total", "")).isZero();
       assertThat(value(before, "shale_engine_memtable_bytes", "")).isGreaterThanOrEqualTo(50 * 1000);
@@ -81,11 +88,14 @@ class MetricsTest {
           .timeout(TestServer.TIMEOUT).POST(HttpRequest.BodyPublishers.noBody()).build());
       assertThat(compact.statusCode()).isEqualTo(200);
       assertThat(server.get(server.entity("k1")).statusCode()).isEqualTo(200); // from a table now
+      assertThat(server.get(server.entity("k1")).statusCode()).isEqualTo(200); // its block from the cache
 
       String after = TestServer.text(server.get(server.uri("/metrics")));
       assertThat(value(after, "shale_engine_flushes_total", "")).isEqualTo(server.engine.stats().flushes()).isGreaterThanOrEqualTo(1);
       assertThat(value(after, "shale_engine_flush_written_bytes_total", "")).isGreaterThanOrEqualTo(50 * 1000);
-      assertThat(value(after, "shale_engine_block_reads_total", "")).isGreaterThanOrEqualTo(1);
+      assertThat(value(after, "shale_engine_block_reads_total", "")).isGreaterThanOrEqualTo(2);
+      assertThat(value(after, "shale_engine_block_cache_hits_total", "")).isGreaterThanOrEqualTo(1);
+      assertThat(value(after, "shale_engine_block_cache_bytes", "")).isPositive();
       double tableBytes = 0;
       for (int level = 0; level < server.engine.stats().bytesPerLevel().size(); level++) {
         tableBytes += value(after, "shale_engine_table_bytes", "level=\"" + level + "\"");

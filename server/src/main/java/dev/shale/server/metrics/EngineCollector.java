@@ -52,6 +52,10 @@ final class EngineCollector implements MultiCollector {
         .summary("shale_engine_log_fsync_duration_seconds", "fsyncs of the write-ahead log and the time they took",
             s.logFsyncs(), Buckets.seconds(s.logFsyncNanos()))
         .counter("shale_engine_block_reads", "Data blocks read from table files (reads, scans, compactions)", s.blockReads())
+        .counter("shale_engine_block_cache_hits", "Block reads found in the block cache, already checked and decompressed",
+            s.blockCacheHits())
+        .gauge("shale_engine_block_cache_bytes", "Bytes the block cache holds (at most --block-cache-size)",
+            s.blockCacheBytes())
         .gauge("shale_engine_value_leases", "Values lent to answers and not yet written", s.valueLeases())
         .gauge("shale_engine_disk_reserve_bytes", "Free disk space below which the engine refuses writes (--disk-reserve)",
             s.diskReserveBytes());
