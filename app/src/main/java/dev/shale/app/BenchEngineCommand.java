@@ -3,7 +3,9 @@ package dev.shale.app;
 import dev.shale.bench.EngineBench;
 import dev.shale.bench.EngineBenchConfig;
 import dev.shale.bench.EngineChoice;
+import dev.shale.bench.ValueKind;
 import dev.shale.bench.Workload;
+import dev.shale.storage.Compression;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -26,8 +28,9 @@ import picocli.CommandLine.Spec;
     description = {
       "Runs the same workloads against Shale's storage engine and against RocksDB (rocksdbjni),",
       "in this JVM, one engine after the other, each in a fresh directory under --dir, with the",
-      "same keys (16-byte zero-padded decimal), values (random, incompressible), threads and",
-      "durability (written to the OS on every write: survives kill -9, not a power loss).",
+      "same keys (16-byte zero-padded decimal), values (--values), compression (--compression),",
+      "block cache size, threads and durability (written to the OS on every write: survives",
+      "kill -9, not a power loss).",
       "Prints ops/s, p50/p99/p99.9 latency, write amplification and space per workload and",
       "engine, and the ratio shale/rocksdb. Exit status 1 if a workload failed (unsupported",
       "ones are reported and do not count), 2 for a usage error.",
@@ -106,6 +109,18 @@ final class BenchEngineCommand implements Callable<Integer> {
           + "RocksDB, which has no grace period. Default: ${DEFAULT-VALUE} (a day), the engine's.")
   long tombstoneGraceMillis;
 
+  @Option(names = "--compression", paramLabel = "none|lz4|zstd", defaultValue = "lz4",
+      converter = CompressionConverter.class,
+      description = "How both engines compress their tables' data blocks (RocksDB at every level). "
+          + "Default: ${DEFAULT-VALUE}, Shale's.")
+  Compression compression;
+
+  @Option(names = "--values", paramLabel = "random|text", defaultValue = "random",
+      description = "What values are made of: random (incompressible) bytes, or JSON-like text "
+          + "that compresses to about half, so that compression and space mean something. "
+          + "Default: ${DEFAULT-VALUE}.")
+  String values;
+
   @Override
   public Integer call() throws IOException {
     EngineBenchConfig config = config();
@@ -123,7 +138,7 @@ final class BenchEngineCommand implements Callable<Integer> {
       return new EngineBenchConfig(EngineChoice.named(engine), keys, (int) valueSizeBytes,
           workloadList(), reads != null ? reads : EngineBenchConfig.defaultReads(keys),
           seeks != null ? seeks : EngineBenchConfig.defaultSeeks(keys), threads, dir, json, seed,
-          keepData, syncIntervalMillis, tombstoneGraceMillis);
+          keepData, syncIntervalMillis, tombstoneGraceMillis, compression, ValueKind.named(values));
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.bench.EngineBenchConfig;
 import dev.shale.bench.EngineChoice;
+import dev.shale.bench.ValueKind;
 import dev.shale.bench.Workload;
+import dev.shale.storage.Compression;
 import dev.shale.storage.EngineOptions;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -70,10 +72,11 @@ class BenchCommandTest {
   void optionsMakeTheRunsSettings() {
     EngineBenchConfig config = parse("--engine=RocksDB", "--keys=1000", "--value-size=1k",
         "--workloads=fillrandom,readrandom,readrandom", "--json=r.json", "--dir=/tmp/b", "--threads=4",
-        "--seed=9", "--keep-data", "--sync-interval=60000", "--tombstone-grace=0").config();
+        "--seed=9", "--keep-data", "--sync-interval=60000", "--tombstone-grace=0", "--compression=ZSTD",
+        "--values=text").config();
     assertThat(config).isEqualTo(new EngineBenchConfig(EngineChoice.ROCKSDB, 1000, 1024,
         List.of(Workload.FILLRANDOM, Workload.READRANDOM, Workload.READRANDOM), 1000, 100, 4,
-        Path.of("/tmp/b"), Path.of("r.json"), 9, true, 60_000, 0));
+        Path.of("/tmp/b"), Path.of("r.json"), 9, true, 60_000, 0, Compression.ZSTD, ValueKind.TEXT));
   }
 
   @Test

@@ -13,7 +13,7 @@ enum BenchEngine {
   ROCKSDB("rocksdb") {
     @Override
     BenchStore open(Path directory, EngineBenchConfig config) {
-      return RocksStore.open(directory);
+      return RocksStore.open(directory, config);
     }
   };
 

@@ -27,7 +27,7 @@ public final class EngineBench {
     Files.createDirectories(config.directory());
     Path runDirectory = Files.createTempDirectory(config.directory(), "run-");
     printHeader(config, runDirectory, out);
-    ValueSource values = new ValueSource(config.valueSizeBytes(), config.seed());
+    ValueSource values = new ValueSource(config.valueSizeBytes(), config.seed(), config.values());
     List<WorkloadResult> results = new ArrayList<>();
     try {
       for (BenchEngine engine : config.engines().engines()) {
@@ -55,7 +55,8 @@ public final class EngineBench {
     out.println("shale engine benchmark, " + Instant.now());
     out.println("engines: " + config.engines().engines().stream().map(BenchEngine::reportName).collect(Collectors.joining(", "))
         + "; keys: " + config.keys() + " of " + KeyFormat.KEY_BYTES + " bytes; values: "
-        + config.valueSizeBytes() + " random incompressible bytes; threads: " + config.threads()
+        + config.valueSizeBytes() + " bytes of " + config.values().description() + "; compression: "
+        + config.compression().optionName() + " (both engines); threads: " + config.threads()
         + "; reads: " + config.reads() + "; seeks: " + config.seeks() + "; seed: " + config.seed());
     out.println("workloads: " + config.workloads().stream().map(Workload::cliName).collect(Collectors.joining(",")));
     out.println("data: " + runDirectory.toAbsolutePath() + (config.keepData() ? " (kept)" : " (deleted at the end)"));

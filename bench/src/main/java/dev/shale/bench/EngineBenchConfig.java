@@ -1,5 +1,6 @@
 package dev.shale.bench;
 
+import dev.shale.storage.Compression;
 import dev.shale.storage.EngineOptions;
 import java.nio.file.Path;
 import java.util.List;
@@ -25,6 +26,9 @@ import java.util.List;
  * @param tombstoneGraceMillis Shale's {@code EngineOptions.tombstoneGraceMillis}: the default is
  *     the engine's (long, for replication); 0 drops a tombstone at the first compaction that may,
  *     as RocksDB does, so that deletes and the scans after them compare the same work
+ * @param compression how both engines compress their tables' data blocks
+ * @param values what the values written are made of: random bytes, or JSON-like text that
+ *     compresses, so that compression and space mean something
  */
 public record EngineBenchConfig(
     EngineChoice engines,
@@ -39,7 +43,9 @@ public record EngineBenchConfig(
     long seed,
     boolean keepData,
     long syncIntervalMillis,
-    long tombstoneGraceMillis) {
+    long tombstoneGraceMillis,
+    Compression compression,
+    ValueKind values) {
 
   /** The largest value: the 16 MiB the HTTP API accepts. */
   public static final int MAX_VALUE_SIZE_BYTES = 16 << 20;
@@ -72,14 +78,19 @@ public record EngineBenchConfig(
     if (tombstoneGraceMillis < 0) {
       throw new IllegalArgumentException("--tombstone-grace must be >= 0 ms: " + tombstoneGraceMillis);
     }
+    if (compression == null) throw new IllegalArgumentException("--compression is required");
+    if (values == null) throw new IllegalArgumentException("--values is required");
   }
 
-  /** A run with Shale's default log fsync interval and tombstone grace period. */
+  /** A run with Shale's default log fsync interval, tombstone grace period and compression, on random values. */
   public EngineBenchConfig(EngineChoice engines, long keys, int valueSizeBytes, List<Workload> workloads,
       long reads, long seeks, int threads, Path directory, Path jsonFile, long seed, boolean keepData) {
     this(engines, keys, valueSizeBytes, workloads, reads, seeks, threads, directory, jsonFile, seed, keepData,
-        DEFAULT_SYNC_INTERVAL_MILLIS, DEFAULT_TOMBSTONE_GRACE_MILLIS);
+        DEFAULT_SYNC_INTERVAL_MILLIS, DEFAULT_TOMBSTONE_GRACE_MILLIS, DEFAULT_COMPRESSION, ValueKind.RANDOM);
   }
+
+  /** Shale's default compression, the server's too. */
+  public static final Compression DEFAULT_COMPRESSION = EngineOptions.defaults().compression();
 
   /** Shale's default log fsync interval, the server's too. */
   public static final long DEFAULT_SYNC_INTERVAL_MILLIS = EngineOptions.defaults().syncIntervalMillis();

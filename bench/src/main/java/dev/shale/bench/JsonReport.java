@@ -47,6 +47,8 @@ final class JsonReport {
     fields.add(field("message", r.message().isEmpty() ? "null" : string(r.message())));
     fields.add(field("keys", Long.toString(config.keys())));
     fields.add(field("value_size", Integer.toString(config.valueSizeBytes())));
+    fields.add(field("values", string(config.values().cliName())));
+    fields.add(field("compression", string(config.compression().optionName())));
     fields.add(field("threads", Integer.toString(config.threads())));
     fields.add(field("tombstone_grace_ms",
         r.engine().equals(BenchEngine.SHALE.reportName()) ? Long.toString(config.tombstoneGraceMillis()) : "null"));

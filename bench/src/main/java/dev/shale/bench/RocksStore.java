@@ -1,5 +1,6 @@
 package dev.shale.bench;
 
+import dev.shale.storage.Compression;
 import dev.shale.storage.EngineOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,12 +19,11 @@ import org.rocksdb.WriteOptions;
 
 /**
  * RocksDB through rocksdbjni, configured to match Shale's engine where a setting has a
- * counterpart (memtable size and count, block size, Bloom bits, no compression, durability) and
- * left at RocksDB's defaults elsewhere (leveled compaction and its triggers, two background jobs).
+ * counterpart (memtable size and count, block size, Bloom bits, compression, block cache size,
+ * durability) and left at RocksDB's defaults elsewhere (leveled compaction and its triggers, two
+ * background jobs).
  */
 final class RocksStore implements BenchStore {
-  /** RocksDB's own default block cache size (its table reads go through it). */
-  static final long BLOCK_CACHE_BYTES = 32L << 20;
   static final int MAX_LEVELS = 7;
 
   private final RocksDB db;
@@ -32,8 +32,10 @@ final class RocksStore implements BenchStore {
   private final BloomFilter bloom;
   private final WriteOptions writeOptions;
   private final ReadOptions readOptions;
+  private final EngineOptions matched; // the Shale options this store's settings match
 
-  private RocksStore(RocksDB db, Options options, LRUCache cache, BloomFilter bloom) {
+  private RocksStore(RocksDB db, Options options, LRUCache cache, BloomFilter bloom, EngineOptions matched) {
+    this.matched = matched;
     this.db = db;
     this.options = options;
     this.cache = cache;
@@ -44,10 +46,10 @@ final class RocksStore implements BenchStore {
     this.readOptions = new ReadOptions();
   }
 
-  static RocksStore open(Path directory) {
+  static RocksStore open(Path directory, EngineBenchConfig config) {
     RocksDB.loadLibrary();
-    EngineOptions shale = ShaleStore.options();
-    LRUCache cache = new LRUCache(BLOCK_CACHE_BYTES);
+    EngineOptions shale = ShaleStore.options(config);
+    LRUCache cache = new LRUCache(shale.blockCacheBytes());
     BloomFilter bloom = new BloomFilter(shale.bloomBitsPerKey());
     BlockBasedTableConfig table = new BlockBasedTableConfig()
         .setBlockSize(shale.blockSizeBytes())
@@ -57,18 +59,27 @@ final class RocksStore implements BenchStore {
         .setCreateIfMissing(true)
         .setWriteBufferSize(shale.memtableSizeBytes())
         .setMaxWriteBufferNumber(1 + shale.maxImmutableMemtables())
-        .setCompressionType(CompressionType.NO_COMPRESSION)
-        .setBottommostCompressionType(CompressionType.NO_COMPRESSION)
+        .setCompressionType(compressionType(shale.compression()))
+        .setBottommostCompressionType(compressionType(shale.compression()))
         .setCompactionStyle(CompactionStyle.LEVEL)
         .setTableFormatConfig(table);
     try {
-      return new RocksStore(RocksDB.open(options, directory.toString()), options, cache, bloom);
+      return new RocksStore(RocksDB.open(options, directory.toString()), options, cache, bloom, shale);
     } catch (RocksDBException | RuntimeException e) {
       options.close();
       bloom.close();
       cache.close();
       throw new IllegalStateException("RocksDB failed to open " + directory + ": " + e.getMessage(), e);
     }
+  }
+
+  /** RocksDB's compression type for each of Shale's. */
+  private static CompressionType compressionType(Compression compression) {
+    return switch (compression) {
+      case NONE -> CompressionType.NO_COMPRESSION;
+      case LZ4 -> CompressionType.LZ4_COMPRESSION;
+      case ZSTD -> CompressionType.ZSTD_COMPRESSION;
+    };
   }
 
   @Override
@@ -79,10 +90,10 @@ final class RocksStore implements BenchStore {
         "memtable (write_buffer_size): " + Units.bytes(options.writeBufferSize())
             + " = Shale's, max_write_buffer_number " + options.maxWriteBufferNumber()
             + " = Shale's 1 active + " + (options.maxWriteBufferNumber() - 1) + " frozen",
-        "block size: " + Units.bytes(ShaleStore.options().blockSizeBytes())
-            + ", compression: none (as Shale; values are incompressible anyway)",
-        "bloom filter: " + ShaleStore.options().bloomBitsPerKey() + " bits/key (full filters)",
-        "block cache: LRU " + Units.bytes(BLOCK_CACHE_BYTES) + " (RocksDB's default size)",
+        "block size: " + Units.bytes(matched.blockSizeBytes()) + ", compression: "
+            + matched.compression().optionName() + " at every level (as Shale)",
+        "bloom filter: " + matched.bloomBitsPerKey() + " bits/key (full filters)",
+        "block cache: LRU " + Units.bytes(matched.blockCacheBytes()) + " (Shale's size; RocksDB's default size)",
         "compaction: leveled, defaults: L0 trigger " + options.level0FileNumCompactionTrigger()
             + ", slowdown " + options.level0SlowdownWritesTrigger()
             + ", stop " + options.level0StopWritesTrigger()

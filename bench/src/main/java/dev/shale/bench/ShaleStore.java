@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Shale's engine, through its public API only, with its default options but for the two the
- * benchmark sets: the log's fsync interval and the tombstone grace period.
+ * Shale's engine, through its public API only, with its default options but for the three the
+ * benchmark sets: the log's fsync interval, the tombstone grace period and the compression.
  */
 final class ShaleStore implements BenchStore {
   private final Engine engine;
@@ -35,7 +35,8 @@ final class ShaleStore implements BenchStore {
   static EngineOptions options(EngineBenchConfig config) {
     return options()
         .withSyncIntervalMillis(config.syncIntervalMillis())
-        .withTombstoneGraceMillis(config.tombstoneGraceMillis());
+        .withTombstoneGraceMillis(config.tombstoneGraceMillis())
+        .withCompression(config.compression());
   }
 
   /** The engine's defaults, whose durability matches RocksDB's sync=false with its WAL on. */
@@ -50,9 +51,11 @@ final class ShaleStore implements BenchStore {
             + options.syncIntervalMillis() + " ms)",
         "memtable: " + Units.bytes(options.memtableSizeBytes()) + ", up to "
             + options.maxImmutableMemtables() + " frozen memtables waiting for flush",
-        "block size: " + Units.bytes(options.blockSizeBytes()) + ", no compression",
+        "block size: " + Units.bytes(options.blockSizeBytes()) + ", compression: "
+            + options.compression().optionName() + " (a block stored as it is when that saves under an eighth)",
         "bloom filter: " + options.bloomBitsPerKey() + " bits/key",
-        "cache: none of its own (tables are memory-mapped: the OS page cache serves reads)",
+        "block cache: " + Units.bytes(options.blockCacheBytes()) + " of checked, decompressed blocks"
+            + " (tables are memory-mapped: the OS page cache holds their stored bytes)",
         "write stall: a write waits up to " + options.writeStallTimeoutMillis()
             + " ms for room, then is retried by the benchmark",
         "tombstone grace: " + options.tombstoneGraceMillis() + " ms (a tombstone is kept at least"

@@ -86,7 +86,8 @@ class EngineBenchTest {
   @Test
   void tombstoneGraceReachesTheEnginesOptionsAndNothingElse() {
     EngineBenchConfig defaults = new EngineBenchConfig(EngineChoice.BOTH, 100, 10, List.of(Workload.FILLSEQ), 100,
-        10, 1, dir, null, 3, false, 60_000, EngineBenchConfig.DEFAULT_TOMBSTONE_GRACE_MILLIS);
+        10, 1, dir, null, 3, false, 60_000, EngineBenchConfig.DEFAULT_TOMBSTONE_GRACE_MILLIS,
+        EngineBenchConfig.DEFAULT_COMPRESSION, ValueKind.RANDOM);
     EngineBenchConfig zero = graceConfig(EngineChoice.BOTH, List.of(Workload.FILLSEQ), 0, null);
 
     assertThat(ShaleStore.options(defaults).tombstoneGraceMillis())
@@ -142,7 +143,7 @@ class EngineBenchTest {
 
   private EngineBenchConfig graceConfig(EngineChoice engines, List<Workload> workloads, long graceMillis, Path json) {
     return new EngineBenchConfig(engines, 3000, 100, workloads, 3000, 10, 1, dir.resolve("data"), json, 5, false,
-        60_000, graceMillis);
+        60_000, graceMillis, EngineBenchConfig.DEFAULT_COMPRESSION, ValueKind.RANDOM);
   }
 
   private static void checkSane(Map<String, Object> r) {

@@ -8,6 +8,7 @@ import dev.shale.testkit.TestSeed;
 import java.nio.charset.StandardCharsets;
 import java.util.BitSet;
 import java.util.SplittableRandom;
+import java.util.zip.Deflater;
 import org.junit.jupiter.api.Test;
 
 /** Keys, the fillrandom permutation and values: what makes both engines see the same data. */
@@ -76,5 +77,30 @@ class KeysAndValuesTest {
     assertThat(first).hasSize(100);
     assertThat(second).hasSize(100).isNotEqualTo(first);
     assertThat(new ValueSource(3 << 20, 5).next(random)).hasSize(3 << 20);
+  }
+
+  @Test
+  void textValuesCompressAndRandomOnesDoNot() {
+    SplittableRandom random = new SplittableRandom(5);
+    ValueSource text = new ValueSource(4096, 5, ValueKind.TEXT);
+    byte[] a = text.next(random);
+    byte[] b = text.next(random);
+    assertThat(a).hasSize(4096).isNotEqualTo(b);
+    assertThat(new String(a, StandardCharsets.US_ASCII)).contains("\"email\":\"").contains("@example.com");
+    assertThat(deflatedSize(a)).as("text deflates to under half").isLessThan(a.length / 2);
+    byte[] noise = new ValueSource(4096, 5, ValueKind.RANDOM).next(random);
+    assertThat(deflatedSize(noise)).as("random bytes do not shrink").isGreaterThan(noise.length * 9 / 10);
+    assertThat(ValueKind.named(" TEXT ")).isEqualTo(ValueKind.TEXT);
+    assertThatThrownBy(() -> ValueKind.named("json")).hasMessageContaining("use random or text");
+  }
+
+  private static int deflatedSize(byte[] bytes) {
+    Deflater deflater = new Deflater();
+    deflater.setInput(bytes);
+    deflater.finish();
+    byte[] out = new byte[bytes.length * 2 + 64];
+    int size = deflater.deflate(out);
+    deflater.end();
+    return size;
   }
 }
