@@ -21,17 +21,24 @@ class ModuleBoundaryTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
   // The nullness annotations every module may use: no code, only what NullAway checks.
   private static final String NULLNESS = "org\\.jspecify\\.annotations\\.Nullable;";
+  private static final String LIBRARIES = "io\\.airlift\\.compress\\.v3\\.|com\\.github\\.benmanes\\.caffeine\\.";
   private static final Pattern STORAGE_INTERNALS = Pattern.compile(
       "^import\\s+(static\\s+)?dev\\.shale\\.storage\\.[a-z]\\w*\\.", Pattern.MULTILINE);
 
   @Test
-  void storageDependsOnTheJdkOnly() {
-    // JSpecify's @Nullable is the one exception: annotations for NullAway, no code to run.
+  void storageDependsOnTheJdkAndItsTwoLibrariesOnly() {
+    // JSpecify's @Nullable: annotations for NullAway, no code to run. aircompressor (the block
+    // codecs) and Caffeine (the block cache): the table package's, and no one else's.
     assertThat(importsMatching("storage", Pattern.compile(
         // Possessive "?+": otherwise the optional "static " backtracks to nothing, and the
         // lookahead then rejects "static java.nio..." as if "static" were a package.
-        "^import\\s+(static\\s+)?+(?!java\\.|javax\\.|dev\\.shale\\.storage|" + NULLNESS + ")", Pattern.MULTILINE)))
-        .as("imports in storage/src/main from outside the JDK, the engine and JSpecify").isEmpty();
+        "^import\\s+(static\\s+)?+(?!java\\.|javax\\.|dev\\.shale\\.storage|" + NULLNESS + "|" + LIBRARIES + ")",
+        Pattern.MULTILINE)))
+        .as("imports in storage/src/main from outside the JDK, the engine, JSpecify and its libraries").isEmpty();
+    assertThat(importsMatching("storage", Pattern.compile("^import\\s+(static\\s+)?+(" + LIBRARIES + ")", Pattern.MULTILINE)))
+        .as("imports of the engine's libraries")
+        .isNotEmpty()
+        .allMatch(line -> line.startsWith("dev/shale/storage/table/"), "in the table package");
   }
 
   @Test
