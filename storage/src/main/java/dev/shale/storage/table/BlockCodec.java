@@ -47,12 +47,11 @@ final class BlockCodec {
   }
 
   /**
-   * The contents compressed in {@code compressed} with {@code codec}, decompressed into {@code
-   * scratch} (null: a new heap array); a CorruptionException naming the block if the codec is
-   * unknown, the bytes do not decompress, or they do not make exactly {@code contentsLength} bytes.
+   * The contents compressed in {@code compressed} with {@code codec}, decompressed into a new heap
+   * array; a CorruptionException naming the block if the codec is unknown, the bytes do not
+   * decompress, or they do not make exactly {@code contentsLength} bytes.
    */
-  static MemorySegment decompress(byte codec, MemorySegment compressed, long contentsLength, Path path, long fileOffset,
-      @Nullable ScratchBuffer scratch) {
+  static MemorySegment decompress(byte codec, MemorySegment compressed, long contentsLength, Path path, long fileOffset) {
     Decompressor decompressor = switch (codec) {
       case TableFormat.CODEC_LZ4 -> LZ4.get();
       case TableFormat.CODEC_ZSTD -> ZSTD.get();
@@ -62,9 +61,7 @@ final class BlockCodec {
     if (contentsLength > TableFormat.MAX_COMPRESSED_CONTENTS_BYTES) {
       throw TableCorruption.at(path, fileOffset, "compressed block declares " + contentsLength + " bytes of contents");
     }
-    MemorySegment contents = scratch != null
-        ? scratch.sized((int) contentsLength)
-        : MemorySegment.ofArray(new byte[(int) contentsLength]);
+    MemorySegment contents = MemorySegment.ofArray(new byte[(int) contentsLength]);
     int decompressed;
     try {
       decompressed = decompressor.decompress(compressed, contents);

@@ -5,7 +5,6 @@ import static dev.shale.storage.table.TableFormat.U32;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Turns a block as stored in a table file into its contents (docs/format.md, "Blocks", "Data
@@ -36,10 +35,9 @@ final class StoredBlock {
   /**
    * The contents of data block {@code block} (its stored bytes, at {@code fileOffset} in the file)
    * of a table of {@code formatVersion}: in place when stored uncompressed, else decompressed into
-   * {@code scratch}, or a new heap array if that is null.
+   * a new heap array.
    */
-  static MemorySegment dataContents(
-      MemorySegment block, long fileOffset, int formatVersion, Path path, @Nullable ScratchBuffer scratch) {
+  static MemorySegment dataContents(MemorySegment block, long fileOffset, int formatVersion, Path path) {
     // The crc covers the stored bytes and the codec byte: checked before either is believed.
     MemorySegment covered = contents(block, fileOffset, path);
     if (formatVersion == TableFormat.FORMAT_VERSION_1) return covered;
@@ -53,6 +51,6 @@ final class StoredBlock {
     }
     long contentsLength = Integer.toUnsignedLong(stored.get(U32, 0));
     MemorySegment compressed = stored.asSlice(TableFormat.CONTENTS_LENGTH_BYTES);
-    return BlockCodec.decompress(codec, compressed, contentsLength, path, fileOffset, scratch);
+    return BlockCodec.decompress(codec, compressed, contentsLength, path, fileOffset);
   }
 }

@@ -122,7 +122,7 @@ public final class Table implements AutoCloseable {
     if (!mayContain(keyHash)) return null;
     int block = index.find(key);
     if (block == index.blockCount()) return null;
-    return readBlock(block).find(key);
+    return readBlock(block, true).find(key);
   }
 
   /** All records in key order, lazily, one block at a time. */
@@ -221,29 +221,16 @@ public final class Table implements AutoCloseable {
   }
 
   /**
-   * Data block {@code block} for a get, checked: from the cache, or else read, checked (and
-   * decompressed into a new array) and cached.
+   * Data block {@code block}, checked: from the cache, or else read, checked (and decompressed)
+   * and, if {@code fill}, cached.
    */
-  DataBlock readBlock(int block) {
-    return readBlock(block, null);
-  }
-
-  /**
-   * Data block {@code block} for an iterator, checked: from the cache, or else read and checked,
-   * a compressed one decompressed into {@code scratch} (so valid until the iterator's next block),
-   * and not cached.
-   */
-  DataBlock readBlockForIteration(int block, ScratchBuffer scratch) {
-    return readBlock(block, scratch);
-  }
-
-  private DataBlock readBlock(int block, @Nullable ScratchBuffer scratch) {
+  DataBlock readBlock(int block, boolean fill) {
     BlockHandle handle = blockHandle(block);
     MemorySegment contents = blockCache.get(fileNumber, handle.offset());
     if (contents == null) {
       contents = StoredBlock.dataContents(
-          file.asSlice(handle.offset(), handle.length()), handle.offset(), footer.formatVersion(), path, scratch);
-      if (scratch == null) blockCache.put(fileNumber, handle.offset(), contents);
+          file.asSlice(handle.offset(), handle.length()), handle.offset(), footer.formatVersion(), path);
+      if (fill) blockCache.put(fileNumber, handle.offset(), contents);
     }
     return DataBlock.open(contents, handle.offset(), path);
   }

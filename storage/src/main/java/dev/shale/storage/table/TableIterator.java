@@ -25,13 +25,10 @@ final class TableIterator implements Iterator<Entry> {
    * End. The end bound is compared with the next key where it lies in the mapped block, before
    * that record is decoded: the record past the range costs a comparison, not a copy of its value.
    *
-   * Memory: one DataBlock (a view of the mapping or of the scratch buffer a compressed block was
-   * decompressed into, a few objects) and the previous key. The scratch buffer is reused from
-   * block to block: next() copies each record out, so nothing outlives its block.
+   * Memory: one DataBlock (a view of the mapping, a few objects) and the previous key.
    */
 
   private final Table table;
-  private final ScratchBuffer scratch = new ScratchBuffer(); // compressed blocks decompress here, one at a time
   private final boolean wholeTable; // started at the first record: the entry count can be checked
   private final @Nullable MemorySegment end; // null: to the last record
   private byte @Nullable [] seekKey; // null once sought (or when starting from the first record)
@@ -59,7 +56,7 @@ final class TableIterator implements Iterator<Entry> {
         if (wholeTable) checkEntryCount();
         return finish();
       }
-      current = block = table.readBlockForIteration(nextBlock++, scratch);
+      current = block = table.readBlock(nextBlock++, false);
       nextInBlock = 0;
     }
     if (end != null && current.compareKeyAt(nextInBlock, end) >= 0) return finish();
@@ -85,7 +82,7 @@ final class TableIterator implements Iterator<Entry> {
     int first = table.findBlock(key);
     nextBlock = first;
     if (first < table.blockCount()) {
-      DataBlock found = table.readBlockForIteration(nextBlock++, scratch);
+      DataBlock found = table.readBlock(nextBlock++, false);
       block = found;
       nextInBlock = found.seek(key);
     }

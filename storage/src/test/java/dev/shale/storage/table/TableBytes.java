@@ -39,7 +39,7 @@ final class TableBytes {
     List<List<byte[]>> keys = new ArrayList<>();
     try (Table table = Table.open(Vfs.real(), file, 0)) {
       for (int b = 0; b < table.blockCount(); b++) {
-        DataBlock block = table.readBlock(b);
+        DataBlock block = table.readBlock(b, false);
         List<byte[]> blockKeys = new ArrayList<>();
         for (int i = 0; i < block.count(); i++) blockKeys.add(block.entryAt(i).key());
         keys.add(blockKeys);
