@@ -415,27 +415,18 @@ final class ServerCommand implements Callable<Integer> {
   /** The settings of the storage engine, or a usage error naming the bad option. */
   EngineOptions engineOptions() {
     try {
-      return EngineOptions.defaults()
+      EngineOptions options = EngineOptions.defaults()
           .withSyncMode(sync)
           .withSyncIntervalMillis(syncIntervalMillis)
           .withMemtableSizeBytes(memtableSizeBytes)
           .withCompression(compression)
-          .withBlockCacheBytes(
-              blockCacheBytes != null ? blockCacheBytes : defaultBlockCacheBytes(Runtime.getRuntime().maxMemory()))
           .withDiskReserveBytes(diskReserveBytes)
           .withCpuPriority(compactionPriority);
+      // Without --block-cache-size, the engine's default: an eighth of the heap, at most 32 MiB.
+      return blockCacheBytes == null ? options : options.withBlockCacheBytes(blockCacheBytes);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }
-  }
-
-  /**
-   * The block cache when --block-cache-size is not given: an eighth of the heap, at most 32 MiB
-   * (RocksDB's default size). Its decompressed blocks live on the heap beside the answers' and
-   * bodies' budgets, so a small heap gets a small cache.
-   */
-  static long defaultBlockCacheBytes(long maxHeapBytes) {
-    return Math.min(MAX_DEFAULT_BLOCK_CACHE_BYTES, maxHeapBytes / 8);
   }
 
   /** The bounds of the hints this node keeps, or a usage error naming the bad option. */
@@ -566,7 +557,6 @@ final class ServerCommand implements Callable<Integer> {
       Map.entry("maxBytes", "--hint-max-size"),
       Map.entry("maxAgeMillis", "--hint-max-age"),
       Map.entry("deliveriesPerSecond", "--hint-rate"));
-  private static final long MAX_DEFAULT_BLOCK_CACHE_BYTES = 32L << 20;
   private static final Pattern WORD = Pattern.compile("\\b[a-zA-Z]+\\b");
 
   /** {@code message} with the options records' field names replaced by option names. */

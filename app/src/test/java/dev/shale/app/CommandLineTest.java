@@ -95,9 +95,9 @@ class CommandLineTest {
     assertThat(engine.memtableSizeBytes()).isEqualTo(16L << 20);
     assertThat(engine.compactionPriority()).isEqualTo(CpuPriority.LOW);
     assertThat(engine.compression()).isEqualTo(Compression.LZ4);
-    assertThat(engine.blockCacheBytes()).isEqualTo(ServerCommand.defaultBlockCacheBytes(Runtime.getRuntime().maxMemory()));
-    assertThat(ServerCommand.defaultBlockCacheBytes(64L << 20)).as("an eighth of a small heap").isEqualTo(8L << 20);
-    assertThat(ServerCommand.defaultBlockCacheBytes(8L << 30)).as("the cap").isEqualTo(32L << 20);
+    assertThat(engine.blockCacheBytes()).isEqualTo(EngineOptions.defaultBlockCacheBytes(Runtime.getRuntime().maxMemory()));
+    assertThat(EngineOptions.defaultBlockCacheBytes(64L << 20)).as("an eighth of a small heap").isEqualTo(8L << 20);
+    assertThat(EngineOptions.defaultBlockCacheBytes(8L << 30)).as("the cap").isEqualTo(32L << 20);
   }
 
   @Test

@@ -93,7 +93,7 @@ final class RocksStore implements BenchStore {
         "block size: " + Units.bytes(matched.blockSizeBytes()) + ", compression: "
             + matched.compression().optionName() + " at every level (as Shale)",
         "bloom filter: " + matched.bloomBitsPerKey() + " bits/key (full filters)",
-        "block cache: LRU " + Units.bytes(matched.blockCacheBytes()) + " (Shale's size; RocksDB's default size)",
+        "block cache: LRU " + Units.bytes(matched.blockCacheBytes()) + " (Shale's size)",
         "compaction: leveled, defaults: L0 trigger " + options.level0FileNumCompactionTrigger()
             + ", slowdown " + options.level0SlowdownWritesTrigger()
             + ", stop " + options.level0StopWritesTrigger()

@@ -86,14 +86,26 @@ public record EngineOptions(
   }
 
   /**
-   * 16 MiB memtables; LZ4 blocks; a 32 MiB block cache (RocksDB's default size); L0 triggers
+   * 16 MiB memtables; LZ4 blocks; a block cache of an eighth of the heap, at most 32 MiB
+   * ({@link #defaultBlockCacheBytes}); L0 triggers
    * 4 / 20 / 36 (RocksDB's); level 1 of 64 MiB, 8 MiB tables; tombstones kept a day; 64 MiB of disk
    * kept free for flushes; compactions at a low CPU priority. docs/design.md ("Compaction", "A full
    * disk", "Threads", "Block cache") says why.
    */
   public static EngineOptions defaults() {
-    return new EngineOptions(SyncMode.INTERVAL, 200, 16L << 20, 2, 2_000, 4096, 10, Compression.LZ4, 32L << 20,
+    return new EngineOptions(SyncMode.INTERVAL, 200, 16L << 20, 2, 2_000, 4096, 10, Compression.LZ4,
+        defaultBlockCacheBytes(Runtime.getRuntime().maxMemory()),
         System::currentTimeMillis, 4, 20, 36, 64L << 20, 8L << 20, 86_400_000L, 64L << 20, CpuPriority.LOW, Vfs.real());
+  }
+
+  /**
+   * The block cache of {@link #defaults()}: an eighth of the heap, at most 32 MiB (RocksDB's
+   * default size). Decompressed blocks live on the Java heap, so a small heap gets a small cache:
+   * with a third of a 96 MiB heap in the cache, compressed reads spent their time in the
+   * collector (docs/perf/engine.md, "Issue 18").
+   */
+  public static long defaultBlockCacheBytes(long maxHeapBytes) {
+    return Math.min(32L << 20, maxHeapBytes / 8);
   }
 
   public EngineOptions withSyncMode(SyncMode v) {
