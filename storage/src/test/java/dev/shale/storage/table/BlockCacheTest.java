@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.NavigableMap;
 import java.util.Random;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -125,22 +124,9 @@ class BlockCacheTest {
     NavigableMap<byte[], Entry> records = CompressionTest.textRecords(new Random(seed), 5000);
     List<Entry> expected = new ArrayList<>(records.values());
     BlockCache cache = BlockCache.ofCapacity(32 << 10); // a few blocks: constant eviction
-    ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
     try (Table table = Table.open(Vfs.real(), write(records, Compression.LZ4), 1, cache)) {
-      List<Thread> readers = new ArrayList<>();
-      for (int t = 0; t < 4; t++) {
-        Random random = new Random(seed + t);
-        readers.add(Thread.ofPlatform().start(() -> {
-          for (int i = 0; i < 20_000; i++) {
-            Entry want = expected.get(random.nextInt(expected.size()));
-            Entry got = table.get(want.key().clone());
-            if (!want.equals(got)) failures.add("wanted " + want + ", got " + got);
-          }
-        }));
-      }
-      for (Thread reader : readers) reader.join();
+      assertThat(TableConcurrentReadTest.readConcurrently(table, expected, seed)).as("seed %d", seed).isEmpty();
     }
-    assertThat(failures).as("seed %d", seed).isEmpty();
     assertThat(cache.hits()).isPositive();
   }
 

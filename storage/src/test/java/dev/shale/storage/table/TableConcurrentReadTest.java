@@ -27,23 +27,30 @@ class TableConcurrentReadTest {
     List<Entry> expected = new ArrayList<>(records.values());
     Path file = dir.resolve("000001.sst");
     TableWriter.write(Vfs.real(), file, 1, expected.iterator(), 1024, 10);
-    ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
-
     try (Table table = Table.open(Vfs.real(), file, 1)) {
-      List<Thread> readers = new ArrayList<>();
-      for (int t = 0; t < 4; t++) {
-        Random random = new Random(seed + t);
-        readers.add(Thread.ofPlatform().start(() -> {
-          for (int i = 0; i < 20_000; i++) {
-            Entry want = expected.get(random.nextInt(expected.size()));
-            Entry got = table.get(want.key().clone());
-            if (!want.equals(got)) failures.add("wanted " + want + ", got " + got);
-          }
-          if (!TableRoundTripTest.toList(table.iterator()).equals(expected)) failures.add("iterator differs");
-        }));
-      }
-      for (Thread t : readers) assertThat(t.join(Duration.ofMinutes(1))).as("reader finished").isTrue();
+      assertThat(readConcurrently(table, expected, seed)).as("seed " + seed).isEmpty();
     }
-    assertThat(failures).as("seed " + seed).isEmpty();
+  }
+
+  /**
+   * What four threads found wrong reading {@code table} at once, each 20,000 gets of random keys
+   * of {@code expected} (its records in order) and one iteration of the whole table.
+   */
+  static List<String> readConcurrently(Table table, List<Entry> expected, long seed) throws InterruptedException {
+    ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+    List<Thread> readers = new ArrayList<>();
+    for (int t = 0; t < 4; t++) {
+      Random random = new Random(seed + t);
+      readers.add(Thread.ofPlatform().start(() -> {
+        for (int i = 0; i < 20_000; i++) {
+          Entry want = expected.get(random.nextInt(expected.size()));
+          Entry got = table.get(want.key().clone());
+          if (!want.equals(got)) failures.add("wanted " + want + ", got " + got);
+        }
+        if (!TableRoundTripTest.toList(table.iterator()).equals(expected)) failures.add("iterator differs");
+      }));
+    }
+    for (Thread t : readers) assertThat(t.join(Duration.ofMinutes(1))).as("reader finished").isTrue();
+    return List.copyOf(failures);
   }
 }
