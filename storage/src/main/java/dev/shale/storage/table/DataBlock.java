@@ -10,8 +10,9 @@ import java.nio.file.Path;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A data block of a mapped table, crc-checked: its {@code entry} items (docs/format.md, "Table")
- * decoded on demand. Immutable and thread safe.
+ * A data block of a table, over contents already checked against their crc (and decompressed) by
+ * {@link StoredBlock}: its {@code entry} items (docs/format.md, "Table") decoded on demand.
+ * Immutable and thread safe.
  */
 final class DataBlock {
   // The largest array the JVM allocates; a longer value is garbage that slipped past the crc.
@@ -33,8 +34,8 @@ final class DataBlock {
   }
 
   /**
-   * The record of {@code key} in this block, or null: its value a view of the block (the block's
-   * crc was checked when it was opened), valid while the table stays mapped.
+   * The record of {@code key} in this block, or null: its value a view of the block's checked
+   * contents (the mapping, or a decompressed array), valid while the table stays open.
    */
   @Nullable FoundRecord find(byte[] key) {
     int i = reader.seek(key);
