@@ -9,8 +9,13 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Builds one block at a time (docs/format.md, "Table") and writes it to a {@link TableOutput}:
- * its items as they are added, then, on {@link #finish}, the items' offsets, their count, and the
- * block's trailer. Not thread safe; reusable block after block.
+ * its items as they are added, then, on {@link #finish}, the offsets of its restart points, their
+ * count, and the block's trailer. Not thread safe; reusable block after block.
+ *
+ * <p>A data block is {@code prefix_contents} (format_version 3): each entry's key and version
+ * coded against the entry before, every {@link TableFormat#RESTART_INTERVAL}th entry a restart
+ * point coded against nothing but the block's base_version. An index block is {@code
+ * contents(index_entry)}, where every item is listed: the same trailer with every item a restart.
  *
  * <p>A data block's contents are built in memory ({@link BlockBuffer}) and, when the block closes,
  * compressed with the store's codec if that saves enough, then written as {@code stored codec
@@ -19,6 +24,10 @@ import org.jspecify.annotations.Nullable;
  * memory however big its values. An index block is always streamed, as {@code block(index_entry)}.
  */
 final class BlockBuilder {
+  // The most bytes a prefix_entry takes besides its key suffix and value: three varints of a u32
+  // or less (5 bytes each), the type, and a version_delta varint of up to 10 bytes.
+  private static final int MAX_PREFIX_HEADER_BYTES = 3 * 5 + 1 + 10;
+
   private final TableOutput out;
   private final @Nullable BlockBuffer buffer; // null: an index block builder, which streams
   private final byte codec;
@@ -28,9 +37,14 @@ final class BlockBuilder {
   private FieldSink sink;
   // While the open block goes to out: the file offset where its contents start.
   private long contentsStart;
-  // Offsets of the items of the open block from its start, as u32 bit patterns.
-  private int[] itemOffsets = new int[256];
-  private int count;
+  // Offsets of the restart points of the open block from its start, as u32 bit patterns.
+  private int[] restartOffsets = new int[256];
+  private int restarts;
+  private int items;
+  // The open data block's base_version and the entry before: what the next entry is coded against.
+  private long baseVersion;
+  private byte[] previousKey = new byte[0];
+  private long previousVersion;
 
   private BlockBuilder(TableOutput out, @Nullable BlockBuffer buffer, Compression compression) {
     this.out = out;
@@ -50,29 +64,42 @@ final class BlockBuilder {
     return new BlockBuilder(out, null, Compression.NONE);
   }
 
-  /** Appends a data block {@code entry}: key_length value_length version type key [expires_at] value. */
+  /**
+   * Appends a data block {@code prefix_entry}: shared unshared value_length type version_delta
+   * key_suffix [expires_at] value. {@code entry}'s key array is kept until the next entry, and
+   * must not change (an Entry's never does).
+   */
   void addEntry(Entry entry) throws IOException {
+    byte[] key = entry.key();
     byte[] value = entry.value();
-    int expiryBytes = entry.expires() ? TableFormat.EXPIRY_BYTES : 0;
-    long valueBytes = value == null ? 0 : expiryBytes + value.length;
-    long entryBytes = TableFormat.ENTRY_HEADER_BYTES + entry.key().length + valueBytes;
-    if (buffer != null && sink == buffer && contentsBytesWith(entryBytes) > TableFormat.MAX_COMPRESSED_CONTENTS_BYTES) {
+    long valueBytes = value == null ? 0 : (entry.expires() ? TableFormat.EXPIRY_BYTES : 0) + (long) value.length;
+    boolean restart = items % TableFormat.RESTART_INTERVAL == 0;
+    int shared = restart ? 0 : sharedPrefix(previousKey, key);
+    int unshared = key.length - shared;
+    long entryBytes = MAX_PREFIX_HEADER_BYTES + unshared + valueBytes;
+    if (buffer != null && sink == buffer
+        && contentsBytesWith(entryBytes, restart) > TableFormat.MAX_COMPRESSED_CONTENTS_BYTES) {
       streamFromHere(buffer);
     }
-    startItem();
-    sink.putU32(entry.key().length);
-    sink.putU32(valueBytes);
-    sink.putLong(entry.version());
+    if (items == 0) baseVersion = entry.version();
+    startItem(restart);
+    long delta = entry.version() - (shared == 0 ? baseVersion : previousVersion);
+    sink.putVarint(shared);
+    sink.putVarint(unshared);
+    sink.putVarint(valueBytes);
     sink.putByte(value == null ? TableFormat.TYPE_TOMBSTONE
         : entry.expires() ? TableFormat.TYPE_EXPIRING_VALUE : TableFormat.TYPE_VALUE);
-    sink.putBytes(entry.key());
+    sink.putVarint((delta << 1) ^ (delta >> 63)); // zigzag: small either side of 0, few bytes
+    sink.putBytes(key, shared, unshared);
     if (entry.expires()) sink.putLong(entry.expiresAtMillis());
     if (value != null) sink.putBytes(value);
+    previousKey = key;
+    previousVersion = entry.version();
   }
 
   /** Appends an {@code index_entry}: key_length block_offset block_length key. */
   void addIndexEntry(byte[] lastKey, BlockHandle block) throws IOException {
-    startItem();
+    startItem(true);
     sink.putU32(lastKey.length);
     sink.putLong(block.offset());
     sink.putU32(block.length());
@@ -80,19 +107,23 @@ final class BlockBuilder {
   }
 
   boolean isEmpty() {
-    return count == 0;
+    return items == 0;
   }
 
   /** The bytes the open block's contents and trailer would take uncompressed if finished now. */
   long sizeBytes() {
-    return count == 0 ? 0 : contentsBytesWith(0) + trailerBytes();
+    return items == 0 ? 0 : contentsBytesWith(0, false) + trailerBytes();
   }
 
-  /** Writes out the open block (offsets, count, trailer; compressed if it pays) and returns where it went. */
+  /**
+   * Writes out the open block (a data block's base_version; restart offsets, their count, trailer;
+   * compressed if it pays) and returns where it went.
+   */
   BlockHandle finish() throws IOException {
-    if (count == 0) throw new IllegalStateException("a block holds at least one item");
-    for (int i = 0; i < count; i++) sink.putInt(itemOffsets[i]);
-    sink.putInt(count);
+    if (items == 0) throw new IllegalStateException("a block holds at least one item");
+    if (buffer != null) sink.putLong(baseVersion);
+    for (int i = 0; i < restarts; i++) sink.putInt(restartOffsets[i]);
+    sink.putInt(restarts);
     long blockOffset;
     if (buffer != null && sink == buffer) {
       blockOffset = writeBuffered(buffer);
@@ -107,7 +138,8 @@ final class BlockBuilder {
     if (handle.length() > TableFormat.U32_MAX) {
       throw new IllegalStateException("block of " + handle.length() + " bytes exceeds the u32 block_length");
     }
-    count = 0;
+    items = 0;
+    restarts = 0;
     return handle;
   }
 
@@ -147,10 +179,14 @@ final class BlockBuilder {
     sink = out;
   }
 
-  /** The open block's contents with one more item of {@code moreBytes} (0: none): items, offsets, count. */
-  private long contentsBytesWith(long moreBytes) {
-    int items = moreBytes > 0 ? count + 1 : count;
-    return itemBytes() + moreBytes + 4L * items + TableFormat.COUNT_BYTES;
+  /**
+   * The open block's contents with one more item of {@code moreBytes} (0: none), a restart point
+   * if {@code moreRestart}: items, a data block's base_version, restart offsets, their count.
+   */
+  private long contentsBytesWith(long moreBytes, boolean moreRestart) {
+    int restartCount = moreRestart ? restarts + 1 : restarts;
+    long baseVersionBytes = buffer != null ? TableFormat.BASE_VERSION_BYTES : 0;
+    return itemBytes() + moreBytes + baseVersionBytes + 4L * restartCount + TableFormat.COUNT_BYTES;
   }
 
   /** The bytes of the open block's items so far. */
@@ -162,16 +198,25 @@ final class BlockBuilder {
     return buffer != null ? TableFormat.CODEC_BYTES + TableFormat.CRC_BYTES : TableFormat.CRC_BYTES;
   }
 
-  private void startItem() {
-    if (count == 0 && sink == out) {
+  /** Starts an item at the current position, listed among the restart points if {@code restart}. */
+  private void startItem(boolean restart) {
+    if (items == 0 && sink == out) {
       contentsStart = out.position();
       out.startChecksum();
     }
+    items++;
+    if (!restart) return;
     long itemOffset = itemBytes();
     if (itemOffset > TableFormat.U32_MAX) {
-      throw new IllegalStateException("block exceeds the u32 item offsets");
+      throw new IllegalStateException("block exceeds the u32 restart offsets");
     }
-    if (count == itemOffsets.length) itemOffsets = Arrays.copyOf(itemOffsets, count * 2);
-    itemOffsets[count++] = (int) itemOffset;
+    if (restarts == restartOffsets.length) restartOffsets = Arrays.copyOf(restartOffsets, restarts * 2);
+    restartOffsets[restarts++] = (int) itemOffset;
+  }
+
+  /** How many leading bytes {@code key} shares with {@code previous}. */
+  private static int sharedPrefix(byte[] previous, byte[] key) {
+    int mismatch = Arrays.mismatch(previous, key);
+    return mismatch < 0 ? key.length : mismatch;
   }
 }

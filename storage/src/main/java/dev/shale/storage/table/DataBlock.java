@@ -1,94 +1,93 @@
 package dev.shale.storage.table;
 
-import static dev.shale.storage.table.TableFormat.U32;
-import static dev.shale.storage.table.TableFormat.U64;
-
+import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Entry;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A data block of a table, over contents already checked against their crc (and decompressed) by
- * {@link StoredBlock}: its {@code entry} items (docs/format.md, "Table") decoded on demand.
- * Immutable and thread safe.
+ * {@link StoredBlock}, decoded on demand in one of the two entry layouts of docs/format.md,
+ * "Table": {@link FixedEntryBlock} (format_version 1 and 2) or {@link PrefixEntryBlock}
+ * (format_version 3). Blocks are immutable and thread safe; their cursors are not.
  */
-final class DataBlock {
+sealed interface DataBlock permits FixedEntryBlock, PrefixEntryBlock {
   // The largest array the JVM allocates; a longer value is garbage that slipped past the crc.
-  private static final long MAX_VALUE_BYTES = Integer.MAX_VALUE - 8;
+  long MAX_VALUE_BYTES = Integer.MAX_VALUE - 8;
 
-  private final BlockReader reader;
-
-  private DataBlock(BlockReader reader) {
-    this.reader = reader;
-  }
-
-  /** The data block whose checked contents are {@code contents} (StoredBlock), stored at {@code fileOffset}. */
-  static DataBlock open(MemorySegment contents, long fileOffset, Path path) {
-    return new DataBlock(BlockReader.open(contents, fileOffset, TableFormat.ENTRY_HEADER_BYTES, path));
-  }
-
-  int count() {
-    return reader.count();
+  /**
+   * The data block whose checked contents are {@code contents} (StoredBlock), of a table of
+   * {@code formatVersion}, stored at {@code fileOffset} in {@code path} (which name it in
+   * corruption reports).
+   */
+  static DataBlock open(MemorySegment contents, int formatVersion, long fileOffset, Path path) {
+    return formatVersion == TableFormat.FORMAT_VERSION_3
+        ? PrefixEntryBlock.open(contents, fileOffset, path)
+        : FixedEntryBlock.open(contents, fileOffset, path);
   }
 
   /**
    * The record of {@code key} in this block, or null: its value a view of the block's checked
    * contents (the mapping, or a decompressed array), valid while the table stays open.
    */
-  @Nullable FoundRecord find(byte[] key) {
-    int i = reader.seek(key);
-    if (i == reader.count() || !reader.keyEquals(i, key)) return null;
-    return decode(i);
+  @Nullable FoundRecord find(byte[] key);
+
+  /**
+   * A cursor at the first entry whose key is {@code >= key} (not {@link Cursor#valid} if no entry
+   * is), or at the first entry when {@code key} is null.
+   */
+  Cursor seek(byte @Nullable [] key);
+
+  /** The exception (logged) for bad bytes of this block's entry {@code entry} (an index or an offset, as the block numbers them). */
+  CorruptionException corruptEntry(long entry, String what);
+
+  /** A position among a block's entries, moving forward only. Not thread safe. */
+  interface Cursor {
+    /** Whether the cursor is at an entry (false once past the last). */
+    boolean valid();
+
+    /** Moves to the next entry; valid() is false after the last. */
+    void next();
+
+    /** The current entry's key compared with {@code key} as Keys.ORDER compares them. */
+    int compareKey(byte[] key);
+
+    /** The current entry, its key and value copied out of the block. */
+    Entry entry();
+
+    /** The current entry, its value a view of the block. */
+    FoundRecord record();
   }
 
-  /** The index of the first entry whose key is {@code >= key}, or {@link #count} if none is. */
-  int seek(byte[] key) {
-    return reader.seek(key);
-  }
-
-  /** Entry {@code i}'s key compared with {@code key} (a segment over a key array), in place. */
-  int compareKeyAt(int i, MemorySegment key) {
-    return reader.compareKeyAt(i, key);
-  }
-
-  /** Entry {@code i}, its key and value copied out of the file. */
-  Entry entryAt(int i) {
-    return decode(i).copy(reader.keyAt(i));
-  }
-
-  /** entry := key_length:u32 value_length:u32 version:u64 type:u8 key value. */
-  private FoundRecord decode(int i) {
-    MemorySegment block = reader.segment();
-    long offset = reader.itemOffset(i);
-    long valueLength = Integer.toUnsignedLong(block.get(U32, offset + 4));
-    long version = block.get(U64, offset + 8);
-    byte type = block.get(ValueLayout.JAVA_BYTE, offset + 16);
-    long valueOffset = reader.checkedTail(i, offset, valueLength);
+  /**
+   * The record of an entry of {@code type} and {@code version} whose value bytes ({@code
+   * value_length} of them, docs/format.md) start at {@code valueOffset} of {@code bytes}, checked
+   * as the record types require; {@code entry} names it to {@code block}'s corruption reports.
+   */
+  static FoundRecord record(
+      DataBlock block, long entry, MemorySegment bytes, byte type, long version, long valueOffset, long valueLength) {
     return switch (type) {
       case TableFormat.TYPE_TOMBSTONE -> {
-        if (valueLength != 0) {
-          throw reader.corrupt("tombstone " + i + " has a value of " + valueLength + " bytes");
-        }
+        if (valueLength != 0) throw block.corruptEntry(entry, "tombstone has a value of " + valueLength + " bytes");
         yield new FoundRecord(version, null);
       }
       case TableFormat.TYPE_VALUE -> {
         if (valueLength > MAX_VALUE_BYTES) {
-          throw reader.corrupt("entry " + i + " value of " + valueLength + " bytes is implausible");
+          throw block.corruptEntry(entry, "value of " + valueLength + " bytes is implausible");
         }
-        yield new FoundRecord(version, block.asSlice(valueOffset, valueLength));
+        yield new FoundRecord(version, bytes.asSlice(valueOffset, valueLength));
       }
       case TableFormat.TYPE_EXPIRING_VALUE -> {
         if (valueLength < TableFormat.EXPIRY_BYTES || valueLength > MAX_VALUE_BYTES + TableFormat.EXPIRY_BYTES) {
-          throw reader.corrupt("expiring entry " + i + " value of " + valueLength + " bytes is implausible");
+          throw block.corruptEntry(entry, "expiring value of " + valueLength + " bytes is implausible");
         }
-        long expiresAtMillis = block.get(U64, valueOffset);
-        if (expiresAtMillis <= 0) throw reader.corrupt("expiring entry " + i + " has expiry " + expiresAtMillis);
-        yield new FoundRecord(version, block.asSlice(valueOffset + TableFormat.EXPIRY_BYTES,
+        long expiresAtMillis = bytes.get(TableFormat.U64, valueOffset);
+        if (expiresAtMillis <= 0) throw block.corruptEntry(entry, "expiring value has expiry " + expiresAtMillis);
+        yield new FoundRecord(version, bytes.asSlice(valueOffset + TableFormat.EXPIRY_BYTES,
             valueLength - TableFormat.EXPIRY_BYTES), expiresAtMillis);
       }
-      default -> throw reader.corrupt("entry " + i + " has unknown record type " + type);
+      default -> throw block.corruptEntry(entry, "unknown record type " + type);
     };
   }
 }

@@ -25,6 +25,15 @@ interface FieldSink {
 
   void putLong(long l) throws IOException;
 
+  /** Appends {@code value}, taken as unsigned, as an LEB128 varint (docs/format.md, "Conventions"). */
+  default void putVarint(long value) throws IOException {
+    while ((value & ~0x7FL) != 0) {
+      putByte((byte) (value | 0x80));
+      value >>>= 7;
+    }
+    putByte((byte) value);
+  }
+
   void putBytes(byte[] bytes, int offset, int length) throws IOException;
 
   default void putBytes(byte[] bytes) throws IOException {

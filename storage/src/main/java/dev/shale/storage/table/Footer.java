@@ -50,7 +50,7 @@ record Footer(
       throw TableCorruption.at(path, footerOffset, "footer fails its crc");
     }
     int formatVersion = footer.get(U32, 48);
-    if (formatVersion != TableFormat.FORMAT_VERSION_1 && formatVersion != TableFormat.FORMAT_VERSION_2) {
+    if (formatVersion < TableFormat.FORMAT_VERSION_1 || formatVersion > TableFormat.FORMAT_VERSION_3) {
       throw TableCorruption.at(path, footerOffset, "unknown table format_version " + formatVersion);
     }
     Footer decoded = new Footer(

@@ -232,7 +232,7 @@ public final class Table implements AutoCloseable {
           file.asSlice(handle.offset(), handle.length()), handle.offset(), footer.formatVersion(), path);
       if (fill) blockCache.put(fileNumber, handle.offset(), contents);
     }
-    return DataBlock.open(contents, handle.offset(), path);
+    return DataBlock.open(contents, footer.formatVersion(), handle.offset(), path);
   }
 
   /** The first data block that can hold {@code key} (its last key is {@code >= key}), or {@link #blockCount}. */

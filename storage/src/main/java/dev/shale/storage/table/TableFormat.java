@@ -15,8 +15,10 @@ final class TableFormat {
   static final long MAGIC = 0x545353454C414853L;
   /** Tables whose data blocks are {@code block(entry)}: written before block compression. */
   static final int FORMAT_VERSION_1 = 1;
-  /** Tables whose data blocks end in a codec byte and may be compressed: what the writer writes. */
+  /** Tables whose data blocks end in a codec byte and may be compressed, entries of fixed width. */
   static final int FORMAT_VERSION_2 = 2;
+  /** Tables whose data blocks hold prefix_contents (keys shared with the entry before): what the writer writes. */
+  static final int FORMAT_VERSION_3 = 3;
   /** Do not change: embedded in on-disk data. */
   static final int FOOTER_BYTES = 64;
   /** Bytes of the footer covered by its crc. Do not change: embedded in on-disk data. */
@@ -32,6 +34,16 @@ final class TableFormat {
 
   /** key_length:u32 value_length:u32 version:u64 type:u8, before the key. */
   static final int ENTRY_HEADER_BYTES = 17;
+  /** The fewest bytes of a prefix_entry: four one-byte varints and the type. */
+  static final int MIN_PREFIX_ENTRY_BYTES = 5;
+  /** base_version:u64 after a prefix_contents' entries. */
+  static final int BASE_VERSION_BYTES = 8;
+  /**
+   * Entries between restart points in the data blocks the writer builds (RocksDB's and LevelDB's
+   * default): a seek decodes at most this many entries past a binary search. Readers follow the
+   * restart array, so this may change without a format change.
+   */
+  static final int RESTART_INTERVAL = 16;
   /** key_length:u32 block_offset:u64 block_length:u32, before the key. */
   static final int INDEX_ENTRY_HEADER_BYTES = 16;
   /** count:u32 closing a block's contents. */

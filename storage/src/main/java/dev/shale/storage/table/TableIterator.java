@@ -2,7 +2,6 @@ package dev.shale.storage.table;
 
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
-import java.lang.foreign.MemorySegment;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.Objects;
@@ -19,22 +18,26 @@ import org.jspecify.annotations.Nullable;
 final class TableIterator implements Iterator<Entry> {
   /*
    * Seek. The index holds each block's last key, so the first block whose last key is >= from is
-   * the only one where the range can start; a binary search inside it finds the first key >= from.
-   * Both happen on the first hasNext(), so building an iterator does no I/O.
+   * the only one where the range can start; the block's own seek finds the first key >= from in
+   * it. Both happen on the first hasNext(), so building an iterator does no I/O.
    *
-   * End. The end bound is compared with the next key where it lies in the mapped block, before
-   * that record is decoded: the record past the range costs a comparison, not a copy of its value.
+   * End. The end bound is compared with the next key before that record is decoded: the record
+   * past the range costs a comparison, not a copy of its value.
    *
-   * Memory: one DataBlock (a view of the mapping, a few objects) and the previous key.
+   * Advance. next() returns the cursor's entry and leaves the cursor on it; the following
+   * hasNext() moves it on, so damage in a record is reported by the call that reaches it.
+   *
+   * Memory: one block's cursor (a view of the mapping or the decompressed block, a key buffer)
+   * and the previous key.
    */
 
   private final Table table;
   private final boolean wholeTable; // started at the first record: the entry count can be checked
-  private final @Nullable MemorySegment end; // null: to the last record
+  private final byte @Nullable [] end; // null: to the last record
   private byte @Nullable [] seekKey; // null once sought (or when starting from the first record)
   private int nextBlock;
-  private @Nullable DataBlock block; // null before the first block and once done
-  private int nextInBlock;
+  private DataBlock.@Nullable Cursor cursor; // null before the first block and once done
+  private boolean consumed; // next() returned the cursor's entry: hasNext() moves past it
   private byte @Nullable [] previousKey; // null before the first record
   private long returned;
   private boolean done;
@@ -43,35 +46,37 @@ final class TableIterator implements Iterator<Entry> {
     this.table = table;
     this.wholeTable = fromInclusive == null;
     this.seekKey = fromInclusive;
-    this.end = toExclusive == null ? null : MemorySegment.ofArray(toExclusive);
+    this.end = toExclusive;
   }
 
   @Override
   public boolean hasNext() {
     if (done) return false;
     if (seekKey != null) seek(seekKey);
-    DataBlock current = block;
-    while (current == null || nextInBlock == current.count()) {
+    DataBlock.Cursor current = cursor;
+    if (consumed && current != null) {
+      current.next();
+      consumed = false;
+    }
+    while (current == null || !current.valid()) {
       if (nextBlock == table.blockCount()) {
         if (wholeTable) checkEntryCount();
         return finish();
       }
-      current = block = table.readBlock(nextBlock++, false);
-      nextInBlock = 0;
+      current = cursor = table.readBlock(nextBlock++, false).seek(null);
     }
-    if (end != null && current.compareKeyAt(nextInBlock, end) >= 0) return finish();
+    if (end != null && current.compareKey(end) >= 0) return finish();
     return true;
   }
 
   @Override
   public Entry next() {
     if (!hasNext()) throw new NoSuchElementException();
-    Entry entry = Objects.requireNonNull(block, "hasNext() found a block").entryAt(nextInBlock);
+    Entry entry = Objects.requireNonNull(cursor, "hasNext() found a block").entry();
     if (previousKey != null && Keys.compare(previousKey, entry.key()) >= 0) {
-      throw table.corruptBlock(
-          nextBlock - 1, "key of entry " + nextInBlock + " does not follow the previous key");
+      throw table.corruptBlock(nextBlock - 1, "a key does not follow the key before it");
     }
-    nextInBlock++;
+    consumed = true;
     previousKey = entry.key();
     returned++;
     return entry;
@@ -81,17 +86,13 @@ final class TableIterator implements Iterator<Entry> {
   private void seek(byte[] key) {
     int first = table.findBlock(key);
     nextBlock = first;
-    if (first < table.blockCount()) {
-      DataBlock found = table.readBlock(nextBlock++, false);
-      block = found;
-      nextInBlock = found.seek(key);
-    }
+    if (first < table.blockCount()) cursor = table.readBlock(nextBlock++, false).seek(key);
     seekKey = null;
   }
 
   private boolean finish() {
     done = true;
-    block = null;
+    cursor = null;
     return false;
   }
 

@@ -117,7 +117,7 @@ public final class TableWriter {
     if (!dataBlock.isEmpty()) finishDataBlock();
     BlockHandle filterHandle = filter == null ? new BlockHandle(out.position(), 0) : filter.writeTo(out);
     BlockHandle indexHandle = writeIndex();
-    out.putBytes(new Footer(indexHandle, filterHandle, entryCount, minVersion, maxVersion, TableFormat.FORMAT_VERSION_2).encode());
+    out.putBytes(new Footer(indexHandle, filterHandle, entryCount, minVersion, maxVersion, TableFormat.FORMAT_VERSION_3).encode());
     out.sync();
     long sizeBytes = out.position();
     // Set by the first add(): write() refuses a table with no records.

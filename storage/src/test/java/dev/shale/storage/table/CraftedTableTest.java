@@ -41,7 +41,12 @@ class CraftedTableTest {
   @Test
   void hugeKeyLengthInADataBlock() throws IOException {
     BlockHandle block = original.dataBlocks.get(1);
-    Path file = original.copy().putU32(block.offset(), 0xFFFF_FFF0).resealBlock(block).writeTo(dir.resolve("bad.sst"));
+    // The block's first entry (a restart point; the table is written uncompressed) keeps
+    // shared = 0; its unshared becomes the 5-byte varint of 0xFFFF_FFF0.
+    TableBytes damaged = original.copy();
+    int[] varint = {0xF0, 0xFF, 0xFF, 0xFF, 0x0F};
+    for (int i = 0; i < varint.length; i++) damaged.putU8(block.offset() + 1 + i, varint[i]);
+    Path file = damaged.resealBlock(block).writeTo(dir.resolve("bad.sst"));
     try (Table table = Table.open(Vfs.real(), file, 1)) {
       byte[] firstKeyOfBlock = firstKeyOfBlock(1);
       assertThatThrownBy(() -> table.get(firstKeyOfBlock)).isInstanceOf(CorruptionException.class).hasMessageContaining("runs past");

@@ -39,9 +39,10 @@ final class TableBytes {
     List<List<byte[]>> keys = new ArrayList<>();
     try (Table table = Table.open(Vfs.real(), file, 0)) {
       for (int b = 0; b < table.blockCount(); b++) {
-        DataBlock block = table.readBlock(b, false);
         List<byte[]> blockKeys = new ArrayList<>();
-        for (int i = 0; i < block.count(); i++) blockKeys.add(block.entryAt(i).key());
+        for (DataBlock.Cursor c = table.readBlock(b, false).seek(null); c.valid(); c.next()) {
+          blockKeys.add(c.entry().key());
+        }
         keys.add(blockKeys);
       }
     }

@@ -16,6 +16,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
@@ -38,9 +39,50 @@ class TableFormatTest {
     Path file = dir.resolve("000009.sst");
     TableWriter.write(Vfs.real(), file, 9, RECORDS.iterator(), 4096, 10);
 
-    // Format 2, the data block stored as it is (codec 0): 40 bytes of entries do not compress by an eighth.
+    // Format 3, the data block stored as it is (codec 0): 38 bytes of contents do not compress by an eighth.
     assertThat(HexFormat.of().formatHex(Files.readAllBytes(file)))
-        .isEqualTo(HexFormat.of().formatHex(specTable(TableFormat.FORMAT_VERSION_2, TableFormat.CODEC_NONE)));
+        .isEqualTo(HexFormat.of().formatHex(specTable(TableFormat.FORMAT_VERSION_3, TableFormat.CODEC_NONE)));
+  }
+
+  @Test
+  void prefixEntriesShareKeysAndCodeVersionsAgainstTheEntryBefore() throws IOException {
+    // 20 keys: entry 16 is the second restart point. Versions go down as well as up, and one key
+    // shares nothing with the key before it, so every rule of the spec is spelled once.
+    List<Entry> records = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      String key = i == 19 ? "z" : String.format("key%02d", i);
+      records.add(new Entry(bytes(key), V1 + (i % 2 == 0 ? i : -i), bytes("v" + i)));
+    }
+    Path file = dir.resolve("000011.sst");
+    TableWriter.write(Vfs.real(), file, 11, records.iterator(), 4096, 0);
+
+    // Bytes each key shares with the key before: none at the restart points (0, 16), "key" from
+    // "key09" to "key10", none from "key18" to "z", "key0" or "key1" elsewhere.
+    int[] sharedBytes = {0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 3, 4, 4, 4, 4, 4, 0, 4, 4, 0};
+    Spec contents = new Spec();
+    int[] restarts = {0, 0};
+    long previousVersion = 0;
+    for (int i = 0; i < records.size(); i++) {
+      Entry e = records.get(i);
+      if (i == 16) restarts[1] = contents.size();
+      int shared = sharedBytes[i];
+      long base = shared == 0 ? V1 : previousVersion;
+      long delta = e.version() - base;
+      contents.varint(shared).varint(e.key().length - shared).varint(e.value().length).u8(1)
+          .varint((delta << 1) ^ (delta >> 63)).raw(Arrays.copyOfRange(e.key(), shared, e.key().length)).raw(e.value());
+      previousVersion = e.version();
+    }
+    contents.u64(V1).u32(restarts[0]).u32(restarts[1]).u32(2);
+    byte[] bytes = Files.readAllBytes(file);
+    byte[] expected = contents.toArray();
+    assertThat(HexFormat.of().formatHex(Arrays.copyOf(bytes, expected.length))).isEqualTo(HexFormat.of().formatHex(expected));
+    try (Table table = Table.open(Vfs.real(), file, 11)) {
+      for (Entry e : records) assertThat(table.get(e.key())).isEqualTo(e);
+      assertThat(table.get(bytes("key"))).isNull();
+      assertThat(table.get(bytes("key165"))).isNull();
+      assertThat(TableRoundTripTest.toList(table.iterator())).containsExactlyElementsOf(records);
+      assertThat(TableRoundTripTest.toList(table.iterator(bytes("key155")))).containsExactlyElementsOf(records.subList(16, 20));
+    }
   }
 
   @Test
@@ -50,6 +92,9 @@ class TableFormatTest {
       specTable(TableFormat.FORMAT_VERSION_2, TableFormat.CODEC_NONE),
       specTable(TableFormat.FORMAT_VERSION_2, TableFormat.CODEC_LZ4),
       specTable(TableFormat.FORMAT_VERSION_2, TableFormat.CODEC_ZSTD),
+      specTable(TableFormat.FORMAT_VERSION_3, TableFormat.CODEC_NONE),
+      specTable(TableFormat.FORMAT_VERSION_3, TableFormat.CODEC_LZ4),
+      specTable(TableFormat.FORMAT_VERSION_3, TableFormat.CODEC_ZSTD),
     };
     for (int t = 0; t < tables.length; t++) {
       Path file = Files.write(dir.resolve(t + ".sst"), tables[t]);
@@ -70,9 +115,18 @@ class TableFormatTest {
    */
   private static byte[] specTable(int formatVersion, byte codec) {
     Spec contents = new Spec();
-    contents.u32(2).u32(2).u64(V1).u8(1).raw("k1").raw("v1"); // 21 bytes
-    contents.u32(2).u32(0).u64(7).u8(2).raw("k2"); // 19 bytes
-    contents.u32(0).u32(21).u32(2); // offsets, count
+    if (formatVersion == TableFormat.FORMAT_VERSION_3) {
+      // prefix_entry: shared unshared value_length type version_delta key_suffix value. "k2"
+      // shares "k" with "k1"; its version 7 is coded against V1 as zigzag(7 - V1).
+      long delta = 7 - V1;
+      contents.varint(0).varint(2).varint(2).u8(1).varint(0).raw("k1").raw("v1"); // 9 bytes
+      contents.varint(1).varint(1).varint(0).u8(2).varint((delta << 1) ^ (delta >> 63)).raw("2");
+      contents.u64(V1).u32(0).u32(1); // base_version, restart offsets, restart_count
+    } else {
+      contents.u32(2).u32(2).u64(V1).u8(1).raw("k1").raw("v1"); // 21 bytes
+      contents.u32(2).u32(0).u64(7).u8(2).raw("k2"); // 19 bytes
+      contents.u32(0).u32(21).u32(2); // offsets, count
+    }
     byte[] c = contents.toArray();
     Spec expected = new Spec();
     // Data block at 0: block(entry) in format 1; stored, codec, crc in format 2.
@@ -157,6 +211,16 @@ class TableFormatTest {
 
     Spec u8(int v) {
       out.write(v);
+      return this;
+    }
+
+    /** An unsigned LEB128 varint: 7 bits a byte, low group first, high bit on all but the last. */
+    Spec varint(long v) {
+      while (Long.compareUnsigned(v, 0x80) >= 0) {
+        out.write((int) (v & 0x7F) | 0x80);
+        v >>>= 7;
+      }
+      out.write((int) v);
       return this;
     }
 

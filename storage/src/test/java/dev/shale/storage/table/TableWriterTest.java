@@ -87,16 +87,18 @@ class TableWriterTest {
 
   @Test
   void aBlockClosesOnceItReachesTheTargetSize() throws IOException {
-    // Each entry takes 17 + 1 + 100 bytes plus a 4-byte offset; with the count, codec and crc (9
-    // bytes), the second entry of a block passes 200 bytes, so the table holds blocks of two.
+    // Each entry takes 5 one-byte header fields (shared, unshared, value_length, type,
+    // version_delta), its 1-byte key and 100-byte value: 106 bytes. A block's trailer is its
+    // base_version, one restart offset, the restart count, codec and crc: 21 bytes. The second
+    // entry of a block passes 200 bytes, so the table holds blocks of two.
     Path file = dir.resolve("000007.sst");
     List<Entry> entries = new java.util.ArrayList<>();
     for (char c = 'a'; c <= 'e'; c++) entries.add(new Entry(new byte[] {(byte) c}, 1, new byte[100]));
     TableWriter.write(Vfs.real(), file, 7, entries.iterator(), 200, 10);
     try (Table table = Table.open(Vfs.real(), file, 7)) {
       assertThat(table.blockCount()).isEqualTo(3);
-      assertThat(table.blockHandle(0).length()).isEqualTo(2 * (118 + 4) + 9);
-      assertThat(table.blockHandle(2).length()).isEqualTo(118 + 4 + 9);
+      assertThat(table.blockHandle(0).length()).isEqualTo(2 * 106 + 21);
+      assertThat(table.blockHandle(2).length()).isEqualTo(106 + 21);
     }
   }
 
