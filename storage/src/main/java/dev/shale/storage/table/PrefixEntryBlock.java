@@ -157,9 +157,9 @@ final class PrefixEntryBlock implements DataBlock {
     private void decode(long offset, boolean restart) {
       entryOffset = offset;
       position = offset;
-      long shared = readVarint();
-      long unshared = readVarint();
-      long length = readVarint();
+      long shared = readU32Varint("shared");
+      long unshared = readU32Varint("unshared");
+      long length = readU32Varint("value_length");
       if (position >= entriesEnd) throw corruptEntry(offset, "runs past the entries");
       byte entryType = block.get(ValueLayout.JAVA_BYTE, position++);
       long versionDelta = readVarint();
@@ -184,6 +184,18 @@ final class PrefixEntryBlock implements DataBlock {
       valueOffset = position;
       valueLength = length;
       valid = true;
+    }
+
+    /**
+     * The varint of a length at position, checked to fit the u32 the format allows (so that no
+     * garbage length is negative as a long), position moved past it.
+     */
+    private long readU32Varint(String field) {
+      long value = readVarint();
+      if (value < 0 || value > TableFormat.U32_MAX) {
+        throw corruptEntry(entryOffset, field + " of " + Long.toUnsignedString(value) + " does not fit a u32");
+      }
+      return value;
     }
 
     /** The unsigned LEB128 varint at position, position moved past it. */
