@@ -5,10 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Entry;
-import java.io.ByteArrayOutputStream;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -40,19 +37,19 @@ class PrefixEntryBlockTest {
 
   @Test
   void sharedOf2To63Bytes() {
-    byte[] contents = new Contents().entry(0, "ab", "x", 0).raw(HUGE).tail("c", "y").finish(0);
+    byte[] contents = new Contents().entry(0, "ab", "x", 0).bent(HUGE).tail("c", "y").finish(0);
     assertCorrupt(contents, "shared of 9223372036854775808 does not fit a u32");
   }
 
   @Test
   void unsharedOf2To63Bytes() {
-    byte[] contents = new Contents().entry(0, "ab", "x", 0).varint(1).raw(HUGE).varint(1).u8(1).varint(0).raw("c").raw("y").finish(0);
+    byte[] contents = new Contents().entry(0, "ab", "x", 0).varint(1).bent(HUGE).tailAfterUnshared("c", "y").finish(0);
     assertCorrupt(contents, "unshared of 9223372036854775808 does not fit a u32");
   }
 
   @Test
   void valueLengthOf2To63Bytes() {
-    byte[] contents = new Contents().entry(0, "ab", "x", 0).varint(1).varint(1).raw(HUGE).u8(1).varint(0).raw("c").raw("y").finish(0);
+    byte[] contents = new Contents().entry(0, "ab", "x", 0).varint(1).varint(1).bent(HUGE).tailAfterValueLength("c", "y").finish(0);
     assertCorrupt(contents, "value_length of 9223372036854775808 does not fit a u32");
   }
 
@@ -74,7 +71,7 @@ class PrefixEntryBlockTest {
   @Test
   void varintOfElevenBytes() {
     int[] eleven = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00};
-    byte[] contents = new Contents().entry(0, "ab", "x", 0).raw(eleven).tail("c", "y").finish(0);
+    byte[] contents = new Contents().entry(0, "ab", "x", 0).bent(eleven).tail("c", "y").finish(0);
     assertCorrupt(contents, "longer than 10 bytes");
   }
 
@@ -87,7 +84,7 @@ class PrefixEntryBlockTest {
 
   @Test
   void restartCountLargerThanTheContentsHold() {
-    byte[] contents = new Contents().entry(0, "ab", "x", 0).u64(BASE).u32(0).u32(1000).toArray();
+    byte[] contents = new Contents().entry(0, "ab", "x", 0).spec().u64(BASE).u32(0).u32(1000).toArray();
     assertThatThrownBy(() -> PrefixEntryBlock.open(MemorySegment.ofArray(contents), 0, FILE))
         .isInstanceOf(CorruptionException.class).hasMessageContaining("restart count 1000");
   }
@@ -109,68 +106,60 @@ class PrefixEntryBlockTest {
     return s.getBytes(StandardCharsets.US_ASCII);
   }
 
-  /** prefix_contents spelled field by field; versions are given as their delta. */
+  /** prefix_contents spelled field by field (a {@link Spec} with the entry shapes these tests bend). */
   private static final class Contents {
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final Spec spec = new Spec();
 
-    /** A value entry: shared, the key suffix, the value, and its version's delta (zigzagged here). */
+    /** A value entry: shared, the key suffix, the value, and its version's delta. */
     Contents entry(int shared, String suffix, String value, long versionDelta) {
-      varint(shared).varint(suffix.length()).varint(value.length()).u8(TableFormat.TYPE_VALUE);
-      return varint((versionDelta << 1) ^ (versionDelta >> 63)).raw(suffix).raw(value);
+      spec.varint(shared).varint(suffix.length()).varint(value.length()).u8(TableFormat.TYPE_VALUE)
+          .zigzag(versionDelta).raw(suffix).raw(value);
+      return this;
     }
 
-    /** The rest of an entry after a bent shared field: unshared, value_length, type, delta 0, suffix, value. */
+    /** After a bent shared field: unshared, value_length, type, delta 0, suffix, value. */
     Contents tail(String suffix, String value) {
-      return varint(suffix.length()).varint(value.length()).u8(TableFormat.TYPE_VALUE).varint(0).raw(suffix).raw(value);
+      spec.varint(suffix.length());
+      return tailAfterUnshared(suffix, value);
+    }
+
+    /** After a bent unshared field: value_length, type, delta 0, suffix, value. */
+    Contents tailAfterUnshared(String suffix, String value) {
+      spec.varint(value.length());
+      return tailAfterValueLength(suffix, value);
+    }
+
+    /** After a bent value_length field: type, delta 0, suffix, value. */
+    Contents tailAfterValueLength(String suffix, String value) {
+      spec.u8(TableFormat.TYPE_VALUE).varint(0).raw(suffix).raw(value);
+      return this;
+    }
+
+    /** Bytes in place of a field, as damage would leave them. */
+    Contents bent(int... bytes) {
+      spec.raw(bytes);
+      return this;
+    }
+
+    Contents varint(long v) {
+      spec.varint(v);
+      return this;
+    }
+
+    /** The bytes so far, to go on spelling by hand. */
+    Spec spec() {
+      return spec;
     }
 
     /** base_version, then the restart offsets and their count. */
     byte[] finish(int... restarts) {
-      u64(BASE);
-      for (int r : restarts) u32(r);
-      return u32(restarts.length).toArray();
-    }
-
-    Contents varint(long v) {
-      while (Long.compareUnsigned(v, 0x80) >= 0) {
-        out.write((int) (v & 0x7F) | 0x80);
-        v >>>= 7;
-      }
-      out.write((int) v);
-      return this;
-    }
-
-    Contents u8(int v) {
-      out.write(v);
-      return this;
-    }
-
-    Contents u32(int v) {
-      out.writeBytes(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(v).array());
-      return this;
-    }
-
-    Contents u64(long v) {
-      out.writeBytes(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(v).array());
-      return this;
-    }
-
-    Contents raw(String ascii) {
-      out.writeBytes(bytes(ascii));
-      return this;
-    }
-
-    Contents raw(int[] b) {
-      for (int x : b) out.write(x);
-      return this;
+      spec.u64(BASE);
+      for (int r : restarts) spec.u32(r);
+      return spec.u32(restarts.length).toArray();
     }
 
     int size() {
-      return out.size();
-    }
-
-    byte[] toArray() {
-      return out.toByteArray();
+      return spec.size();
     }
   }
 }

@@ -9,7 +9,6 @@ import dev.shale.storage.util.Murmur3.Hash128;
 import io.airlift.compress.v3.Compressor;
 import io.airlift.compress.v3.lz4.Lz4JavaCompressor;
 import io.airlift.compress.v3.zstd.ZstdJavaCompressor;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -20,7 +19,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -69,7 +67,7 @@ class TableFormatTest {
       long base = shared == 0 ? V1 : previousVersion;
       long delta = e.version() - base;
       contents.varint(shared).varint(e.key().length - shared).varint(e.value().length).u8(1)
-          .varint((delta << 1) ^ (delta >> 63)).raw(Arrays.copyOfRange(e.key(), shared, e.key().length)).raw(e.value());
+          .zigzag(delta).raw(Arrays.copyOfRange(e.key(), shared, e.key().length)).raw(e.value());
       previousVersion = e.version();
     }
     contents.u64(V1).u32(restarts[0]).u32(restarts[1]).u32(2);
@@ -120,7 +118,7 @@ class TableFormatTest {
       // shares "k" with "k1"; its version 7 is coded against V1 as zigzag(7 - V1).
       long delta = 7 - V1;
       contents.varint(0).varint(2).varint(2).u8(1).varint(0).raw("k1").raw("v1"); // 9 bytes
-      contents.varint(1).varint(1).varint(0).u8(2).varint((delta << 1) ^ (delta >> 63)).raw("2");
+      contents.varint(1).varint(1).varint(0).u8(2).zigzag(delta).raw("2");
       contents.u64(V1).u32(0).u32(1); // base_version, restart offsets, restart_count
     } else {
       contents.u32(2).u32(2).u64(V1).u8(1).raw("k1").raw("v1"); // 21 bytes
@@ -203,57 +201,5 @@ class TableFormatTest {
 
   private static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.US_ASCII);
-  }
-
-  /** Little-endian fields appended in order. */
-  private static final class Spec {
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-
-    Spec u8(int v) {
-      out.write(v);
-      return this;
-    }
-
-    /** An unsigned LEB128 varint: 7 bits a byte, low group first, high bit on all but the last. */
-    Spec varint(long v) {
-      while (Long.compareUnsigned(v, 0x80) >= 0) {
-        out.write((int) (v & 0x7F) | 0x80);
-        v >>>= 7;
-      }
-      out.write((int) v);
-      return this;
-    }
-
-    Spec u32(long v) {
-      return raw(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt((int) v).array());
-    }
-
-    Spec u64(long v) {
-      return raw(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(v).array());
-    }
-
-    Spec raw(String ascii) {
-      return raw(TableFormatTest.bytes(ascii));
-    }
-
-    Spec raw(byte[] b) {
-      out.writeBytes(b);
-      return this;
-    }
-
-    /** Appends the crc32c of everything from {@code start}. */
-    Spec crcFrom(int start) {
-      CRC32C crc = new CRC32C();
-      crc.update(out.toByteArray(), start, out.size() - start);
-      return u32(crc.getValue());
-    }
-
-    int size() {
-      return out.size();
-    }
-
-    byte[] toArray() {
-      return out.toByteArray();
-    }
   }
 }
