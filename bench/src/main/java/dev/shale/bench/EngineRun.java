@@ -28,8 +28,18 @@ final class EngineRun {
   private final Workloads workloads;
   private final Path directory;
   private final PrintWriter out;
-  /** The most operations of the warm-up: a few seconds at most, even on a busy machine. */
+  /** Operations of the warm-up when the memtable bounds below allow (and --keys is larger). */
   static final long WARMUP_OPS = 100_000;
+  /**
+   * Memtables' worth of puts the warm-up writes at least. Both engines' memtables are the same
+   * size; three of them make both switch memtables and flush during the warm-up, so that the JIT
+   * has compiled those paths too: with 100,000 puts of 100 bytes (less than one memtable), Shale's
+   * first workload spent a third of its CPU in C2 recompiling the paths a memtable switch takes
+   * (docs/perf/engine.md, "Table format 3").
+   */
+  static final int WARMUP_MIN_MEMTABLES = 3;
+  /** Memtables' worth of puts the warm-up writes at most: big values make few, short puts. */
+  static final int WARMUP_MAX_MEMTABLES = 8;
 
   private @Nullable BenchStore store; // null: none open (before the first workload, after a failure)
   private boolean loaded;
@@ -71,7 +81,7 @@ final class EngineRun {
    * that runs first would pay for the warm-up in its first workload.
    */
   private void warmUp() {
-    long ops = Math.min(config.keys(), WARMUP_OPS);
+    long ops = warmUpOps(config, workloads.putBytes());
     Path scratch = directory.resolveSibling(directory.getFileName() + "-warmup");
     out.println("  " + engineName + ": warming up (" + ops + " untimed puts and gets on a scratch store)");
     try {
@@ -85,6 +95,18 @@ final class EngineRun {
     } finally {
       deleteDirectory(scratch);
     }
+  }
+
+  /**
+   * Puts (then as many gets) of the warm-up of puts of {@code putBytes}: {@link #WARMUP_OPS}, or
+   * more to fill {@link #WARMUP_MIN_MEMTABLES} memtables, or fewer not to pass {@link
+   * #WARMUP_MAX_MEMTABLES}; never more than --keys.
+   */
+  static long warmUpOps(EngineBenchConfig config, long putBytes) {
+    long memtableBytes = ShaleStore.options(config).memtableSizeBytes();
+    long atLeast = (WARMUP_MIN_MEMTABLES * memtableBytes + putBytes - 1) / putBytes;
+    long atMost = WARMUP_MAX_MEMTABLES * memtableBytes / putBytes;
+    return Math.min(config.keys(), Math.max(atLeast, Math.min(WARMUP_OPS, atMost)));
   }
 
   private WorkloadResult runOne(Workload workload) {

@@ -37,6 +37,25 @@ class EngineRunTest {
     assertThat(out.toString()).contains("limited seekrandom: unsupported (no scans here)");
   }
 
+  @Test
+  void theWarmUpFillsThreeMemtablesWithoutPassingEight() {
+    long memtable = ShaleStore.options(config(10_000_000)).memtableSizeBytes();
+    long put100 = KeyFormat.KEY_BYTES + 100;
+    long put1m = KeyFormat.KEY_BYTES + (1 << 20);
+    // 100-byte values: 100,000 puts would not fill one memtable; three memtables' worth is more.
+    assertThat(EngineRun.warmUpOps(config(10_000_000), put100)).isEqualTo((3 * memtable + put100 - 1) / put100);
+    // 1,000-byte values: 100,000 puts fill between three and eight memtables.
+    assertThat(EngineRun.warmUpOps(config(10_000_000), KeyFormat.KEY_BYTES + 1000)).isEqualTo(EngineRun.WARMUP_OPS);
+    // 1 MiB values: eight memtables' worth, not 100,000 puts (100 GiB).
+    assertThat(EngineRun.warmUpOps(config(10_000_000), put1m)).isEqualTo(8 * memtable / put1m);
+    // Never more puts than --keys.
+    assertThat(EngineRun.warmUpOps(config(300), put100)).isEqualTo(300);
+  }
+
+  private EngineBenchConfig config(long keys) {
+    return new EngineBenchConfig(EngineChoice.SHALE, keys, 100, List.of(Workload.FILLSEQ), 1, 1, 1, dir, null, 5, false);
+  }
+
   /** Passes everything on to a real store except compaction, scans and deletes. */
   private record LimitedStore(BenchStore store) implements BenchStore {
     @Override
