@@ -77,13 +77,15 @@ final class PrefixEntryBlock implements DataBlock {
     // key is < key unless low is 0, the one place a seek can start with nothing before it.
     int low = 0;
     int high = restartCount - 1;
+    int decoded = -1; // the restart point the cursor is at, if any
     while (low < high) {
       int mid = (low + high + 1) >>> 1;
       cursor.decodeRestart(mid);
+      decoded = mid;
       if (cursor.compareKey(key) < 0) low = mid;
       else high = mid - 1;
     }
-    cursor.decodeRestart(low);
+    if (decoded != low) cursor.decodeRestart(low);
     while (cursor.valid() && cursor.compareKey(key) < 0) cursor.next();
     return cursor;
   }
@@ -200,6 +202,17 @@ final class PrefixEntryBlock implements DataBlock {
 
     /** The unsigned LEB128 varint at position, position moved past it. */
     private long readVarint() {
+      if (position < entriesEnd) {
+        byte first = block.get(ValueLayout.JAVA_BYTE, position);
+        if (first >= 0) { // one byte, as lengths below 128 are: the common case
+          position++;
+          return first;
+        }
+      }
+      return readLongVarint();
+    }
+
+    private long readLongVarint() {
       long value = 0;
       for (int shift = 0; shift < 64; shift += 7) {
         if (position >= entriesEnd) throw corruptEntry(entryOffset, "a varint runs past the entries");
