@@ -27,7 +27,8 @@ public final class Table implements AutoCloseable {
    * waits for the disk, as LevelDB's and RocksDB's table readers keep them. A get probes the Bloom
    * filter, binary-searches the index for the one block that can hold the key, takes that block's
    * checked contents from the engine's BlockCache or else checks its crc (and decompresses it) and
-   * caches it, binary-searches it, and copies out only the found value (find() not even that: it
+   * caches it, searches it (DataBlock: a binary search over its restart points or, in tables
+   * before format 3, its entries), and copies out only the found value (find() not even that: it
    * returns the value in place). So a get waits for the disk at most for its one data block.
    * Iterators (scans, compactions) use cached blocks but do not add theirs: a scan reads each
    * block once, and would only push out the blocks gets come back to.
@@ -132,8 +133,8 @@ public final class Table implements AutoCloseable {
 
   /**
    * The records with keys {@code >= fromInclusive} (null: from the first), in key order, lazily:
-   * the index finds the one block that can hold the first of them, a binary search finds it in
-   * the block, and the iteration reads on one block at a time. Nothing is read before the first
+   * the index finds the one block that can hold the first of them, the block's own seek finds it
+   * there, and the iteration reads on one block at a time. Nothing is read before the first
    * {@code hasNext}.
    *
    * @throws CorruptionException (from hasNext/next, naming the file) if a block it reaches is bad

@@ -50,7 +50,7 @@ final class TableFormat {
   static final int COUNT_BYTES = 4;
   /** crc:u32 closing every stored block. */
   static final int CRC_BYTES = 4;
-  /** codec:u8 before the crc of a format_version 2 data block. */
+  /** codec:u8 before the crc of a format_version 2 or 3 data block. */
   static final int CODEC_BYTES = 1;
   /** contents_length:u32 leading a compressed data block. */
   static final int CONTENTS_LENGTH_BYTES = 4;
