@@ -28,8 +28,10 @@ import java.util.function.LongSupplier;
  *     rate that halves with each further table, so compaction catches up without a hard stop
  * @param l0StopTrigger level-0 tables plus frozen memtables at which a full memtable is not
  *     frozen: writers wait (bounded by {@code writeStallTimeoutMillis}) for compaction
- * @param levelBaseBytes the target size of level 1; each deeper level's target is 10 times the
- *     one above
+ * @param levelBaseBytes the most the base level (where level 0 compacts to) may be sized for,
+ *     and the least any level's target is; the targets follow the store's size, x10 per level
+ *     up to the last one's real size, and a store of at most this many bytes below level 0
+ *     compacts level 0 straight into the last level (docs/design.md, "Shape and sizes")
  * @param tableTargetBytes a compaction closes an output table once it holds this many bytes
  * @param tombstoneGraceMillis the shortest time a tombstone is kept, counted from its version's
  *     physical millis; must exceed the longest time replication may deliver an older write late
@@ -88,14 +90,15 @@ public record EngineOptions(
   /**
    * 16 MiB memtables; LZ4 blocks; a block cache of an eighth of the heap, at most 32 MiB
    * ({@link #defaultBlockCacheBytes}); L0 triggers
-   * 4 / 20 / 36 (RocksDB's); level 1 of 64 MiB, 8 MiB tables; tombstones kept a day; 64 MiB of disk
+   * 4 / 20 / 36 (RocksDB's); a base level of at most 256 MiB (RocksDB's), 8 MiB tables;
+   * tombstones kept a day; 64 MiB of disk
    * kept free for flushes; compactions at a low CPU priority. docs/design.md ("Compaction", "A full
    * disk", "Threads", "Block cache") says why.
    */
   public static EngineOptions defaults() {
     return new EngineOptions(SyncMode.INTERVAL, 200, 16L << 20, 2, 2_000, 4096, 10, Compression.LZ4,
         defaultBlockCacheBytes(Runtime.getRuntime().maxMemory()),
-        System::currentTimeMillis, 4, 20, 36, 64L << 20, 8L << 20, 86_400_000L, 64L << 20, CpuPriority.LOW, Vfs.real());
+        System::currentTimeMillis, 4, 20, 36, 256L << 20, 8L << 20, 86_400_000L, 64L << 20, CpuPriority.LOW, Vfs.real());
   }
 
   /**
@@ -153,7 +156,7 @@ public record EngineOptions(
     return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, compaction, slowdown, stop, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
-  /** Sets level 1's target size and the output table size at once (checked against each other). */
+  /** Sets {@code levelBaseBytes} and the output table size at once (checked against each other). */
   public EngineOptions withLevelSizes(long levelBase, long tableTarget) {
     return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBase, tableTarget, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }

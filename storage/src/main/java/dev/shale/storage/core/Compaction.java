@@ -9,7 +9,8 @@ import java.util.List;
  * their keys overlap, merged into new tables at {@code outputLevel}.
  *
  * @param level the level the compaction was picked for
- * @param outputLevel where its outputs go: {@code level + 1}, or the last level for a full one
+ * @param outputLevel where its outputs go: the base level for level 0 (LevelTargets), {@code
+ *     level + 1} for a deeper one, the last level for a full one
  * @param inputs the chosen tables of {@code level} (for a full compaction: every table)
  * @param overlapping the tables of {@code outputLevel} whose ranges meet the inputs'
  * @param full whether this is {@link dev.shale.storage.Engine#compact}'s whole-store compaction

@@ -10,9 +10,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * Chooses the next compaction by score, as LevelDB's VersionSet::Finalize does: level 0 scores
  * its table count over {@code l0CompactionTrigger} (every L0 table costs a read a probe, whatever
- * its size); level n >= 1 scores its bytes over its target ({@code levelBaseBytes} x 10^(n-1)).
- * The highest score >= 1 wins. Within a level n >= 1 the tables are taken round robin by key (a
- * compact pointer per level), so every key range gets its turn.
+ * its size); level n >= 1 scores its bytes over its target, which {@link LevelTargets} derives
+ * from the store's shape, as it derives the base level that level 0 compacts into. The highest
+ * score >= 1 wins. Within a level n >= 1 the tables are taken round robin by key (a compact
+ * pointer per level), so every key range gets its turn.
  *
  * <p>A table found damaged by an earlier compaction ({@link SharedTable#isSetAside}) is never read
  * by a compaction again. Below level 0 it would block its neighbourhood: the level above could
@@ -34,21 +35,11 @@ final class CompactionPicker {
     this.options = options;
   }
 
-  /** The target size of level {@code level} >= 1. */
-  static long targetBytes(EngineOptions options, int level) {
-    long target = options.levelBaseBytes();
-    for (int i = 1; i < level; i++) {
-      target = target > Long.MAX_VALUE / Levels.SIZE_MULTIPLIER
-          ? Long.MAX_VALUE : target * Levels.SIZE_MULTIPLIER;
-    }
-    return target;
-  }
-
   /** How far over its threshold {@code level} is; >= 1 means due. The last level never is. */
-  static double score(EngineOptions options, Levels levels, int level) {
+  static double score(EngineOptions options, Levels levels, LevelTargets targets, int level) {
     if (level == 0) return levels.level0Backlog().size() / (double) options.l0CompactionTrigger();
     if (level == Levels.LAST) return 0;
-    return levels.levelBytes(level) / (double) targetBytes(options, level);
+    return levels.levelBytes(level) / (double) targets.targetBytes(level);
   }
 
   /**
@@ -58,13 +49,14 @@ final class CompactionPicker {
   @Nullable Compaction pick(Levels levels) {
     Compaction setAside = setAsideMove(levels);
     if (setAside != null) return setAside;
+    LevelTargets targets = LevelTargets.of(levels.bytesPerLevel(), options.levelBaseBytes());
     List<Integer> due = new ArrayList<>();
     for (int level = 0; level < Levels.LAST; level++) {
-      if (score(options, levels, level) >= 1) due.add(level);
+      if (score(options, levels, targets, level) >= 1) due.add(level);
     }
-    due.sort(Comparator.comparingDouble((Integer l) -> score(options, levels, l)).reversed());
+    due.sort(Comparator.comparingDouble((Integer l) -> score(options, levels, targets, l)).reversed());
     for (int level : due) {
-      Compaction c = level == 0 ? pickLevel0(levels) : pickLevel(levels, level);
+      Compaction c = level == 0 ? pickLevel0(levels, targets.baseLevel()) : pickLevel(levels, level, targets);
       if (c != null) return c;
     }
     return null;
@@ -78,18 +70,19 @@ final class CompactionPicker {
   }
 
   // Level-0 tables overlap each other, so all of them go at once (as RocksDB does): taking only
-  // some would leave L1 outputs overlapping the L0 tables left behind, which is harmless for
+  // some would leave base-level outputs overlapping the L0 tables left behind, which is harmless for
   // versions but leaves the read cost where it was.
-  private @Nullable Compaction pickLevel0(Levels levels) {
+  private @Nullable Compaction pickLevel0(Levels levels, int baseLevel) {
     List<SharedTable> inputs = new ArrayList<>();
     for (SharedTable t : levels.level(0)) {
       if (!t.isSetAside()) inputs.add(t);
     }
     if (inputs.isEmpty()) return null;
-    List<SharedTable> overlapping = overlappingAt(levels, 1, inputs);
+    List<SharedTable> overlapping = overlappingAt(levels, baseLevel, inputs);
     if (anySetAside(overlapping)) return null; // until its move to level 0, picked first
-    return new Compaction(0, 1, inputs, overlapping, false,
-        levels.level0Backlog().size() + " L0 tables, trigger " + options.l0CompactionTrigger());
+    return new Compaction(0, baseLevel, inputs, overlapping, false,
+        levels.level0Backlog().size() + " L0 tables, trigger " + options.l0CompactionTrigger()
+            + ", base level " + baseLevel);
   }
 
   // The move of the first damaged table below level 0 to level 0, or null if there is none.
@@ -105,7 +98,7 @@ final class CompactionPicker {
     return null;
   }
 
-  private @Nullable Compaction pickLevel(Levels levels, int level) {
+  private @Nullable Compaction pickLevel(Levels levels, int level, LevelTargets targets) {
     List<SharedTable> tables = levels.level(level);
     int start = firstAfterPointer(tables, compactPointers[level]);
     for (int i = 0; i < tables.size(); i++) {
@@ -116,7 +109,7 @@ final class CompactionPicker {
       compactPointers[level] = candidate.largestKey();
       return new Compaction(level, level + 1, List.of(candidate), overlapping, false,
           "L" + level + " holds " + levels.levelBytes(level) + " of "
-              + targetBytes(options, level) + " target bytes");
+              + targets.targetBytes(level) + " target bytes");
     }
     return null;
   }

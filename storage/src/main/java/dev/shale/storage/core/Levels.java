@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Holds no references: the {@link ReadView} that owns a Levels retains its tables.
  */
 final class Levels {
-  /** L0..L6; with a 64 MiB level 1 and x10 per level the last holds 6.4 TB. */
+  /** L0..L6; x10 per level from a base level of at most 256 MiB, the last holds 256 TB. */
   static final int COUNT = 7;
   static final int LAST = COUNT - 1;
   static final int SIZE_MULTIPLIER = 10;

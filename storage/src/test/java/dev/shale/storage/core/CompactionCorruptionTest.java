@@ -60,17 +60,18 @@ class CompactionCorruptionTest {
     }
   }
 
-  // Issue 12, defect 3: a damaged level-1 table overlapping every flush used to block every
-  // L0 compaction, so level 0 grew to the stop trigger and writes stalled for good.
+  // Issue 12, defect 3: a damaged table in the base level overlapping every flush used to block
+  // every L0 compaction, so level 0 grew to the stop trigger and writes stalled for good.
   @Test
   void aDamagedTableBelowLevel0IsSetAsideAndWritesNeverStallOnIt() throws IOException {
-    EngineOptions options = options().withLevelSizes(64 << 20, 16 << 10) // all stays in L1
+    // A base of 64 MiB: this store stays in the last level, its base (LevelTargets).
+    EngineOptions options = options().withLevelSizes(64 << 20, 16 << 10)
         .withWriteStallTimeoutMillis(2_000);
     Path damaged;
     try (LsmEngine engine = LsmEngine.open(dir, options, Hooks.none())) {
       writeRound(engine, 0);
-      EngineTesting.await("level 1 tables", () -> level(engine, 1).size() >= 3);
-      damaged = level(engine, 1).get(1).path();
+      EngineTesting.await("tables in the last level", () -> level(engine, Levels.LAST).size() >= 3);
+      damaged = level(engine, Levels.LAST).get(1).path();
     }
     flipByte(damaged, 100); // its first data block
 
@@ -86,7 +87,7 @@ class CompactionCorruptionTest {
       EngineTesting.await("level 0 compacted around the damaged table",
           () -> engine.currentView().levels().level0Backlog().size() < 2);
       assertThat(level(engine, 0)).extracting(SharedTable::path).contains(damaged);
-      assertThat(level(engine, 1)).extracting(SharedTable::path).doesNotContain(damaged);
+      assertThat(level(engine, Levels.LAST)).extracting(SharedTable::path).doesNotContain(damaged);
       for (int i = 0; i < KEYS; i++) assertThat(engine.get(key("k", i)).value()).isEqualTo(value(4, i));
     }
     // After a restart the damage is found again by the first compaction to read it; writes go on.
