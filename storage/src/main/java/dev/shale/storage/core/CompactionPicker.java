@@ -35,10 +35,18 @@ final class CompactionPicker {
     this.options = options;
   }
 
+  /**
+   * A level above the base that holds data drains (LevelTargets): due, but after a level 0 past
+   * its trigger and after any level over its target by more than 1%, since the drain is a
+   * one-off move of data that reads find wherever it sits, and level 0 is what holds writes back.
+   */
+  private static final double DRAIN_SCORE = 1.01;
+
   /** How far over its threshold {@code level} is; >= 1 means due. The last level never is. */
   static double score(EngineOptions options, Levels levels, LevelTargets targets, int level) {
     if (level == 0) return levels.level0Backlog().size() / (double) options.l0CompactionTrigger();
     if (level == Levels.LAST) return 0;
+    if (level < targets.baseLevel()) return levels.levelBytes(level) > 0 ? DRAIN_SCORE : 0;
     return levels.levelBytes(level) / (double) targets.targetBytes(level);
   }
 

@@ -19,15 +19,18 @@ import java.util.List;
  * level, and one of at most {@code levelBaseBytes} has its last level as the base: level 0 merges
  * straight into it, which drops superseded versions at once.
  *
- * <p>How the base is found: the largest level's bytes, divided by 10 per level from the last up
- * to the first level holding data, is what that level would hold in the ideal shape. While that
- * is more than {@code levelBaseBytes}, the base moves up a level (and its size another tenth
- * down). No target is below {@code levelBaseBytes}: a level smaller than what one level-0
- * compaction brings would score ahead of level 0 and leave level 0 to pile up (RocksDB's floor).
+ * <p>How the base is found: the largest level's bytes are what the last level would hold, and
+ * each level above it a tenth of the one below; the base is the deepest level whose share so
+ * computed is at most {@code levelBaseBytes} (level 1 if none is). No target is below {@code
+ * levelBaseBytes}: a level smaller than what one level-0 compaction brings would score ahead of
+ * level 0 and leave level 0 to pile up (RocksDB's floor).
  *
- * <p>The base never goes below the first level holding data, so the levels above the base are
- * always empty (and never due). A store written under static targets keeps level 1 as its base;
- * its data moves down as the deeper levels fill, as in RocksDB.
+ * <p>Levels above the base that hold data are drained: each is due (the picker gives it a score
+ * just over 1, below a level 0 past its trigger) until its tables have moved down. That happens to
+ * a store that shrank (its base moves back down) and to one written under the static targets of
+ * earlier versions, with data from level 1 on; RocksDB (8.2 on) drains such levels too. Reads do
+ * not care where a record sits (versions, not levels, decide: ReadView#find), so level 0 may
+ * compact into the base while levels above it still drain.
  *
  * <p>Immutable; computed from each {@link Levels} the compaction thread picks from.
  */
@@ -48,34 +51,17 @@ final class LevelTargets {
       throw new IllegalArgumentException("bytes of " + bytesPerLevel.size() + " levels, not " + Levels.COUNT);
     }
     long largest = 0;
-    int firstNonEmpty = -1;
-    for (int level = 1; level <= Levels.LAST; level++) {
-      long bytes = bytesPerLevel.get(level);
-      if (bytes > 0 && firstNonEmpty < 0) firstNonEmpty = level;
-      largest = Math.max(largest, bytes);
-    }
+    for (int level = 1; level <= Levels.LAST; level++) largest = Math.max(largest, bytesPerLevel.get(level));
     long[] targets = new long[Levels.COUNT];
     Arrays.fill(targets, NO_TARGET);
-    if (firstNonEmpty < 0) return new LevelTargets(Levels.LAST, targets);
 
+    int base = Levels.LAST;
     long size = largest;
-    for (int level = Levels.LAST - 1; level >= firstNonEmpty; level--) {
+    while (base > 1 && size > levelBaseBytes) {
+      base--;
       size /= Levels.SIZE_MULTIPLIER;
     }
-    int base = firstNonEmpty;
-    long baseSize;
-    if (size <= levelBaseBytes / Levels.SIZE_MULTIPLIER) {
-      // More levels hold data than the data needs (a store that shrank, or one written under
-      // static targets): keep the first of them as the base.
-      baseSize = levelBaseBytes / Levels.SIZE_MULTIPLIER;
-    } else {
-      while (base > 1 && size > levelBaseBytes) {
-        base--;
-        size /= Levels.SIZE_MULTIPLIER;
-      }
-      baseSize = Math.min(size, levelBaseBytes);
-    }
-    long target = baseSize;
+    long target = Math.min(size, levelBaseBytes);
     for (int level = base; level <= Levels.LAST; level++) {
       if (level > base) {
         target = target > NO_TARGET / Levels.SIZE_MULTIPLIER ? NO_TARGET : target * Levels.SIZE_MULTIPLIER;
@@ -90,7 +76,10 @@ final class LevelTargets {
     return baseLevel;
   }
 
-  /** The bytes {@code level} (>= 1) may hold before it is due; unbounded above the base level. */
+  /**
+   * The bytes {@code level} (>= 1) may hold before it is due; unbounded above the base level,
+   * where a level holding data drains whatever its size (CompactionPicker#score).
+   */
   long targetBytes(int level) {
     return targetBytes[level];
   }

@@ -66,6 +66,32 @@ class LevelShapeTest {
     }
   }
 
+  @Test
+  @Timeout(120)
+  void levelsAboveTheBaseDrainIntoTheLevelsTheDataNeeds() {
+    Random random = new Random(TestSeed.forTest("levelsAboveTheBaseDrain"));
+    int keys = 4_000;
+    // A tiny base first: 0.9 MB of records spread from level 3 down.
+    EngineOptions tiny = EngineTesting.smallOptions().withLevelSizes(8 << 10, 4 << 10);
+    try (LsmEngine engine = LsmEngine.open(dir, tiny, Hooks.none())) {
+      writeAll(engine, keys, 0, random);
+      EngineTesting.await("data above level 5", () -> aboveLevel(engine.stats(), 5) > 0);
+    }
+    // Reopened with a base the store fits in (as a store written under static targets, with data
+    // from level 1 on, is opened by this version): what sits above the last level drains into it.
+    EngineOptions roomy = EngineTesting.smallOptions().withLevelSizes(4 << 20, 64 << 10);
+    try (LsmEngine engine = LsmEngine.open(dir, roomy, Hooks.none())) {
+      EngineTesting.await("levels 1-5 drained", () -> aboveLevel(engine.stats(), Levels.LAST) == 0);
+      assertThat(engine.stats().bytesPerLevel().get(Levels.LAST)).isPositive();
+      for (int i = 0; i < keys; i++) assertThat(engine.get(key(i))).as("key %d", i).isNotNull();
+    }
+  }
+
+  // The bytes of levels 1 to level - 1.
+  private static long aboveLevel(EngineStats stats, int level) {
+    return stats.bytesPerLevel().subList(1, level).stream().mapToLong(Long::longValue).sum();
+  }
+
   // Puts every key once, in an order spread over the whole key range, with random values (which
   // no codec shrinks, so bytes on disk follow records).
   private static void writeAll(LsmEngine engine, int keys, int round, Random random) {

@@ -63,13 +63,20 @@ class LevelTargetsTest {
   }
 
   @Test
-  void aStoreWithMoreLevelsThanItsDataNeedsKeepsItsFirstNonEmptyLevelAsBase() {
-    // As a store written under static targets (64 MiB level 1, x10) is found.
+  void aStoreWithMoreLevelsThanItsDataNeedsHasItsBaseWhereTheDataWouldBe() {
+    // As a store written under static targets (64 MiB level 1, x10) is found: levels 1 and 2
+    // lie above the base, so they drain (CompactionPicker).
     LevelTargets targets = LevelTargets.of(bytes(0, 64 * MIB, 50 * MIB, 0, 0, 0, 0), BASE);
 
-    assertThat(targets.baseLevel()).isEqualTo(1);
-    assertThat(targets.targetBytes(1)).isEqualTo(BASE);
-    assertThat(targets.targetBytes(2)).isEqualTo(BASE);
+    assertThat(targets.baseLevel()).isEqualTo(Levels.LAST);
+  }
+
+  @Test
+  void aStoreThatShrankHasItsBaseBackDown() {
+    // Level 5 was the base while level 6 held 2 GiB; deletes left it 100 MiB.
+    LevelTargets targets = LevelTargets.of(bytes(0, 0, 0, 0, 0, 200 * MIB, 100 * MIB), BASE);
+
+    assertThat(targets.baseLevel()).isEqualTo(Levels.LAST);
   }
 
   @Test
