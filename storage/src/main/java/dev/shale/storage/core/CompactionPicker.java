@@ -115,9 +115,10 @@ final class CompactionPicker {
       List<SharedTable> overlapping = overlappingAt(levels, level + 1, List.of(candidate));
       if (anySetAside(overlapping)) continue;
       compactPointers[level] = candidate.largestKey();
-      return new Compaction(level, level + 1, List.of(candidate), overlapping, false,
-          "L" + level + " holds " + levels.levelBytes(level) + " of "
-              + targets.targetBytes(level) + " target bytes");
+      String reason = level < targets.baseLevel()
+          ? "L" + level + " lies above base level " + targets.baseLevel() + ": drains"
+          : "L" + level + " holds " + levels.levelBytes(level) + " of " + targets.targetBytes(level) + " target bytes";
+      return new Compaction(level, level + 1, List.of(candidate), overlapping, false, reason);
     }
     return null;
   }

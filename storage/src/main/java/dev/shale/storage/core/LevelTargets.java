@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * Where level 0 compacts to (the base level) and how many bytes each deeper level may hold, both
  * derived from the store's shape as RocksDB's dynamic level sizing derives them
- * ({@code level_compaction_dynamic_level_bytes}, VersionStorageInfo::CalculateBaseBytes).
+ * ({@code level_compaction_dynamic_level_bytes}, VersionStorageInfo::CalculateBaseBytes, with
+ * the drain of levels a store no longer needs that RocksDB added in 8.2).
  *
  * <p>Why not static targets ({@code levelBaseBytes} at level 1, x10 per level): they fit only a
  * store whose last level is full. A 110 MB store under a 64 MiB level 1 keeps half its data in

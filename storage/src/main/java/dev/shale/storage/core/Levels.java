@@ -19,7 +19,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Holds no references: the {@link ReadView} that owns a Levels retains its tables.
  */
 final class Levels {
-  /** L0..L6; x10 per level from a base level of at most 256 MiB, the last holds 256 TB. */
+  /**
+   * L0..L6; x10 per level from a base level of at most 256 MiB (LevelTargets), so level 6 is due
+   * past 25 TiB only when level 1 is the base (and the last level is never due).
+   */
   static final int COUNT = 7;
   static final int LAST = COUNT - 1;
   static final int SIZE_MULTIPLIER = 10;
