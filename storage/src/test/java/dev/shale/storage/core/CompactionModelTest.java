@@ -23,14 +23,17 @@ import org.junit.jupiter.api.io.TempDir;
  * A seeded random sequence of puts, deletes, writes with the caller's version (often older than
  * the stored one, tombstones among them), gets, full compactions, reopens and wall-clock jumps
  * past the tombstone grace period, with memtables and levels small enough that background
- * compaction moves data through several levels. Checked against a TreeMap model applying
- * Entry.newer; a tombstone may read as absent once compaction purged it, a value never.
+ * compaction moves data through several levels, and a base size that may change at each reopen
+ * (so that levels above the base drain). Checked against a TreeMap model applying Entry.newer; a
+ * tombstone may read as absent once compaction purged it, a value never.
  * Replay a failure with {@code -Dshale.seed=<seed printed by the run>}.
  */
 class CompactionModelTest {
   private static final int OPERATIONS = 25_000;
   private static final int KEY_SPACE = 1_500;
   private static final long GRACE_MILLIS = 5_000;
+  private static final long TABLE_BYTES = 32 << 10;
+  private static final long[] LEVEL_BASES = {32 << 10, 128 << 10, 2 << 20};
 
   @TempDir Path dir;
 
@@ -61,8 +64,11 @@ class CompactionModelTest {
           compactions += engine.stats().compactions();
           deepestLevel = Math.max(deepestLevel, deepest(engine.stats()));
           engine.close();
-          engine = LsmEngine.open(dir, options, Hooks.none());
-          model.assertHeldBy(engine, context + " after reopen");
+          // Each reopen may change the base size: a smaller one moves the base up, a larger one
+          // leaves levels above the base to drain (LevelTargets), under the same checks.
+          long levelBase = LEVEL_BASES[random.nextInt(LEVEL_BASES.length)];
+          engine = LsmEngine.open(dir, options.withLevelSizes(levelBase, TABLE_BYTES), Hooks.none());
+          model.assertHeldBy(engine, context + " after reopen with a base of " + levelBase + " bytes");
           assertScanMatches(engine, model, context + " after reopen");
         } else if (roll < 5) {
           wallMillis.addAndGet(GRACE_MILLIS + random.nextInt(1_000));
@@ -145,7 +151,7 @@ class CompactionModelTest {
         .withWallClockMillis(wallMillis::get)
         .withBlockSizeBytes(1024)
         .withL0Triggers(2, 6, 10)
-        .withLevelSizes(128 << 10, 32 << 10)
+        .withLevelSizes(128 << 10, TABLE_BYTES)
         .withTombstoneGraceMillis(GRACE_MILLIS);
   }
 
