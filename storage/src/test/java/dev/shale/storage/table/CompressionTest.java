@@ -63,7 +63,11 @@ class CompressionTest {
       long none = Files.size(write(text, Compression.NONE));
       long compressed = Files.size(write(text, compression));
       assertThat(compressed).as("%s of text: %d bytes, uncompressed %d", compression, compressed, none).isLessThan(none * 2 / 3);
-      assertThat(codecs(write(text, compression))).containsOnly(BlockCodec.id(compression));
+      // Every full block of text shrinks. The last holds what was left over, with some seeds a
+      // record or two, and a block that short may not save the eighth it must to be compressed.
+      List<Byte> codecs = codecs(write(text, compression));
+      assertThat(codecs.subList(0, codecs.size() - 1)).as(compression.optionName()).containsOnly(BlockCodec.id(compression));
+      assertThat(codecs.getLast()).isIn(BlockCodec.id(compression), TableFormat.CODEC_NONE);
       // Random values of 1,000 bytes do not shrink by an eighth (the entries' headers and the
       // offsets do, but they are 3% of a block): every block is stored as it is, byte for byte as
       // a table written without compression.
