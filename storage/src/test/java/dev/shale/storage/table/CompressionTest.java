@@ -63,8 +63,8 @@ class CompressionTest {
       long none = Files.size(write(text, Compression.NONE));
       long compressed = Files.size(write(text, compression));
       assertThat(compressed).as("%s of text: %d bytes, uncompressed %d", compression, compressed, none).isLessThan(none * 2 / 3);
-      // Every full block of text shrinks. The last holds what was left over, with some seeds a
-      // record or two, and a block that short may not save the eighth it must to be compressed.
+      // Every full block of text shrinks. The last holds what was left over, with some seeds too
+      // little to save the eighth a block must save to be stored compressed.
       List<Byte> codecs = codecs(write(text, compression));
       assertThat(codecs.subList(0, codecs.size() - 1)).as(compression.optionName()).containsOnly(BlockCodec.id(compression));
       assertThat(codecs.getLast()).isIn(BlockCodec.id(compression), TableFormat.CODEC_NONE);
