@@ -42,12 +42,15 @@ final class CompactionPicker {
    */
   private static final double DRAIN_SCORE = 1.01;
 
-  /** How far over its threshold {@code level} is; >= 1 means due. The last level never is. */
-  static double score(EngineOptions options, Levels levels, LevelTargets targets, int level) {
+  /**
+   * How far over its threshold {@code level} is, for a store whose levels hold {@code bytes};
+   * >= 1 means due. The last level never is.
+   */
+  private double score(Levels levels, List<Long> bytes, LevelTargets targets, int level) {
     if (level == 0) return levels.level0Backlog().size() / (double) options.l0CompactionTrigger();
     if (level == Levels.LAST) return 0;
-    if (level < targets.baseLevel()) return levels.levelBytes(level) > 0 ? DRAIN_SCORE : 0;
-    return levels.levelBytes(level) / (double) targets.targetBytes(level);
+    if (level < targets.baseLevel()) return bytes.get(level) > 0 ? DRAIN_SCORE : 0;
+    return bytes.get(level) / (double) targets.targetBytes(level);
   }
 
   /**
@@ -57,12 +60,15 @@ final class CompactionPicker {
   @Nullable Compaction pick(Levels levels) {
     Compaction setAside = setAsideMove(levels);
     if (setAside != null) return setAside;
-    LevelTargets targets = LevelTargets.of(levels.bytesPerLevel(), options.levelBaseBytes());
+    List<Long> bytes = levels.bytesPerLevel();
+    LevelTargets targets = LevelTargets.of(bytes, options.levelBaseBytes());
+    double[] scores = new double[Levels.LAST];
     List<Integer> due = new ArrayList<>();
     for (int level = 0; level < Levels.LAST; level++) {
-      if (score(options, levels, targets, level) >= 1) due.add(level);
+      scores[level] = score(levels, bytes, targets, level);
+      if (scores[level] >= 1) due.add(level);
     }
-    due.sort(Comparator.comparingDouble((Integer l) -> score(options, levels, targets, l)).reversed());
+    due.sort(Comparator.comparingDouble((Integer l) -> scores[l]).reversed());
     for (int level : due) {
       Compaction c = level == 0 ? pickLevel0(levels, targets.baseLevel()) : pickLevel(levels, level, targets);
       if (c != null) return c;
