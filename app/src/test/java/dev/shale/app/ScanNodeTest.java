@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.shale.testkit.EntityClient;
 import dev.shale.testkit.FreePort;
 import dev.shale.testkit.NodeProcess;
+import dev.shale.testkit.OpenTables;
 import dev.shale.testkit.TestSeed;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -23,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.stream.Collectors;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;
@@ -134,7 +134,7 @@ class ScanNodeTest {
   }
 
   @Test
-  void aClientThatDisconnectsMidScanLetsTheNodeUnmapAndDeleteTheTablesItPinned(@TempDir Path tmp) throws Exception {
+  void aClientThatDisconnectsMidScanLetsTheNodeCloseAndDeleteTheTablesItPinned(@TempDir Path tmp) throws Exception {
     long seed = TestSeed.forTest("ScanNodeTest.disconnect");
     Path data = tmp.resolve("data");
     try (NodeProcess node = NodeProcess.start(FreePort.find(), data, List.of("-Xmx128m"), List.of())
@@ -142,9 +142,9 @@ class ScanNodeTest {
       EntityClient client = new EntityClient(node.baseUrl());
       for (int i = 0; i < 64; i++) assertThat(client.put(id(i), value(seed, i)).status()).isEqualTo(201);
       assertThat(compact(node).statusCode()).isEqualTo(200);
-      // Obsolete tables go once their last reader lets go: wait until only the live ones are mapped.
-      Await.until("only the live tables mapped", Duration.ofSeconds(30), () -> tablesMapped(node, data).equals(tablesOnDisk(data)));
-      Set<Path> first = tablesMapped(node, data);
+      // Obsolete tables go once their last reader lets go: wait until only the live ones are open.
+      Await.until("only the live tables open", Duration.ofSeconds(30), () -> OpenTables.of(node.pid(), data).equals(OpenTables.onDisk(data)));
+      Set<Path> first = OpenTables.of(node.pid(), data);
       assertThat(first).isNotEmpty();
 
       try (Socket socket = new Socket()) {
@@ -153,18 +153,18 @@ class ScanNodeTest {
         socket.getOutputStream().write("GET /v0/entities?start=big HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
         byte[] head = socket.getInputStream().readNBytes(64 * 1024); // the status line and a little of the body
         assertThat(new String(head, 0, 15, StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 200 OK");
-        // Every key rewritten and compacted: the tables the scan reads are obsolete, yet mapped for it.
+        // Every key rewritten and compacted: the tables the scan reads are obsolete, yet open for it.
         for (int i = 0; i < 64; i++) assertThat(client.put(id(i), value(seed + 1, i)).status()).isEqualTo(201);
         assertThat(compact(node).statusCode()).isEqualTo(200);
         // (Some of first may have been obsolete already, pinned a moment by a flush or the
         // compactor: only those of the scan's view are sure to stay.)
         Set<Path> pinned = new TreeSet<>(first);
-        pinned.retainAll(tablesMapped(node, data));
-        assertThat(pinned).as("tables of before the rewrite that the scan keeps mapped").isNotEmpty().allMatch(Files::exists);
+        pinned.retainAll(OpenTables.of(node.pid(), data));
+        assertThat(pinned).as("tables of before the rewrite that the scan keeps open").isNotEmpty().allMatch(Files::exists);
       } // the client goes away mid-scan
-      Await.until("the scan's tables to be unmapped and deleted", Duration.ofSeconds(30), () -> {
-        Set<Path> mapped = tablesMapped(node, data);
-        return first.stream().noneMatch(t -> mapped.contains(t) || Files.exists(t));
+      Await.until("the scan's tables to be closed and deleted", Duration.ofSeconds(30), () -> {
+        Set<Path> open = OpenTables.of(node.pid(), data);
+        return first.stream().noneMatch(t -> open.contains(t) || Files.exists(t));
       });
       assertThat(node.terminate(Duration.ofSeconds(20))).isZero();
     }
@@ -173,35 +173,6 @@ class ScanNodeTest {
   private static HttpResponse<String> compact(NodeProcess node) throws Exception {
     return HTTP.send(HttpRequest.newBuilder(URI.create(node.baseUrl() + "/v0/admin/compact"))
         .timeout(Duration.ofMinutes(2)).POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
-  }
-
-  /**
-   * The table files of {@code data} the node has mapped. Tables are mapped whole and their file
-   * descriptors closed at once, so the mappings (/proc/pid/maps), not /proc/pid/fd, are what a
-   * node holds of them.
-   */
-  private static Set<Path> tablesMapped(NodeProcess node, Path data) {
-    try {
-      String prefix = data.toRealPath().toString();
-      Set<Path> tables = new TreeSet<>();
-      for (String line : Files.readAllLines(Path.of("/proc/" + node.pid() + "/maps"))) {
-        int at = line.indexOf(prefix);
-        if (at < 0 || !line.contains(".sst")) continue;
-        String path = line.substring(at);
-        tables.add(Path.of(path.endsWith(" (deleted)") ? path.substring(0, path.length() - 10) : path));
-      }
-      return tables;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static Set<Path> tablesOnDisk(Path data) {
-    try (var files = Files.list(data.toRealPath())) {
-      return files.filter(p -> p.toString().endsWith(".sst")).collect(Collectors.toCollection(TreeSet::new));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   /** The entries of a 200 scan, split back from the joined chunks (keys here have no newline, values no "key-"). */

@@ -55,7 +55,7 @@ final class ShaleStore implements BenchStore {
             + options.compression().optionName() + " (a block stored as it is when that saves under an eighth)",
         "bloom filter: " + options.bloomBitsPerKey() + " bits/key",
         "block cache: " + Units.bytes(options.blockCacheBytes()) + " of checked, decompressed blocks"
-            + " (tables are memory-mapped: the OS page cache holds their stored bytes)",
+            + " in native memory (tables are read with pread; the OS page cache holds their stored bytes)",
         "write stall: a write waits up to " + options.writeStallTimeoutMillis()
             + " ms for room, then is retried by the benchmark",
         "tombstone grace: " + options.tombstoneGraceMillis() + " ms (a tombstone is kept at least"

@@ -17,7 +17,7 @@ public final class LentValueBuf extends CompositeByteBuf {
   /*
    * Why a composite of one: Netty's buffers over a ByteBuffer have no hook at deallocation, and
    * the one whose deallocate() is open to subclasses (UnpooledDirectByteBuf) refuses a read-only
-   * ByteBuffer, which a view of a read-only mapping is. A CompositeByteBuf keeps its own
+   * ByteBuffer, which a lent value's read-only view is. A CompositeByteBuf keeps its own
    * reference count (derived buffers, such as the HTTP encoder's, count on it too) and its
    * deallocate() may be extended. It is direct when its component is, so the transport writes
    * it without a copy.

@@ -6,6 +6,7 @@ import dev.shale.storage.Engine;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
 import dev.shale.testkit.Await;
+import dev.shale.testkit.OpenTables;
 import dev.shale.testkit.TestSeed;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
@@ -130,8 +131,8 @@ class ScanFlowTest {
       for (int i = 0; i < 256; i++) server.engine.put(key(i), value(seed, i));
       server.engine.compact(); // the range lives in tables
       // Tables the compaction made obsolete go once their last reader lets go.
-      Await.until("mapped tables to settle", TestServer.TIMEOUT, () -> tablesMapped(dir).equals(tablesOnDisk(dir)));
-      java.util.Set<String> firstTables = tablesMapped(dir);
+      Await.until("open tables to settle", TestServer.TIMEOUT, () -> OpenTables.ofThisProcess(dir).equals(OpenTables.onDisk(dir)));
+      java.util.Set<Path> firstTables = OpenTables.ofThisProcess(dir);
       assertThat(firstTables).isNotEmpty();
       Socket socket = new Socket();
       socket.setReceiveBufferSize(16 * 1024);
@@ -140,49 +141,24 @@ class ScanFlowTest {
       ChunkReader reader = new ChunkReader(new BufferedInputStream(socket.getInputStream()));
       assertThat(reader.status()).isEqualTo(200);
       assertThat(reader.next()).isNotNull();
-      // Rewrite the range and compact: the scan's tables are obsolete, but stay mapped (and on
+      // Rewrite the range and compact: the scan's tables are obsolete, but stay open (and on
       // disk) for it until it lets go.
       for (int i = 0; i < 256; i++) server.engine.put(key(i), value(seed + 1, i));
       server.engine.compact();
       // (Some of firstTables may have been obsolete already, pinned a moment by a flush or the
       // compactor: only those of the scan's view are sure to stay.)
-      java.util.Set<String> pinned = new java.util.TreeSet<>(firstTables);
-      pinned.retainAll(tablesMapped(dir));
-      assertThat(pinned).as("tables of before the rewrite that the scan keeps mapped").isNotEmpty();
-      assertThat(pinned).allMatch(t -> Files.exists(Path.of(t)), "still on disk");
+      java.util.Set<Path> pinned = new java.util.TreeSet<>(firstTables);
+      pinned.retainAll(OpenTables.ofThisProcess(dir));
+      assertThat(pinned).as("tables of before the rewrite that the scan keeps open").isNotEmpty();
+      assertThat(pinned).allMatch(Files::exists, "still on disk");
       assertThat(counting[0].openIterators.get()).isEqualTo(1);
 
       socket.close();
       Await.until("the scan's iterator to be closed", TestServer.TIMEOUT, () -> counting[0].openIterators.get() == 0);
-      Await.until("the first tables to be unmapped and deleted", TestServer.TIMEOUT, () -> {
-        java.util.Set<String> mapped = tablesMapped(dir);
-        return firstTables.stream().noneMatch(t -> mapped.contains(t) || Files.exists(Path.of(t)));
+      Await.until("the first tables to be closed and deleted", TestServer.TIMEOUT, () -> {
+        java.util.Set<Path> open = OpenTables.ofThisProcess(dir);
+        return firstTables.stream().noneMatch(t -> open.contains(t) || Files.exists(t));
       });
-    }
-  }
-
-  static java.util.Set<String> tablesOnDisk(Path dir) {
-    try (var files = Files.list(dir.toRealPath())) {
-      return files.map(Path::toString).filter(p -> p.endsWith(".sst")).collect(java.util.stream.Collectors.toCollection(java.util.TreeSet::new));
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-  }
-
-  /** The table files under {@code dir} this process has mapped. */
-  static java.util.Set<String> tablesMapped(Path dir) {
-    try {
-      String prefix = dir.toRealPath().toString();
-      java.util.Set<String> tables = new java.util.TreeSet<>();
-      for (String line : Files.readAllLines(Path.of("/proc/self/maps"))) {
-        int at = line.indexOf(prefix);
-        if (at < 0 || !line.contains(".sst")) continue;
-        String path = line.substring(at);
-        tables.add(path.endsWith(" (deleted)") ? path.substring(0, path.length() - 10) : path);
-      }
-      return tables;
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
     }
   }
 

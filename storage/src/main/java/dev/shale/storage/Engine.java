@@ -61,18 +61,17 @@ public interface Engine extends AutoCloseable {
   /**
    * The record {@link #get} returns (the same winner, by the same version rules), or null; but a
    * value of at least {@link #LEND_MIN_VALUE_BYTES} is not copied: it comes back as a
-   * {@link ReadRecord.Lent}, a read-only view of the value where it lies, in a table's mapping
-   * (its block's checksum verified first, as every read does) or in a memtable's memory. Smaller
+   * {@link ReadRecord.Lent}, a read-only view of the value where it lies, in the table block the
+   * read loaded (its checksum verified first, as every read does) or in a memtable's memory. Smaller
    * values and tombstones come back copied ({@link ReadRecord.Copied}). For a server that writes
    * large values to a socket without copying them to the heap first.
    *
-   * <p>Lifetime of a lease: until the record is closed, it pins the one table or memtable the
-   * value lies in: the table stays mapped and on disk (a compaction that replaces it deletes the
-   * file only after the last lease on it is closed), or the memtable keeps its native memory (a
-   * flushed memtable is freed only then). A pinned table takes disk space and a pinned memtable
-   * memory beyond the engine's own bounds, so a caller must close each record promptly (once its
+   * <p>Lifetime of a lease: until the record is closed, it pins the memory the value lies in: its
+   * table block's (whatever happens to the table: a compaction may replace and delete it), or its
+   * memtable's (a flushed memtable is freed only then). A pinned block or memtable takes memory
+   * beyond the engine's own bounds, so a caller must close each record promptly (once its
    * bytes are written) and bound how many it holds at once. Closing the engine does not end the
-   * leases: the tables and memtables they pin are released by their last close. {@link EngineStats#valueLeases}
+   * leases: the blocks and memtables they pin are released by their last close. {@link EngineStats#valueLeases}
    * counts the leases open.
    *
    * <p>The default implementation copies every value ({@link #get}): an engine that lends

@@ -41,6 +41,9 @@ import java.util.List;
  *     they cannot be read
  * @param diskReserveBytes the free space below which the engine refuses writes
  *     ({@link EngineOptions#diskReserveBytes})
+ * @param blockMemoryBytes native memory held by table blocks now: the block cache's, and blocks
+ *     read outside it (a get's until it has copied its value, a lent value's until its lease
+ *     closes)
  */
 public record EngineStats(
     long memtableBytes,
@@ -68,7 +71,8 @@ public record EngineStats(
     long blockCacheHits,
     long blockCacheBytes,
     long diskFreeBytes,
-    long diskReserveBytes) {
+    long diskReserveBytes,
+    long blockMemoryBytes) {
 
   public EngineStats {
     tablesPerLevel = List.copyOf(tablesPerLevel);

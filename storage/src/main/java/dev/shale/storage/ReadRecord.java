@@ -42,13 +42,13 @@ public sealed interface ReadRecord extends AutoCloseable permits ReadRecord.Copi
   }
 
   /**
-   * A value lent in place: {@link #value} is a read-only view of the engine's memory (a table's
-   * mapping or a memtable's native memory), valid until {@link #close}. Until then the engine keeps
-   * that table or memtable open, and no other: see {@link Engine#read}.
+   * A value lent in place: {@link #value} is a read-only view of the engine's memory (a table
+   * block's or a memtable's native memory), valid until {@link #close}. Until then the engine
+   * keeps that block or memtable, and nothing else: see {@link Engine#read}.
    *
    * <p>Thread safe: it may be closed on any thread, any number of times; the first close ends the
-   * lease. Reading the value after close is a bug the FFM API may or may not catch: once the
-   * table is unmapped the view fails with an IllegalStateException.
+   * lease. Reading the value after close is a bug the FFM API may or may not catch: a memtable's
+   * memory fails with an IllegalStateException once freed, a block's is not guarded.
    */
   final class Lent implements ReadRecord {
     private final byte[] key;

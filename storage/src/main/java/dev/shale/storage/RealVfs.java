@@ -16,7 +16,10 @@ import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
-/** {@link Vfs#real()}: the operating system's filesystem, through file channels. */
+/**
+ * {@link Vfs#real()}: the operating system's filesystem, through file channels, and for reading
+ * through the C library's {@code pread} ({@link PosixFile}).
+ */
 final class RealVfs implements Vfs {
   static final RealVfs INSTANCE = new RealVfs();
 
@@ -51,29 +54,35 @@ final class RealVfs implements Vfs {
 
   @Override
   public ReadableFile open(Path file) throws IOException {
-    FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
+    PosixFile opened = PosixFile.open(file);
     return new ReadableFile() {
       @Override
       public long size() throws IOException {
-        return channel.size();
+        return opened.size();
       }
 
       @Override
-      public int read(ByteBuffer target, long position) throws IOException {
-        return channel.read(target, position);
+      public void readFully(MemorySegment target, long position) throws IOException {
+        opened.readFully(target, position);
+      }
+
+      @Override
+      public void adviseRandom() {
+        opened.adviseRandom();
       }
 
       @Override
       public MemorySegment map(Arena arena) throws IOException {
-        long size = channel.size();
-        return size == 0
-            ? MemorySegment.NULL
-            : channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+        // Logs and manifests, read once from start to end at open: a mapping of their own.
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+          long size = channel.size();
+          return size == 0 ? MemorySegment.NULL : channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+        }
       }
 
       @Override
       public void close() throws IOException {
-        channel.close();
+        opened.close();
       }
     };
   }

@@ -28,7 +28,10 @@ import org.jspecify.annotations.Nullable;
  * used by one thread at a time, except that {@link WritableFile#sync} may run beside an append.
  */
 public interface Vfs {
-  /** The real filesystem: {@link java.nio.channels.FileChannel}s, mapped with the FFM API. */
+  /**
+   * The real filesystem: {@link java.nio.channels.FileChannel}s, mapped with the FFM API, and
+   * {@code pread} into native memory.
+   */
   static Vfs real() {
     return RealVfs.INSTANCE;
   }
@@ -109,12 +112,24 @@ public interface Vfs {
     void truncate(long sizeBytes) throws IOException;
   }
 
-  /** A file open for reading. */
+  /**
+   * A file open for reading. Any number of threads may {@link #readFully} at once; {@link #close}
+   * comes after the last read.
+   */
   interface ReadableFile extends Closeable {
     long size() throws IOException;
 
-    /** Reads bytes at {@code position} into {@code target}; returns how many, or -1 at the end. */
-    int read(ByteBuffer target, long position) throws IOException;
+    /**
+     * Fills {@code target} with the bytes at {@code position} of the file: an
+     * {@link java.io.EOFException} if the file ends first.
+     */
+    void readFully(MemorySegment target, long position) throws IOException;
+
+    /**
+     * Advises that this handle's reads are random, each for what it needs and no more: the kernel
+     * then reads no more than each read asks for (no read-ahead). Advice only, never an error.
+     */
+    void adviseRandom();
 
     /**
      * Maps the whole file read-only into {@code arena}, which owns the mapping (closing this

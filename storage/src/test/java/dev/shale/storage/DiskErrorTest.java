@@ -41,7 +41,7 @@ class DiskErrorTest {
   private static final List<Target> UNDER_WRITES = List.of(
       new Target("*.wal", VfsOp.APPEND), new Target("*.wal", VfsOp.SYNC),
       new Target("*.wal", VfsOp.CREATE), new Target("*.sst", VfsOp.APPEND, VfsOp.CREATE),
-      new Target("*.sst", VfsOp.SYNC, VfsOp.OPEN, VfsOp.MAP), new Target("*", VfsOp.SYNC_DIRECTORY),
+      new Target("*.sst", VfsOp.SYNC, VfsOp.OPEN, VfsOp.READ), new Target("*", VfsOp.SYNC_DIRECTORY),
       new Target("MANIFEST-*", VfsOp.CREATE, VfsOp.APPEND, VfsOp.SYNC),
       new Target("*", VfsOp.DELETE), new Target("*"));
 

@@ -164,8 +164,13 @@ abstract class ForwardingVfs implements Vfs {
     }
 
     @Override
-    public int read(ByteBuffer target, long position) throws IOException {
-      return around(VfsOp.READ, file, () -> opened.read(target, position));
+    public void readFully(MemorySegment target, long position) throws IOException {
+      around(VfsOp.READ, file, () -> opened.readFully(target, position));
+    }
+
+    @Override
+    public void adviseRandom() {
+      opened.adviseRandom();
     }
 
     @Override

@@ -88,6 +88,8 @@ final class CompactionRun {
         t.release();
       }
       throw e;
+    } finally {
+      Sources.closeAll(sources); // their read-ahead windows
     }
   }
 

@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  * ({@link CompactionPicker}) until no level is due, and runs
  * {@link dev.shale.storage.Engine#compact}'s full
  * compactions when asked. Each compaction writes its outputs from a retained read view (so its
- * inputs stay mapped), then lets the engine commit ONE manifest snapshot replacing inputs by
+ * inputs stay open), then lets the engine commit ONE manifest snapshot replacing inputs by
  * outputs and publish the new view; the inputs are deleted when the last view or scan pinning
  * them lets go. Reads and writes never wait for it.
  *

@@ -18,7 +18,7 @@ final class CurrentView {
    * Read path. `view` holds an immutable ReadView (active memtable, frozen memtables, tables),
    * replaced whole under the write lock when a memtable is frozen or a flush or compaction lands.
    * A read retains the current view (a reference count, no lock) and searches it; tables are
-   * unmapped only when the last view listing them is released.
+   * closed only when the last view listing them is released.
    */
 
   private final Path directory;

@@ -1,10 +1,10 @@
 package dev.shale.storage.core;
 
 import dev.shale.storage.Entry;
-import java.util.Collections;
-import java.util.Iterator;
+import dev.shale.storage.EntryIterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,14 +17,16 @@ import org.jspecify.annotations.Nullable;
  * decoded values in a scan; this way a scan holds one record per level (and per level-0 table
  * and memtable), whatever the size of the store (LevelDB's concatenating iterator).
  *
- * <p>Not thread safe; the caller's view keeps the tables mapped while it iterates.
+ * <p>Not thread safe; the caller's view keeps the tables open while it iterates. Each table's
+ * iterator is closed once exhausted, and the one being read by {@link #close}.
  */
-final class LevelIterator implements Iterator<Entry> {
+final class LevelIterator implements EntryIterator {
   private final List<SharedTable> tables; // of one level >= 1, by key, each overlapping the range
   private final byte[] start;
   private final byte @Nullable [] end; // null: unbounded
   private int nextTable;
-  private Iterator<Entry> current = Collections.emptyIterator(); // the table being read
+  private @Nullable EntryIterator current; // the table being read; null before the first and once closed
+  private boolean closed;
 
   LevelIterator(List<SharedTable> tables, byte[] start, byte @Nullable [] end) {
     this.tables = tables;
@@ -34,15 +36,30 @@ final class LevelIterator implements Iterator<Entry> {
 
   @Override
   public boolean hasNext() {
-    while (!current.hasNext() && nextTable < tables.size()) {
-      current = tables.get(nextTable++).iterator(start, end);
+    if (closed) return false;
+    EntryIterator reading = current;
+    while (reading == null || !reading.hasNext()) {
+      if (reading != null) reading.close();
+      if (nextTable == tables.size()) {
+        current = null;
+        return false;
+      }
+      reading = current = tables.get(nextTable++).iterator(start, end);
     }
-    return current.hasNext();
+    return true;
   }
 
   @Override
   public Entry next() {
     if (!hasNext()) throw new NoSuchElementException();
-    return current.next();
+    return Objects.requireNonNull(current, "hasNext() opened a table").next();
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    EntryIterator reading = current;
+    current = null;
+    if (reading != null) reading.close();
   }
 }

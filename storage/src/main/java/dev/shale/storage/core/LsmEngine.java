@@ -16,6 +16,7 @@ import dev.shale.storage.SyncMode;
 import dev.shale.storage.manifest.Manifest;
 import dev.shale.storage.memtable.Memtable;
 import dev.shale.storage.table.BlockCache;
+import dev.shale.storage.table.BlockPins;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
@@ -182,13 +183,13 @@ final class LsmEngine implements Engine {
   public @Nullable ReadRecord read(byte[] key) {
     requireKey(key);
     ReadView current = view.retain();
-    try {
-      ReadView.Winner winner = current.findWinner(key);
+    try (BlockPins pins = new BlockPins()) {
+      ReadView.Winner winner = current.findWinner(key, pins);
       if (winner == null) return null;
       if (winner.record.expiresAtMillis() != Entry.NEVER && winner.record.expiredAt(nowMillis())) {
         return new ReadRecord.Copied(Entry.tombstone(key, winner.record.version()));
       }
-      // A lent value takes its own reference on its source, while the view still holds it open.
+      // A lent value takes its own reference on its source, while the view and pins still hold it.
       return leases.lendOrCopy(key, winner);
     } catch (CorruptionException e) {
       throw reported(e);
@@ -326,7 +327,7 @@ final class LsmEngine implements Engine {
         backpressure.writeSlowdowns(), compactor.failures(), flushes.flushBytesWritten(), leases.open(),
         current.levels().bytesPerLevel(), log.forceCount(), log.forceNanos(), backpressure.writeStallNanos(),
         backpressure.writeSlowdownNanos(), blockCache.reads(), blockCache.hits(), blockCache.usedBytes(),
-        disk.freeBytesNow(), disk.reserveBytes());
+        disk.freeBytesNow(), disk.reserveBytes(), blockCache.heldBytes());
   }
 
   @Override

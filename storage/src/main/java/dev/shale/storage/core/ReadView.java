@@ -2,12 +2,12 @@ package dev.shale.storage.core;
 
 import dev.shale.storage.Entry;
 import dev.shale.storage.memtable.Memtable;
+import dev.shale.storage.table.BlockPins;
 import dev.shale.storage.table.FoundRecord;
 import dev.shale.storage.table.Table;
 import dev.shale.storage.util.Murmur3.Hash128;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Lifetime: the engine holds one reference to its current view; each read takes another
  * ({@link #tryRetain}) and releases it. A view retains its memtables and tables, and lets them go
  * when its last reference goes, after the engine has replaced it: a memtable's native memory and
- * a table's mapping outlive every read that may touch them.
+ * a table's open file outlive every read that may touch them.
  */
 final class ReadView {
   private final Memtable active;
@@ -84,13 +84,16 @@ final class ReadView {
 
   /** The record of {@code key} that wins, copied out ({@link #find}), or null. */
   @Nullable Entry get(byte[] key) {
-    FoundRecord found = find(key);
-    return found == null ? null : found.copy(key);
+    try (BlockPins pins = new BlockPins()) {
+      FoundRecord found = find(key, pins);
+      return found == null ? null : found.copy(key);
+    }
   }
 
   /**
    * The record of {@code key} that wins (docs/format.md, "Conventions"), in place, or null: its
-   * value is valid while this view is retained. Sources are searched newest first, but a record
+   * value is valid while this view is retained and {@code pins} are open (they hold the table
+   * blocks the search read). Sources are searched newest first, but a record
    * written later with an older version (replication's write()) may sit in an older source, so
    * once a record of version v is found only sources that hold a version >= v are still
    * searched; {@link FoundRecord#newer} settles the rest. Levels do not order versions either
@@ -100,51 +103,51 @@ final class ReadView {
    * elsewhere spares a read of their damaged blocks. Nothing is copied: a record that loses
    * costs no allocation of its value.
    */
-  @Nullable FoundRecord find(byte[] key) {
-    return search(key).best;
+  @Nullable FoundRecord find(byte[] key, BlockPins pins) {
+    return search(key, pins).best;
   }
 
   /**
-   * The winner of {@code key}, as {@link #find}, with the memtable or table that holds it, which
-   * {@link Winner#pinSource} can keep beyond this view: a value lent past the read then pins that
-   * one source, not every file and memtable of the view.
+   * The winner of {@code key}, as {@link #find}, with the memtable or table block that holds it,
+   * which {@link Winner#pinSource} can keep beyond this view and these pins: a value lent past the
+   * read then holds that one memtable or block, not every file and memtable of the view.
    */
-  @Nullable Winner findWinner(byte[] key) {
-    Search search = search(key);
+  @Nullable Winner findWinner(byte[] key, BlockPins pins) {
+    Search search = search(key, pins);
     FoundRecord best = search.best;
-    return best == null ? null : new Winner(best, search.bestMemtable, search.bestTable);
+    return best == null ? null : new Winner(best, search.bestMemtable, pins, search.bestPin);
   }
 
-  /** A winning record and its source: exactly one of {@code memtable} and {@code table} is set. */
+  /** A winning record and its source: a memtable, or else pinned table block {@code pin}. */
   static final class Winner {
     final FoundRecord record;
     private final @Nullable Memtable memtable;
-    private final @Nullable SharedTable table;
+    private final BlockPins pins;
+    private final int pin;
 
-    private Winner(FoundRecord record, @Nullable Memtable memtable, @Nullable SharedTable table) {
+    private Winner(FoundRecord record, @Nullable Memtable memtable, BlockPins pins, int pin) {
       this.record = record;
       this.memtable = memtable;
-      this.table = table;
+      this.pins = pins;
+      this.pin = pin;
     }
 
     /**
-     * Takes a reference on the source, valid beyond the view's; the returned action gives it back
-     * (once). Call it while the view is still retained: the source is open then.
+     * Takes a reference on the source, valid beyond the view's and the pins'; the returned action
+     * gives it back (once). Call it while the view and the pins still hold the source.
      */
     Runnable pinSource() {
       if (memtable != null) {
         memtable.retain();
         return memtable::release;
       }
-      SharedTable source = Objects.requireNonNull(table, "a winner has a source");
-      source.retain();
-      return source::release;
+      return pins.hold(pin);
     }
   }
 
-  private Search search(byte[] key) {
+  private Search search(byte[] key, BlockPins pins) {
     // One hash serves every memtable's key filter and every table's Bloom filter.
-    Search search = new Search(key, Table.filterHash(key));
+    Search search = new Search(key, Table.filterHash(key), pins);
     search.consider(active);
     for (FrozenMemtable f : frozen) search.consider(f.memtable());
     for (SharedTable t : levels.level0Backlog()) search.consider(t);
@@ -164,13 +167,15 @@ final class ReadView {
   private static final class Search {
     private final byte[] key;
     private final Hash128 keyHash;
+    private final BlockPins pins;
     private @Nullable FoundRecord best;
-    private @Nullable Memtable bestMemtable;
-    private @Nullable SharedTable bestTable;
+    private @Nullable Memtable bestMemtable; // the winner's memtable, or null if it lies in a table block
+    private int bestPin = -1; // the winner's block among the pins, if it lies in a table
 
-    Search(byte[] key, Hash128 keyHash) {
+    Search(byte[] key, Hash128 keyHash, BlockPins pins) {
       this.key = key;
       this.keyHash = keyHash;
+      this.pins = pins;
     }
 
     void consider(Memtable memtable) {
@@ -178,15 +183,16 @@ final class ReadView {
       if (best != null && memtable.maxVersion() < best.version()) return;
       if (wins(memtable.find(key, keyHash))) {
         bestMemtable = memtable;
-        bestTable = null;
+        bestPin = -1;
       }
     }
 
     void consider(SharedTable table) {
       if (best != null && table.maxVersion() < best.version()) return;
-      if (wins(table.find(key, keyHash))) {
+      // A record found lies in the block find() pinned last.
+      if (wins(table.find(key, keyHash, pins))) {
         bestMemtable = null;
-        bestTable = table;
+        bestPin = pins.count() - 1;
       }
     }
 

@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Lifetime: it owns one reference to its view from construction and releases it exactly once:
  * in {@link #close}, when the merge is exhausted, or when it finds the engine closed. Until then
- * the view keeps its tables mapped, whatever flushes (and later compactions) publish meanwhile.
+ * the view keeps its tables open, whatever flushes (and later compactions) publish meanwhile.
  * Not thread safe: one thread at a time.
  */
 final class ScanIterator implements EntryIterator {
@@ -28,13 +28,14 @@ final class ScanIterator implements EntryIterator {
    * Tombstones. Dropping one is a step of the loop in hasNext(): a run of a million tombstones is
    * a million cheap steps through blocks read once each, never a new seek per tombstone.
    *
-   * Memory. The merge holds one record per source; each table source one block (a view of the
-   * mapping); memtable sources a skip-list position. A level below 0 is one source that reads its
+   * Memory. The merge holds one record per source; each table source one block and its
+   * read-ahead window (up to 256 KiB, ReadAhead.SCAN); memtable sources a skip-list position. A level below 0 is one source that reads its
    * tables in turn (LevelIterator), so the sources are the memtables, the level-0 tables and one
    * per deeper level: a scan costs O(sources), not O(range) nor O(tables).
    */
 
   private final LsmEngine engine;
+  private final List<Iterator<Entry>> sources; // closed with the view: table sources hold read-ahead windows
   private final Iterator<Entry> merged;
   private final boolean includeTombstones;
   private final long nowMillis; // read once: the scan sees one instant's expiries
@@ -48,7 +49,8 @@ final class ScanIterator implements EntryIterator {
     this.view = view;
     this.includeTombstones = includeTombstones;
     this.nowMillis = engine.nowMillis();
-    this.merged = MergingIterator.of(sources(view, startInclusive, endExclusive));
+    this.sources = sources(view, startInclusive, endExclusive);
+    this.merged = MergingIterator.of(sources);
   }
 
   /** The scan of an empty range: holds nothing, reads nothing. */
@@ -88,7 +90,11 @@ final class ScanIterator implements EntryIterator {
     ReadView held = view;
     if (held == null) return;
     view = null;
-    held.release();
+    try {
+      Sources.closeAll(sources);
+    } finally {
+      held.release(); // after the sources: their tables stay open until then
+    }
   }
 
   /** The view this scan pins; null once released (tests check what it holds). */

@@ -1,25 +1,25 @@
 package dev.shale.storage.core;
 
 import dev.shale.storage.CorruptionException;
-import dev.shale.storage.Entry;
+import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Keys;
 import dev.shale.storage.Vfs;
 import dev.shale.storage.table.BlockCache;
+import dev.shale.storage.table.BlockPins;
 import dev.shale.storage.table.FoundRecord;
+import dev.shale.storage.table.ReadAhead;
 import dev.shale.storage.table.Table;
 import dev.shale.storage.table.TableMeta;
 import dev.shale.storage.util.Murmur3.Hash128;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
-import java.util.Iterator;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
  * An open table at a level, shared by the read views (and compactions) that list it, closed
- * (unmapped) when the last of them lets go: a read in flight on an old view never touches an
- * unmapped file. A table that compaction made obsolete is also deleted then.
+ * when the last of them lets go: a read in flight on an old view never touches a closed file. A table that compaction made obsolete is also deleted then.
  *
  * <p>Thread safe. The creator holds the first reference and must {@link #release} it. Moving a
  * table to another level ({@link #atLevel}) gives a second handle on the same open file, counted
@@ -116,15 +116,18 @@ final class SharedTable {
 
   /**
    * The record of {@code key} in place, or null; {@code keyHash} is {@link Table#filterHash} of
-   * it. Its value is valid while the caller holds a reference.
+   * it. Its value is valid until {@code pins} close (the caller holds a reference until then).
    */
-  @Nullable FoundRecord find(byte[] key, Hash128 keyHash) {
-    return file.table.find(key, keyHash);
+  @Nullable FoundRecord find(byte[] key, Hash128 keyHash, BlockPins pins) {
+    return file.table.find(key, keyHash, pins);
   }
 
-  /** All records in key order; the caller holds a reference while it iterates. */
-  Iterator<Entry> iterator() {
-    return file.table.iterator();
+  /**
+   * All records in key order, read ahead as a compaction reads; the caller holds a reference while
+   * it iterates, and closes the iterator.
+   */
+  EntryIterator iterator() {
+    return file.table.iterator(null, null, ReadAhead.COMPACTION);
   }
 
   Path path() {
@@ -153,9 +156,12 @@ final class SharedTable {
     return file.setAside;
   }
 
-  /** The table's records in {@code [fromInclusive, toExclusive)}; see {@link Table#iterator(byte[], byte[])}. */
-  Iterator<Entry> iterator(byte @Nullable [] fromInclusive, byte @Nullable [] toExclusive) {
-    return file.table.iterator(fromInclusive, toExclusive);
+  /**
+   * The table's records in {@code [fromInclusive, toExclusive)}, read ahead as a scan reads; see
+   * {@link Table#iterator(byte[], byte[], ReadAhead)}. The caller closes it.
+   */
+  EntryIterator iterator(byte @Nullable [] fromInclusive, byte @Nullable [] toExclusive) {
+    return file.table.iterator(fromInclusive, toExclusive, ReadAhead.SCAN);
   }
 
   /** Whether the table's key range meets {@code [fromInclusive, toExclusive)} (null: unbounded). */
@@ -185,7 +191,7 @@ final class SharedTable {
     return meta.toString();
   }
 
-  /** The mapped file and its reference count, shared by every handle on it. */
+  /** The open table and its reference count, shared by every handle on it. */
   private static final class OpenFile {
     private final Vfs vfs;
     private final Table table;

@@ -4,6 +4,7 @@ import dev.shale.storage.Entry;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.Versions;
 import dev.shale.storage.memtable.Memtable;
+import dev.shale.storage.table.BlockPins;
 import dev.shale.storage.table.FoundRecord;
 import dev.shale.storage.table.Table;
 import dev.shale.storage.util.Murmur3.Hash128;
@@ -89,8 +90,8 @@ final class TombstonePurge {
   private boolean mayHoldOlder(SharedTable t, byte[] key, Hash128 keyHash, long version) {
     if (inputNumbers.contains(t.fileNumber())) return false;
     if (t.minVersion() > version || !t.covers(key)) return false;
-    try {
-      FoundRecord e = t.find(key, keyHash);
+    try (BlockPins pins = new BlockPins()) {
+      FoundRecord e = t.find(key, keyHash, pins);
       return e != null && e.version() <= version;
     } catch (StorageException unreadable) {
       return true; // a table we cannot read might hold anything: keep the tombstone

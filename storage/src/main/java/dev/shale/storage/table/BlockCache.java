@@ -2,35 +2,39 @@ package dev.shale.storage.table;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import java.lang.foreign.MemorySegment;
+import com.github.benmanes.caffeine.cache.RemovalCause;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The data blocks of an engine's tables that have passed their crc check and been decompressed,
- * kept so that a hot block is checked and decompressed once rather than on every read
- * (docs/design.md, "Block cache"). Shared by every table of one engine; thread safe. Also counts
- * the engine's block reads from table files, cached or not.
+ * The data blocks of an engine's tables that have been read, checked against their crc and
+ * decompressed, kept in native memory so that a hot block costs no disk read, no check and no
+ * decompression (docs/design.md, "Block cache"). Shared by every table of one engine; thread safe.
+ * Also counts the engine's block reads from table files, cached or not.
  *
- * <p>Bounded by bytes: each block weighs its contents' size plus the cache's own per-entry
- * overhead, and Caffeine's W-TinyLFU policy picks what to evict (a scan's one-off blocks do not push
- * out the blocks gets keep coming back to). A block stored uncompressed is cached as a view of the
- * table's mapping (no copy: what the cache spares is its crc check), a compressed one as its
- * decompressed heap array. A capacity of 0 caches nothing: every read checks its block.
+ * <p>Bounded by bytes: each block weighs its native memory plus the cache's own per-entry
+ * overhead (on the heap), and Caffeine's W-TinyLFU policy picks what to evict (a block read once
+ * is admitted only over a colder one, so scans and compactions, which do not add their blocks,
+ * and one-off gets cannot push out the blocks gets keep coming back to). A capacity of 0 caches
+ * nothing: every read loads its block.
  *
- * <p>Invariant: the cache holds blocks of open tables only. A table forgets its blocks
- * ({@link #forget}) before it unmaps its file, and file numbers are never reused in a store, so
- * no view of an unmapped file is ever handed out.
+ * <p>Lifetime: the cache holds one reference on each block it keeps ({@link LoadedBlock}), and
+ * gives it back when the block is evicted, replaced or forgotten; a reader takes its own reference
+ * with {@link #acquire}, so an eviction never frees a block a read is using. Blocks of a closed
+ * table are {@linkplain #forget forgotten} when it closes; file numbers are never reused in a
+ * store, so a block found under a key is always the block of that table.
  */
 public final class BlockCache {
-  /** What Caffeine spends per entry beyond the block (node, key, segment object), roughly. */
+  /** What Caffeine spends per entry beyond the block (node, key), roughly; heap, counted here too. */
   static final int ENTRY_OVERHEAD_BYTES = 128;
 
   private record Key(long fileNumber, long blockOffset) {}
 
   private final long capacityBytes;
-  private final @Nullable Cache<Key, MemorySegment> blocks; // null when capacityBytes is 0
+  private final @Nullable Cache<Key, LoadedBlock> blocks; // null when capacityBytes is 0
   private final LongAdder reads = new LongAdder();
+  // Native memory of every live block of the engine: cached, pinned by reads, or lent.
+  private final LongAdder heldBytes = new LongAdder();
   private final LongAdder hits = new LongAdder();
 
   private BlockCache(long capacityBytes) {
@@ -38,42 +42,70 @@ public final class BlockCache {
     this.capacityBytes = capacityBytes;
     this.blocks = capacityBytes == 0 ? null : Caffeine.newBuilder()
         .maximumWeight(capacityBytes)
-        .weigher((Key key, MemorySegment block) -> weight(block))
-        // Eviction runs on the thread that adds a block, not on the common pool: the engine's
-        // threads are the only ones it takes time from, and a test sees the bound kept at once.
+        .weigher((Key key, LoadedBlock block) -> weight(block))
+        // Every way out of the cache (evicted, replaced, forgotten) gives its reference back.
+        .removalListener((@Nullable Key key, @Nullable LoadedBlock block, RemovalCause cause) -> {
+          if (block != null) block.release();
+        })
+        // Eviction and its releases run on the thread that adds a block, not on the common pool:
+        // the engine's threads are the only ones it takes time from, a test sees the bound kept
+        // at once, and freed memory is free when put() returns.
         .executor(Runnable::run)
         .build();
   }
 
-  /** A cache of at most {@code capacityBytes} (0: none, every read checks its block). */
+  /** A cache of at most {@code capacityBytes} (0: none, every read loads its block). */
   public static BlockCache ofCapacity(long capacityBytes) {
     return new BlockCache(capacityBytes);
   }
 
-  /** Block contents of file {@code fileNumber} at {@code blockOffset}, or null if not cached. */
-  @Nullable MemorySegment get(long fileNumber, long blockOffset) {
+  /**
+   * Block {@code blockOffset} of file {@code fileNumber} with a reference for the caller, who
+   * releases it; null if it is not cached. Counts a block read either way.
+   */
+  @Nullable LoadedBlock acquire(long fileNumber, long blockOffset) {
     reads.increment();
     if (blocks == null) return null;
-    MemorySegment block = blocks.getIfPresent(new Key(fileNumber, blockOffset));
-    if (block != null) hits.increment();
+    LoadedBlock block = blocks.getIfPresent(new Key(fileNumber, blockOffset));
+    // An eviction between the lookup and the retain frees the block: then it is a miss.
+    if (block == null || !block.tryRetain()) return null;
+    hits.increment();
     return block;
   }
 
-  /** Keeps {@code contents}, checked, as block {@code blockOffset} of file {@code fileNumber}. */
-  void put(long fileNumber, long blockOffset, MemorySegment contents) {
-    if (blocks != null) blocks.put(new Key(fileNumber, blockOffset), contents);
+  /**
+   * Offers {@code block}, just loaded, as block {@code blockOffset} of file {@code fileNumber}; the
+   * cache takes a reference of its own if it keeps it. The caller keeps its own.
+   */
+  void offer(long fileNumber, long blockOffset, LoadedBlock block) {
+    if (blocks == null || !block.tryRetain()) return;
+    blocks.put(new Key(fileNumber, blockOffset), block);
   }
 
-  /** Drops every block of file {@code fileNumber}: its table is about to be unmapped. */
-  void forget(long fileNumber) {
-    if (blocks != null) blocks.asMap().keySet().removeIf(key -> key.fileNumber() == fileNumber);
+  /** Drops block {@code blockOffset} of file {@code fileNumber}, if cached: its table is closing. */
+  void forget(long fileNumber, long blockOffset) {
+    if (blocks != null) blocks.invalidate(new Key(fileNumber, blockOffset));
+  }
+
+  /** The count every block loaded for this cache's engine adds its native memory to while it lives. */
+  LongAdder heldBytesCounter() {
+    return heldBytes;
+  }
+
+  /**
+   * Native memory held by the engine's table blocks now: those cached, and those read or lent
+   * outside the cache (a get's blocks until it has copied its value, a lent value's block until the
+   * lease closes).
+   */
+  public long heldBytes() {
+    return heldBytes.sum();
   }
 
   public long capacityBytes() {
     return capacityBytes;
   }
 
-  /** The weight of the blocks cached now, in bytes (contents and per-entry overhead). */
+  /** The weight of the blocks cached now, in bytes (their native memory and per-entry overhead). */
   public long usedBytes() {
     if (blocks == null) return 0;
     return blocks.policy().eviction().map(e -> e.weightedSize().orElse(0)).orElse(0L);
@@ -84,12 +116,12 @@ public final class BlockCache {
     return reads.sum();
   }
 
-  /** Of {@link #reads}, those found in the cache: read without a crc check or decompression. */
+  /** Of {@link #reads}, those found in the cache: read without I/O, crc check or decompression. */
   public long hits() {
     return hits.sum();
   }
 
-  private static int weight(MemorySegment block) {
-    return (int) Math.min(Integer.MAX_VALUE, block.byteSize() + ENTRY_OVERHEAD_BYTES);
+  private static int weight(LoadedBlock block) {
+    return (int) Math.min(Integer.MAX_VALUE, block.memoryBytes() + ENTRY_OVERHEAD_BYTES);
   }
 }

@@ -9,6 +9,7 @@ import io.airlift.compress.v3.zstd.ZstdCompressor;
 import io.airlift.compress.v3.zstd.ZstdDecompressor;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.function.LongFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -47,11 +48,13 @@ final class BlockCodec {
   }
 
   /**
-   * The contents compressed in {@code compressed} with {@code codec}, decompressed into a new heap
-   * array; a CorruptionException naming the block if the codec is unknown, the bytes do not
+   * The contents compressed in {@code compressed} with {@code codec}, decompressed into memory of
+   * {@code target} (asked for exactly {@code contentsLength} bytes, once the length is found
+   * plausible); a CorruptionException naming the block if the codec is unknown, the bytes do not
    * decompress, or they do not make exactly {@code contentsLength} bytes.
    */
-  static MemorySegment decompress(byte codec, MemorySegment compressed, long contentsLength, Path path, long fileOffset) {
+  static MemorySegment decompress(
+      byte codec, MemorySegment compressed, long contentsLength, Path path, long fileOffset, LongFunction<MemorySegment> target) {
     Decompressor decompressor = switch (codec) {
       case TableFormat.CODEC_LZ4 -> LZ4.get();
       case TableFormat.CODEC_ZSTD -> ZSTD.get();
@@ -61,7 +64,7 @@ final class BlockCodec {
     if (contentsLength > TableFormat.MAX_COMPRESSED_CONTENTS_BYTES) {
       throw TableCorruption.at(path, fileOffset, "compressed block declares " + contentsLength + " bytes of contents");
     }
-    MemorySegment contents = MemorySegment.ofArray(new byte[(int) contentsLength]);
+    MemorySegment contents = target.apply(contentsLength);
     int decompressed;
     try {
       decompressed = decompressor.decompress(compressed, contents);

@@ -38,8 +38,8 @@ final class BlockReader {
   }
 
   /**
-   * A reader of {@code contents}, a block's checked contents wherever they lie (the mapping, a
-   * copy, a decompressed buffer), after checking that its count fits; {@code fileOffset}, where
+   * A reader of {@code contents}, a block's checked contents wherever they lie (a block read
+   * into native memory, a read-ahead window, a decompressed buffer), after checking that its count fits; {@code fileOffset}, where
    * the block starts in the file, names it in corruption reports.
    */
   static BlockReader open(MemorySegment contents, long fileOffset, int headerBytes, Path path) {

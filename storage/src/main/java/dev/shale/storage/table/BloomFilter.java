@@ -8,7 +8,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 
 /**
- * A table's Bloom filter, probed in place in the mapped file (docs/format.md, "Filter"). It
+ * A table's Bloom filter, read into memory when the table opens (docs/format.md, "Filter"). It
  * answers "certainly absent" or "maybe present" for a key; a key of the table is never reported
  * absent. Immutable and thread safe once opened.
  */

@@ -29,7 +29,7 @@ sealed interface DataBlock permits FixedEntryBlock, PrefixEntryBlock {
 
   /**
    * The record of {@code key} in this block, or null: its value a view of the block's checked
-   * contents (the mapping, or a decompressed array), valid while the table stays open.
+   * contents, valid while the caller holds the block.
    */
   @Nullable FoundRecord find(byte[] key);
 

@@ -3,6 +3,9 @@ package dev.shale.storage.table;
 import static dev.shale.storage.table.TableFormat.U32;
 import static dev.shale.storage.table.TableFormat.U64;
 
+import dev.shale.storage.Vfs;
+import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -32,16 +35,24 @@ record Footer(
   }
 
   /**
-   * Reads and checks the footer at the end of {@code file} ({@code path} names it in errors):
-   * magic, crc, format version, and that the filter and index blocks tile the bytes between the
-   * data blocks and the footer.
+   * Reads and checks the footer at the end of {@code file}, of {@code fileBytes} bytes ({@code
+   * path} names it in errors): magic, crc, format version, and that the filter and index blocks
+   * tile the bytes between the data blocks and the footer.
    */
-  static Footer decode(MemorySegment file, Path path) {
-    long footerOffset = file.byteSize() - TableFormat.FOOTER_BYTES;
+  static Footer read(Vfs.ReadableFile file, long fileBytes, Path path) throws IOException {
+    long footerOffset = fileBytes - TableFormat.FOOTER_BYTES;
     if (footerOffset < TableFormat.MIN_DATA_BLOCK_BYTES) {
-      throw TableCorruption.at(path, 0, "file of " + file.byteSize() + " bytes is too short to be a table");
+      throw TableCorruption.at(path, 0, "file of " + fileBytes + " bytes is too short to be a table");
     }
-    MemorySegment footer = file.asSlice(footerOffset, TableFormat.FOOTER_BYTES);
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment footer = arena.allocate(TableFormat.FOOTER_BYTES);
+      file.readFully(footer, footerOffset);
+      return decode(footer, footerOffset, path);
+    }
+  }
+
+  /** Checks the footer bytes {@code footer}, found at {@code footerOffset} (see {@link #read}). */
+  static Footer decode(MemorySegment footer, long footerOffset, Path path) {
     if (footer.get(U64, 56) != TableFormat.MAGIC) {
       throw TableCorruption.at(path, footerOffset, "bad magic: not a table, or truncated");
     }

@@ -7,11 +7,12 @@ import java.lang.foreign.ValueLayout;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A record found where it lies, in a table's mapping or a memtable's memory: its version, and its
+ * A record found where it lies, in a table block's memory or a memtable's: its version, and its
  * value as a view of that memory (null for a tombstone). Nothing is copied until {@link #copy}.
  *
- * <p>Lifetime: the view is valid only while the table or memtable holding it stays open; the
- * reader holds a reference on it (through its read view) for as long as it uses the record.
+ * <p>Lifetime: the view is valid only while the block or memtable holding it is held; the reader
+ * holds the block (through its {@link BlockPins}) or the memtable (through its read view) for as
+ * long as it uses the record.
  *
  * @param version the record's version
  * @param value the value in place, or null for a tombstone

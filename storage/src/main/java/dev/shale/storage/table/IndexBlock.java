@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 
 /**
- * A table's index block (docs/format.md, "Index"), searched in place in the mapped file: one
+ * A table's index block (docs/format.md, "Index"), read into memory when the table opens: one
  * {@code index_entry} per data block, holding the block's last key and handle.
  *
  * <p>The whole block is checked once, at open: its crc, then that its handles tile the data region

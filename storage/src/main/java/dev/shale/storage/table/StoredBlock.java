@@ -2,9 +2,12 @@ package dev.shale.storage.table;
 
 import static dev.shale.storage.table.TableFormat.U32;
 
+import dev.shale.storage.util.NativeMemory;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongFunction;
 
 /**
  * Turns a block as stored in a table file into its contents (docs/format.md, "Blocks", "Data
@@ -35,9 +38,10 @@ final class StoredBlock {
   /**
    * The contents of data block {@code block} (its stored bytes, at {@code fileOffset} in the file)
    * of a table of {@code formatVersion}: in place when stored uncompressed, else decompressed into
-   * a new heap array.
+   * memory {@code decompressInto} gives (exactly the contents' length is asked for).
    */
-  static MemorySegment dataContents(MemorySegment block, long fileOffset, int formatVersion, Path path) {
+  static MemorySegment dataContents(
+      MemorySegment block, long fileOffset, int formatVersion, Path path, LongFunction<MemorySegment> decompressInto) {
     // The crc covers the stored bytes and the codec byte: checked before either is believed.
     MemorySegment covered = contents(block, fileOffset, path);
     if (formatVersion == TableFormat.FORMAT_VERSION_1) return covered;
@@ -51,6 +55,29 @@ final class StoredBlock {
     }
     long contentsLength = Integer.toUnsignedLong(stored.get(U32, 0));
     MemorySegment compressed = stored.asSlice(TableFormat.CONTENTS_LENGTH_BYTES);
-    return BlockCodec.decompress(codec, compressed, contentsLength, path, fileOffset);
+    return BlockCodec.decompress(codec, compressed, contentsLength, path, fileOffset, decompressInto);
+  }
+
+  /**
+   * Data block {@code block}, whose stored bytes {@code stored} (native memory of
+   * {@link NativeMemory#allocate}, which this call takes over and frees or keeps) were read from
+   * {@code fileOffset}: checked, decompressed into memory of its own if it was compressed, and
+   * counted in {@code heldBytes} while it lives.
+   */
+  static LoadedBlock load(MemorySegment stored, long fileOffset, int formatVersion, Path path, LongAdder heldBytes) {
+    MemorySegment[] decompressed = new MemorySegment[1];
+    try {
+      MemorySegment contents = dataContents(stored, fileOffset, formatVersion, path,
+          length -> decompressed[0] = NativeMemory.allocate(length));
+      MemorySegment own = decompressed[0];
+      if (own == null) return new LoadedBlock(stored, contents, heldBytes);
+      NativeMemory.free(stored);
+      return new LoadedBlock(own, contents, heldBytes);
+    } catch (RuntimeException | Error e) {
+      MemorySegment own = decompressed[0];
+      if (own != null) NativeMemory.free(own);
+      NativeMemory.free(stored);
+      throw e;
+    }
   }
 }

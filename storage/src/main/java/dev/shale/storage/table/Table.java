@@ -2,42 +2,48 @@ package dev.shale.storage.table;
 
 import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Entry;
+import dev.shale.storage.EntryIterator;
+import dev.shale.storage.StorageException;
 import dev.shale.storage.Vfs;
 import dev.shale.storage.util.Murmur3.Hash128;
 import dev.shale.storage.util.Murmur3;
+import dev.shale.storage.util.NativeMemory;
+import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
-import java.util.Iterator;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An open table (docs/format.md, "Table"): memory-mapped, immutable, thread safe.
+ * An open table (docs/format.md, "Table"): read with {@code pread}, immutable, thread safe.
  *
- * <p>Lifetime: {@link #close} unmaps the file; the caller makes sure no read or iterator of this
+ * <p>Lifetime: {@link #close} closes the file; the caller makes sure no read or iterator of this
  * table is in flight then, and calls nothing afterwards (the engine reference-counts tables).
  */
 public final class Table implements AutoCloseable {
   /*
-   * Design. The file is mapped whole into a shared Arena, and data blocks are read on the mapping
-   * in place. The filter and the index are copied at open into native memory of the same Arena
-   * (about 1.5% of the table: 10 bits a key, and a key a block), checked there once (crc and
-   * structure) and then searched there: every read consults them, so they are kept where no read
-   * waits for the disk, as LevelDB's and RocksDB's table readers keep them. A get probes the Bloom
-   * filter, binary-searches the index for the one block that can hold the key, takes that block's
-   * checked contents from the engine's BlockCache or else checks its crc (and decompresses it) and
-   * caches it, searches it (DataBlock: a binary search over its restart points or, in tables
-   * before format 3, its entries), and copies out only the found value (find() not even that: it
-   * returns the value in place). So a get waits for the disk at most for its one data block.
-   * Iterators (scans, compactions) use cached blocks but do not add theirs: a scan reads each
-   * block once, and would only push out the blocks gets come back to.
+   * Design. The file stays open (one descriptor, advised POSIX_FADV_RANDOM so the kernel reads no
+   * more than each read asks for). The filter and the index are read at open into native memory
+   * of the table's Arena (about 1.5% of the table with 100-byte values: 10 bits a key, and a key a
+   * block), checked there once (crc and structure) and then searched there: every read consults
+   * them, so they stay where no read waits for the disk, as LevelDB's and RocksDB's table readers
+   * keep them. A get probes the Bloom filter, binary-searches the index for the one block that can
+   * hold the key, takes that block from the engine's BlockCache or else reads it with one pread of
+   * exactly its bytes, checks its crc, decompresses it and offers it to the cache, then searches it
+   * (DataBlock) and returns the record in place in the block, which the read's BlockPins hold
+   * until it has copied what it needs. So a get costs at most one I/O, of one block. Iterators
+   * (scans, compactions) read blocks in order through a read-ahead window of their own
+   * (SequentialBlocks): one large read for many blocks.
    */
+
+  private static final System.Logger LOG = System.getLogger(Table.class.getName());
 
   private final Path path;
   private final long fileNumber;
-  private final Arena arena;
-  private final MemorySegment file;
+  private final Vfs.ReadableFile file;
+  private final long sizeBytes;
+  private final Arena arena; // the index and filter, read at open, freed at close
   private final Footer footer;
   private final IndexBlock index;
   private final @Nullable BloomFilter filter; // null when the table was written without one, or it is damaged
@@ -45,21 +51,23 @@ public final class Table implements AutoCloseable {
   // The engine's, shared by all its tables; it also counts their block reads (EngineStats.blockReads).
   private final BlockCache blockCache;
 
-  private Table(Path path, long fileNumber, Arena arena, MemorySegment file, BlockCache blockCache) {
+  private Table(Path path, long fileNumber, Vfs.ReadableFile file, long sizeBytes, Arena arena, BlockCache blockCache)
+      throws IOException {
     this.blockCache = blockCache;
     this.path = path;
     this.fileNumber = fileNumber;
-    this.arena = arena;
     this.file = file;
-    this.footer = Footer.decode(file, path);
-    this.index = IndexBlock.open(inMemory(arena, file, footer.index()), footer, path);
+    this.sizeBytes = sizeBytes;
+    this.arena = arena;
+    this.footer = Footer.read(file, sizeBytes, path);
+    this.index = IndexBlock.open(inMemory(footer.index()), footer, path);
     BloomFilter opened = null;
     String damage = null;
     if (footer.filter().length() > 0) {
       // A filter only spares reads (docs/format.md, "Filter"): without it every get reads the one
       // block that can hold the key, so a damaged filter costs speed, never data.
       try {
-        opened = BloomFilter.open(inMemory(arena, file, footer.filter()), footer.filter().offset(), path);
+        opened = BloomFilter.open(inMemory(footer.filter()), footer.filter().offset(), path);
       } catch (CorruptionException e) {
         damage = e.problem();
       }
@@ -68,15 +76,15 @@ public final class Table implements AutoCloseable {
     this.filterDamage = damage;
   }
 
-  // A copy of the block in native memory of the table's arena, freed when the table closes.
-  private static MemorySegment inMemory(Arena arena, MemorySegment file, BlockHandle block) {
+  // The block read into native memory of the table's arena, freed when the table closes.
+  private MemorySegment inMemory(BlockHandle block) {
     MemorySegment copy = arena.allocate(block.length(), 8);
-    copy.copyFrom(file.asSlice(block.offset(), block.length()));
+    readStored(copy, block.offset());
     return copy;
   }
 
   /**
-   * Maps the file and checks its footer, index and filter (CorruptionException naming the file if
+   * Opens the file and checks its footer, index and filter (CorruptionException naming the file if
    * the footer or index is bad; a bad filter is left unused, see {@link #filterDamage}).
    */
   public static Table open(Vfs vfs, Path file, long fileNumber) throws IOException {
@@ -84,13 +92,15 @@ public final class Table implements AutoCloseable {
   }
 
   /** {@link #open(Vfs, Path, long)}, its checked blocks kept in (and its reads counted by) {@code blockCache}. */
-  public static Table open(Vfs vfs, Path file, long fileNumber, BlockCache blockCache) throws IOException {
+  public static Table open(Vfs vfs, Path path, long fileNumber, BlockCache blockCache) throws IOException {
+    Vfs.ReadableFile file = vfs.open(path);
     Arena arena = Arena.ofShared();
-    try (Vfs.ReadableFile opened = vfs.open(file)) {
-      MemorySegment mapped = opened.map(arena);
-      return new Table(file, fileNumber, arena, mapped, blockCache);
+    try {
+      file.adviseRandom();
+      return new Table(path, fileNumber, file, file.size(), arena, blockCache);
     } catch (IOException | RuntimeException | Error e) {
       arena.close();
+      closeQuietly(file, path);
       throw e;
     }
   }
@@ -111,24 +121,29 @@ public final class Table implements AutoCloseable {
    * read that consults many tables hashes its key once, not once per table.
    */
   public @Nullable Entry get(byte[] key, Hash128 keyHash) {
-    FoundRecord found = find(key, keyHash);
-    return found == null ? null : found.copy(key);
+    try (BlockPins pins = new BlockPins()) {
+      FoundRecord found = find(key, keyHash, pins);
+      return found == null ? null : found.copy(key);
+    }
   }
 
   /**
-   * As {@link #get(byte[], Hash128)}, the record left where it lies: its value a view of the
-   * block's checked contents (the mapping, or a decompressed copy), valid until {@link #close}.
+   * {@link #get(byte[], Hash128)}, the record left where it lies: its value a view of the block's
+   * checked contents, which {@code pins} hold (the block is added to them) until they close.
    */
-  public @Nullable FoundRecord find(byte[] key, Hash128 keyHash) {
+  public @Nullable FoundRecord find(byte[] key, Hash128 keyHash, BlockPins pins) {
     if (!mayContain(keyHash)) return null;
     int block = index.find(key);
     if (block == index.blockCount()) return null;
-    return readBlock(block, true).find(key);
+    BlockHandle handle = blockHandle(block);
+    LoadedBlock loaded = loadBlock(handle);
+    pins.add(loaded);
+    return DataBlock.open(loaded.contents(), footer.formatVersion(), handle.offset(), path).find(key);
   }
 
-  /** All records in key order, lazily, one block at a time. */
-  public Iterator<Entry> iterator() {
-    return new TableIterator(this, null, null);
+  /** All records in key order, lazily, one block at a time, read ahead as a scan does. */
+  public EntryIterator iterator() {
+    return new TableIterator(this, null, null, ReadAhead.SCAN);
   }
 
   /**
@@ -139,17 +154,23 @@ public final class Table implements AutoCloseable {
    *
    * @throws CorruptionException (from hasNext/next, naming the file) if a block it reaches is bad
    */
-  public Iterator<Entry> iterator(byte @Nullable [] fromInclusive) {
-    return new TableIterator(this, fromInclusive, null);
+  public EntryIterator iterator(byte @Nullable [] fromInclusive) {
+    return new TableIterator(this, fromInclusive, null, ReadAhead.SCAN);
+  }
+
+  /** {@link #iterator(byte[], byte[], ReadAhead)}, reading ahead as a scan does. */
+  public EntryIterator iterator(byte @Nullable [] fromInclusive, byte @Nullable [] toExclusive) {
+    return new TableIterator(this, fromInclusive, toExclusive, ReadAhead.SCAN);
   }
 
   /**
    * As {@link #iterator(byte[])}, stopping before the first key {@code >= toExclusive} (null: at
-   * the end). The bound is compared with the keys where they lie in the file, so the record past
-   * the range is never decoded.
+   * the end), reading ahead as {@code readAhead} says. The bound is compared with the keys where
+   * they lie in the block, so the record past the range is never decoded. The caller closes the
+   * iterator (running out closes it too): it holds native memory until then.
    */
-  public Iterator<Entry> iterator(byte @Nullable [] fromInclusive, byte @Nullable [] toExclusive) {
-    return new TableIterator(this, fromInclusive, toExclusive);
+  public EntryIterator iterator(byte @Nullable [] fromInclusive, byte @Nullable [] toExclusive, ReadAhead readAhead) {
+    return new TableIterator(this, fromInclusive, toExclusive, readAhead);
   }
 
   public long fileNumber() {
@@ -161,7 +182,7 @@ public final class Table implements AutoCloseable {
   }
 
   public long sizeBytes() {
-    return file.byteSize();
+    return sizeBytes;
   }
 
   public long entryCount() {
@@ -205,11 +226,12 @@ public final class Table implements AutoCloseable {
     return footer.maxVersion();
   }
 
-  /** Drops its blocks from the cache and unmaps the file (closes its Arena). No method may be called afterwards. */
+  /** Drops its blocks from the cache, frees its index and filter, and closes the file. No method may be called afterwards. */
   @Override
   public void close() {
-    blockCache.forget(fileNumber);
+    for (int block = 0; block < index.blockCount(); block++) blockCache.forget(fileNumber, blockHandle(block).offset());
     arena.close();
+    closeQuietly(file, path);
   }
 
   @Override
@@ -221,19 +243,50 @@ public final class Table implements AutoCloseable {
     return index.blockCount();
   }
 
-  /**
-   * Data block {@code block}, checked: from the cache, or else read, checked (and decompressed)
-   * and, if {@code fill}, cached.
-   */
-  DataBlock readBlock(int block, boolean fill) {
-    BlockHandle handle = blockHandle(block);
-    MemorySegment contents = blockCache.get(fileNumber, handle.offset());
-    if (contents == null) {
-      contents = StoredBlock.dataContents(
-          file.asSlice(handle.offset(), handle.length()), handle.offset(), footer.formatVersion(), path);
-      if (fill) blockCache.put(fileNumber, handle.offset(), contents);
+  /** Data block {@code handle} with a reference for the caller: from the cache, or else read, checked and offered to it. */
+  private LoadedBlock loadBlock(BlockHandle handle) {
+    LoadedBlock cached = blockCache.acquire(fileNumber, handle.offset());
+    if (cached != null) return cached;
+    MemorySegment stored = NativeMemory.allocate(handle.length());
+    try {
+      readStored(stored, handle.offset());
+    } catch (RuntimeException | Error e) {
+      NativeMemory.free(stored);
+      throw e;
     }
-    return DataBlock.open(contents, footer.formatVersion(), handle.offset(), path);
+    LoadedBlock loaded = StoredBlock.load(stored, handle.offset(), footer.formatVersion(), path, blockCache.heldBytesCounter());
+    blockCache.offer(fileNumber, handle.offset(), loaded);
+    return loaded;
+  }
+
+  /** Data block {@code handle} from the cache, with a reference for the caller; null if it is not cached. */
+  @Nullable LoadedBlock cachedBlock(BlockHandle handle) {
+    return blockCache.acquire(fileNumber, handle.offset());
+  }
+
+  /**
+   * Fills {@code target} with the file's bytes at {@code offset}: a CorruptionException if the file
+   * ends first (the index or footer promised more), a StorageException naming the file if the read
+   * fails.
+   */
+  void readStored(MemorySegment target, long offset) {
+    try {
+      file.readFully(target, offset);
+    } catch (EOFException e) {
+      throw TableCorruption.at(path, offset, target.byteSize() + " bytes run past the end of the file");
+    } catch (IOException e) {
+      throw new StorageException(path + ": reading " + target.byteSize() + " bytes at offset " + offset + " failed: "
+          + e.getMessage(), e);
+    }
+  }
+
+  int formatVersion() {
+    return footer.formatVersion();
+  }
+
+  /** Where the data blocks end: the filter, or the index, starts there. */
+  long dataEnd() {
+    return footer.dataEnd();
   }
 
   /** The first data block that can hold {@code key} (its last key is {@code >= key}), or {@link #blockCount}. */
@@ -248,6 +301,14 @@ public final class Table implements AutoCloseable {
 
   CorruptionException corruptBlock(int block, String what) {
     return TableCorruption.at(path, blockHandle(block).offset(), what);
+  }
+
+  private static void closeQuietly(Vfs.ReadableFile file, Path path) {
+    try {
+      file.close();
+    } catch (IOException e) {
+      LOG.log(System.Logger.Level.WARNING, "closing table " + path + " failed: " + e);
+    }
   }
 
   /**

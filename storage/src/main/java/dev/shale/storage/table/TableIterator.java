@@ -1,21 +1,23 @@
 package dev.shale.storage.table;
 
 import dev.shale.storage.Entry;
+import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Keys;
-import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The records of a table in key order from an optional start key to an optional end key, read one
- * data block at a time: a block is checked against its crc (or found checked in the block cache)
- * when the iteration reaches it, and not added to the cache. As it
+ * data block at a time through a read-ahead window ({@link SequentialBlocks}): a block is checked
+ * against its crc (or found checked in the block cache) when the iteration reaches it, and not
+ * added to the cache. As it
  * goes it checks what a crc cannot vouch for across blocks: keys strictly increase, and a walk of
  * the whole table meets exactly the footer's entry_count records. Not thread safe (one iterator
- * per thread); the table must stay open while it is used.
+ * per thread); the table must stay open until the iterator is closed, which frees its window (so
+ * does running out).
  */
-final class TableIterator implements Iterator<Entry> {
+final class TableIterator implements EntryIterator {
   /*
    * Seek. The index holds each block's last key, so the first block whose last key is >= from is
    * the only one where the range can start; the block's own seek finds the first key >= from in
@@ -27,11 +29,12 @@ final class TableIterator implements Iterator<Entry> {
    * Advance. next() returns the cursor's entry and leaves the cursor on it; the following
    * hasNext() moves it on, so damage in a record is reported by the call that reaches it.
    *
-   * Memory: one block's cursor (a view of the mapping or the decompressed block, a key buffer)
-   * and the previous key.
+   * Memory: the read-ahead window and decompression buffer (SequentialBlocks), one block's
+   * cursor (a view of either, or of a cached block) and the previous key.
    */
 
   private final Table table;
+  private final SequentialBlocks blocks;
   private final boolean wholeTable; // started at the first record: the entry count can be checked
   private final byte @Nullable [] end; // null: to the last record
   private byte @Nullable [] seekKey; // null once sought (or when starting from the first record)
@@ -42,8 +45,9 @@ final class TableIterator implements Iterator<Entry> {
   private long returned;
   private boolean done;
 
-  TableIterator(Table table, byte @Nullable [] fromInclusive, byte @Nullable [] toExclusive) {
+  TableIterator(Table table, byte @Nullable [] fromInclusive, byte @Nullable [] toExclusive, ReadAhead readAhead) {
     this.table = table;
+    this.blocks = new SequentialBlocks(table, readAhead);
     this.wholeTable = fromInclusive == null;
     this.seekKey = fromInclusive;
     this.end = toExclusive;
@@ -63,7 +67,7 @@ final class TableIterator implements Iterator<Entry> {
         if (wholeTable) checkEntryCount();
         return finish();
       }
-      current = cursor = table.readBlock(nextBlock++, false).seek(null);
+      current = cursor = blocks.block(nextBlock++).seek(null);
     }
     if (end != null && current.compareKey(end) >= 0) return finish();
     return true;
@@ -86,13 +90,20 @@ final class TableIterator implements Iterator<Entry> {
   private void seek(byte[] key) {
     int first = table.findBlock(key);
     nextBlock = first;
-    if (first < table.blockCount()) cursor = table.readBlock(nextBlock++, false).seek(key);
+    if (first < table.blockCount()) cursor = blocks.block(nextBlock++).seek(key);
     seekKey = null;
+  }
+
+  /** Frees the read-ahead window; {@link #hasNext} is false afterwards. Idempotent. */
+  @Override
+  public void close() {
+    finish();
   }
 
   private boolean finish() {
     done = true;
     cursor = null;
+    blocks.close();
     return false;
   }
 

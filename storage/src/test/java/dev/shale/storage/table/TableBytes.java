@@ -31,19 +31,23 @@ final class TableBytes {
       for (int i = 0; i < table.blockCount(); i++) dataBlocks.add(table.blockHandle(i));
     }
     byte[] bytes = Files.readAllBytes(file);
-    return new TableBytes(bytes, Footer.decode(MemorySegment.ofArray(bytes), file), dataBlocks);
+    try (Vfs.ReadableFile opened = Vfs.real().open(file)) {
+      return new TableBytes(bytes, Footer.read(opened, bytes.length, file), dataBlocks);
+    }
   }
 
   /** The keys of each data block, in order, read from the intact table. */
   static List<List<byte[]>> keysByBlock(Path file) throws IOException {
     List<List<byte[]>> keys = new ArrayList<>();
     try (Table table = Table.open(Vfs.real(), file, 0)) {
-      for (int b = 0; b < table.blockCount(); b++) {
-        List<byte[]> blockKeys = new ArrayList<>();
-        for (DataBlock.Cursor c = table.readBlock(b, false).seek(null); c.valid(); c.next()) {
-          blockKeys.add(c.entry().key());
+      try (SequentialBlocks blocks = new SequentialBlocks(table, ReadAhead.SCAN)) {
+        for (int b = 0; b < table.blockCount(); b++) {
+          List<byte[]> blockKeys = new ArrayList<>();
+          for (DataBlock.Cursor c = blocks.block(b).seek(null); c.valid(); c.next()) {
+            blockKeys.add(c.entry().key());
+          }
+          keys.add(blockKeys);
         }
-        keys.add(blockKeys);
       }
     }
     return keys;
