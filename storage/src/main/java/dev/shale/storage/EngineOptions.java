@@ -19,8 +19,12 @@ import java.util.function.LongSupplier;
  *     about 1% false positives
  * @param compression how the data blocks of the tables written from now on are compressed
  *     (tables written before are read as they are)
- * @param blockCacheBytes the bound of the cache of checked, decompressed data blocks (0: no
- *     cache; every read checks its block's crc, and decompresses it)
+ * @param blockCacheBytes the bound of the cache of checked, decompressed data blocks, in native
+ *     memory (0: no cache; every read loads its block, checks its crc, and decompresses it)
+ * @param indexesInBlockCache whether the open tables' filters and indexes, which stay resident,
+ *     are charged to the block cache: then {@code blockCacheBytes} bounds them and the cached
+ *     blocks together (blocks get what they leave), as RocksDB's {@code
+ *     cache_index_and_filter_blocks} with pinning; otherwise they come on top of it
  * @param wallClockMillis the wall clock behind record versions, tombstone expiry and expiring values (tests inject
  *     their own)
  * @param l0CompactionTrigger level-0 tables that make level 0 due for compaction (score 1)
@@ -54,6 +58,7 @@ public record EngineOptions(
     int bloomBitsPerKey,
     Compression compression,
     long blockCacheBytes,
+    boolean indexesInBlockCache,
     LongSupplier wallClockMillis,
     int l0CompactionTrigger,
     int l0SlowdownTrigger,
@@ -88,8 +93,8 @@ public record EngineOptions(
   }
 
   /**
-   * 16 MiB memtables; LZ4 blocks; a block cache of an eighth of the heap, at most 32 MiB
-   * ({@link #defaultBlockCacheBytes}); L0 triggers
+   * 16 MiB memtables; LZ4 blocks; a block cache of 32 MiB ({@link #DEFAULT_BLOCK_CACHE_BYTES}), filters
+   * and indexes on top of it; L0 triggers
    * 4 / 20 / 36 (RocksDB's); a base level of at most 256 MiB (RocksDB's), 8 MiB tables;
    * tombstones kept a day; 64 MiB of disk
    * kept free for flushes; compactions at a low CPU priority. docs/design.md ("Compaction", "A full
@@ -97,84 +102,85 @@ public record EngineOptions(
    */
   public static EngineOptions defaults() {
     return new EngineOptions(SyncMode.INTERVAL, 200, 16L << 20, 2, 2_000, 4096, 10, Compression.LZ4,
-        defaultBlockCacheBytes(Runtime.getRuntime().maxMemory()),
+        DEFAULT_BLOCK_CACHE_BYTES, false,
         System::currentTimeMillis, 4, 20, 36, 256L << 20, 8L << 20, 86_400_000L, 64L << 20, CpuPriority.LOW, Vfs.real());
   }
 
   /**
-   * The block cache of {@link #defaults()}: an eighth of the heap, at most 32 MiB (RocksDB's
-   * default size). Decompressed blocks live on the Java heap, so a small heap gets a small cache:
-   * with a third of a 96 MiB heap in the cache, compressed reads spent their time in the
-   * collector (docs/perf/engine.md, "Issue 18").
+   * The block cache of {@link #defaults()}: 32 MiB, RocksDB's default size. Its blocks are native
+   * memory, not heap (a node given a memory budget sizes its own: docs/operations.md).
    */
-  public static long defaultBlockCacheBytes(long maxHeapBytes) {
-    return Math.min(32L << 20, maxHeapBytes / 8);
-  }
+  public static final long DEFAULT_BLOCK_CACHE_BYTES = 32L << 20;
 
   public EngineOptions withSyncMode(SyncMode v) {
-    return new EngineOptions(v, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(v, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withSyncIntervalMillis(long v) {
-    return new EngineOptions(syncMode, v, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, v, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withMemtableSizeBytes(long v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, v, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, v, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withMaxImmutableMemtables(int v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, v, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, v, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withWriteStallTimeoutMillis(long v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, v, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, v, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withBlockSizeBytes(int v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, v, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, v, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withBloomBitsPerKey(int v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, v, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, v, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withCompression(Compression v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, v, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, v, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withBlockCacheBytes(long v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, v, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, v, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+  }
+
+  /** See {@code indexesInBlockCache}: filters and indexes charged to the block cache, or on top of it. */
+  public EngineOptions withIndexesInBlockCache(boolean v) {
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, v, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withWallClockMillis(LongSupplier v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, v, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, v, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   /** Sets the three level-0 thresholds at once (they are checked against each other). */
   public EngineOptions withL0Triggers(int compaction, int slowdown, int stop) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, compaction, slowdown, stop, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, compaction, slowdown, stop, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   /** Sets {@code levelBaseBytes} and the output table size at once (checked against each other). */
   public EngineOptions withLevelSizes(long levelBase, long tableTarget) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBase, tableTarget, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBase, tableTarget, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withDiskReserveBytes(long v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, v, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, v, compactionPriority, vfs);
   }
 
   public EngineOptions withTombstoneGraceMillis(long v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, v, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, v, diskReserveBytes, compactionPriority, vfs);
   }
 
   public EngineOptions withCpuPriority(CpuPriority v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, v, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, v, vfs);
   }
 
   /** Every file operation of the engine goes through {@code v} (tests inject faults with it). */
   public EngineOptions withVfs(Vfs v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, v);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, v);
   }
 }

@@ -44,6 +44,12 @@ import java.util.List;
  * @param blockMemoryBytes native memory held by table blocks now: the block cache's, and blocks
  *     read outside it (a get's until it has copied its value, a lent value's until its lease
  *     closes)
+ * @param tableIndexBytes native memory held by the open tables' filters and indexes, which stay
+ *     resident (charged to the block cache when {@link EngineOptions#indexesInBlockCache})
+ * @param frozenMemtableBytes bytes in the frozen memtables waiting for their flush (native
+ *     memory, as the active one's {@code memtableBytes})
+ * @param blockCacheCapacityBytes the block cache's bound ({@link EngineOptions#blockCacheBytes}),
+ *     filters and indexes included when they are charged to it
  */
 public record EngineStats(
     long memtableBytes,
@@ -72,7 +78,10 @@ public record EngineStats(
     long blockCacheBytes,
     long diskFreeBytes,
     long diskReserveBytes,
-    long blockMemoryBytes) {
+    long blockMemoryBytes,
+    long tableIndexBytes,
+    long frozenMemtableBytes,
+    long blockCacheCapacityBytes) {
 
   public EngineStats {
     tablesPerLevel = List.copyOf(tablesPerLevel);

@@ -142,7 +142,8 @@ final class LsmEngine implements Engine {
     }
     try {
       HybridClock clock = new HybridClock(options.wallClockMillis());
-      BlockCache blockCache = BlockCache.ofCapacity(options.blockCacheBytes());
+      BlockCache blockCache = options.indexesInBlockCache()
+          ? BlockCache.withResidentCharged(options.blockCacheBytes()) : BlockCache.ofCapacity(options.blockCacheBytes());
       Recovery.Recovered recovered = Recovery.run(directory, options, clock, blockCache);
       try {
         LsmEngine engine =
@@ -320,6 +321,8 @@ final class LsmEngine implements Engine {
     ReadView current = view.get();
     long tableBytes = 0;
     for (SharedTable t : current.tables()) tableBytes += t.meta().fileSizeBytes();
+    long frozenBytes = 0;
+    for (FrozenMemtable f : current.frozen()) frozenBytes += f.memtable().sizeBytes();
     return new EngineStats(current.active().sizeBytes(), current.frozen().size(),
         current.tables().size(), tableBytes, flushes.flushes(), backpressure.writeStalls(),
         backpressure.writeStallRejections(), clock.current(), current.levels().tablesPerLevel(),
@@ -327,7 +330,8 @@ final class LsmEngine implements Engine {
         backpressure.writeSlowdowns(), compactor.failures(), flushes.flushBytesWritten(), leases.open(),
         current.levels().bytesPerLevel(), log.forceCount(), log.forceNanos(), backpressure.writeStallNanos(),
         backpressure.writeSlowdownNanos(), blockCache.reads(), blockCache.hits(), blockCache.usedBytes(),
-        disk.freeBytesNow(), disk.reserveBytes(), blockCache.heldBytes());
+        disk.freeBytesNow(), disk.reserveBytes(), blockCache.heldBytes(), blockCache.residentBytes(), frozenBytes,
+        blockCache.capacityBytes());
   }
 
   @Override

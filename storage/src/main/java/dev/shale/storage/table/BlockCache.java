@@ -3,6 +3,7 @@ package dev.shale.storage.table;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
@@ -31,15 +32,19 @@ public final class BlockCache {
   private record Key(long fileNumber, long blockOffset) {}
 
   private final long capacityBytes;
+  private final boolean residentCharged; // filters and indexes take their room from the blocks'
   private final @Nullable Cache<Key, LoadedBlock> blocks; // null when capacityBytes is 0
+  // Native memory of the open tables' filters and indexes, which stay resident (Table).
+  private final AtomicLong residentBytes = new AtomicLong();
   private final LongAdder reads = new LongAdder();
   // Native memory of every live block of the engine: cached, pinned by reads, or lent.
   private final LongAdder heldBytes = new LongAdder();
   private final LongAdder hits = new LongAdder();
 
-  private BlockCache(long capacityBytes) {
+  private BlockCache(long capacityBytes, boolean residentCharged) {
     if (capacityBytes < 0) throw new IllegalArgumentException("block cache capacity must be >= 0: " + capacityBytes);
     this.capacityBytes = capacityBytes;
+    this.residentCharged = residentCharged;
     this.blocks = capacityBytes == 0 ? null : Caffeine.newBuilder()
         .maximumWeight(capacityBytes)
         .weigher((Key key, LoadedBlock block) -> weight(block))
@@ -56,7 +61,16 @@ public final class BlockCache {
 
   /** A cache of at most {@code capacityBytes} (0: none, every read loads its block). */
   public static BlockCache ofCapacity(long capacityBytes) {
-    return new BlockCache(capacityBytes);
+    return new BlockCache(capacityBytes, false);
+  }
+
+  /**
+   * A cache of at most {@code capacityBytes} for blocks, filters and indexes together: the open
+   * tables' filters and indexes ({@link #addResident}) stay resident, and cached blocks get the
+   * rest (none once they take it all). RocksDB's {@code cache_index_and_filter_blocks} with pinning.
+   */
+  public static BlockCache withResidentCharged(long capacityBytes) {
+    return new BlockCache(capacityBytes, true);
   }
 
   /**
@@ -99,6 +113,32 @@ public final class BlockCache {
    */
   public long heldBytes() {
     return heldBytes.sum();
+  }
+
+  /**
+   * Counts {@code bytes} (negative: gives them back) of a table's filter and index, read into
+   * memory for as long as the table is open; if they are charged to this cache, the room for
+   * blocks shrinks or grows by as much, and blocks past it are evicted at once.
+   */
+  void addResident(long bytes) {
+    residentBytes.addAndGet(bytes);
+    if (residentCharged && blocks != null) resizeForResident(blocks);
+  }
+
+  // Synchronized: tables open and close on several threads, and the last resize must see the last count.
+  private synchronized void resizeForResident(Cache<Key, LoadedBlock> cache) {
+    long room = Math.max(0, capacityBytes - residentBytes.get());
+    cache.policy().eviction().ifPresent(eviction -> eviction.setMaximum(room));
+  }
+
+  /** Native memory held by the open tables' filters and indexes now. */
+  public long residentBytes() {
+    return residentBytes.get();
+  }
+
+  /** Whether filters and indexes are charged to this cache ({@link #withResidentCharged}). */
+  public boolean residentCharged() {
+    return residentCharged;
   }
 
   public long capacityBytes() {

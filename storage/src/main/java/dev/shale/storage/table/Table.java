@@ -48,6 +48,7 @@ public final class Table implements AutoCloseable {
   private final IndexBlock index;
   private final @Nullable BloomFilter filter; // null when the table was written without one, or it is damaged
   private final @Nullable String filterDamage; // why the table's filter is not used, or null
+  private final long residentBytes; // the index and filter, in the arena
   // The engine's, shared by all its tables; it also counts their block reads (EngineStats.blockReads).
   private final BlockCache blockCache;
 
@@ -74,6 +75,8 @@ public final class Table implements AutoCloseable {
     }
     this.filter = opened;
     this.filterDamage = damage;
+    this.residentBytes = footer.index().length() + footer.filter().length();
+    blockCache.addResident(residentBytes);
   }
 
   // The block read into native memory of the table's arena, freed when the table closes.
@@ -230,6 +233,7 @@ public final class Table implements AutoCloseable {
   @Override
   public void close() {
     for (int block = 0; block < index.blockCount(); block++) blockCache.forget(fileNumber, blockHandle(block).offset());
+    blockCache.addResident(-residentBytes);
     arena.close();
     closeQuietly(file, path);
   }

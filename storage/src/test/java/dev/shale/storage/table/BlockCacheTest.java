@@ -123,11 +123,36 @@ class BlockCacheTest {
     long seed = TestSeed.forTest("threadsSharingATinyCacheAllSeeExactRecords");
     NavigableMap<byte[], Entry> records = CompressionTest.textRecords(new Random(seed), 5000);
     List<Entry> expected = new ArrayList<>(records.values());
-    BlockCache cache = BlockCache.ofCapacity(32 << 10); // a few blocks: constant eviction
+    // A few blocks: the cache evicts while other threads still read the blocks it drops, so a
+    // block freed too early would show as a wrong record (its memory reused).
+    BlockCache cache = BlockCache.ofCapacity(32 << 10);
     try (Table table = Table.open(Vfs.real(), write(records, Compression.LZ4), 1, cache)) {
       assertThat(TableConcurrentReadTest.readConcurrently(table, expected, seed)).as("seed %d", seed).isEmpty();
+      assertThat(cache.heldBytes()).as("once the reads end, only the cache holds blocks").isLessThanOrEqualTo(cache.usedBytes());
     }
     assertThat(cache.hits()).isPositive();
+    assertThat(cache.heldBytes()).as("no block held once the table is closed").isZero();
+  }
+
+  @Test
+  void filtersAndIndexesChargedToTheCacheLeaveTheBlocksWhatIsLeft() throws IOException {
+    NavigableMap<byte[], Entry> records = CompressionTest.textRecords(new Random(21), 20_000);
+    Path file = write(records, Compression.NONE);
+    long capacity = 256 << 10;
+    BlockCache charged = BlockCache.withResidentCharged(capacity);
+    BlockCache apart = BlockCache.ofCapacity(capacity);
+    try (Table table = Table.open(Vfs.real(), file, 1, charged);
+        Table same = Table.open(Vfs.real(), file, 2, apart)) {
+      long resident = charged.residentBytes();
+      assertThat(resident).as("the filter and index, resident").isPositive().isEqualTo(apart.residentBytes());
+      for (Entry e : records.values()) {
+        assertThat(table.get(e.key())).isEqualTo(e);
+        assertThat(same.get(e.key())).isEqualTo(e);
+      }
+      assertThat(charged.usedBytes()).as("blocks get what the filter and index leave").isLessThanOrEqualTo(capacity - resident);
+      assertThat(apart.usedBytes()).as("uncharged, blocks get it all").isGreaterThan(capacity - resident);
+    }
+    assertThat(charged.residentBytes()).as("given back when the table closes").isZero();
   }
 
   private Path write(NavigableMap<byte[], Entry> records, Compression compression) throws IOException {

@@ -2,7 +2,6 @@ package dev.shale.storage.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.shale.storage.Compression;
 import dev.shale.storage.Entry;
 import dev.shale.storage.Vfs;
 import java.io.IOException;
@@ -31,26 +30,6 @@ class TableConcurrentReadTest {
     try (Table table = Table.open(Vfs.real(), file, 1)) {
       assertThat(readConcurrently(table, expected, seed)).as("seed " + seed).isEmpty();
     }
-  }
-
-  @Test
-  void threadsReadingThroughACacheTooSmallForTheirBlocksSeeExactRecordsAndLeaveNothingHeld() throws Exception {
-    long seed = Long.getLong("shale.seed", new Random().nextLong());
-    System.out.println("TableConcurrentReadTest seed " + seed + " (replay with -Dshale.seed=" + seed + ")");
-    NavigableMap<byte[], Entry> records = TableRoundTripTest.randomRecords(new Random(seed), 5000);
-    List<Entry> expected = new ArrayList<>(records.values());
-    Path file = dir.resolve("000002.sst");
-    TableWriter.write(Vfs.real(), file, 2, expected.iterator(), 1024, 10, Compression.LZ4);
-    // A few blocks' room: the cache evicts while other threads still read the blocks it drops,
-    // so a block freed too early would show as a wrong record (its memory reused).
-    BlockCache cache = BlockCache.ofCapacity(16 << 10);
-    try (Table table = Table.open(Vfs.real(), file, 2, cache)) {
-      assertThat(readConcurrently(table, expected, seed)).as("seed " + seed).isEmpty();
-      assertThat(cache.hits()).as("some reads found their block cached").isPositive();
-      assertThat(cache.heldBytes()).as("once the reads end, only the cache holds blocks")
-          .isLessThanOrEqualTo(cache.usedBytes());
-    }
-    assertThat(cache.heldBytes()).as("no block held once the table is closed").isZero();
   }
 
   /**
