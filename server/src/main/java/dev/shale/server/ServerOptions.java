@@ -14,8 +14,8 @@ import dev.shale.storage.Engine;
  * @param inflightBodyBytes bytes of request bodies held in memory by the whole server at once;
  *     a body that does not fit gets 503. 0: {@link #DEFAULT_BODY_HEAP_FRACTION} of the heap, at
  *     most {@link #DEFAULT_BODY_BUDGET_CAP_BYTES} ({@link #bodyBudgetBytes})
- * @param inflightAnswerBytes heap bytes of answers (values read; values lent from the engine's
- *     memory do not count) held by the whole server at once, from before the read until the
+ * @param inflightAnswerBytes bytes of answers (values read, copied to the heap or lent from the
+ *     engine's native memory) held by the whole server at once, from before the read until the
  *     answer's write completes; a read that does not
  *     fit waits for earlier answers to be written. 0: {@link #DEFAULT_ANSWER_HEAP_FRACTION} of
  *     the heap ({@link #answerBudgetBytes})
@@ -27,6 +27,10 @@ import dev.shale.storage.Engine;
  *     from its first byte to its last; a slower one gets 408 and the connection is closed
  * @param shutdownTimeoutMillis on close, the longest wait for in-flight requests to be answered
  *     before the remaining connections are cut
+ * @param maxScans range scans (a client's, a peer's for a cluster scan or a repair) the node streams
+ *     at once; past it a scan gets 503. Each holds a read-ahead window per table source
+ * @param memoryBytes the node's memory budget ({@code --memory}) the other settings were sized
+ *     from, shown by {@code /v0/status} and {@code /metrics}; 0: none
  * @param metrics whether the node keeps its Prometheus metrics ({@code GET /metrics}); off, no
  *     request is timed and {@code /metrics} answers 404
  */
@@ -43,7 +47,12 @@ public record ServerOptions(
     long idleTimeoutMillis,
     long requestTimeoutMillis,
     long shutdownTimeoutMillis,
+    int maxScans,
+    long memoryBytes,
     boolean metrics) {
+
+  /** Range scans streamed at once by default (a node under a memory budget may allow fewer). */
+  public static final int DEFAULT_MAX_SCANS = 256;
 
   /** The largest value the server can be configured to accept: the engine's limit (256 MiB). */
   public static final int MAX_VALUE_SIZE_LIMIT_BYTES = Engine.MAX_VALUE_BYTES;
@@ -91,11 +100,13 @@ public record ServerOptions(
     if (idleTimeoutMillis <= 0) throw new IllegalArgumentException("idleTimeoutMillis must be > 0: " + idleTimeoutMillis);
     if (requestTimeoutMillis <= 0) throw new IllegalArgumentException("requestTimeoutMillis must be > 0: " + requestTimeoutMillis);
     if (shutdownTimeoutMillis < 0) throw new IllegalArgumentException("shutdownTimeoutMillis must be >= 0: " + shutdownTimeoutMillis);
+    if (maxScans < 1) throw new IllegalArgumentException("maxScans must be >= 1: " + maxScans);
+    if (memoryBytes < 0) throw new IllegalArgumentException("memoryBytes must be >= 0: " + memoryBytes);
   }
 
   public static ServerOptions defaults() {
     return new ServerOptions(
-        "127.0.0.1", 8080, 0, 16, 1024, 16 << 20, 0, 0, 16, 60_000, 30_000, 5_000, true);
+        "127.0.0.1", 8080, 0, 16, 1024, 16 << 20, 0, 0, 16, 60_000, 30_000, 5_000, DEFAULT_MAX_SCANS, 0, true);
   }
 
   /**
@@ -124,54 +135,62 @@ public record ServerOptions(
   }
 
   public ServerOptions withHost(String v) {
-    return new ServerOptions(v, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, metrics);
+    return new ServerOptions(v, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, maxScans, memoryBytes, metrics);
   }
 
   public ServerOptions withPort(int v) {
-    return new ServerOptions(host, v, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, metrics);
+    return new ServerOptions(host, v, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, maxScans, memoryBytes, metrics);
   }
 
   public ServerOptions withIoThreads(int v) {
-    return new ServerOptions(host, port, v, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, metrics);
+    return new ServerOptions(host, port, v, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, maxScans, memoryBytes, metrics);
   }
 
   public ServerOptions withWorkers(int v) {
-    return new ServerOptions(host, port, ioThreads, v, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, metrics);
+    return new ServerOptions(host, port, ioThreads, v, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, maxScans, memoryBytes, metrics);
   }
 
   public ServerOptions withQueueSize(int v) {
-    return new ServerOptions(host, port, ioThreads, workers, v, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, metrics);
+    return new ServerOptions(host, port, ioThreads, workers, v, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, maxScans, memoryBytes, metrics);
   }
 
   public ServerOptions withMaxValueSizeBytes(int v) {
-    return new ServerOptions(host, port, ioThreads, workers, queueSize, v, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, metrics);
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, v, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, maxScans, memoryBytes, metrics);
   }
 
   public ServerOptions withInflightBodyBytes(long v) {
-    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, v, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, metrics);
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, v, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, maxScans, memoryBytes, metrics);
   }
 
   public ServerOptions withInflightAnswerBytes(long v) {
-    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, v, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, metrics);
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, v, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, maxScans, memoryBytes, metrics);
   }
 
   public ServerOptions withMaxPipelinedRequests(int v) {
-    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, v, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, metrics);
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, v, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, maxScans, memoryBytes, metrics);
   }
 
   public ServerOptions withIdleTimeoutMillis(long v) {
-    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, v, requestTimeoutMillis, shutdownTimeoutMillis, metrics);
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, v, requestTimeoutMillis, shutdownTimeoutMillis, maxScans, memoryBytes, metrics);
   }
 
   public ServerOptions withRequestTimeoutMillis(long v) {
-    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, v, shutdownTimeoutMillis, metrics);
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, v, shutdownTimeoutMillis, maxScans, memoryBytes, metrics);
   }
 
   public ServerOptions withShutdownTimeoutMillis(long v) {
-    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, v, metrics);
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, v, maxScans, memoryBytes, metrics);
   }
 
   public ServerOptions withMetrics(boolean v) {
-    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, v);
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, maxScans, memoryBytes, v);
+  }
+
+  public ServerOptions withMaxScans(int v) {
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, v, memoryBytes, metrics);
+  }
+
+  public ServerOptions withMemoryBytes(long v) {
+    return new ServerOptions(host, port, ioThreads, workers, queueSize, maxValueSizeBytes, inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, shutdownTimeoutMillis, maxScans, v, metrics);
   }
 }

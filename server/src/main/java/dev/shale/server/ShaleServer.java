@@ -154,7 +154,7 @@ public final class ShaleServer implements AutoCloseable {
     EventLoopGroup acceptGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("shale-accept"), io);
     EventLoopGroup ioGroup = new MultiThreadIoEventLoopGroup(ioThreads, new DefaultThreadFactory("shale-io"), io);
     StoragePool pool = options.workers() > 0 ? new StoragePool(options.workers(), options.queueSize()) : null;
-    ScanThreads scanThreads = new ScanThreads(ScanThreads.DEFAULT_THREADS, ScanThreads.DEFAULT_MAX_SCANS);
+    ScanThreads scanThreads = new ScanThreads(ScanThreads.DEFAULT_THREADS, options.maxScans());
     ChannelGroup connections = new DefaultChannelGroup("shale-connections", GlobalEventExecutor.INSTANCE);
     AtomicBoolean draining = new AtomicBoolean();
     BodyBudget budget = new BodyBudget(options.bodyBudgetBytes(Runtime.getRuntime().maxMemory()));
@@ -162,6 +162,7 @@ public final class ShaleServer implements AutoCloseable {
     EntityService service = new EntityService(engine);
     ReplicationStats stats = new ReplicationStats(missed);
     NodeMetrics metrics = options.metrics() ? NodeMetrics.on(engine) : NodeMetrics.OFF;
+    metrics.watchMemory(options.memoryBytes(), answerBudget);
     // Without peers (no cluster, or a cluster of one) every request is served here: no client,
     // no replica calls, no coordinator.
     PeerLinks client = null;

@@ -15,6 +15,7 @@ import org.jspecify.annotations.Nullable;
  * The JSON of {@code GET /v0/status}: whether the node serves fully ("serving") or around a
  * problem ("degraded": writes refused, damaged files), with the reasons and what to do; what tools
  * on the same host need (the pid, to attach a profiler; the heap, to size a store "10x the heap");
+ * where its memory goes (its budget, heap, native memory, answers, resident size);
  * the engine's sizes, so that a benchmark can say what store it measured; and the replication
  * counters (read repairs, hints, anti-entropy repairs), which tests and operators watch to see
  * replicas converge, with the replication factor they are counted under.
@@ -30,8 +31,8 @@ public final class StatusBody {
    * {@code repairs}: this node's repairs, null without peers (none ran); {@code handoff}: the
    * pulls of a pending node change (empty without one).
    */
-  public static String of(EngineStats stats, EngineHealth health, ReplicationStats replication, int replicationFactor,
-      @Nullable ClusterMap topology, @Nullable RepairRunner repairs, List<RangeProgress> handoff) {
+  public static String of(EngineStats stats, EngineHealth health, MemoryUse memory, ReplicationStats replication,
+      int replicationFactor, @Nullable ClusterMap topology, @Nullable RepairRunner repairs, List<RangeProgress> handoff) {
     return "{\"status\": \"" + (health.isDegraded() ? "degraded" : "serving") + "\""
         + ", " + healthMembers(health)
         + ", \"pid\": " + PID
@@ -43,6 +44,7 @@ public final class StatusBody {
         + ", \"compactions\": " + stats.compactions()
         + ", \"writeStalls\": " + stats.writeStalls()
         + ", \"valueLeases\": " + stats.valueLeases()
+        + ", \"memory\": " + memory.json()
         + ", \"replicationFactor\": " + replicationFactor
         + ", " + replicationMembers(replication)
         + ", \"repairRuns\": " + (repairs == null ? 0 : repairs.runs())

@@ -6,11 +6,10 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * The heap bytes of answers the whole node may hold at once: values read for answers not yet
- * written to the socket, counted from before the call that reads them (as many as it can put on
- * the heap before their size is known: 64 KiB for a local read, whose larger values are lent;
- * the size of values lately seen, per replica, for a coordinated read) until their write
- * completes. Unlike a request body, which can be refused (503) before it is read, an answer is
+ * The bytes of answers the whole node may hold at once: values read for answers not yet written
+ * to the socket, copied to the heap or lent from the engine's native memory, counted from before
+ * the call that reads them (64 KiB for a local read, the size of values lately seen, per
+ * replica, for a coordinated read), then at their size once known, until their write completes. Unlike a request body, which can be refused (503) before it is read, an answer is
  * owed: a read that does not fit waits, parked, and is granted in arrival order as bytes are
  * given back. So the total never exceeds the limit, however many connections ask, except by
  * answers larger than their reservation ({@link #forceReserve}).
@@ -87,10 +86,11 @@ public final class AnswerBudget {
 
   /**
    * Counts {@code bytes} beyond a reservation, whether or not they fit: an answer turned out
-   * larger than its reservation (a coordinated read's value larger than those lately seen, or a
-   * value stored under a larger {@code --max-value-size}); it is in memory already.
+   * larger than its reservation (a coordinated read's value larger than those lately seen, a
+   * large value lent by the engine, or a value stored under a larger {@code --max-value-size});
+   * it is in memory already.
    */
-  synchronized void forceReserve(long bytes) {
+  public synchronized void forceReserve(long bytes) {
     reserved += bytes;
   }
 
@@ -108,7 +108,12 @@ public final class AnswerBudget {
     return reserved;
   }
 
-  long limitBytes() {
+  /** The answer bytes held now (reserved, and counted beyond reservations). */
+  public synchronized long heldBytes() {
+    return reserved;
+  }
+
+  public long limitBytes() {
     return limitBytes;
   }
 

@@ -10,6 +10,7 @@ import dev.shale.cluster.repair.RepairReport;
 import dev.shale.server.EntityResult;
 import dev.shale.server.EntityService;
 import dev.shale.server.LentValueBuf;
+import dev.shale.server.MemoryUse;
 import dev.shale.server.NodeAdmin;
 import dev.shale.server.Reasons;
 import dev.shale.server.RepairBody;
@@ -20,6 +21,7 @@ import dev.shale.server.metrics.NodeMetrics;
 import dev.shale.server.repair.RepairRunner;
 import dev.shale.server.scan.Scans;
 import dev.shale.storage.Engine;
+import dev.shale.storage.EngineStats;
 import dev.shale.storage.Entry;
 import dev.shale.storage.ReadRecord;
 import io.netty.channel.ChannelConfig;
@@ -71,11 +73,12 @@ import org.jspecify.annotations.Nullable;
  * {@code maxPipelinedRequests} answers, while the client is not reading what was written
  * (the channel is not writable), or while its answers not yet written hold its whole
  * {@link AnswerShare}, and reads again once all clear. A read (a GET, served here or
- * coordinated) starts only once the heap bytes its answer can take before its size is known are
+ * coordinated) starts only once the bytes its answer can take before its size is known are
  * taken from the connection's share and the node's {@link AnswerBudget}; they come to the
- * answer's heap size (nothing for a lent value) and are given back as its write completes. So
- * one connection holds at most that many requests, and heap answer bytes up to its share, and
- * the node at most its answer budget (docs/design.md, "Memory per connection and per node").
+ * answer's size (a lent value's too: it holds native memory) and are given back as its write
+ * completes. So one connection holds at most that many requests, and answer bytes up to its
+ * share, and the node at most its answer budget, but for answers larger than their reservation
+ * (docs/design.md, "Memory per connection and per node").
  *
  * <p>Confined to the channel's event loop, except {@link #finish}, which storage workers call.
  */
@@ -226,10 +229,12 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     switch (action) {
       case Answer answer -> responses.complete(slot, answer.response());
       case Call call -> {
-        // A local read copies a value to the heap only below Engine.LEND_MIN_VALUE_BYTES; a larger
-        // one is lent, and its answer holds no heap (complete() counts it as nothing).
-        long answerBytes = call.answersValue()
-            ? answerBudget.fit(Math.min(options.maxValueSizeBytes(), Engine.LEND_MIN_VALUE_BYTES)) : 0;
+        // A local read's answer holds its value until written, copied to the heap (below
+        // Engine.LEND_MIN_VALUE_BYTES) or lent from the engine's native memory: reserve the size
+        // of values lately seen (at least 64 KiB), and complete() settles at its real size. A
+        // value written here is one of those: a GET of it may follow.
+        if (call.usesBody()) valueSizes.note(bodyBytes);
+        long answerBytes = call.answersValue() ? answerBudget.fit(valueSizes.largest()) : 0;
         calls.submit(call.write(), answerBytes, () -> start(call, version, bodyBytes, slot, answerBytes));
       }
       case Coordinate coordinate -> {
@@ -444,11 +449,9 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private void complete(ResponseQueue.Slot slot, long answerBytes, FullHttpResponse response) {
     int bodyBytes = response.content().readableBytes();
     valueSizes.note(bodyBytes);
-    // A lent value is in the engine's memory, not the heap: its connection still stops being read
-    // while it waits to be written (the channel is not writable), and --max-pipelined bounds how
-    // many it holds, but it takes nothing from the node's heap budget.
-    long heapBytes = response.content() instanceof LentValueBuf ? 0 : bodyBytes;
-    if (answerBytes > 0) responses.hold(slot, share().settle(answerBytes, heapBytes));
+    // A lent value holds the engine's native memory (its block) until it is written: it counts
+    // as a copy on the heap does, so lent values cannot pile up past the budget either.
+    if (answerBytes > 0) responses.hold(slot, share().settle(answerBytes, bodyBytes));
     responses.complete(slot, response);
   }
 
@@ -498,7 +501,9 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     if (!HttpMethod.GET.equals(head.method())) {
       return Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), STATUS_METHODS);
     }
-    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(service.stats(), service.health(), stats,
+    EngineStats engine = service.stats();
+    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(engine, service.health(),
+        MemoryUse.now(engine, options, answerBudget), stats,
         cluster == null ? 1 : cluster.replicationFactor(), cluster == null ? null : cluster.membership().current(), repairs,
         handoff.get()));
   }

@@ -54,8 +54,13 @@ final class EngineCollector implements MultiCollector {
         .counter("shale_engine_block_reads", "Data blocks read from table files (reads, scans, compactions)", s.blockReads())
         .counter("shale_engine_block_cache_hits", "Block reads found in the block cache, already checked and decompressed",
             s.blockCacheHits())
-        .gauge("shale_engine_block_cache_bytes", "Bytes the block cache holds (at most --block-cache-size)",
-            s.blockCacheBytes())
+        .gauge("shale_engine_block_cache_bytes", "Bytes the block cache holds (native memory)", s.blockCacheBytes())
+        .gauge("shale_engine_block_memory_bytes", "Native memory of table blocks: cached, being read, or lent to answers",
+            s.blockMemoryBytes())
+        .gauge("shale_engine_table_index_bytes", "Native memory of the open tables' filters and indexes, which stay resident",
+            s.tableIndexBytes())
+        .gauge("shale_engine_frozen_memtable_bytes", "Bytes in the frozen memtables waiting for their flush (native memory)",
+            s.frozenMemtableBytes())
         .gauge("shale_engine_value_leases", "Values lent to answers and not yet written", s.valueLeases())
         .gauge("shale_engine_disk_reserve_bytes", "Free disk space below which the engine refuses writes (--disk-reserve)",
             s.diskReserveBytes());

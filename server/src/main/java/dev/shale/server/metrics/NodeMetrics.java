@@ -2,6 +2,7 @@ package dev.shale.server.metrics;
 
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.coordination.ReplicationStats;
+import dev.shale.server.http.AnswerBudget;
 import dev.shale.server.peer.PeerCallTimer;
 import dev.shale.storage.Engine;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
@@ -56,6 +57,11 @@ public final class NodeMetrics {
    * Adds the cluster's metrics: {@code stats}' counters, and the open connections per peer
    * ({@code peerConnections}, by peer id; empty without peers).
    */
+  /** The node's memory budget ({@code --memory}, 0: none) and its answers, from now on. */
+  public void watchMemory(long budgetBytes, AnswerBudget answers) {
+    if (registry != null) registry.register(new MemoryCollector(budgetBytes, answers));
+  }
+
   public void watchCluster(ReplicationStats stats, Supplier<Map<String, Integer>> peerConnections) {
     if (registry != null) registry.register(new ClusterCollector(stats, peerConnections));
   }

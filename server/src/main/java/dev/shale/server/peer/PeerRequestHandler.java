@@ -196,7 +196,8 @@ public final class PeerRequestHandler extends ChannelInboundHandlerAdapter {
     long id = read.id();
     Supplier<PeerMessage.Answer> work = () -> readAnswer(id, service.readForPeer(read.key()));
     if (pool == null) {
-      answer(work.get(), readReserveBytes);
+      PeerMessage.Answer answer = work.get();
+      answer(answer, holdFor(answer, readReserveBytes));
       return;
     }
     boolean accepted = pool.trySubmit(() -> backOnLoop(work.get(), readReserveBytes));
@@ -238,14 +239,30 @@ public final class PeerRequestHandler extends ChannelInboundHandlerAdapter {
         + Objects.requireNonNull(pool).queued() + " queued); retry later");
   }
 
+  /**
+   * The answer bytes {@code answer} holds until written, from {@code reservedBytes} taken before
+   * its read: a lent value larger than that counts at its size, since it holds the engine's native
+   * memory (its block) until then.
+   */
+  private long holdFor(PeerMessage.Answer answer, long reservedBytes) {
+    if (reservedBytes == 0 || !(answer instanceof PeerMessage.Value value) || !(value.value() instanceof LentValueBuf)) {
+      return reservedBytes;
+    }
+    long excess = value.value().readableBytes() - reservedBytes;
+    if (excess <= 0) return reservedBytes;
+    answerBudget.forceReserve(excess);
+    return reservedBytes + excess;
+  }
+
   // On a storage worker.
   private void backOnLoop(PeerMessage.Answer answer, long reservedBytes) {
+    long held = holdFor(answer, reservedBytes);
     try {
-      ctx().executor().execute(() -> answer(answer, reservedBytes));
+      ctx().executor().execute(() -> answer(answer, held));
     } catch (RejectedExecutionException e) {
       // The event loop is gone (a forced shutdown): so is the connection.
       release(answer);
-      answerBudget.release(reservedBytes);
+      answerBudget.release(held);
     }
   }
 

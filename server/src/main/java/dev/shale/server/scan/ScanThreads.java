@@ -23,9 +23,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class ScanThreads implements Executor {
   /** Threads pulling records; a pull is short (one batch), so a few serve many scans. */
   public static final int DEFAULT_THREADS = 4;
-  /** Scans streaming at once, server-wide. */
-  public static final int DEFAULT_MAX_SCANS = 256;
-
   private final ThreadPoolExecutor executor;
   private final int maxScans;
   private final AtomicInteger running = new AtomicInteger();
