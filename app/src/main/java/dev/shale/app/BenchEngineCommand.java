@@ -121,6 +121,14 @@ final class BenchEngineCommand implements Callable<Integer> {
           + "Default: ${DEFAULT-VALUE}.")
   String values;
 
+  @Option(names = "--memory-limit", paramLabel = "<size>", defaultValue = "0",
+      converter = ByteSizeConverter.class,
+      description = "Run in a memory cgroup of this size, made under this process's own (root, or a delegated "
+          + "cgroup): the JVM and the page cache of the stores' files count against it, so a store larger than it is "
+          + "read from the disk, as on a host with that much memory. Give the JVM a heap well inside it "
+          + "(SHALE_JAVA_OPTS=-Xmx...). 0: none. Default: ${DEFAULT-VALUE}.")
+  long memoryLimitBytes;
+
   @Override
   public Integer call() throws IOException {
     EngineBenchConfig config = config();
@@ -138,7 +146,7 @@ final class BenchEngineCommand implements Callable<Integer> {
       return new EngineBenchConfig(EngineChoice.named(engine), keys, (int) valueSizeBytes,
           workloadList(), reads != null ? reads : EngineBenchConfig.defaultReads(keys),
           seeks != null ? seeks : EngineBenchConfig.defaultSeeks(keys), threads, dir, json, seed,
-          keepData, syncIntervalMillis, tombstoneGraceMillis, compression, ValueKind.named(values));
+          keepData, syncIntervalMillis, tombstoneGraceMillis, compression, ValueKind.named(values), memoryLimitBytes);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }

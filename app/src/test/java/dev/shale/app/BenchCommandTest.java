@@ -76,7 +76,7 @@ class BenchCommandTest {
         "--values=text").config();
     assertThat(config).isEqualTo(new EngineBenchConfig(EngineChoice.ROCKSDB, 1000, 1024,
         List.of(Workload.FILLRANDOM, Workload.READRANDOM, Workload.READRANDOM), 1000, 100, 4,
-        Path.of("/tmp/b"), Path.of("r.json"), 9, true, 60_000, 0, Compression.ZSTD, ValueKind.TEXT));
+        Path.of("/tmp/b"), Path.of("r.json"), 9, true, 60_000, 0, Compression.ZSTD, ValueKind.TEXT, 0));
   }
 
   @Test

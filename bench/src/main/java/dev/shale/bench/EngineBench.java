@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.stream.Collectors;
 
 /**
@@ -24,6 +25,21 @@ public final class EngineBench {
    * @throws IOException if the run's directory or the JSON file cannot be written
    */
   public static boolean run(EngineBenchConfig config, PrintWriter out) throws IOException {
+    if (config.memoryLimitBytes() == 0) return runHere(config, out);
+    // Entered before the first file is written: the page cache of every store counts from the start.
+    try (MemoryCgroup cgroup = MemoryCgroup.create("shale-bench-" + ProcessHandle.current().pid(), config.memoryLimitBytes())) {
+      cgroup.enterThisProcess();
+      out.println("memory: this JVM runs in the memory cgroup " + cgroup.directory() + ", limited to "
+          + Units.bytes(cgroup.limitBytes()) + " (its heap, native memory and the page cache of the stores' files)");
+      boolean ok = runHere(config, out);
+      out.println("memory: the cgroup's peak " + cgroup.peakBytes().map(Units::bytes).orElse("unknown") + ", OOM kills "
+          + cgroup.oomKills());
+      out.flush();
+      return ok;
+    }
+  }
+
+  private static boolean runHere(EngineBenchConfig config, PrintWriter out) throws IOException {
     Files.createDirectories(config.directory());
     Path runDirectory = Files.createTempDirectory(config.directory(), "run-");
     printHeader(config, runDirectory, out);
@@ -41,7 +57,7 @@ public final class EngineBench {
       if (!config.keepData()) EngineRun.deleteDirectory(runDirectory);
     }
     ResultTable.print(out, results);
-    printFooter(results, out);
+    printFooter(results, config, out);
     if (config.jsonFile() != null) {
       JsonReport.write(config.jsonFile(), config, results);
       out.println("JSON report: " + config.jsonFile());
@@ -80,10 +96,14 @@ public final class EngineBench {
     return "shale tombstone grace: " + grace + " ms" + source + " (--tombstone-grace): tombstones " + meaning;
   }
 
-  private static void printFooter(List<WorkloadResult> results, PrintWriter out) {
+  private static void printFooter(List<WorkloadResult> results, EngineBenchConfig config, PrintWriter out) {
     long largest = results.stream().filter(WorkloadResult::ok).mapToLong(WorkloadResult::spaceBytes).max().orElse(0);
     long heap = Runtime.getRuntime().maxMemory();
     out.println();
-    out.printf("largest store: %s, %.1f times the max heap (%s)%n", Units.bytes(largest), (double) largest / heap, Units.bytes(heap));
+    out.printf(Locale.ROOT, "largest store: %s, %.1f times the max heap (%s)", Units.bytes(largest), (double) largest / heap,
+        Units.bytes(heap));
+    long limit = config.memoryLimitBytes();
+    if (limit > 0) out.printf(Locale.ROOT, ", %.1f times the memory limit (%s)", (double) largest / limit, Units.bytes(limit));
+    out.println();
   }
 }

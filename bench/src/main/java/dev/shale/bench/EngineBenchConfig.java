@@ -29,6 +29,9 @@ import java.util.List;
  * @param compression how both engines compress their tables' data blocks
  * @param values what the values written are made of: random bytes, or JSON-like text that
  *     compresses, so that compression and space mean something
+ * @param memoryLimitBytes the memory this process gets for the run, the page cache of its files
+ *     included: it runs in a memory cgroup of that limit ({@link MemoryCgroup}), so that a store
+ *     larger than it is read from the disk; 0: no limit
  */
 public record EngineBenchConfig(
     EngineChoice engines,
@@ -45,7 +48,8 @@ public record EngineBenchConfig(
     long syncIntervalMillis,
     long tombstoneGraceMillis,
     Compression compression,
-    ValueKind values) {
+    ValueKind values,
+    long memoryLimitBytes) {
 
   /** The largest value: the 16 MiB the HTTP API accepts. */
   public static final int MAX_VALUE_SIZE_BYTES = 16 << 20;
@@ -80,14 +84,20 @@ public record EngineBenchConfig(
     }
     if (compression == null) throw new IllegalArgumentException("--compression is required");
     if (values == null) throw new IllegalArgumentException("--values is required");
+    if (memoryLimitBytes != 0 && memoryLimitBytes < MIN_MEMORY_LIMIT_BYTES) {
+      throw new IllegalArgumentException("--memory-limit must be 0 (none) or at least 64m: " + memoryLimitBytes);
+    }
   }
 
   /** A run with Shale's default log fsync interval, tombstone grace period and compression, on random values. */
   public EngineBenchConfig(EngineChoice engines, long keys, int valueSizeBytes, List<Workload> workloads,
       long reads, long seeks, int threads, Path directory, Path jsonFile, long seed, boolean keepData) {
     this(engines, keys, valueSizeBytes, workloads, reads, seeks, threads, directory, jsonFile, seed, keepData,
-        DEFAULT_SYNC_INTERVAL_MILLIS, DEFAULT_TOMBSTONE_GRACE_MILLIS, DEFAULT_COMPRESSION, ValueKind.RANDOM);
+        DEFAULT_SYNC_INTERVAL_MILLIS, DEFAULT_TOMBSTONE_GRACE_MILLIS, DEFAULT_COMPRESSION, ValueKind.RANDOM, 0);
   }
+
+  /** The smallest --memory-limit: a JVM and an engine need some memory of their own. */
+  public static final long MIN_MEMORY_LIMIT_BYTES = 64L << 20;
 
   /** Shale's default compression, the server's too. */
   public static final Compression DEFAULT_COMPRESSION = EngineOptions.defaults().compression();

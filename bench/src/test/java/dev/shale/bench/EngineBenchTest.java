@@ -87,7 +87,7 @@ class EngineBenchTest {
   void tombstoneGraceReachesTheEnginesOptionsAndNothingElse() {
     EngineBenchConfig defaults = new EngineBenchConfig(EngineChoice.BOTH, 100, 10, List.of(Workload.FILLSEQ), 100,
         10, 1, dir, null, 3, false, 60_000, EngineBenchConfig.DEFAULT_TOMBSTONE_GRACE_MILLIS,
-        EngineBenchConfig.DEFAULT_COMPRESSION, ValueKind.RANDOM);
+        EngineBenchConfig.DEFAULT_COMPRESSION, ValueKind.RANDOM, 0);
     EngineBenchConfig zero = graceConfig(EngineChoice.BOTH, List.of(Workload.FILLSEQ), 0, null);
 
     assertThat(ShaleStore.options(defaults).tombstoneGraceMillis())
@@ -143,7 +143,7 @@ class EngineBenchTest {
 
   private EngineBenchConfig graceConfig(EngineChoice engines, List<Workload> workloads, long graceMillis, Path json) {
     return new EngineBenchConfig(engines, 3000, 100, workloads, 3000, 10, 1, dir.resolve("data"), json, 5, false,
-        60_000, graceMillis, EngineBenchConfig.DEFAULT_COMPRESSION, ValueKind.RANDOM);
+        60_000, graceMillis, EngineBenchConfig.DEFAULT_COMPRESSION, ValueKind.RANDOM, 0);
   }
 
   private static void checkSane(Map<String, Object> r) {
