@@ -41,8 +41,9 @@ public final class Fill {
       List<Filler> fillers = new ArrayList<>();
       Bootstrap bootstrap = EventLoops.bootstrap(group, spec.url());
       long started = System.nanoTime();
+      ValuePool values = new ValuePool(spec.valueSizeBytes(), spec.seed());
       for (int i = 0; i < spec.connections(); i++) {
-        Filler filler = new Filler(new RequestSource(spec, i, null), i, spec, done);
+        Filler filler = new Filler(new RequestSource(spec, i, null, values), i, spec, done);
         ChannelFuture connected = bootstrap.clone().handler(filler.initializer()).connect().awaitUninterruptibly();
         if (!connected.isSuccess()) throw new LoadException("cannot connect to " + spec.url() + ": " + connected.cause());
         fillers.add(filler);

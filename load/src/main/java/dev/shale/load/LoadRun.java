@@ -58,13 +58,14 @@ public final class LoadRun {
   private static List<ConnectionDriver> connectAll(LoadSpec spec, EventLoopGroup group) throws LoadException {
     Bootstrap bootstrap = EventLoops.bootstrap(group, spec.url());
     ZipfianKeys zipf = needsZipf(spec) ? new ZipfianKeys(spec.keys()) : null;
+    ValuePool values = new ValuePool(spec.valueSizeBytes(), spec.seed());
     List<EventLoop> loops = loops(group, spec.threads());
     int windowSeconds = (int) Math.ceil(spec.duration().toNanos() / 1e9);
     List<ConnectionDriver> drivers = new ArrayList<>();
     List<ChannelFuture> connecting = new ArrayList<>();
     for (int i = 0; i < spec.connections(); i++) {
       ConnectionDriver driver = new ConnectionDriver(loops.get(i % loops.size()), bootstrap,
-          new RequestSource(spec, i, zipf), new Recorder(windowSeconds));
+          new RequestSource(spec, i, zipf, values), new Recorder(windowSeconds));
       drivers.add(driver);
       connecting.add(driver.connect());
     }

@@ -25,6 +25,11 @@ public final class NodeStatus {
     return field(url, "maxHeapBytes");
   }
 
+  /** The node's memory budget ({@code --memory}; 0 without one), to size a store as a multiple of it. */
+  public static long memoryBudgetBytes(URI url) throws LoadException {
+    return field(url, "budgetBytes");
+  }
+
   /** Compacts the node's whole store, waiting up to {@code timeout}; returns the node's one-line report. */
   public static String compact(URI url, Duration timeout) throws LoadException {
     URI compact = url.resolve("/v0/admin/compact");

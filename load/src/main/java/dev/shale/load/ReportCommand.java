@@ -29,7 +29,8 @@ import picocli.CommandLine.Spec;
     usageHelpWidth = 100,
     description = {
       "Runs the standard scenarios against a node (PUT 100 B and 1 KB, 1 and 64 connections; then, on",
-      "a store --heap-factor times the node's heap, GET of existing keys uniform and Zipfian, GET of",
+      "a store --heap-factor times the node's heap (or --memory-factor times its whole memory: a store",
+      "larger than memory), GET of existing keys uniform and Zipfian, GET of",
       "absent keys, and uniform GET again after a full compaction), finds each one's stable rate,",
       "profiles the node there, measures nginx's fixed reply as the plain-HTTP ceiling",
       "(bench/nginx/fixed-reply.conf; run from the repository's root), and writes report.md with plots.",
@@ -68,6 +69,12 @@ public final class ReportCommand implements Callable<Integer> {
           + "values. Default: ${DEFAULT-VALUE} (--quick: 20000 keys at most).")
   double heapFactor;
 
+  @Option(names = "--memory-factor",
+      description = "Instead of --heap-factor: the GET scenarios' store holds this many times the node's whole memory "
+          + "(its --memory, from /v0/status), a store larger than memory when the node runs in a memory cgroup of that "
+          + "size (bench/in-memory-cgroup.sh). The values differ, so the store is that large on disk.")
+  Double memoryFactor;
+
   @Option(names = "--duration", converter = DurationConverter.class,
       description = "Measured interval of each rate tried. Default: 30s (--quick: 3s).")
   Duration duration;
@@ -101,6 +108,7 @@ public final class ReportCommand implements Callable<Integer> {
     Environment env = Environment.here();
     LoadSpec base = single != null ? single : java.util.Objects.requireNonNull(cluster);
 
+    if (single != null && memoryFactor != null) memoryBudget(single); // refused before any load, not after the PUTs
     List<Outcome> outcomes = new ArrayList<>();
     if (single != null) {
       for (Scenario scenario : putScenarios()) outcomes.add(measure(scenario, single, s, events, flameDir, log));
@@ -172,16 +180,28 @@ public final class ReportCommand implements Callable<Integer> {
    */
   private List<Outcome> getScenarios(LoadSpec base, Settings s, List<ProfileEvent> events, Path flameDir,
       PrintWriter log) throws Exception {
-    long heapBytes = NodeStatus.maxHeapBytes(base.url());
-    long keyCount = keys != null ? keys : (long) Math.ceil(heapFactor * heapBytes / GET_STORE_VALUE_BYTES);
+    // The store's size as a multiple of the node's heap, or of its whole memory with --memory-factor.
+    long unitBytes;
+    String unit;
+    double wanted;
+    if (memoryFactor != null) {
+      unitBytes = memoryBudget(base);
+      unit = "memory";
+      wanted = memoryFactor;
+    } else {
+      unitBytes = NodeStatus.maxHeapBytes(base.url());
+      unit = "heap";
+      wanted = heapFactor;
+    }
+    long keyCount = keys != null ? keys : (long) Math.ceil(wanted * unitBytes / GET_STORE_VALUE_BYTES);
     if (quick && keys == null) keyCount = Math.min(keyCount, Settings.QUICK.keys);
-    double factor = keyCount * (double) GET_STORE_VALUE_BYTES / heapBytes;
-    log.printf(Locale.ROOT, "filling %d keys of %d B for the GET scenarios (%.2f GiB, %.1fx the node's %d MiB heap)%n",
-        keyCount, GET_STORE_VALUE_BYTES, keyCount * (double) GET_STORE_VALUE_BYTES / (1L << 30), factor, heapBytes >> 20);
+    double factor = keyCount * (double) GET_STORE_VALUE_BYTES / unitBytes;
+    log.printf(Locale.ROOT, "filling %d keys of %d B for the GET scenarios (%.2f GiB, %.1fx the node's %d MiB %s)%n",
+        keyCount, GET_STORE_VALUE_BYTES, keyCount * (double) GET_STORE_VALUE_BYTES / (1L << 30), factor, unitBytes >> 20, unit);
     LoadSpec store = base.withKeys(keyCount);
     Fill.run(store.withWorkload(Workload.PUT, 16, GET_STORE_VALUE_BYTES), log);
 
-    String size = String.format(Locale.ROOT, factor >= 10 ? "%.0fx heap" : "%.1fx heap", factor);
+    String size = String.format(Locale.ROOT, factor >= 10 ? "%.0fx %s" : "%.1fx %s", factor, unit);
     List<Outcome> outcomes = new ArrayList<>();
     for (Scenario scenario : getScenarios(size)) outcomes.add(measure(scenario, store, s, events, flameDir, log));
     log.println("compacting the whole store (POST /v0/admin/compact)");
@@ -194,6 +214,16 @@ public final class ReportCommand implements Callable<Integer> {
     notes.add("the node's compaction: " + compacted);
     outcomes.add(new Outcome(after, afterOutcome.knee(), afterOutcome.flameGraphs(), notes));
     return outcomes;
+  }
+
+  /** The node's --memory, or a usage error if it runs without one. */
+  private long memoryBudget(LoadSpec node) throws LoadException {
+    long budget = NodeStatus.memoryBudgetBytes(node.url());
+    if (budget == 0) {
+      throw new ParameterException(spec.commandLine(), "--memory-factor: the node at " + node.url()
+          + " runs without --memory, so its memory is not known; start it with --memory (in a memory cgroup of that size)");
+    }
+    return budget;
   }
 
   /** The GET scenarios before compaction; {@code size} names the store, e.g. "10x heap". */

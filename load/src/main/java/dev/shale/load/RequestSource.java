@@ -26,19 +26,18 @@ final class RequestSource {
   private final int index;
   private final SplittableRandom random;
   private final @Nullable ZipfianKeys zipf; // null unless the distribution is Zipfian
-  private final byte[] value;
+  private final ValuePool values; // shared by the run's connections
   private final String host;
   // "&" + the --url's query (say ack=1&from=3), added to every request; "" without one.
   private final String params;
   private long counter;
 
-  RequestSource(LoadSpec spec, int index, @Nullable ZipfianKeys zipf) {
+  RequestSource(LoadSpec spec, int index, @Nullable ZipfianKeys zipf, ValuePool values) {
     this.spec = spec;
     this.index = index;
     this.random = new SplittableRandom(spec.seed() * 1_000_003L + index);
     this.zipf = zipf;
-    this.value = new byte[spec.valueSizeBytes()];
-    random.nextBytes(value);
+    this.values = values;
     this.host = spec.url().getHost() + ":" + spec.url().getPort();
     this.params = spec.url().getRawQuery() == null ? "" : "&" + spec.url().getRawQuery();
   }
@@ -69,7 +68,7 @@ final class RequestSource {
     return zipf != null ? zipf.next(random) : random.nextLong(spec.keys());
   }
 
-  /** PUT of k{@code key} with this source's value (the fill's request). */
+  /** PUT of k{@code key} with a value of the pool (the fill's request). */
   FullHttpRequest putOf(long key) {
     return put(key);
   }
@@ -83,11 +82,11 @@ final class RequestSource {
   }
 
   private FullHttpRequest request(HttpMethod method, String path, boolean withValue) {
-    // The value's array is shared: each request wraps it (no copy), and nothing writes to it.
+    // The pool's array is shared: each request wraps a window of it (no copy), and nothing writes to it.
     FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, path + params,
-        withValue ? Unpooled.wrappedBuffer(value) : Unpooled.EMPTY_BUFFER);
+        withValue ? values.next(random) : Unpooled.EMPTY_BUFFER);
     request.headers().set(HttpHeaderNames.HOST, host);
-    request.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, withValue ? value.length : 0);
+    request.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, withValue ? values.valueSizeBytes() : 0);
     return request;
   }
 }
