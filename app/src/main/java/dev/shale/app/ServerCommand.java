@@ -221,10 +221,20 @@ final class ServerCommand implements Callable<Integer> {
   @Option(names = "--block-cache-size", paramLabel = "<size>",
       converter = ByteSizeConverter.class,
       description =
-          "Memory for data blocks already checked and decompressed, so a hot block is not "
-          + "checked (and decompressed) on every read; 0: none. Compressed blocks are kept on the "
-          + "heap. Default: an eighth of the heap (-Xmx), at most 32m.")
+          "Native memory for data blocks already read, checked and decompressed, so a hot block "
+          + "costs no disk read, check or decompression; 0: none. The tables' filters and indexes "
+          + "come on top of it. Not with --memory, which sizes it. Default: 32m.")
   @Nullable Long blockCacheBytes;
+
+  @Option(names = "--memory", paramLabel = "<size>",
+      converter = ByteSizeConverter.class,
+      description =
+          "All the memory this node may use: heap, native memory and room for the page cache, "
+          + "e.g. its container's or cgroup's limit. The block cache (with the tables' filters "
+          + "and indexes in it), the scans at once and the heap's check are sized from it "
+          + "(docs/operations.md, Memory); ./shale gives the JVM -Xmx of a quarter of it unless "
+          + "SHALE_JAVA_OPTS has one. Default: none, each part its own default.")
+  @Nullable Long memoryBytes;
 
   @Option(names = "--compaction-priority", paramLabel = "low|normal", defaultValue = "low",
       converter = CpuPriorityConverter.class,
@@ -321,6 +331,8 @@ final class ServerCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     ServerOptions serverOptions = serverOptions();
     EngineOptions engineOptions = engineOptions();
+    NodeMemory memory = memory();
+    if (memory != null) LOG.log(Level.INFO, memory.describe());
     HintLimits hintLimits = hintLimits();
     MembershipStart.Options membership = membershipOptions();
     cluster(); // checks --cluster and the secret before anything starts
@@ -400,13 +412,19 @@ final class ServerCommand implements Callable<Integer> {
 
   /** The settings of the HTTP server, or a usage error naming the bad option. */
   ServerOptions serverOptions() {
+    ServerOptions options = baseServerOptions();
+    NodeMemory memory = memory();
+    return memory == null ? options : options.withMaxScans(memory.maxScans()).withMemoryBytes(memory.totalBytes());
+  }
+
+  private ServerOptions baseServerOptions() {
     if (maxValueSizeBytes > ServerOptions.MAX_VALUE_SIZE_LIMIT_BYTES) {
       throw usage("--max-value-size must be at most 256m (the engine's limit): " + maxValueSizeBytes);
     }
     try {
       return new ServerOptions(host, port, ioThreads, workers, queueSize, (int) maxValueSizeBytes,
           inflightBodyBytes, inflightAnswerBytes, maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis,
-          shutdownTimeoutMillis, metrics);
+          shutdownTimeoutMillis, ServerOptions.DEFAULT_MAX_SCANS, 0, metrics);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }
@@ -414,18 +432,42 @@ final class ServerCommand implements Callable<Integer> {
 
   /** The settings of the storage engine, or a usage error naming the bad option. */
   EngineOptions engineOptions() {
+    EngineOptions options = baseEngineOptions();
+    NodeMemory memory = memory();
+    if (memory != null) return options.withBlockCacheBytes(memory.blockCacheBytes()).withIndexesInBlockCache(true);
+    // Without --block-cache-size, the engine's default (EngineOptions.DEFAULT_BLOCK_CACHE_BYTES).
+    return blockCacheBytes == null ? options : options.withBlockCacheBytes(blockCacheBytes);
+  }
+
+  private EngineOptions baseEngineOptions() {
     try {
-      EngineOptions options = EngineOptions.defaults()
+      return EngineOptions.defaults()
           .withSyncMode(sync)
           .withSyncIntervalMillis(syncIntervalMillis)
           .withMemtableSizeBytes(memtableSizeBytes)
           .withCompression(compression)
           .withDiskReserveBytes(diskReserveBytes)
           .withCpuPriority(compactionPriority);
-      // Without --block-cache-size, the engine's default: an eighth of the heap, at most 32 MiB.
-      return blockCacheBytes == null ? options : options.withBlockCacheBytes(blockCacheBytes);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
+    }
+  }
+
+  /**
+   * How --memory is spent with this JVM's heap, or null without it; a usage error if it does not
+   * fit or --block-cache-size is given too.
+   */
+  @Nullable NodeMemory memory() {
+    if (memoryBytes == null) return null;
+    if (blockCacheBytes != null) {
+      throw usage("give --memory or --block-cache-size, not both: --memory sizes the block cache (with the tables' "
+          + "filters and indexes in it)");
+    }
+    long heapBytes = Runtime.getRuntime().maxMemory();
+    try {
+      return NodeMemory.plan(memoryBytes, heapBytes, baseEngineOptions(), baseServerOptions().answerBudgetBytes(heapBytes));
+    } catch (IllegalArgumentException e) {
+      throw usage(e.getMessage());
     }
   }
 
@@ -549,6 +591,7 @@ final class ServerCommand implements Callable<Integer> {
       Map.entry("syncIntervalMillis", "--sync-interval"),
       Map.entry("memtableSizeBytes", "--memtable-size"),
       Map.entry("blockCacheBytes", "--block-cache-size"),
+      Map.entry("memoryBytes", "--memory"),
       Map.entry("diskReserveBytes", "--disk-reserve"),
       Map.entry("forwardTimeoutMillis", "--replica-timeout"),
       Map.entry("maxPendingPerPeer", "--peer-queue"),

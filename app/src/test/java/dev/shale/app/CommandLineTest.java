@@ -95,9 +95,38 @@ class CommandLineTest {
     assertThat(engine.memtableSizeBytes()).isEqualTo(16L << 20);
     assertThat(engine.compactionPriority()).isEqualTo(CpuPriority.LOW);
     assertThat(engine.compression()).isEqualTo(Compression.LZ4);
-    assertThat(engine.blockCacheBytes()).isEqualTo(EngineOptions.defaultBlockCacheBytes(Runtime.getRuntime().maxMemory()));
-    assertThat(EngineOptions.defaultBlockCacheBytes(64L << 20)).as("an eighth of a small heap").isEqualTo(8L << 20);
-    assertThat(EngineOptions.defaultBlockCacheBytes(8L << 30)).as("the cap").isEqualTo(32L << 20);
+    assertThat(engine.blockCacheBytes()).isEqualTo(32L << 20);
+    assertThat(engine.indexesInBlockCache()).as("filters and indexes on top of the cache").isFalse();
+    assertThat(server.maxScans()).isEqualTo(256);
+    assertThat(server.memoryBytes()).as("no memory budget").isZero();
+    assertThat(command.memory()).isNull();
+  }
+
+  @Test
+  void aMemoryBudgetSizesTheBlockCacheWithTheFiltersAndIndexesInItAndTheScans() {
+    ServerCommand command = parse("--memory=3g");
+    long heap = Runtime.getRuntime().maxMemory(); // the test JVM's: -Xmx1g
+    NodeMemory memory = NodeMemory.plan(3L << 30, heap, command.engineOptions().withIndexesInBlockCache(false),
+        command.serverOptions().answerBudgetBytes(heap));
+    assertThat(command.memory()).isEqualTo(memory);
+    EngineOptions engine = command.engineOptions();
+    assertThat(engine.blockCacheBytes()).isEqualTo(memory.blockCacheBytes());
+    assertThat(engine.indexesInBlockCache()).isTrue();
+    ServerOptions server = command.serverOptions();
+    assertThat(server.maxScans()).isEqualTo(memory.maxScans()).isEqualTo(96);
+    assertThat(server.memoryBytes()).isEqualTo(3L << 30);
+  }
+
+  @Test
+  void aMemoryBudgetThatCannotHoldTheHeapOrGoesWithABlockCacheSizeIsAUsageError() {
+    assertThat(run("server", "--memory=1g")).as("the test JVM's 1 GiB heap is all of it").isEqualTo(2);
+    assertThat(err.toString()).contains("the heap (").contains("takes more than half of --memory 1024 MiB");
+    err.getBuffer().setLength(0);
+    assertThat(run("server", "--memory=4g", "--block-cache-size=64m")).isEqualTo(2);
+    assertThat(err.toString()).contains("give --memory or --block-cache-size, not both");
+    err.getBuffer().setLength(0);
+    assertThat(run("server", "--memory=lots")).isEqualTo(2);
+    assertThat(err.toString()).contains("invalid size 'lots'");
   }
 
   @Test
@@ -108,7 +137,7 @@ class CommandLineTest {
         "--request-timeout=2000", "--shutdown-timeout=3000", "--compaction-priority=NORMAL", "--metrics=false",
         "--compression=zstd", "--block-cache-size=0");
     assertThat(command.serverOptions()).isEqualTo(
-        new ServerOptions("0.0.0.0", 9000, 3, 0, 7, 64 << 10, 1L << 30, 2L << 20, 4, 1000, 2000, 3000, false));
+        new ServerOptions("0.0.0.0", 9000, 3, 0, 7, 64 << 10, 1L << 30, 2L << 20, 4, 1000, 2000, 3000, 256, 0, false));
     EngineOptions engine = command.engineOptions();
     assertThat(engine.syncMode()).isEqualTo(SyncMode.ALWAYS);
     assertThat(engine.syncIntervalMillis()).isEqualTo(50);

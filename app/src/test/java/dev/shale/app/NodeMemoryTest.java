@@ -1,0 +1,43 @@
+package dev.shale.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.shale.storage.EngineOptions;
+import org.junit.jupiter.api.Test;
+
+/** How --memory is spent (docs/operations.md, "Memory"). */
+class NodeMemoryTest {
+  private static final long MIB = 1L << 20;
+
+  @Test
+  void twoGibWithAQuarterForTheHeapLeaveTheBlockCacheWhatTheFixedPartsDoNot() {
+    NodeMemory memory = NodeMemory.plan(2048 * MIB, 512 * MIB, EngineOptions.defaults(), 128 * MIB);
+    assertThat(memory.memtableBytes()).as("3 memtables of 16 MiB, and the hint store's 12 MiB").isEqualTo(60 * MIB);
+    assertThat(memory.maxScans()).as("a sixteenth of the memory, 2 MiB a scan").isEqualTo(64);
+    assertThat(memory.pageCacheBytes()).as("an eighth").isEqualTo(256 * MIB);
+    // 2048 - 512 heap - 192 JVM - 60 memtables - 128 answers - 128 scans - 256 page cache
+    assertThat(memory.blockCacheBytes()).isEqualTo(772 * MIB);
+    assertThat(memory.describe()).contains("memory 2048 MiB", "heap 512 MiB", "64 scans", "block cache with filters and indexes 772 MiB");
+  }
+
+  @Test
+  void aSmallBudgetKeepsFewerScansAndAFloorOfPageCache() {
+    NodeMemory memory = NodeMemory.plan(768 * MIB, 160 * MIB, EngineOptions.defaults().withMemtableSizeBytes(8 * MIB), 40 * MIB);
+    assertThat(memory.maxScans()).isEqualTo(24);
+    assertThat(memory.pageCacheBytes()).isEqualTo(96 * MIB);
+    // 768 - 160 - 192 - (3 x 8 + 12) - 40 - 48 - 96
+    assertThat(memory.blockCacheBytes()).isEqualTo(196 * MIB);
+  }
+
+  @Test
+  void aBudgetTooSmallForItsFixedPartsOrItsHeapIsRefusedSayingWhy() {
+    assertThatThrownBy(() -> NodeMemory.plan(512 * MIB, 128 * MIB, EngineOptions.defaults(), 32 * MIB))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--memory 512 MiB is too small")
+        .hasMessageContaining("under the 32 MiB it needs");
+    assertThatThrownBy(() -> NodeMemory.plan(1024 * MIB, 600 * MIB, EngineOptions.defaults(), 150 * MIB))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("the heap (600 MiB, -Xmx) takes more than half of --memory 1024 MiB");
+  }
+}
