@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.function.Function;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
@@ -151,7 +150,7 @@ final class EngineRun {
   }
 
   private WorkloadResult measure(Workload workload, BenchStore store) {
-    OptionalLong procBefore = ProcIo.writeBytes();
+    ProcIo procBefore = ProcIo.now();
     double compactSeconds = -1;
     Measured measured;
     long growthBytes;
@@ -161,15 +160,13 @@ final class EngineRun {
       growthBytes = growth.stop();
     }
     if (workload.freshStore()) loaded = true;
-    OptionalLong procAfter = ProcIo.writeBytes();
-    long procBytes = procBefore.isPresent() && procAfter.isPresent()
-        ? procAfter.getAsLong() - procBefore.getAsLong() : -1;
+    ProcIo proc = ProcIo.now().since(procBefore);
     return new WorkloadResult(engineName, workload, Status.OK, "",
         measured.ops(), measured.seconds(),
         micros(measured, 50), micros(measured, 99), micros(measured, 99.9),
         measured.latencyNanos().getMaxValue() / 1000.0,
         workload.writes() ? -1 : measured.found(),
-        logicalWriteBytes(workload, measured.ops()), procBytes, growthBytes,
+        logicalWriteBytes(workload, measured.ops()), proc.writeBytes(), proc.readBytes(), proc.majorFaults(), growthBytes,
         DirectoryGrowth.spaceBytes(directory), compactSeconds, store.shape());
   }
 

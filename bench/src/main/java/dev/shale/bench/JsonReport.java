@@ -63,6 +63,8 @@ final class JsonReport {
     fields.add(field("found", ok && r.found() >= 0 ? Long.toString(r.found()) : "null"));
     fields.add(field("logical_write_bytes", ok ? Long.toString(r.logicalWriteBytes()) : "null"));
     fields.add(field("proc_write_bytes", ok && r.procWriteBytes() >= 0 ? Long.toString(r.procWriteBytes()) : "null"));
+    fields.add(field("proc_read_bytes", ok && r.procReadBytes() >= 0 ? Long.toString(r.procReadBytes()) : "null"));
+    fields.add(field("major_faults", ok && r.majorFaults() >= 0 ? Long.toString(r.majorFaults()) : "null"));
     fields.add(field("dir_growth_bytes", ok ? Long.toString(r.directoryGrowthBytes()) : "null"));
     fields.add(field("write_amp", ok ? number(r.writeAmplification()) : "null"));
     fields.add(field("space_bytes", ok ? Long.toString(r.spaceBytes()) : "null"));

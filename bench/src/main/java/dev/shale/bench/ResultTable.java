@@ -27,6 +27,26 @@ final class ResultTable {
         "p99.9 us", "max us", "w-amp", "space", "notes"));
     for (WorkloadResult r : results) out.println(row(r));
     printRatios(out, results);
+    printDiskReads(out, results);
+  }
+
+  /**
+   * What each workload read from the disk, per operation: /proc/self/io's read_bytes (reads the
+   * page cache answered count nothing; compactions' reads in the meantime count too) and the major
+   * page faults. A store that fits in memory reads almost nothing; one larger than memory shows
+   * here what each get costs the disk.
+   */
+  private static void printDiskReads(PrintWriter out, List<WorkloadResult> results) {
+    if (results.stream().noneMatch(r -> r.ok() && r.procReadBytes() >= 0)) return;
+    out.println();
+    out.println("Disk reads per operation (/proc/self/io read_bytes and major page faults, the workload's whole window)");
+    out.println(String.format(Locale.ROOT, "%-13s %-8s %14s %14s", "workload", "engine", "KiB read/op", "faults/op"));
+    for (WorkloadResult r : results) {
+      if (!r.ok() || r.ops() == 0) continue;
+      out.println(String.format(Locale.ROOT, "%-13s %-8s %14s %14s", r.workload().cliName(), r.engine(),
+          r.procReadBytes() < 0 ? "-" : String.format(Locale.ROOT, "%.2f", r.procReadBytes() / 1024.0 / r.ops()),
+          r.majorFaults() < 0 ? "-" : String.format(Locale.ROOT, "%.3f", (double) r.majorFaults() / r.ops())));
+    }
   }
 
   private static String row(WorkloadResult r) {

@@ -11,6 +11,10 @@ package dev.shale.bench;
  * @param found reads that found a value (read workloads; -1 otherwise)
  * @param logicalWriteBytes key and value bytes the workload asked to write
  * @param procWriteBytes growth of /proc/self/io write_bytes during the workload; -1 if unknown
+ * @param procReadBytes growth of /proc/self/io read_bytes during the workload (bytes read from
+ *     the disk, not the page cache; compactions' included); -1 if unknown
+ * @param majorFaults major page faults during the workload (reads of mapped files that waited for
+ *     the disk); -1 if unknown
  * @param directoryGrowthBytes bytes added to the store's files, by sampling their sizes
  * @param spaceBytes the store's files at the end (du --apparent-size)
  * @param compactSeconds the full compaction before readcompacted's reads; -1 for others
@@ -30,6 +34,8 @@ record WorkloadResult(
     long found,
     long logicalWriteBytes,
     long procWriteBytes,
+    long procReadBytes,
+    long majorFaults,
     long directoryGrowthBytes,
     long spaceBytes,
     double compactSeconds,
@@ -52,7 +58,7 @@ record WorkloadResult(
   }
 
   static WorkloadResult notRun(String engine, Workload workload, Status status, String message) {
-    return new WorkloadResult(engine, workload, status, message, 0, 0, 0, 0, 0, 0, -1, 0, -1, 0, 0, -1, "");
+    return new WorkloadResult(engine, workload, status, message, 0, 0, 0, 0, 0, 0, -1, 0, -1, -1, -1, 0, 0, -1, "");
   }
 
   boolean ok() {

@@ -52,7 +52,8 @@ class EngineBenchTest {
     assertFound(byId, "readmissing", 0);
     sameFoundOnBothEngines(byId, "scanall");
     sameFoundOnBothEngines(byId, "readcompacted");
-    assertThat(text.toString()).contains("survives a crash of the process", "Ratios shale/rocksdb", "rocksdbjni");
+    assertThat(text.toString()).contains("survives a crash of the process", "Ratios shale/rocksdb", "rocksdbjni",
+        "Disk reads per operation");
   }
 
   @Test

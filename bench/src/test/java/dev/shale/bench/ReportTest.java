@@ -21,7 +21,7 @@ class ReportTest {
 
   WorkloadResult ok(String engine, double seconds) {
     return new WorkloadResult(engine, Workload.FILLSEQ, Status.OK, "", 1000, seconds, 1.5, 9, 20, 400,
-        -1, 116_000, 232_000, 200_000, 300_000, -1, "3 tables");
+        -1, 116_000, 232_000, 4096, 2, 200_000, 300_000, -1, "3 tables");
   }
 
   @Test
@@ -34,7 +34,8 @@ class ReportTest {
 
     assertThat(parsed).hasSize(2);
     assertThat(parsed.get(0)).containsEntry("ops_per_sec", 2000.0).containsEntry("write_amp", 2.0)
-        .containsEntry("found", null).containsEntry("p99_us", 9.0);
+        .containsEntry("found", null).containsEntry("p99_us", 9.0)
+        .containsEntry("proc_read_bytes", 4096.0).containsEntry("major_faults", 2.0);
     assertThat(parsed.get(1)).containsEntry("status", "unsupported").containsEntry("ops_per_sec", null)
         .containsEntry("message", "scan \"is\" not\nimplemented \\ yet\u0001");
     assertThat(JsonReport.number(Double.NaN)).isEqualTo("null");
