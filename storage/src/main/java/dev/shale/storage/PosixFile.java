@@ -36,6 +36,7 @@ final class PosixFile {
   private static final int SEEK_END = 2;
   private static final int EINTR = 4;
   private static final int POSIX_FADV_RANDOM = 1;
+  private static final int POSIX_FADV_WILLNEED = 3;
 
   private static final Linker LINKER = Linker.nativeLinker();
   private static final MemoryLayout CAPTURED = Linker.Option.captureStateLayout();
@@ -136,6 +137,18 @@ final class PosixFile {
   void adviseRandom() {
     try {
       int ignored = (int) FADVISE.invokeExact(fd, 0L, 0L, POSIX_FADV_RANDOM);
+    } catch (Throwable e) {
+      throw new IllegalStateException("posix_fadvise through FFM failed", e);
+    }
+  }
+
+  /**
+   * Tells the kernel that {@code length} bytes at {@code offset} will be read soon: it starts
+   * reading them into the page cache and returns. Advice only.
+   */
+  void adviseWillNeed(long offset, long length) {
+    try {
+      int ignored = (int) FADVISE.invokeExact(fd, offset, length, POSIX_FADV_WILLNEED);
     } catch (Throwable e) {
       throw new IllegalStateException("posix_fadvise through FFM failed", e);
     }

@@ -72,6 +72,11 @@ final class RealVfs implements Vfs {
       }
 
       @Override
+      public void prefetch(long position, long length) {
+        opened.adviseWillNeed(position, length);
+      }
+
+      @Override
       public MemorySegment map(Arena arena) throws IOException {
         // Logs and manifests, read once from start to end at open: a mapping of their own.
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {

@@ -132,6 +132,13 @@ public interface Vfs {
     void adviseRandom();
 
     /**
+     * Asks the kernel to start reading {@code length} bytes at {@code position} into the page
+     * cache now, without waiting for them, so that a read of them soon finds them there (how an
+     * iterator overlaps the disk's work with its own). Advice only, never an error.
+     */
+    void prefetch(long position, long length);
+
+    /**
      * Maps the whole file read-only into {@code arena}, which owns the mapping (closing this
      * handle does not unmap it). An empty file maps to {@link MemorySegment#NULL}.
      */

@@ -174,6 +174,11 @@ abstract class ForwardingVfs implements Vfs {
     }
 
     @Override
+    public void prefetch(long position, long length) {
+      opened.prefetch(position, length);
+    }
+
+    @Override
     public MemorySegment map(Arena arena) throws IOException {
       return around(VfsOp.MAP, file, () -> opened.map(arena));
     }

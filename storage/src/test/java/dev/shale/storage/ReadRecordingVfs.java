@@ -9,7 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A {@link Vfs} that passes everything to another one and records each read of a file's bytes
- * ({@link ReadableFile#readFully}): which file, where, how many bytes. For the tests of what a
+ * ({@link ReadableFile#readFully}), and each prefetch asked for: which file, where, how many bytes. For the tests of what a
  * get, a scan or a compaction reads from the disk. Thread safe.
  */
 public final class ReadRecordingVfs extends ForwardingVfs {
@@ -17,6 +17,7 @@ public final class ReadRecordingVfs extends ForwardingVfs {
   public record Read(Path file, long position, long bytes) {}
 
   private final List<Read> reads = new CopyOnWriteArrayList<>();
+  private final List<Read> prefetches = new CopyOnWriteArrayList<>();
 
   public ReadRecordingVfs(Vfs delegate) {
     super(delegate);
@@ -32,9 +33,15 @@ public final class ReadRecordingVfs extends ForwardingVfs {
     return List.copyOf(reads);
   }
 
-  /** Forgets the reads so far. */
+  /** The prefetches asked for so far ({@link ReadableFile#prefetch}), in order: bytes to be read soon. */
+  public List<Read> prefetches() {
+    return List.copyOf(prefetches);
+  }
+
+  /** Forgets the reads and prefetches so far. */
   public void clear() {
     reads.clear();
+    prefetches.clear();
   }
 
   @Override
@@ -55,6 +62,12 @@ public final class ReadRecordingVfs extends ForwardingVfs {
       @Override
       public void adviseRandom() {
         opened.adviseRandom();
+      }
+
+      @Override
+      public void prefetch(long position, long length) {
+        prefetches.add(new Read(file, position, length));
+        opened.prefetch(position, length);
       }
 
       @Override

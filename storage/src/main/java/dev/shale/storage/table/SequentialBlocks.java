@@ -86,6 +86,11 @@ final class SequentialBlocks implements AutoCloseable {
     windowBytes = 0; // until the read succeeds, nothing in the window is valid
     table.readStored(current.asSlice(0, bytes), handle.offset());
     windowBytes = bytes;
+    // The disk reads the next window while this one is decoded (posix_fadvise WILLNEED): the
+    // next read finds it in the page cache, or waits only for what is left of it.
+    long next = handle.offset() + bytes;
+    long ahead = Math.min(nextWindowBytes, table.dataEnd() - next);
+    if (ahead > 0) table.prefetch(next, ahead);
     return current.asSlice(0, handle.length());
   }
 

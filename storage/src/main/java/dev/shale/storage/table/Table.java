@@ -284,6 +284,11 @@ public final class Table implements AutoCloseable {
     }
   }
 
+  /** Asks for {@code length} bytes at {@code offset} to be read into the page cache now (advice). */
+  void prefetch(long offset, long length) {
+    file.prefetch(offset, length);
+  }
+
   int formatVersion() {
     return footer.formatVersion();
   }

@@ -48,6 +48,7 @@ class TableReadIoTest {
         assertThat(table.get(key)).isEqualTo(record(i));
         BlockHandle block = table.blockHandle(table.findBlock(key));
         assertThat(vfs.reads()).as("the reads of get(" + i + ")").containsExactly(new Read(file, block.offset(), block.length()));
+        assertThat(vfs.prefetches()).as("a get reads nothing ahead").isEmpty();
         vfs.clear();
       }
     }
@@ -96,6 +97,14 @@ class TableReadIoTest {
         assertThat(read.bytes()).as("no window passes 256 KiB").isLessThanOrEqualTo(256 << 10);
       }
       assertThat(reads).as("the reads of a 2.4 MB table: 5 growing windows, then 256 KiB each").hasSizeLessThan(16);
+      // After each read the disk is asked for the next window, which the next read then takes.
+      List<Read> prefetches = vfs.prefetches();
+      assertThat(prefetches).hasSize(reads.size() - 1);
+      for (int i = 0; i < prefetches.size(); i++) {
+        assertThat(prefetches.get(i).position()).as("prefetch %d starts where read %d does", i, i + 1)
+            .isEqualTo(reads.get(i + 1).position());
+        assertThat(prefetches.get(i).bytes()).as("and covers its window").isGreaterThanOrEqualTo(reads.get(i + 1).bytes());
+      }
     }
   }
 
