@@ -6,7 +6,8 @@ import java.util.Locale;
 /**
  * How a node spends the memory it is given ({@code --memory}): the JVM's heap, the JVM's own
  * memory beside it, the engine's memtables (the node's and its hint store's), the native memory
- * of answers waiting to be written (lent values), the read-ahead windows of scans, room left to the
+ * of answers waiting to be written (lent values), the read-ahead windows of scans and of the
+ * compaction, room left to the
  * page cache, and the block cache, which gets the rest and holds the tables' filters and indexes
  * too (docs/operations.md, "Memory").
  *
@@ -21,6 +22,8 @@ import java.util.Locale;
  *       plus the hint store's {@link #HINT_STORE_MEMTABLE_BYTES};</li>
  *   <li>answers: the answer budget, which bounds answers on the heap and lent ones alike (a lent
  *       value is native memory), so as much native memory as it allows;</li>
+ *   <li>the compaction: its read-ahead windows at most, {@link EngineOptions#compactionReadAheadBytes}
+ *       (84 MiB with the defaults);</li>
  *   <li>scans: {@link #SCAN_BYTES} each (read-ahead windows of up to 256 KiB for eight table
  *       sources), as many as a sixteenth of the memory holds (32 a GiB), at most 256;</li>
  *   <li>the page cache: an eighth, at least 64 MiB, so that log and table writes and the reads
@@ -33,6 +36,7 @@ record NodeMemory(
     long totalBytes,
     long heapBytes,
     long memtableBytes,
+    long compactionBytes,
     long answerBytes,
     int maxScans,
     long pageCacheBytes,
@@ -60,22 +64,24 @@ record NodeMemory(
     long memtables = (engine.maxImmutableMemtables() + 1) * engine.memtableSizeBytes() + HINT_STORE_MEMTABLE_BYTES;
     int maxScans = (int) Math.max(1, Math.min(256, totalBytes / 16 / SCAN_BYTES));
     long pageCache = Math.max(64L << 20, totalBytes / 8);
-    long fixed = heapBytes + JVM_BYTES + memtables + answerBudgetBytes + maxScans * SCAN_BYTES + pageCache;
+    long compaction = engine.compactionReadAheadBytes();
+    long fixed = heapBytes + JVM_BYTES + memtables + compaction + answerBudgetBytes + maxScans * SCAN_BYTES + pageCache;
     long blockCache = totalBytes - fixed;
     if (blockCache < MIN_BLOCK_CACHE_BYTES) {
       throw new IllegalArgumentException("--memory " + mib(totalBytes) + " is too small: the heap (" + mib(heapBytes)
-          + "), the JVM beside it (" + mib(JVM_BYTES) + "), memtables (" + mib(memtables) + "), answers ("
+          + "), the JVM beside it (" + mib(JVM_BYTES) + "), memtables (" + mib(memtables) + "), the compaction ("
+          + mib(compaction) + "), answers ("
           + mib(answerBudgetBytes) + "), scans (" + mib(maxScans * SCAN_BYTES) + ") and the page cache (" + mib(pageCache)
           + ") leave " + mib(Math.max(0, blockCache)) + " for the block cache, filters and indexes, under the "
           + mib(MIN_BLOCK_CACHE_BYTES) + " it needs");
     }
-    return new NodeMemory(totalBytes, heapBytes, memtables, answerBudgetBytes, maxScans, pageCache, blockCache);
+    return new NodeMemory(totalBytes, heapBytes, memtables, compaction, answerBudgetBytes, maxScans, pageCache, blockCache);
   }
 
   /** One line for the log: the budget and its parts. */
   String describe() {
     return "memory " + mib(totalBytes) + ": heap " + mib(heapBytes) + ", JVM " + mib(JVM_BYTES) + ", memtables "
-        + mib(memtableBytes) + ", answers " + mib(answerBytes) + ", " + maxScans + " scans " + mib(maxScans * SCAN_BYTES)
+        + mib(memtableBytes) + ", compaction " + mib(compactionBytes) + ", answers " + mib(answerBytes) + ", " + maxScans + " scans " + mib(maxScans * SCAN_BYTES)
         + ", page cache " + mib(pageCacheBytes) + ", block cache with filters and indexes " + mib(blockCacheBytes);
   }
 

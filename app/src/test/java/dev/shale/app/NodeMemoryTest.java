@@ -16,9 +16,11 @@ class NodeMemoryTest {
     assertThat(memory.memtableBytes()).as("3 memtables of 16 MiB, and the hint store's 12 MiB").isEqualTo(60 * MIB);
     assertThat(memory.maxScans()).as("a sixteenth of the memory, 2 MiB a scan").isEqualTo(64);
     assertThat(memory.pageCacheBytes()).as("an eighth").isEqualTo(256 * MIB);
-    // 2048 - 512 heap - 192 JVM - 60 memtables - 128 answers - 128 scans - 256 page cache
-    assertThat(memory.blockCacheBytes()).isEqualTo(772 * MIB);
-    assertThat(memory.describe()).contains("memory 2048 MiB", "heap 512 MiB", "64 scans", "block cache with filters and indexes 772 MiB");
+    assertThat(memory.compactionBytes()).as("the compaction's read-ahead windows, which its sources share").isEqualTo(16 * MIB);
+    // 2048 - 512 heap - 192 JVM - 60 memtables - 16 compaction - 128 answers - 128 scans - 256 page cache
+    assertThat(memory.blockCacheBytes()).isEqualTo(756 * MIB);
+    assertThat(memory.describe()).contains("memory 2048 MiB", "heap 512 MiB", "compaction 16 MiB", "64 scans",
+        "block cache with filters and indexes 756 MiB");
   }
 
   @Test
@@ -26,8 +28,8 @@ class NodeMemoryTest {
     NodeMemory memory = NodeMemory.plan(768 * MIB, 160 * MIB, EngineOptions.defaults().withMemtableSizeBytes(8 * MIB), 40 * MIB);
     assertThat(memory.maxScans()).isEqualTo(24);
     assertThat(memory.pageCacheBytes()).isEqualTo(96 * MIB);
-    // 768 - 160 - 192 - (3 x 8 + 12) - 40 - 48 - 96
-    assertThat(memory.blockCacheBytes()).isEqualTo(196 * MIB);
+    // 768 - 160 - 192 - (3 x 8 + 12) - 16 - 40 - 48 - 96
+    assertThat(memory.blockCacheBytes()).isEqualTo(180 * MIB);
   }
 
   @Test

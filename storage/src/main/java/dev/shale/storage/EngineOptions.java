@@ -1,5 +1,6 @@
 package dev.shale.storage;
 
+import dev.shale.storage.table.ReadAhead;
 import java.util.Objects;
 import java.util.function.LongSupplier;
 
@@ -93,6 +94,12 @@ public record EngineOptions(
   }
 
   /**
+   * The levels of a store: 0 to 6 (docs/format.md: a manifest that places a table elsewhere is
+   * refused).
+   */
+  public static final int LEVELS = 7;
+
+  /**
    * 16 MiB memtables; LZ4 blocks; a block cache of 32 MiB ({@link #DEFAULT_BLOCK_CACHE_BYTES}), filters
    * and indexes on top of it; L0 triggers
    * 4 / 20 / 36 (RocksDB's); a base level of at most 256 MiB (RocksDB's), 8 MiB tables;
@@ -111,6 +118,16 @@ public record EngineOptions(
    * memory, not heap (a node given a memory budget sizes its own: docs/operations.md).
    */
   public static final long DEFAULT_BLOCK_CACHE_BYTES = 32L << 20;
+
+  /**
+   * The most native memory the compaction thread holds in read-ahead windows: a compaction merges
+   * one source per level-0 table (at most {@code l0StopTrigger} of them) and one per level below,
+   * which share {@link ReadAhead#forCompaction}'s windows (16 MiB with the defaults). For a
+   * memory budget.
+   */
+  public long compactionReadAheadBytes() {
+    return ReadAhead.compactionBytes(l0StopTrigger + LEVELS - 1);
+  }
 
   public EngineOptions withSyncMode(SyncMode v) {
     return new EngineOptions(v, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);

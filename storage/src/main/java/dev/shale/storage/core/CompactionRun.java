@@ -2,9 +2,12 @@ package dev.shale.storage.core;
 
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
+import dev.shale.storage.EntryIterator;
+import dev.shale.storage.Keys;
 import dev.shale.storage.io.FileNames;
 import dev.shale.storage.merge.MergingIterator;
 import dev.shale.storage.table.BlockCache;
+import dev.shale.storage.table.ReadAhead;
 import dev.shale.storage.table.TableMeta;
 import dev.shale.storage.table.TableWriter;
 import java.io.IOException;
@@ -13,7 +16,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.TreeMap;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
@@ -63,8 +68,7 @@ final class CompactionRun {
    */
   Outputs write(Compaction compaction, TombstonePurge purge, Predicate<byte[]> dropKeys, BooleanSupplier cancelled)
       throws IOException {
-    List<Iterator<Entry>> sources = new ArrayList<>();
-    for (SharedTable t : compaction.allInputs()) sources.add(t.iterator());
+    List<EntryIterator> sources = sourcesOf(compaction.allInputs());
     Iterator<Entry> merged = MergingIterator.of(sources);
     List<SharedTable> outputs = new ArrayList<>();
     long bytes = 0;
@@ -91,6 +95,43 @@ final class CompactionRun {
     } finally {
       Sources.closeAll(sources); // their read-ahead windows
     }
+  }
+
+  /**
+   * The merge's sources: one per level-0 table (their ranges overlap), and one per level below
+   * for its tables in key order, which the level's invariant keeps disjoint. Each source holds
+   * one read-ahead window at a time, and the sources share a compaction's windows
+   * ({@link ReadAhead#forCompaction}: 16 MiB in all), so a compaction's memory is bounded however
+   * many tables it reads (a full compaction reads them all). Tables of one level that do overlap
+   * (which no engine of this format writes) are read as sources of their own: the merge sorts
+   * them, where one concatenation would not be in key order.
+   */
+  static List<EntryIterator> sourcesOf(List<SharedTable> inputs) {
+    Map<Integer, List<SharedTable>> byLevel = new TreeMap<>();
+    for (SharedTable t : inputs) byLevel.computeIfAbsent(t.level(), l -> new ArrayList<>()).add(t);
+    List<List<SharedTable>> groups = new ArrayList<>(); // each read as one source
+    byLevel.forEach((level, tables) -> {
+      List<SharedTable> byKey = new ArrayList<>(tables);
+      byKey.sort((a, b) -> Keys.compare(a.meta().smallestKey(), b.meta().smallestKey()));
+      if (level > 0 && disjointInOrder(byKey)) {
+        groups.add(byKey);
+      } else {
+        for (SharedTable t : tables) groups.add(List.of(t));
+      }
+    });
+    ReadAhead readAhead = ReadAhead.forCompaction(groups.size());
+    List<EntryIterator> sources = new ArrayList<>();
+    for (List<SharedTable> group : groups) {
+      sources.add(group.size() == 1 ? group.getFirst().iterator(readAhead) : LevelIterator.forCompaction(group, readAhead));
+    }
+    return sources;
+  }
+
+  private static boolean disjointInOrder(List<SharedTable> byKey) {
+    for (int i = 1; i < byKey.size(); i++) {
+      if (Keys.compare(byKey.get(i - 1).meta().largestKey(), byKey.get(i).meta().smallestKey()) >= 0) return false;
+    }
+    return true;
   }
 
   private SharedTable writeOne(Survivors survivors, int level) throws IOException {

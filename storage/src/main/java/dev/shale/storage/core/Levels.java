@@ -1,6 +1,7 @@
 package dev.shale.storage.core;
 
 import dev.shale.storage.CorruptionException;
+import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Keys;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -23,7 +24,7 @@ final class Levels {
    * L0..L6; x10 per level from a base level of at most 256 MiB (LevelTargets), so level 6 is due
    * past 25 TiB only when level 1 is the base (and the last level is never due).
    */
-  static final int COUNT = 7;
+  static final int COUNT = EngineOptions.LEVELS;
   static final int LAST = COUNT - 1;
   static final int SIZE_MULTIPLIER = 10;
 

@@ -146,7 +146,7 @@ final class ScanIterator implements EntryIterator {
       for (SharedTable t : view.levels().level(level)) {
         if (t.overlaps(start, end)) inRange.add(t);
       }
-      if (!inRange.isEmpty()) sources.add(new LevelIterator(inRange, start, end));
+      if (!inRange.isEmpty()) sources.add(LevelIterator.forScan(inRange, start, end));
     }
     return sources;
   }

@@ -123,11 +123,11 @@ final class SharedTable {
   }
 
   /**
-   * All records in key order, read ahead as a compaction reads; the caller holds a reference while
-   * it iterates, and closes the iterator.
+   * All records in key order, read ahead in windows of {@code readAhead} (a compaction's); the
+   * caller holds a reference while it iterates, and closes the iterator.
    */
-  EntryIterator iterator() {
-    return file.table.iterator(null, null, ReadAhead.COMPACTION);
+  EntryIterator iterator(ReadAhead readAhead) {
+    return file.table.iterator(null, null, readAhead);
   }
 
   Path path() {
