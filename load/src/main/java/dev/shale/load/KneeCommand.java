@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
     usageHelpWidth = 100,
     description = {
       "Finds the stable rate: the highest constant rate at which, over the whole measured run, the",
-      "achieved rate is >= 99% of the target and p99 <= --p99 (10 ms), without errors. Geometric",
+      "achieved rate is >= 99%% of the target and p99 <= --p99 (10 ms), without errors. Geometric",
       "ramp from --start, then bisection; every rate runs its own warmup and measured interval."
     })
 public final class KneeCommand implements Callable<Integer> {
