@@ -7,8 +7,10 @@
 # (4 KiB random reads, O_DIRECT, queue depth 16 and 1). The node runs on core 0, the generator
 # and fio on core 1. Run it on a quiet machine from the repository's root.
 #
-#   [MEMORY=2g] [KEYS=4500000] [DURATION=30s] [WARMUP=15s] [PORT=18090] bench/node-larger-than-memory.sh OUT_DIR
+#   [MEMORY=2g] [KEYS=4500000] [DURATION=30s] [WARMUP=15s] [START=2000] [PORT=18090]
+#   [KNEES="get-uniform get-zipf put"] bench/node-larger-than-memory.sh OUT_DIR
 #
+# KNEES chooses which stable rates to find (a 1 GiB run may need only get-uniform).
 # Writes OUT_DIR/{fill,compact,knee-get-uniform,knee-get-zipf,knee-put,fio-qd16,fio-qd1,status-*}.txt,
 # the knee plots, and node.log. The store goes to OUT_DIR/data (deleted at the end unless KEEP=1).
 set -euo pipefail
@@ -16,6 +18,7 @@ set -euo pipefail
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 here=$(cd "$(dirname "$0")/.." && pwd)
 memory=${MEMORY:-2g} keys=${KEYS:-4500000} duration=${DURATION:-30s} warmup=${WARMUP:-15s}
+start=${START:-2000} knees=${KNEES:-get-uniform get-zipf put}
 port=${PORT:-18090} url=http://127.0.0.1:${PORT:-18090}
 command -v fio > /dev/null || { echo "$0: fio is missing (apt-get install fio)" >&2; exit 2; }
 "$here/shale" --version > /dev/null # build first, outside the measurement
@@ -50,9 +53,14 @@ knee() {
   shift
   echo "== $(date -u +%T) knee $name"
   gen knee --url "$url" --keys "$keys" --connections 64 --threads 1 --duration "$duration" --warmup "$warmup" \
-    --start 500 --plot "$out/knee-$name.png" "$@" | tee "$out/knee-$name.txt"
+    --start "$start" --plot "$out/knee-$name.png" "$@" | tee "$out/knee-$name.txt"
 }
-knee get-uniform --workload get
-knee get-zipf --workload get --distribution zipf
-knee put --workload put --value-size 1024 --key-order random
+for name in $knees; do
+  case $name in
+    get-uniform) knee get-uniform --workload get ;;
+    get-zipf) knee get-zipf --workload get --distribution zipf ;;
+    put) knee put --workload put --value-size 1024 --key-order random ;;
+    *) echo "$0: unknown knee '$name' (get-uniform, get-zipf, put)" >&2; exit 2 ;;
+  esac
+done
 curl -fs "$url/v0/status" > "$out/status-end.txt"
