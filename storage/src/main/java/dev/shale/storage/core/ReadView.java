@@ -6,9 +6,9 @@ import dev.shale.storage.table.BlockPins;
 import dev.shale.storage.table.FoundRecord;
 import dev.shale.storage.table.Table;
 import dev.shale.storage.util.Murmur3.Hash128;
+import dev.shale.storage.util.RefCount;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,7 +28,7 @@ final class ReadView {
   private final Levels levels;
   private final List<SharedTable> tables;
   // Invariant: > 0 while the view may be read; a view whose count reached 0 is never revived.
-  private final AtomicInteger references = new AtomicInteger(1);
+  private final RefCount references = new RefCount("read view");
 
   /**
    * A view retaining its memtables and the tables of {@code levels}; the caller keeps its own
@@ -206,22 +206,13 @@ final class ReadView {
   }
 
   boolean tryRetain() {
-    int n;
-    do {
-      n = references.get();
-      if (n == 0) return false;
-    } while (!references.compareAndSet(n, n + 1));
-    return true;
+    return references.tryRetain();
   }
 
   void release() {
-    int after = references.decrementAndGet();
-    if (after == 0) {
-      active.release();
-      for (FrozenMemtable f : frozen) f.memtable().release();
-      for (SharedTable t : tables) t.release();
-    } else if (after < 0) {
-      throw new IllegalStateException("read view released too often");
-    }
+    if (!references.release()) return;
+    active.release();
+    for (FrozenMemtable f : frozen) f.memtable().release();
+    for (SharedTable t : tables) t.release();
   }
 }

@@ -5,11 +5,11 @@ import dev.shale.storage.Entry;
 import dev.shale.storage.table.FoundRecord;
 import dev.shale.storage.table.Table;
 import dev.shale.storage.util.Murmur3.Hash128;
+import dev.shale.storage.util.RefCount;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -66,7 +66,7 @@ public final class Memtable {
   private final long headBytes;
   private final MemtableFilter filter;
   // Invariant: > 0 while the memtable may be read; the arena is closed when it reaches 0.
-  private final AtomicInteger references = new AtomicInteger(1);
+  private final RefCount references = new RefCount("memtable");
   private volatile int entryCount;
   // Bounds of every version ever added, including records later displaced by a newer one:
   // a superset of the versions held, which is all a reader skipping tables needs.
@@ -180,21 +180,12 @@ public final class Memtable {
 
   /** Takes one more reference. Fails if the memtable was already freed. */
   public void retain() {
-    int n;
-    do {
-      n = references.get();
-      if (n == 0) throw new IllegalStateException("memtable already freed");
-    } while (!references.compareAndSet(n, n + 1));
+    if (!references.tryRetain()) throw new IllegalStateException("memtable already freed");
   }
 
   /** Lets go of one reference; the last one frees the memtable's native memory. */
   public void release() {
-    int after = references.decrementAndGet();
-    if (after == 0) {
-      arena.close();
-    } else if (after < 0) {
-      throw new IllegalStateException("memtable released too often");
-    }
+    if (references.release()) arena.close();
   }
 
   private long writeRecord(Entry entry) {

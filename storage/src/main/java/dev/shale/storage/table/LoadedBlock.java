@@ -1,8 +1,8 @@
 package dev.shale.storage.table;
 
 import dev.shale.storage.util.NativeMemory;
+import dev.shale.storage.util.RefCount;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -21,7 +21,7 @@ final class LoadedBlock {
   private final MemorySegment contents; // the checked contents: memory, or a slice of it
   private final LongAdder heldBytes; // the engine's count of native memory held by blocks
   // Invariant: > 0 while any holder may read contents; the step to 0 frees memory, exactly once.
-  private final AtomicInteger references = new AtomicInteger(1);
+  private final RefCount references = new RefCount("block");
 
   /**
    * A block whose checked contents are {@code contents}, in (or equal to) {@code memory}, counted
@@ -46,22 +46,13 @@ final class LoadedBlock {
 
   /** Takes a reference, unless the last one is gone already (then false: the block is freed). */
   boolean tryRetain() {
-    int n;
-    do {
-      n = references.get();
-      if (n == 0) return false;
-    } while (!references.compareAndSet(n, n + 1));
-    return true;
+    return references.tryRetain();
   }
 
   /** Gives a reference back; the last frees the memory. */
   void release() {
-    int after = references.decrementAndGet();
-    if (after == 0) {
-      heldBytes.add(-memory.byteSize());
-      NativeMemory.free(memory);
-    } else if (after < 0) {
-      throw new IllegalStateException("block released too often");
-    }
+    if (!references.release()) return;
+    heldBytes.add(-memory.byteSize());
+    NativeMemory.free(memory);
   }
 }
