@@ -7,9 +7,8 @@ import java.util.Locale;
  * How a node spends the memory it is given ({@code --memory}): the JVM's heap, the JVM's own
  * memory beside it, the engine's memtables (the node's and its hint store's), the native memory
  * of answers waiting to be written (lent values), the read-ahead windows of scans and of the
- * compaction, room left to the
- * page cache, and the block cache, which gets the rest and holds the tables' filters and indexes
- * too (docs/operations.md, "Memory").
+ * compaction, room left to the page cache, and the block cache, which gets the rest and holds the
+ * tables' filters and indexes too (docs/operations.md, "Memory").
  *
  * <p>Why each part is sized as it is:
  * <ul>
@@ -23,7 +22,7 @@ import java.util.Locale;
  *   <li>answers: the answer budget, which bounds answers on the heap and lent ones alike (a lent
  *       value is native memory), so as much native memory as it allows;</li>
  *   <li>the compaction: its read-ahead windows at most, {@link EngineOptions#compactionReadAheadBytes}
- *       (84 MiB with the defaults);</li>
+ *       (16 MiB with the defaults, which its sources share);</li>
  *   <li>scans: {@link #SCAN_BYTES} each (read-ahead windows of up to 256 KiB for eight table
  *       sources), as many as a sixteenth of the memory holds (32 a GiB), at most 256;</li>
  *   <li>the page cache: an eighth, at least 64 MiB, so that log and table writes and the reads

@@ -135,11 +135,7 @@ final class PosixFile {
    * for (no read-ahead). Advice only: a kernel that refuses it is not an error.
    */
   void adviseRandom() {
-    try {
-      int ignored = (int) FADVISE.invokeExact(fd, 0L, 0L, POSIX_FADV_RANDOM);
-    } catch (Throwable e) {
-      throw new IllegalStateException("posix_fadvise through FFM failed", e);
-    }
+    advise(0L, 0L, POSIX_FADV_RANDOM);
   }
 
   /**
@@ -147,8 +143,13 @@ final class PosixFile {
    * reading them into the page cache and returns. Advice only.
    */
   void adviseWillNeed(long offset, long length) {
+    advise(offset, length, POSIX_FADV_WILLNEED);
+  }
+
+  // posix_fadvise's result is ignored: advice a kernel does not take changes nothing we rely on.
+  private void advise(long offset, long length, int advice) {
     try {
-      int ignored = (int) FADVISE.invokeExact(fd, offset, length, POSIX_FADV_WILLNEED);
+      int ignored = (int) FADVISE.invokeExact(fd, offset, length, advice);
     } catch (Throwable e) {
       throw new IllegalStateException("posix_fadvise through FFM failed", e);
     }

@@ -9,8 +9,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A {@link Vfs} that passes everything to another one and records each read of a file's bytes
- * ({@link ReadableFile#readFully}), and each prefetch asked for: which file, where, how many bytes. For the tests of what a
- * get, a scan or a compaction reads from the disk. Thread safe.
+ * ({@link ReadableFile#readFully}) and each prefetch asked for: which file, where, how many bytes.
+ * For the tests of what a get, a scan or a compaction reads from the disk. Thread safe.
  */
 public final class ReadRecordingVfs extends ForwardingVfs {
   /** One read: {@code bytes} at {@code position} of {@code file}. */

@@ -106,7 +106,7 @@ final class CompactionRun {
    * (which no engine of this format writes) are read as sources of their own: the merge sorts
    * them, where one concatenation would not be in key order.
    */
-  static List<EntryIterator> sourcesOf(List<SharedTable> inputs) {
+  private static List<EntryIterator> sourcesOf(List<SharedTable> inputs) {
     Map<Integer, List<SharedTable>> byLevel = new TreeMap<>();
     for (SharedTable t : inputs) byLevel.computeIfAbsent(t.level(), l -> new ArrayList<>()).add(t);
     List<List<SharedTable>> groups = new ArrayList<>(); // each read as one source
