@@ -11,6 +11,7 @@ import dev.shale.cluster.membership.MemberState;
 import dev.shale.cluster.membership.RaftAddress;
 import dev.shale.cluster.membership.TopologyListener;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -97,7 +98,7 @@ record MembershipStart(RaftMembership membership, Topology topology) {
       throw new StartupException("this node was removed from its cluster, or has no cluster map yet in " + dataDir
           + "/raft; give --cluster (a new cluster) or delete " + dataDir + "/raft and --join a cluster");
     }
-    return new MembershipStart(RaftMembership.start(dataDir, self, options.host(), raftPort, new RaftMembership.Start.Recover(assumed),
+    return new MembershipStart(startRaft(dataDir, self, options.host(), raftPort, new RaftMembership.Start.Recover(assumed),
         listener, completesAtOnce), topology);
   }
 
@@ -109,7 +110,7 @@ record MembershipStart(RaftMembership membership, Topology topology) {
       throw new StartupException("--raft-port: a --cluster bootstrap uses every node's default Raft port (HTTP port + "
           + RaftAddress.DEFAULT_OFFSET + ", or - when that exceeds 65535): " + RaftAddress.defaultPort(options.port()));
     }
-    RaftMembership membership = RaftMembership.start(dataDir, self, options.host(), RaftAddress.defaultPort(options.port()),
+    RaftMembership membership = startRaft(dataDir, self, options.host(), RaftAddress.defaultPort(options.port()),
         new RaftMembership.Start.Bootstrap(bootstrapMembers(topology), replicationFactor(topology, options)), listener, completesAtOnce);
     return new MembershipStart(membership, topology);
   }
@@ -135,7 +136,7 @@ record MembershipStart(RaftMembership membership, Topology topology) {
       throw new StartupException("--join: " + e.getMessage(), e);
     }
     if (current.isEmpty()) throw new StartupException("--join " + member + ": that cluster is not bootstrapped yet; retry");
-    RaftMembership membership = RaftMembership.start(dataDir, self, options.host(), raftPort,
+    RaftMembership membership = startRaft(dataDir, self, options.host(), raftPort,
         new RaftMembership.Start.Join(), listener, completesAtOnce);
     try {
       LOG.log(Level.INFO, "joining the cluster of " + member + " (map version " + current.version() + ": "
@@ -197,6 +198,16 @@ record MembershipStart(RaftMembership membership, Topology topology) {
       for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) Files.delete(p);
     } catch (IOException e) {
       LOG.log(Level.WARNING, "cannot delete " + root + " after the failed join (" + e.getMessage() + "); delete it before joining again");
+    }
+  }
+
+  /** {@link RaftMembership#start}, its failure to start (a taken port, unreadable storage) a one-line startup error. */
+  private static RaftMembership startRaft(Path dataDir, NodeAddress self, String raftHost, int raftPort, RaftMembership.Start start,
+      TopologyListener listener, boolean completesAtOnce) {
+    try {
+      return RaftMembership.start(dataDir, self, raftHost, raftPort, start, listener, completesAtOnce);
+    } catch (UncheckedIOException e) {
+      throw new StartupException(e.getMessage(), e);
     }
   }
 

@@ -93,7 +93,8 @@ final class ServerCommand implements Callable<Integer> {
   @Option(names = "--raft-port", paramLabel = "<port>",
       description =
           "TCP port of this node's Raft server (the members agree on the cluster map over it; it "
-          + "listens on --host). Default: --port + 10000, or --port - 10000 when that exceeds 65535. "
+          + "listens on --host). Default: --port + 10000 up to port 22767, --port - 20000 up to 52767, "
+          + "--port - 50000 above: never among Linux's ephemeral ports (32768-60999). "
           + "A --cluster bootstrap uses every node's default; give it with --join only.")
   @Nullable Integer raftPort;
 

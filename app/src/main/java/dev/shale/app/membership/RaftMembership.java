@@ -11,6 +11,7 @@ import dev.shale.cluster.membership.TopologyListener;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
+import java.net.BindException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -149,8 +150,22 @@ public final class RaftMembership implements Membership, AutoCloseable {
       if (start instanceof Start.Bootstrap b) membership.bootstrapInBackground(b);
       return membership;
     } catch (IOException e) {
+      if (portInUse(e)) {
+        throw new UncheckedIOException("cannot start the Raft server on " + raftHost + ":" + raftPort + ": Raft port " + raftPort
+            + " is in use by another process. Free it, or move it: --raft-port with --join; a --cluster bootstrap derives "
+            + "every node's Raft port from its --port (README, \"Running a cluster\"), so start this node on another --port", e);
+      }
       throw new UncheckedIOException("cannot start the Raft server on " + raftHost + ":" + raftPort + ": " + e.getMessage(), e);
     }
+  }
+
+  // Ratis's shaded Netty reports a taken port as its own NativeIoException, not a BindException:
+  // the kernel's message (strerror(EADDRINUSE)) is what both carry.
+  private static boolean portInUse(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof BindException || (t.getMessage() != null && t.getMessage().contains("Address already in use"))) return true;
+    }
+    return false;
   }
 
   @Override

@@ -2,25 +2,35 @@ package dev.shale.cluster.membership;
 
 /** Checks and derives the {@code host:port} where a member's Raft server listens. */
 public final class RaftAddress {
-  /** The default Raft port is the HTTP port plus this, or minus it when the sum does not fit. */
+  /** The default Raft port is the HTTP port plus this when the sum is below {@link #EPHEMERAL_FIRST}. */
   public static final int DEFAULT_OFFSET = 10_000;
+
+  /**
+   * Where Linux's ephemeral ports begin ({@code net.ipv4.ip_local_port_range}'s default, 32768 to
+   * 60999): the kernel hands those out to outgoing connections, so a listening port among them may
+   * be taken at any moment by a connection of any process. No default Raft port is in that range.
+   */
+  static final int EPHEMERAL_FIRST = 32_768;
 
   private RaftAddress() {}
 
   /**
-   * The default Raft port of a node whose HTTP port is {@code httpPort}: {@code httpPort + 10000},
-   * or {@code httpPort - 10000} above 55535. Every node derives it the same way, which is how a
-   * {@code --cluster} bootstrap knows every member's Raft address; nodes on consecutive HTTP ports
-   * get consecutive Raft ports.
+   * The default Raft port of a node whose HTTP port is {@code httpPort}: {@code httpPort + 10000}
+   * when that is below 32768 (the HTTP ports up to 22767: 8080 gives 18080); else
+   * {@code httpPort - 20000} when that is below 32768 (up to 52767: 38080 gives 18080, 27160 gives
+   * 7160); else {@code httpPort - 50000} (2768 to 15535). Every default is in [2768, 32767], below
+   * the ephemeral ports. Every node derives it the same way, which is how a {@code --cluster}
+   * bootstrap knows every member's Raft address (a member that restarts uses the address its
+   * stored map records, whatever this rule says); nodes on consecutive HTTP ports get consecutive
+   * Raft ports.
    *
-   * @throws IllegalArgumentException for an HTTP port whose Raft port would be below 1
+   * @throws IllegalArgumentException for a port outside [1, 65535]
    */
   public static int defaultPort(int httpPort) {
-    int up = httpPort + DEFAULT_OFFSET;
-    if (up <= 65_535) return up;
-    int down = httpPort - DEFAULT_OFFSET;
-    if (down < 1) throw new IllegalArgumentException("no default Raft port for HTTP port " + httpPort);
-    return down;
+    if (httpPort < 1 || httpPort > 65_535) throw new IllegalArgumentException("no default Raft port for HTTP port " + httpPort);
+    if (httpPort + DEFAULT_OFFSET < EPHEMERAL_FIRST) return httpPort + DEFAULT_OFFSET;
+    if (httpPort - 20_000 < EPHEMERAL_FIRST) return httpPort - 20_000;
+    return httpPort - 50_000;
   }
 
   /** {@code host:port}; a host with a colon (IPv6) in brackets. */
