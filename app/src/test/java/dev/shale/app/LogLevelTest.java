@@ -22,6 +22,22 @@ class LogLevelTest {
     assertThat(debug).contains(" INFO ", " DEBUG ");
   }
 
+  /**
+   * Ratis's Netty transport adds Netty's {@code LoggingHandler} at INFO to its channels: a line per
+   * read, bind and connection. Those belong at debug level, not in every member's log.
+   */
+  @Test
+  void theRaftTransportsChannelEventsAreDebugLines(@TempDir Path tmp) {
+    int port = TestCluster.nodePort();
+    List<String> oneMemberCluster = List.of("--cluster", "http://127.0.0.1:" + port);
+    String quiet = startAndStop(port, tmp.resolve("quiet"), List.of("-Xmx128m"), oneMemberCluster);
+    String debug = startAndStop(port, tmp.resolve("debug"), List.of("-Xmx128m", "-D" + Logging.LEVEL_PROPERTY + "=fine"),
+        oneMemberCluster);
+
+    assertThat(quiet).doesNotContain("LoggingHandler");
+    assertThat(debug).contains(" DEBUG LoggingHandler");
+  }
+
   @Test
   void anUnknownLevelIsAUsageError(@TempDir Path tmp) {
     int port = FreePort.find();
@@ -33,7 +49,11 @@ class LogLevelTest {
   }
 
   private static String startAndStop(Path dataDir, List<String> jvmOptions) {
-    try (NodeProcess node = NodeProcess.start(FreePort.find(), dataDir, jvmOptions, List.of())) {
+    return startAndStop(FreePort.find(), dataDir, jvmOptions, List.of());
+  }
+
+  private static String startAndStop(int port, Path dataDir, List<String> jvmOptions, List<String> args) {
+    try (NodeProcess node = NodeProcess.start(port, dataDir, jvmOptions, args)) {
       node.awaitReady(Duration.ofSeconds(60));
       assertThat(node.terminate(Duration.ofSeconds(60))).isZero();
       return node.log();
