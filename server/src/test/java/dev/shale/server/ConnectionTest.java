@@ -120,6 +120,37 @@ class ConnectionTest {
     }
   }
 
+  /**
+   * RFC 9112 9.6: after a request that closes the connection, a server must not process further
+   * requests. One pipelined behind it in the same write was once run, unanswered, as the
+   * connection closed: a DELETE no proxy in front of the node saw.
+   */
+  @Test
+  void aRequestPipelinedBehindAClosingOneIsNotRun() throws Exception {
+    // One event loop and one worker: whatever the closed connection still ran is done before the
+    // next connection's request (its accept queues behind the close on that loop, its call behind
+    // any call of the closed one on that worker), so that request sees it.
+    node = TestServer.start(dir, TestServer.options().withIoThreads(1).withWorkers(1));
+    List<String> closers = List.of(
+        "PUT /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 1\r\n\r\nA",
+        "DELETE /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        "GET /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        "PUT /v0/entity?id=a HTTP/1.0\r\nContent-Length: 1\r\n\r\nA");
+    for (String closer : closers) {
+      node.engine.put(bytes("victim"), bytes("V"));
+      try (RawConnection connection = node.connect()) {
+        connection.send(closer + delete("victim") + put("planted", "P"));
+        assertThat(connection.read().status()).as("answer to: %s", closer).isBetween(200, 404);
+        assertThat(connection.closedByServer()).as("closed after: %s", closer).isTrue();
+      }
+      try (RawConnection next = node.connect()) {
+        next.send(get("victim") + get("planted"));
+        assertThat(statusAndText(next, 2)).as("after: %s", closer)
+            .containsExactly("200 V", "404 no value for this id\n");
+      }
+    }
+  }
+
   @Test
   void http10ClosesUnlessAskedToKeepAlive() throws Exception {
     node = TestServer.start(dir);

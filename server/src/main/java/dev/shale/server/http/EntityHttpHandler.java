@@ -161,6 +161,14 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (closing) {
+      // RFC 9112 9.6: no request after one that closes the connection is processed. Reading
+      // stops when such a request comes, but requests decoded from the same bytes still arrive
+      // (the codec hands over what it holds when the connection closes): dropped, never run.
+      if (msg instanceof InboundRequest.Received request) budget.release(request.reservedBytes());
+      ReferenceCountUtil.release(msg);
+      return;
+    }
     switch (msg) {
       case InboundRequest.Received request -> onRequest(request);
       case InboundRequest.Refused refused -> answer(
