@@ -99,6 +99,7 @@ public final class AdminSignatures {
     String malformed = malformed(TIME_HEADER, times, TIME);
     if (malformed == null) malformed = malformed(NONCE_HEADER, nonceValues, NONCE);
     if (malformed == null) malformed = malformed(SIGNATURE_HEADER, signatures, SIGNATURE);
+    if (malformed == null) malformed = notAsSent(target);
     if (malformed != null) return malformed;
     long now = clockMillis.getAsLong();
     long time = Long.parseLong(times.getFirst());
@@ -116,6 +117,21 @@ public final class AdminSignatures {
       case REPLAYED -> "the admin request's nonce was used before: a replayed request";
       case FULL -> "more than " + MAX_NONCES + " admin requests within " + WINDOW_MILLIS + " ms; retry later";
     };
+  }
+
+  /**
+   * Why {@code target} cannot be the request-target as sent, or null. As sent it is printable
+   * ASCII (HTTP percent-encodes the rest); any other character came from a byte the signature's
+   * ASCII encoding would turn into '?', so two targets would share one signature.
+   */
+  private static @Nullable String notAsSent(String target) {
+    for (int i = 0; i < target.length(); i++) {
+      char c = target.charAt(i);
+      if (c < 0x21 || c > 0x7e) {
+        return String.format("the admin request's target holds U+%04X at index %d, not printable ASCII: percent-encode it", (int) c, i);
+      }
+    }
+    return null;
   }
 
   private static @Nullable String malformed(String header, List<String> values, Pattern form) {

@@ -36,6 +36,23 @@ class AdminSignaturesTest {
     assertThat(node.refusal("POST", COMPACT + "?level=1", NO_BODY, headers(signed))).isNull();
   }
 
+  /**
+   * A target is signed as sent, and as sent it is ASCII. One holding any other byte (0x80 in
+   * place of the '?' of a signed target, which a lossy encoding turned back into '?') is refused
+   * before the signature is compared, whatever it would match.
+   */
+  @Test
+  void refusesATargetThatIsNotPrintableAscii() {
+    AdminSignatures cli = AdminSignatures.withSecret(SECRET);
+    String signedTarget = "/v0/admin/snapshot?name=x";
+    for (char odd : new char[] {'\u0080', '\uFFFD', '\u00FF', ' ', '\u007F'}) {
+      AdminSignatures.Signed signed = cli.sign("POST", signedTarget, NO_BODY, T0, "nonce-nonce-nonce-" + (int) odd);
+      String sent = signedTarget.replace('?', odd);
+      assertThat(node.refusal("POST", sent, NO_BODY, headers(signed)))
+          .as("target with U+%04X", (int) odd).isNotNull().contains("printable ASCII");
+    }
+  }
+
   @Test
   void refusesAnUnsignedRequestNamingTheHeaders() {
     assertThat(node.refusal("POST", COMPACT, NO_BODY, name -> List.of()))
