@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * its items as they are added, then, on {@link #finish}, the offsets of its restart points, their
  * count, and the block's trailer. Not thread safe; reusable block after block.
  *
- * <p>A data block is {@code prefix_contents} (format_version 3): each entry's key and version
+ * <p>A data block is {@code prefix_contents} (format_version 3 and 4): each entry's key and version
  * coded against the entry before, every {@link TableFormat#RESTART_INTERVAL}th entry a restart
  * point coded against nothing but the block's base_version. An index block is {@code
  * contents(index_entry)}, where every item is listed: the same trailer with every item a restart.
@@ -97,13 +97,18 @@ final class BlockBuilder {
     previousVersion = entry.version();
   }
 
-  /** Appends an {@code index_entry}: key_length block_offset block_length key. */
-  void addIndexEntry(byte[] lastKey, BlockHandle block) throws IOException {
+  /**
+   * Appends a format_version 4 {@code index_entry}: key_length block_offset block_length
+   * first_key_length key first_key.
+   */
+  void addIndexEntry(byte[] lastKey, byte[] firstKey, BlockHandle block) throws IOException {
     startItem(true);
     sink.putU32(lastKey.length);
     sink.putLong(block.offset());
     sink.putU32(block.length());
+    sink.putU32(firstKey.length);
     sink.putBytes(lastKey);
+    sink.putBytes(firstKey);
   }
 
   boolean isEmpty() {

@@ -133,6 +133,19 @@ final class BlockReader {
     return compare(block, offset + headerBytes, keyLength(offset), key, 0, key.byteSize());
   }
 
+  /**
+   * The {@code length} bytes at {@code offset} (a range {@link #checkedTail} vouched for)
+   * compared with {@code key} (a segment over a key array), in place.
+   */
+  int compareAt(long offset, long length, MemorySegment key) {
+    return compare(block, offset, length, key, 0, key.byteSize());
+  }
+
+  /** The ranges {@code [a, a + aLength)} and {@code [b, b + bLength)} of the block compared, in place. */
+  int compareRanges(long a, long aLength, long b, long bLength) {
+    return compare(block, a, aLength, block, b, bLength);
+  }
+
   /** Compares two byte ranges in place the way Keys.ORDER compares arrays. */
   private static int compare(
       MemorySegment a, long aStart, long aLength, MemorySegment b, long bStart, long bLength) {

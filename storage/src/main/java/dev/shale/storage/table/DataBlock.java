@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * A data block of a table, over contents already checked against their crc (and decompressed) by
  * {@link StoredBlock}, decoded on demand in one of the two entry layouts of docs/format.md,
  * "Table": {@link FixedEntryBlock} (format_version 1 and 2) or {@link PrefixEntryBlock}
- * (format_version 3). Blocks are immutable and thread safe; their cursors are not.
+ * (format_version 3 and 4). Blocks are immutable and thread safe; their cursors are not.
  */
 sealed interface DataBlock permits FixedEntryBlock, PrefixEntryBlock {
   // The largest array the JVM allocates; a longer value is garbage that slipped past the crc.
@@ -22,7 +22,7 @@ sealed interface DataBlock permits FixedEntryBlock, PrefixEntryBlock {
    * corruption reports).
    */
   static DataBlock open(MemorySegment contents, int formatVersion, long fileOffset, Path path) {
-    return formatVersion == TableFormat.FORMAT_VERSION_3
+    return formatVersion >= TableFormat.FORMAT_VERSION_3
         ? PrefixEntryBlock.open(contents, fileOffset, path)
         : FixedEntryBlock.open(contents, fileOffset, path);
   }

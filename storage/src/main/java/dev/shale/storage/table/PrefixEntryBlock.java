@@ -13,8 +13,8 @@ import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A data block of format_version 3: {@code prefix_contents} (docs/format.md, "Data blocks of
- * format_version 3"), each entry's key and version coded against the entry before it, with a
+ * A data block of format_version 3 or 4: {@code prefix_contents} (docs/format.md, "Data blocks of
+ * format_version 3 and 4"), each entry's key and version coded against the entry before it, with a
  * restart point every few entries where decoding can begin. A seek binary-searches the restart
  * points, then decodes forward, as LevelDB's blocks do.
  *

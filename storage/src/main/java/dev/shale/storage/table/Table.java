@@ -25,16 +25,17 @@ public final class Table implements AutoCloseable {
   /*
    * Design. The file stays open (one descriptor, advised POSIX_FADV_RANDOM so the kernel reads no
    * more than each read asks for). The filter and the index are read at open into native memory
-   * of the table's Arena (about 1.5% of the table with 100-byte values: 10 bits a key, and a key a
-   * block), checked there once (crc and structure) and then searched there: every read consults
-   * them, so they stay where no read waits for the disk, as LevelDB's and RocksDB's table readers
-   * keep them. A get probes the Bloom filter, binary-searches the index for the one block that can
-   * hold the key, takes that block from the engine's BlockCache or else reads it with one pread of
-   * exactly its bytes, checks its crc, decompresses it and offers it to the cache, then searches it
-   * (DataBlock) and returns the record in place in the block, which the read's BlockPins hold
-   * until it has copied what it needs. So a get costs at most one I/O, of one block. Iterators
-   * (scans, compactions) read blocks in order through a read-ahead window of their own
-   * (SequentialBlocks): one large read for many blocks.
+   * of the table's Arena (about 2% of the table with 100-byte values: 10 bits a key, and two keys
+   * a block, its last and, from format 4, its first), checked there once (crc and structure) and
+   * then searched there: every read consults them, so they stay where no read waits for the disk,
+   * as LevelDB's and RocksDB's table readers keep them. A get probes the Bloom filter,
+   * binary-searches the index for the one block that can hold the key (none, if the key is below
+   * that block's first key), takes that block from the engine's BlockCache or else reads it with
+   * one pread of exactly its bytes, checks its crc, decompresses it and offers it to the cache,
+   * then searches it (DataBlock) and returns the record in place in the block, which the read's
+   * BlockPins hold until it has copied what it needs. So a get costs at most one I/O, of one
+   * block. Iterators (scans, compactions) read blocks in order through a read-ahead window of
+   * their own (SequentialBlocks): one large read for many blocks.
    */
 
   private static final System.Logger LOG = System.getLogger(Table.class.getName());
@@ -138,6 +139,8 @@ public final class Table implements AutoCloseable {
     if (!mayContain(keyHash)) return null;
     int block = index.find(key);
     if (block == index.blockCount()) return null;
+    // Below the block's first key the key is in no block: nothing to read (docs/format.md, "Index").
+    if (index.hasFirstKeys() && index.compareFirstKey(block, key) > 0) return null;
     BlockHandle handle = blockHandle(block);
     LoadedBlock loaded = loadBlock(handle);
     pins.add(loaded);
@@ -301,6 +304,15 @@ public final class Table implements AutoCloseable {
   /** The first data block that can hold {@code key} (its last key is {@code >= key}), or {@link #blockCount}. */
   int findBlock(byte[] key) {
     return index.find(key);
+  }
+
+  /**
+   * True if the index shows, without a read, that data block {@code block} holds no key below
+   * {@code key}: its first key is {@code >= key}. False when it may, or the table (format_version
+   * 1 to 3) has no first keys in its index.
+   */
+  boolean blockStartsAtOrAfter(int block, byte[] key) {
+    return index.hasFirstKeys() && index.compareFirstKey(block, key) >= 0;
   }
 
   /** Where data block {@code block} lies in the file. */

@@ -17,12 +17,26 @@ final class TableFormat {
   static final int FORMAT_VERSION_1 = 1;
   /** Tables whose data blocks end in a codec byte and may be compressed, entries of fixed width. */
   static final int FORMAT_VERSION_2 = 2;
-  /** Tables whose data blocks hold prefix_contents (keys shared with the entry before): what the writer writes. */
+  /** Tables whose data blocks hold prefix_contents (keys shared with the entry before). */
   static final int FORMAT_VERSION_3 = 3;
-  /** Do not change: embedded in on-disk data. */
+  /**
+   * Tables of format 3 whose footer carries their file number and whose index carries each
+   * block's first key: what the writer writes.
+   */
+  static final int FORMAT_VERSION_4 = 4;
+  /** The newest format version, which the writer writes and above which a reader refuses. */
+  static final int LATEST_FORMAT_VERSION = FORMAT_VERSION_4;
+  /**
+   * footer_fields, the whole footer of format_version 1 to 3 and the last 64 bytes of every footer.
+   * Do not change: embedded in on-disk data.
+   */
   static final int FOOTER_BYTES = 64;
-  /** Bytes of the footer covered by its crc. Do not change: embedded in on-disk data. */
+  /** Bytes of a format_version 1 to 3 footer covered by its crc. Do not change: embedded in on-disk data. */
   static final int FOOTER_CRC_COVERED_BYTES = 52;
+  /** file_number:u64 leading a format_version 4 footer. Do not change: embedded in on-disk data. */
+  static final int FILE_NUMBER_BYTES = 8;
+  /** A format_version 4 footer: file_number, then footer_fields. Do not change: embedded in on-disk data. */
+  static final int FOOTER_V4_BYTES = FILE_NUMBER_BYTES + FOOTER_BYTES;
 
   /** Record types. Do not change: embedded in on-disk data. */
   static final byte TYPE_VALUE = 1;
@@ -44,8 +58,10 @@ final class TableFormat {
    * restart array, so this may change without a format change.
    */
   static final int RESTART_INTERVAL = 16;
-  /** key_length:u32 block_offset:u64 block_length:u32, before the key. */
+  /** key_length:u32 block_offset:u64 block_length:u32, before the key (format_version 1 to 3). */
   static final int INDEX_ENTRY_HEADER_BYTES = 16;
+  /** As {@link #INDEX_ENTRY_HEADER_BYTES}, then first_key_length:u32 (format_version 4). */
+  static final int INDEX_ENTRY_V4_HEADER_BYTES = INDEX_ENTRY_HEADER_BYTES + 4;
   /** count:u32 closing a block's contents. */
   static final int COUNT_BYTES = 4;
   /** crc:u32 closing every stored block. */

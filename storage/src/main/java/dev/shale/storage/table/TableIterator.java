@@ -24,7 +24,11 @@ final class TableIterator implements EntryIterator {
    * it. Both happen on the first hasNext(), so building an iterator does no I/O.
    *
    * End. The end bound is compared with the next key before that record is decoded: the record
-   * past the range costs a comparison, not a copy of its value.
+   * past the range costs a comparison, not a copy of its value. Where the index holds each block's
+   * first key (format 4), it is compared with the next block's first key before that block is
+   * read: a block that starts at or past the end is never read, so a damaged block there fails no
+   * range that ends before it (docs/format.md, "Index"). Without first keys (formats 1 to 3) a
+   * range whose end lies past a block's last key must read the next block to learn where it starts.
    *
    * Advance. next() returns the cursor's entry and leaves the cursor on it; the following
    * hasNext() moves it on, so damage in a record is reported by the call that reaches it.
@@ -67,6 +71,7 @@ final class TableIterator implements EntryIterator {
         if (wholeTable) checkEntryCount();
         return finish();
       }
+      if (startsAtOrPastEnd(nextBlock)) return finish();
       current = cursor = blocks.block(nextBlock++).seek(null);
     }
     if (end != null && current.compareKey(end) >= 0) return finish();
@@ -90,8 +95,14 @@ final class TableIterator implements EntryIterator {
   private void seek(byte[] key) {
     int first = table.findBlock(key);
     nextBlock = first;
-    if (first < table.blockCount()) cursor = blocks.block(nextBlock++).seek(key);
     seekKey = null;
+    // A block that starts at or past the end holds nothing of the range: hasNext() stops there.
+    if (first < table.blockCount() && !startsAtOrPastEnd(first)) cursor = blocks.block(nextBlock++).seek(key);
+  }
+
+  /** True if the index shows that {@code block} and every block after it lie at or past the end. */
+  private boolean startsAtOrPastEnd(int block) {
+    return end != null && table.blockStartsAtOrAfter(block, end);
   }
 
   /** Frees the read-ahead window; {@link #hasNext} is false afterwards. Idempotent. */

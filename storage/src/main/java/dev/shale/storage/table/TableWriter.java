@@ -24,9 +24,11 @@ public final class TableWriter {
   private final TableOutput out;
   private final BlockBuilder dataBlock;
   private final @Nullable BloomFilterBuilder filter; // null when bloomBitsPerKey is 0
-  // Per finished data block: its last key (the entry's own array) and where it went.
+  // Per finished data block: its first and last keys (the entries' own arrays) and where it went.
+  private final List<byte[]> blockFirstKeys = new ArrayList<>();
   private final List<byte[]> blockLastKeys = new ArrayList<>();
   private final List<BlockHandle> blockHandles = new ArrayList<>();
+  private byte @Nullable [] blockFirstKey; // the open data block's first key; null while it is empty
   private byte @Nullable [] smallestKey; // null before the first entry
   private byte @Nullable [] lastKey; // null before the first entry
   private long entryCount;
@@ -50,7 +52,8 @@ public final class TableWriter {
    * exist; on any failure the partial file is deleted. Syncing the directory is the caller's job.
    *
    * @throws IllegalArgumentException for an empty iterator (a table with no records is never
-   *     written), out-of-order or duplicate keys, or bad sizes
+   *     written), out-of-order or duplicate keys, bad sizes, or a file number below 1 (the footer
+   *     records it: docs/format.md, "Footer")
    */
   public static TableMeta write(
       Vfs vfs, Path file, long fileNumber, Iterator<Entry> entries, int blockSizeBytes,
@@ -62,6 +65,7 @@ public final class TableWriter {
   public static TableMeta write(
       Vfs vfs, Path file, long fileNumber, Iterator<Entry> entries, int blockSizeBytes,
       int bloomBitsPerKey, Compression compression) throws IOException {
+    if (fileNumber < 1) throw new IllegalArgumentException("file numbers start at 1: " + fileNumber);
     if (blockSizeBytes < 1) {
       throw new IllegalArgumentException("blockSizeBytes must be >= 1: " + blockSizeBytes);
     }
@@ -85,6 +89,7 @@ public final class TableWriter {
 
   private void add(Entry entry) throws IOException {
     checkOrder(entry.key());
+    if (dataBlock.isEmpty()) blockFirstKey = entry.key();
     dataBlock.addEntry(entry);
     if (filter != null) filter.add(entry.key());
     if (smallestKey == null) smallestKey = entry.key();
@@ -109,7 +114,10 @@ public final class TableWriter {
 
   private void finishDataBlock() throws IOException {
     blockHandles.add(dataBlock.finish());
-    blockLastKeys.add(lastKey);
+    // Both set by the add() that opened the block, and by every add() since.
+    blockFirstKeys.add(Objects.requireNonNull(blockFirstKey, "a block has a first record"));
+    blockLastKeys.add(Objects.requireNonNull(lastKey, "a block has a last record"));
+    blockFirstKey = null;
   }
 
   /** Last data block, filter block, index block, footer; then fsync. */
@@ -117,7 +125,9 @@ public final class TableWriter {
     if (!dataBlock.isEmpty()) finishDataBlock();
     BlockHandle filterHandle = filter == null ? new BlockHandle(out.position(), 0) : filter.writeTo(out);
     BlockHandle indexHandle = writeIndex();
-    out.putBytes(new Footer(indexHandle, filterHandle, entryCount, minVersion, maxVersion, TableFormat.FORMAT_VERSION_3).encode());
+    // The footer carries the number of the name written, so the table cannot pass for another.
+    out.putBytes(new Footer(indexHandle, filterHandle, entryCount, minVersion, maxVersion,
+        TableFormat.LATEST_FORMAT_VERSION, fileNumber).encode());
     out.sync();
     long sizeBytes = out.position();
     // Set by the first add(): write() refuses a table with no records.
@@ -129,7 +139,7 @@ public final class TableWriter {
   private BlockHandle writeIndex() throws IOException {
     BlockBuilder index = BlockBuilder.forIndex(out);
     for (int i = 0; i < blockHandles.size(); i++) {
-      index.addIndexEntry(blockLastKeys.get(i), blockHandles.get(i));
+      index.addIndexEntry(blockLastKeys.get(i), blockFirstKeys.get(i), blockHandles.get(i));
     }
     return index.finish();
   }

@@ -24,6 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * of another key. Replay with -Dshale.seed=<the printed seed>.
  */
 class CraftedTableTest {
+  // A format 4 index_entry of this table's 10-byte keys: header 20, last key 10, first key 10.
+  private static final int INDEX_ENTRY_BYTES = 40;
   private static final int[] GARBAGE_U32 = {0xFFFF_FFFF, 0x8000_0000, 0x7FFF_FFFF, 0x7FFF_FFF0, 0x0100_0000, 0};
 
   @TempDir Path dir;
@@ -71,8 +73,29 @@ class CraftedTableTest {
   }
 
   @Test
+  void indexFirstKeyAboveItsBlocksLastKey() throws IOException {
+    // index_entry 1's first key (every entry is 40 bytes: a 20-byte header, a 10-byte last key,
+    // a 10-byte first key), "key-..." made "key-\x7f...": above every key of the table.
+    long firstKey = original.footer.index().offset() + INDEX_ENTRY_BYTES + 30;
+    Path file = original.copy().putU8(firstKey + 4, 0x7F).resealBlock(original.footer.index()).writeTo(dir.resolve("bad.sst"));
+    assertThatThrownBy(() -> Table.open(Vfs.real(), file, 1)).isInstanceOf(CorruptionException.class)
+        .hasMessageContaining("index entry 1: the block's first key is above its last key");
+  }
+
+  @Test
+  void indexFirstKeyNotAboveTheBlockBefore() throws IOException {
+    // index_entry 1's first key made index_entry 0's last key: the two blocks would share a key.
+    long index = original.footer.index().offset();
+    TableBytes damaged = original.copy();
+    for (int i = 0; i < 10; i++) damaged.putU8(index + INDEX_ENTRY_BYTES + 30 + i, original.bytes[Math.toIntExact(index + 20 + i)]);
+    Path file = damaged.resealBlock(original.footer.index()).writeTo(dir.resolve("bad.sst"));
+    assertThatThrownBy(() -> Table.open(Vfs.real(), file, 1)).isInstanceOf(CorruptionException.class)
+        .hasMessageContaining("index entry 1: the block's first key is not above the last key of the block before");
+  }
+
+  @Test
   void footerPointingElsewhere() throws IOException {
-    Path file = original.copy().putU32(original.footerHandle().offset(), 3).resealFooter().writeTo(dir.resolve("bad.sst"));
+    Path file = original.copy().putU32(original.footerFieldsOffset(), 3).resealFooter().writeTo(dir.resolve("bad.sst"));
     assertThatThrownBy(() -> Table.open(Vfs.real(), file, 1)).isInstanceOf(CorruptionException.class).hasMessageContaining("index block");
   }
 
@@ -104,7 +127,7 @@ class CraftedTableTest {
       default -> original.dataBlocks.get(random.nextInt(original.dataBlocks.size()));
     };
     boolean footer = region.equals(original.footerHandle());
-    long coveredBytes = footer ? TableFormat.FOOTER_CRC_COVERED_BYTES : region.length() - 4;
+    long coveredBytes = region.length() - (footer ? 12 : 4); // a footer's crc and magic, a block's crc
     for (int i = 1 + random.nextInt(3); i > 0; i--) {
       long at = region.offset() + random.nextLong(coveredBytes);
       if (random.nextBoolean() && at + 4 <= region.offset() + coveredBytes) {

@@ -57,8 +57,15 @@ final class TableBytes {
     return new TableBytes(bytes.clone(), footer, dataBlocks);
   }
 
+  /** The whole footer: 72 bytes from format_version 4 (file_number first), 64 before. */
   BlockHandle footerHandle() {
-    return new BlockHandle(bytes.length - TableFormat.FOOTER_BYTES, TableFormat.FOOTER_BYTES);
+    int length = Footer.bytes(footer.formatVersion());
+    return new BlockHandle(bytes.length - length, length);
+  }
+
+  /** Where footer_fields start (index_offset first): the last 64 bytes, in every format version. */
+  long footerFieldsOffset() {
+    return bytes.length - TableFormat.FOOTER_BYTES;
   }
 
   TableBytes flip(long position) {
@@ -86,10 +93,11 @@ final class TableBytes {
     return putU32(crcAt, crc(Math.toIntExact(block.offset()), crcAt));
   }
 
-  /** Recomputes the footer's crc over its first 52 bytes. */
+  /** Recomputes the footer's crc over the bytes before it (60 from format_version 4, 52 before). */
   TableBytes resealFooter() {
-    int start = bytes.length - TableFormat.FOOTER_BYTES;
-    return putU32(start + TableFormat.FOOTER_CRC_COVERED_BYTES, crc(start, start + TableFormat.FOOTER_CRC_COVERED_BYTES));
+    int start = Math.toIntExact(footerHandle().offset());
+    int crcAt = bytes.length - TableFormat.FOOTER_BYTES + TableFormat.FOOTER_CRC_COVERED_BYTES;
+    return putU32(crcAt, crc(start, crcAt));
   }
 
   Path writeTo(Path file) throws IOException {

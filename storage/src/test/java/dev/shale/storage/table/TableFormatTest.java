@@ -30,16 +30,18 @@ class TableFormatTest {
   @TempDir Path dir;
 
   private static final long V1 = 0x0000_0193_0000_0001L;
-  private static final List<Entry> RECORDS = List.of(new Entry(bytes("k1"), V1, bytes("v1")), Entry.tombstone(bytes("k2"), 7));
+  /** The file number a spelled table of format 4 carries in its footer. */
+  static final long SPEC_FILE_NUMBER = 9;
+  static final List<Entry> RECORDS = List.of(new Entry(bytes("k1"), V1, bytes("v1")), Entry.tombstone(bytes("k2"), 7));
 
   @Test
   void smallTableMatchesTheSpecByteForByte() throws IOException {
     Path file = dir.resolve("000009.sst");
-    TableWriter.write(Vfs.real(), file, 9, RECORDS.iterator(), 4096, 10);
+    TableWriter.write(Vfs.real(), file, SPEC_FILE_NUMBER, RECORDS.iterator(), 4096, 10);
 
-    // Format 3, the data block stored as it is (codec 0): 38 bytes of contents do not compress by an eighth.
+    // Format 4, the data block stored as it is (codec 0): 38 bytes of contents do not compress by an eighth.
     assertThat(HexFormat.of().formatHex(Files.readAllBytes(file)))
-        .isEqualTo(HexFormat.of().formatHex(specTable(TableFormat.FORMAT_VERSION_3, TableFormat.CODEC_NONE)));
+        .isEqualTo(HexFormat.of().formatHex(specTable(TableFormat.FORMAT_VERSION_4, TableFormat.CODEC_NONE)));
   }
 
   @Test
@@ -93,6 +95,9 @@ class TableFormatTest {
       specTable(TableFormat.FORMAT_VERSION_3, TableFormat.CODEC_NONE),
       specTable(TableFormat.FORMAT_VERSION_3, TableFormat.CODEC_LZ4),
       specTable(TableFormat.FORMAT_VERSION_3, TableFormat.CODEC_ZSTD),
+      specTable(TableFormat.FORMAT_VERSION_4, TableFormat.CODEC_NONE),
+      specTable(TableFormat.FORMAT_VERSION_4, TableFormat.CODEC_LZ4),
+      specTable(TableFormat.FORMAT_VERSION_4, TableFormat.CODEC_ZSTD),
     };
     for (int t = 0; t < tables.length; t++) {
       Path file = Files.write(dir.resolve(t + ".sst"), tables[t]);
@@ -107,13 +112,13 @@ class TableFormatTest {
 
   /**
    * RECORDS as a table of {@code formatVersion} whose one data block is stored with {@code codec},
-   * spelled from docs/format.md. Compressed contents come from aircompressor's pure-Java codecs,
-   * which the writer does not use where the native libraries load: another encoder of the same
-   * formats.
+   * spelled from docs/format.md; from format 4 its footer says it is table {@link
+   * #SPEC_FILE_NUMBER}. Compressed contents come from aircompressor's pure-Java codecs, which the
+   * writer does not use where the native libraries load: another encoder of the same formats.
    */
-  private static byte[] specTable(int formatVersion, byte codec) {
+  static byte[] specTable(int formatVersion, byte codec) {
     Spec contents = new Spec();
-    if (formatVersion == TableFormat.FORMAT_VERSION_3) {
+    if (formatVersion >= TableFormat.FORMAT_VERSION_3) {
       // prefix_entry: shared unshared value_length type version_delta key_suffix value. "k2"
       // shares "k" with "k1"; its version 7 is coded against V1 as zigzag(7 - V1).
       long delta = 7 - V1;
@@ -140,15 +145,21 @@ class TableFormatTest {
     int filterOffset = expected.size();
     expected.u32(7).u32(64).raw(bloomBits(64, 7, "k1", "k2")).crcFrom(filterOffset);
     int filterLength = expected.size() - filterOffset;
-    // Index block: one entry for the one data block, keyed by its last key.
+    // Index block: one entry for the one data block, keyed by its last key; from format 4 its
+    // first key follows (first_key_length after block_length, first_key after the key).
     int indexOffset = expected.size();
-    expected.u32(2).u64(0).u32(dataLength).raw("k2").u32(0).u32(1).crcFrom(indexOffset);
+    if (formatVersion >= TableFormat.FORMAT_VERSION_4) {
+      expected.u32(2).u64(0).u32(dataLength).u32(2).raw("k2").raw("k1").u32(0).u32(1).crcFrom(indexOffset);
+    } else {
+      expected.u32(2).u64(0).u32(dataLength).raw("k2").u32(0).u32(1).crcFrom(indexOffset);
+    }
     int indexLength = expected.size() - indexOffset;
-    // Footer.
+    // Footer: from format 4 the file number first, under the crc.
     int footerOffset = expected.size();
+    if (formatVersion >= TableFormat.FORMAT_VERSION_4) expected.u64(SPEC_FILE_NUMBER);
     expected.u64(indexOffset).u32(indexLength).u64(filterOffset).u32(filterLength)
         .u64(2).u64(7).u64(V1).u32(formatVersion).crcFrom(footerOffset).raw("SHALESST");
-    assertThat(expected.size() - footerOffset).isEqualTo(64);
+    assertThat(expected.size() - footerOffset).isEqualTo(formatVersion >= TableFormat.FORMAT_VERSION_4 ? 72 : 64);
     return expected.toArray();
   }
 

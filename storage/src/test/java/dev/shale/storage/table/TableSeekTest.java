@@ -41,7 +41,7 @@ class TableSeekTest {
       NavigableMap<byte[], Entry> records = randomRecords(random, 1 + random.nextInt(600));
       int blockSizeBytes = 64 + random.nextInt(t % 2 == 0 ? 512 : 16 * 1024);
       Path file = dir.resolve(t + ".sst");
-      TableWriter.write(Vfs.real(), file, t, records.values().iterator(), blockSizeBytes, 10);
+      TableWriter.write(Vfs.real(), file, t + 1, records.values().iterator(), blockSizeBytes, 10);
       String context = "seed " + seed + ", table " + t + ", block " + blockSizeBytes + " B";
       try (Table table = Table.open(Vfs.real(), file, t)) {
         List<byte[]> points = seekPoints(records);
@@ -68,7 +68,7 @@ class TableSeekTest {
       NavigableMap<byte[], Entry> records = randomRecords(random, 1 + random.nextInt(600));
       int blockSizeBytes = 64 + random.nextInt(4096);
       Path file = dir.resolve(t + ".sst");
-      TableWriter.write(Vfs.real(), file, t, records.values().iterator(), blockSizeBytes, 10);
+      TableWriter.write(Vfs.real(), file, t + 1, records.values().iterator(), blockSizeBytes, 10);
       List<byte[]> points = seekPoints(records);
       try (Table table = Table.open(Vfs.real(), file, t)) {
         for (int i = 0; i < 400; i++) {
