@@ -9,6 +9,7 @@ import dev.shale.storage.table.BlockPins;
 import dev.shale.storage.table.FoundRecord;
 import dev.shale.storage.table.ReadAhead;
 import dev.shale.storage.table.Table;
+import dev.shale.storage.table.TableIdentity;
 import dev.shale.storage.table.TableMeta;
 import dev.shale.storage.util.Murmur3.Hash128;
 import java.io.IOException;
@@ -37,11 +38,12 @@ final class SharedTable {
   }
 
   /**
-   * Opens a table this engine just wrote. Its filter must be intact: damage found right after the
-   * write is a failed write (the flush or compaction fails and is retried), not one to serve around.
+   * Opens a table this engine just wrote, checked to be the table {@code meta} describes. Its
+   * filter must be intact: damage found right after the write is a failed write (the flush or
+   * compaction fails and is retried), not one to serve around.
    */
   static SharedTable open(Vfs vfs, Path path, TableMeta meta, BlockCache blockCache) throws IOException {
-    Table table = Table.open(vfs, path, meta.fileNumber(), blockCache);
+    Table table = openDescribed(vfs, path, meta, blockCache);
     if (table.filterDamage() != null) {
       table.close();
       throw new CorruptionException(path, table.filterDamage());
@@ -50,19 +52,34 @@ final class SharedTable {
   }
 
   /**
-   * Opens a table of the store found at open. A damaged filter is served around (docs/format.md,
-   * "Damage found at open") and reported to {@code damage}; the compaction that rewrites the table
-   * makes the registry forget it (CompactionHost).
+   * Opens a table of the store found at open, checked to be the table the manifest's {@code meta}
+   * describes (else a CorruptionException naming it: docs/format.md, "Recovery at open", step 1).
+   * A damaged filter is served around (docs/format.md, "Damage found at open") and reported to
+   * {@code damage}; the compaction that rewrites the table makes the registry forget it
+   * (CompactionHost).
    */
   static SharedTable openServingAroundDamage(
       Vfs vfs, Path path, TableMeta meta, DamageRegistry damage, BlockCache blockCache) throws IOException {
-    Table table = Table.open(vfs, path, meta.fileNumber(), blockCache);
+    Table table = openDescribed(vfs, path, meta, blockCache);
     if (table.filterDamage() != null) {
       damage.report(path, "Bloom filter unusable: " + table.filterDamage(), "the table is served"
           + " without its filter (each read of it reads a block; no data is lost); a compaction"
           + " that rewrites the table (Engine.compact()) gives it a new filter");
     }
     return new SharedTable(new OpenFile(vfs, table), meta);
+  }
+
+  // A table whose file is not the one meta describes (another table copied over it) is never
+  // served: its keys would stand in for the described table's.
+  private static Table openDescribed(Vfs vfs, Path path, TableMeta meta, BlockCache blockCache) throws IOException {
+    Table table = Table.open(vfs, path, meta.fileNumber(), blockCache);
+    try {
+      TableIdentity.check(table, meta);
+    } catch (RuntimeException | Error e) {
+      table.close();
+      throw e;
+    }
+    return table;
   }
 
   /** The same file at {@code level}, with a reference of its own for the caller. */

@@ -315,6 +315,16 @@ public final class Table implements AutoCloseable {
     return index.hasFirstKeys() && index.compareFirstKey(block, key) >= 0;
   }
 
+  /** The footer, as read and checked at open. */
+  Footer footer() {
+    return footer;
+  }
+
+  /** The index, as read and checked at open. */
+  IndexBlock index() {
+    return index;
+  }
+
   /** Where data block {@code block} lies in the file. */
   BlockHandle blockHandle(int block) {
     return index.handle(block);

@@ -7,9 +7,11 @@ import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
+import dev.shale.storage.Keys;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.Vfs;
 import dev.shale.storage.io.FileNames;
+import dev.shale.storage.table.TableWriter;
 import dev.shale.storage.wal.LogReader;
 import dev.shale.testkit.TestSeed;
 import java.io.IOException;
@@ -19,6 +21,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -48,7 +51,7 @@ class SeededCorruptionTest {
   /** One write: a key and its value, or null for a delete. */
   private record Operation(String key, byte[] value) {}
 
-  private enum Kind { MANIFEST, LOG, TABLE_DATA, TABLE_FILTER, TABLE_INDEX, TABLE_FOOTER }
+  private enum Kind { MANIFEST, LOG, TABLE_DATA, TABLE_FILTER, TABLE_INDEX, TABLE_FOOTER, TABLE_SWAPPED }
 
   @Test
   void everyDamagedFileEitherOpensServingOnlyCorrectDataOrIsRefusedByName() throws IOException {
@@ -152,6 +155,7 @@ class SeededCorruptionTest {
 
   /** Damages one file of {@code kind}; returns its name. */
   private static String damage(Path dir, Kind kind, Random random) throws IOException {
+    if (kind == Kind.TABLE_SWAPPED) return copyATableOverAnother(dir, random);
     String suffix = switch (kind) {
       case MANIFEST -> "MANIFEST-";
       case LOG -> ".wal";
@@ -173,6 +177,30 @@ class SeededCorruptionTest {
     return name;
   }
 
+  /**
+   * Issue 31, defect 5: a valid table in another's place, which opening must refuse by name;
+   * returns the name of the one replaced. Either another table of the store copied over it
+   * ({@code cp 000044.sst 000041.sst}), or (also when the store has one table) a table of the same
+   * number from elsewhere: other records, written by the table writer.
+   */
+  private static String copyATableOverAnother(Path dir, Random random) throws IOException {
+    List<String> tables = fileNames(dir).stream().filter(n -> n.endsWith(".sst")).toList();
+    int replaced = random.nextInt(tables.size());
+    Path target = dir.resolve(tables.get(replaced));
+    if (tables.size() > 1 && random.nextBoolean()) {
+      int source = (replaced + 1 + random.nextInt(tables.size() - 1)) % tables.size();
+      Files.copy(dir.resolve(tables.get(source)), target, StandardCopyOption.REPLACE_EXISTING);
+    } else {
+      long number = FileNames.parse(tables.get(replaced)).orElseThrow().number();
+      List<Entry> records = new ArrayList<>();
+      for (int k = 0; k < 1 + random.nextInt(KEYS); k++) records.add(new Entry(bytes("key-" + k), 1 + k, bytes("other")));
+      records.sort((a, b) -> Keys.compare(a.key(), b.key()));
+      Files.delete(target);
+      TableWriter.write(Vfs.real(), target, number, records.iterator(), 4096, 10);
+    }
+    return tables.get(replaced);
+  }
+
   // [from, to) of the part of the file to damage: a table's region found through its footer.
   private static long[] region(byte[] bytes, Kind kind) {
     if (kind == Kind.MANIFEST || kind == Kind.LOG) return new long[] {0, bytes.length};
@@ -181,7 +209,7 @@ class SeededCorruptionTest {
     long indexOffset = footer.getLong(0);
     long filterOffset = footer.getLong(12);
     return switch (kind) {
-      case MANIFEST, LOG -> throw new AssertionError(kind);
+      case MANIFEST, LOG, TABLE_SWAPPED -> throw new AssertionError(kind);
       case TABLE_DATA -> new long[] {0, filterOffset};
       case TABLE_FILTER -> filterOffset < indexOffset
           ? new long[] {filterOffset, indexOffset}
