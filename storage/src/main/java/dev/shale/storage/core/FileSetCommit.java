@@ -80,6 +80,7 @@ final class FileSetCommit {
     try {
       ManifestSnapshot snapshot = snapshotAfter(change);
       if (snapshot == null) return false;
+      crashPoints.reached(change.kind() + ".beforeManifestCommit");
       manifest.commit(snapshot, fileNumbers::allocate);
       crashPoints.reached(change.kind() + ".afterManifestCommit");
       install(change);
