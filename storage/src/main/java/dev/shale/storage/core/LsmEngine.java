@@ -100,10 +100,10 @@ final class LsmEngine implements Engine {
     ReentrantLock lock = new ReentrantLock();
     Memtable first = new Memtable(options.memtableSizeBytes());
     this.view = new CurrentView(directory, lock,
-        new ReadView(first, recovered.frozen(), Levels.of(recovered.tables())));
+        new ReadView(first, recovered.frozen(), recovered.levels()));
     first.release(); // the view holds it now, and the replayed memtables and the tables:
     recovered.frozen().forEach(f -> f.memtable().release());
-    recovered.tables().forEach(SharedTable::release);
+    recovered.levels().all().forEach(SharedTable::release);
     this.backpressure = new Backpressure(options, view, lock, directory.toString());
     FileSetCommit fileSets = new FileSetCommit(
         lock, view, manifest, fileNumbers, log, clock, backpressure, crashPoints);

@@ -32,22 +32,26 @@ import java.util.SortedSet;
  * open its tables, replay each log segment it does not cover into a frozen memtable kept with its
  * segment, write a new manifest and a new empty log, delete what is no longer needed, and move the
  * clock past every version seen. The caller holds the directory's LOCK.
+ *
+ * <p>Invariant: nothing in the directory is written, truncated or deleted until every check that
+ * can refuse the store has passed, so a refusal leaves the directory byte for byte as it was
+ * (docs/format.md, "Damage found at open").
  */
 final class Recovery {
   /**
    * The store as recovery leaves it.
    *
-   * @param tables the live tables, newest first; the caller owns one reference to each
+   * @param levels the live tables by level, checked; the caller owns one reference to each
    * @param frozen the replayed log segments' memtables, newest first, for the flush thread; the
    *     caller owns one reference to each memtable
    * @param damage the damaged files found, which the engine serves around and reports
    */
-  record Recovered(Manifest manifest, List<SharedTable> tables, List<FrozenMemtable> frozen,
+  record Recovered(Manifest manifest, Levels levels, List<FrozenMemtable> frozen,
       LogWriter log, FileNumbers fileNumbers, DamageRegistry damage) {
 
     /** Lets everything go when the engine cannot start after all. */
     void closeQuietly() {
-      tables.forEach(SharedTable::release);
+      levels.all().forEach(SharedTable::release);
       frozen.forEach(f -> f.memtable().release());
       try {
         log.close();
@@ -62,6 +66,9 @@ final class Recovery {
     }
   }
 
+  /** A kept segment's torn tail, to cut off the file (docs/format.md, "Recovery at open", step 2). */
+  private record TornTailCut(Path file, TornTail tail) {}
+
   private static final System.Logger LOG = System.getLogger(Recovery.class.getName());
 
   private final Path directory;
@@ -71,6 +78,8 @@ final class Recovery {
   private long loadedFrom; // the number of the manifest the state came from, or 0 for a new store
   private final List<SharedTable> tables = new ArrayList<>();
   private final List<FrozenMemtable> frozen = new ArrayList<>(); // newest first
+  // Found while checking, acted on only once every check has passed:
+  private final List<TornTailCut> tornTails = new ArrayList<>();
   private final DamageRegistry damage = new DamageRegistry();
 
   private final BlockCache blockCache; // the engine's, which the tables opened here read through
@@ -96,6 +105,7 @@ final class Recovery {
   }
 
   private Recovered recover() throws IOException {
+    // Steps 1 and 2: read and check. Every refusal is thrown from here, before any write.
     DirectoryListing listing = DirectoryListing.scan(vfs, directory);
     ManifestSnapshot base = loadManifest(listing);
     if (loadedFrom > 0) SnapshotAccounting.check(directory, loadedFrom, base, listing);
@@ -103,8 +113,11 @@ final class Recovery {
         new FileNumbers(Math.max(base.nextFileNumber(), listing.highestNumber() + 1));
     clock.recover(base.lastVersion());
     openTables(base.tables());
+    Levels levels = Levels.of(tables);
     replayLogs(listing, base.logNumber());
 
+    // Steps 3 and 4: every check passed; only now does opening write.
+    for (TornTailCut cut : tornTails) cutTornTail(cut.file(), cut.tail());
     long logNumber = numbers.allocate();
     long manifestNumber = numbers.allocate();
     List<TableMeta> metas = tables.stream().map(SharedTable::meta).toList();
@@ -124,7 +137,7 @@ final class Recovery {
     LOG.log(Level.INFO, directory + " opened: " + tables.size() + " tables, " + frozen.size()
         + " replayed log segments to flush, log " + FileNames.log(logNumber) + ", "
         + FileNames.manifest(manifestNumber) + ", last version " + clock.current());
-    return new Recovered(manifest, List.copyOf(tables), List.copyOf(frozen), log, numbers, damage);
+    return new Recovered(manifest, levels, List.copyOf(frozen), log, numbers, damage);
   }
 
   // docs/format.md, "Manifest": a directory with no manifest is a new, empty store, unless it
@@ -160,8 +173,9 @@ final class Recovery {
   // engine held them before it stopped: opening writes no table, so it needs next to no disk
   // space (a node whose disk filled up must still start), and the flush thread writes them out
   // once the engine runs (RocksDB's avoid_flush_during_recovery). Damage rather than a torn tail
-  // makes it throw (LogDamage). A torn tail is cut off its segment, which is kept: left there, it
-  // would sit before the segments this open starts, where the next open would take it for damage.
+  // makes it throw (LogDamage). A torn tail is noted, and cut off its segment (which is kept) once
+  // every segment is checked: left there, it would sit before the segments this open starts,
+  // where the next open would take it for damage.
   private void replayLogs(DirectoryListing listing, long logNumber) throws IOException {
     SortedSet<Long> segments = listing.logs().tailSet(logNumber);
     LogDamage damageCheck = new LogDamage(lastNonEmpty(segments), segments.isEmpty() ? -1 : segments.last());
@@ -186,7 +200,7 @@ final class Recovery {
         continue;
       }
       frozen.addFirst(new FrozenMemtable(memtable, number));
-      if (tail != null) cutTornTail(file, tail);
+      if (tail != null) tornTails.add(new TornTailCut(file, tail));
     }
   }
 

@@ -30,8 +30,9 @@ public final class ManifestLoader {
   /**
    * The newest valid snapshot in {@code directory}, or empty if no manifest holds one.
    *
-   * @throws CorruptionException if the chosen manifest's last valid record does not parse, a
-   *     bad record in it is followed by valid ones, or a manifest has another kind of header
+   * @throws CorruptionException if the chosen manifest's last valid record does not parse or
+   *     breaks the invariants of a snapshot (SnapshotInvariants), a bad record in it is followed
+   *     by valid ones, or a manifest has another kind of header
    */
   public static Optional<Loaded> load(Vfs vfs, Path directory) throws IOException {
     List<Long> numbers = manifestNumbers(vfs, directory);
@@ -79,7 +80,9 @@ public final class ManifestLoader {
         LOG.log(Level.WARNING, file + ": no valid record, falling back to an older manifest");
         return Optional.empty();
       }
-      return Optional.of(SnapshotRecord.decode(file, last));
+      ManifestSnapshot snapshot = SnapshotRecord.decode(file, last);
+      SnapshotInvariants.check(file, last.offset(), snapshot);
+      return Optional.of(snapshot);
     }
   }
 }
