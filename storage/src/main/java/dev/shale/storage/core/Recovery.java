@@ -30,7 +30,7 @@ import java.util.SortedSet;
 /**
  * Opening a store's files, exactly as docs/format.md "Recovery at open" says: read the manifest,
  * open its tables, replay each log segment it does not cover into a frozen memtable kept with its
- * segment, write a new manifest and a new empty log, delete what is no longer needed, and move the
+ * segment, write a new empty log and a new manifest, delete what is no longer needed, and move the
  * clock past every version seen. The caller holds the directory's LOCK.
  *
  * <p>Invariant: nothing in the directory is written, truncated or deleted until every check that
@@ -80,6 +80,7 @@ final class Recovery {
   private final List<FrozenMemtable> frozen = new ArrayList<>(); // newest first
   // Found while checking, acted on only once every check has passed:
   private final List<TornTailCut> tornTails = new ArrayList<>();
+  private final List<Path> headerlessSegments = new ArrayList<>(); // above log_number, last
   private final DamageRegistry damage = new DamageRegistry();
 
   private final BlockCache blockCache; // the engine's, which the tables opened here read through
@@ -118,6 +119,7 @@ final class Recovery {
 
     // Steps 3 and 4: every check passed; only now does opening write.
     for (TornTailCut cut : tornTails) cutTornTail(cut.file(), cut.tail());
+    for (Path segment : headerlessSegments) deleteBeforeANewerSegment(segment);
     long logNumber = numbers.allocate();
     long manifestNumber = numbers.allocate();
     List<TableMeta> metas = tables.stream().map(SharedTable::meta).toList();
@@ -125,12 +127,14 @@ final class Recovery {
     long oldestUnflushed = frozen.isEmpty() ? logNumber : frozen.getLast().logNumber();
     ManifestSnapshot snapshot =
         new ManifestSnapshot(numbers.peek(), oldestUnflushed, clock.current(), metas);
-    Manifest manifest = Manifest.create(vfs, directory, manifestNumber, snapshot);
-    LogWriter log;
+    // The segment before the manifest that may name it: no snapshot ever names a segment that
+    // is not on disk, so a missing segment log_number is damage, not a crash (SnapshotAccounting).
+    LogWriter log = LogWriter.create(vfs, directory.resolve(FileNames.log(logNumber)), logNumber);
+    Manifest manifest;
     try {
-      log = LogWriter.create(vfs, directory.resolve(FileNames.log(logNumber)), logNumber);
+      manifest = Manifest.create(vfs, directory, manifestNumber, snapshot);
     } catch (IOException | RuntimeException e) {
-      manifest.close();
+      log.close();
       throw e;
     }
     deleteObsoleteFiles(listing, snapshot);
@@ -141,7 +145,9 @@ final class Recovery {
   }
 
   // docs/format.md, "Manifest": a directory with no manifest is a new, empty store, unless it
-  // holds .wal or .sst files: then opening fails, rather than guess.
+  // holds .sst files or a .wal file longer than its header: then opening fails, rather than
+  // guess. A segment of at most a header is a new store's first open that died before its
+  // manifest (the segment is created first): it holds no record.
   private ManifestSnapshot loadManifest(DirectoryListing listing) throws IOException {
     Optional<ManifestLoader.Loaded> loaded = ManifestLoader.load(vfs, directory);
     if (loaded.isPresent()) {
@@ -149,7 +155,7 @@ final class Recovery {
       LOG.log(Level.INFO, directory + ": state from " + FileNames.manifest(loadedFrom));
       return loaded.get().snapshot();
     }
-    if (!listing.logs().isEmpty() || !listing.tables().isEmpty()) {
+    if (!listing.tables().isEmpty() || holdsRecords(listing.logs())) {
       List<String> invalid =
           ManifestLoader.manifestNumbers(vfs, directory).stream().sorted().map(FileNames::manifest).toList();
       String found = invalid.isEmpty() ? "" : " (" + String.join(", ", invalid) + " hold no valid record)";
@@ -158,6 +164,13 @@ final class Recovery {
           + " open it rather than guess which of them make up the store; nothing was deleted");
     }
     return new ManifestSnapshot(1, 0, 0, List.of());
+  }
+
+  private boolean holdsRecords(SortedSet<Long> segments) throws IOException {
+    for (long number : segments) {
+      if (vfs.size(directory.resolve(FileNames.log(number))) > RecordFormat.HEADER_BYTES) return true;
+    }
+    return false;
   }
 
   private void openTables(List<TableMeta> metas) throws IOException {
@@ -183,18 +196,21 @@ final class Recovery {
       Path file = directory.resolve(FileNames.log(number));
       Memtable memtable = new Memtable(options.memtableSizeBytes());
       TornTail tail;
+      boolean headerMissing;
       try (LogReader reader = LogReader.open(vfs, file)) {
         for (Entry entry = reader.next(); entry != null; entry = reader.next()) {
           clock.recover(entry.version());
           memtable.add(entry);
         }
         tail = reader.tornTail();
-        damageCheck.check(file, number, tail, reader.headerMissing());
+        headerMissing = reader.headerMissing();
+        damageCheck.check(file, number, tail, headerMissing);
       } catch (IOException | RuntimeException e) {
         memtable.release();
         throw e;
       }
       LOG.log(Level.INFO, "replayed " + memtable.sizeBytes() + " bytes of records from " + file);
+      if (headerMissing && number > logNumber) headerlessSegments.add(file);
       if (memtable.isEmpty()) {
         memtable.release(); // nothing to keep: the segment goes with the obsolete files
         continue;
@@ -233,6 +249,14 @@ final class Recovery {
     for (long number : listing.tables()) {
       if (!live.contains(number)) delete(directory.resolve(FileNames.table(number)));
     }
+  }
+
+  // A segment with no header may be followed only by segments holding nothing (LogDamage): it
+  // goes before the new segment is created after it, which a crash could leave there. If it
+  // cannot go, opening fails rather than leave that pair behind.
+  private void deleteBeforeANewerSegment(Path headerless) throws IOException {
+    vfs.delete(headerless);
+    LOG.log(Level.INFO, "deleted " + headerless + ", a log segment whose header was never written");
   }
 
   private void delete(Path file) {

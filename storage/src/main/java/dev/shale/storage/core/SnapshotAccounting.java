@@ -13,8 +13,8 @@ import java.util.TreeSet;
 /**
  * Checks that the manifest snapshot chosen at open accounts for the logs and tables in the
  * directory (docs/format.md, "Recovery at open", step 1), so that a lost commit (a damaged or
- * truncated manifest falling back to an older snapshot) makes opening fail instead of serving
- * part of the store and deleting the rest as leftovers.
+ * truncated manifest falling back to an older snapshot) or a removed file makes opening fail
+ * instead of serving part of the store and deleting the rest as leftovers.
  */
 final class SnapshotAccounting {
   /*
@@ -24,8 +24,14 @@ final class SnapshotAccounting {
    * A durable commit that was later lost did delete: the tables a compaction replaced (so the
    * older snapshot names a missing table), or the segment a flush retired, segment log_number
    * (flushes go oldest first), beside the flush's table and newer segments numbered above it.
-   * The one time segment log_number is legitimately missing is the window of recovery's step 3,
-   * which names it before creating it; nothing above it but the manifest exists then.
+   *
+   * Segment log_number itself exists from before any snapshot names it (recovery creates it,
+   * header and directory entry fsynced, before the manifest naming it; so does a writer switching
+   * segments, before a flush's commit can name it) until a durable later snapshot moves past it.
+   * So a missing one is never a crash: it was removed (its writes, the newest the store took,
+   * would be lost and deleted ones would come back) or the snapshot is a lost commit's
+   * predecessor. The exception is a snapshot naming no segment at all, log_number >=
+   * next_file_number, as a checkpoint's does: every record is in its tables.
    */
 
   private static final String REMEDY = " The store was not opened and nothing was deleted."
@@ -46,14 +52,27 @@ final class SnapshotAccounting {
       }
     }
     long logNumber = snapshot.logNumber();
-    if (logNumber == 0 || listing.logs().contains(logNumber)) return;
+    if (logNumber == 0 || listing.logs().contains(logNumber) || namesNoSegment(snapshot, listing)) return;
     List<Long> newer = newerUnaccounted(snapshot, listing);
-    if (newer.isEmpty()) return;
+    if (newer.isEmpty()) {
+      throw new CorruptionException(directory.resolve(FileNames.log(logNumber)), "named by "
+          + manifest.getFileName() + " as the oldest log segment holding writes that are in no"
+          + " table (log_number), but missing: the file was removed, or a later snapshot that"
+          + " retired it was lost. Opening without it would lose its writes (deleted keys would"
+          + " come back, overwritten values reappear)." + REMEDY);
+    }
     throw new CorruptionException(manifest, "its snapshot's log segment "
         + FileNames.log(logNumber) + " is missing while newer files it does not account for exist ("
         + describe(newer, listing) + "): a later snapshot, which retired that segment and named"
         + " those files, was lost (the manifest is damaged or truncated). Opening from this"
         + " snapshot would lose the writes in them." + REMEDY);
+  }
+
+  // A checkpoint's snapshot (docs/format.md, "Checkpoints"): log_number is next_file_number, no
+  // segment was ever created for it, and none is in the directory. An engine's snapshot always
+  // has log_number below next_file_number: the segment it names was numbered before it.
+  private static boolean namesNoSegment(ManifestSnapshot snapshot, DirectoryListing listing) {
+    return snapshot.logNumber() >= snapshot.nextFileNumber() && listing.logs().isEmpty();
   }
 
   // Log segments numbered above log_number, and tables above it that the snapshot does not name.

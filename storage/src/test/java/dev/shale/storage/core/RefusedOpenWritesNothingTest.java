@@ -104,6 +104,21 @@ class RefusedOpenWritesNothingTest {
     assertRefusedLeavingEveryByte(manifest.getFileName().toString(), "smallest key above its largest");
   }
 
+  // Defect 6.
+  @Test
+  void aRemovedLiveLogSegmentIsRefusedNamingIt() throws IOException {
+    Path live = newest(dir, FileNames.Kind.LOG);
+    Files.delete(live);
+    assertRefusedLeavingEveryByte(live.getFileName().toString(), "missing");
+  }
+
+  @Test
+  void aLogNumberThatSkipsTheLiveSegmentIsRefusedNamingTheSegmentItNames() throws IOException {
+    long skipped = ManifestEdits.snapshot(dir).nextFileNumber();
+    ManifestEdits.rewrite(dir, s -> ManifestEdits.withLogNumber(s, skipped));
+    assertRefusedLeavingEveryByte(FileNames.log(skipped), "missing");
+  }
+
   @Test
   void aMissingTableIsRefused() throws IOException {
     Path table = newest(dir, FileNames.Kind.TABLE);
