@@ -80,5 +80,11 @@ final class CompactionHost implements Compactor.Host {
     public void installed() {
       crashPoints.reached("compaction.afterInstall");
     }
+
+    // A move's outputs are handles on its inputs' files, which stay whatever happens.
+    @Override
+    public List<SharedTable> discardedOnFailure() {
+      return compaction.isTrivialMove() ? List.of() : outputs;
+    }
   }
 }

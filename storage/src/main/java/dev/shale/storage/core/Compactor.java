@@ -371,9 +371,9 @@ final class Compactor implements Runnable {
   }
 
   // The view holds the outputs once published; this thread's own references go either way. A
-  // commit that threw keeps the files: a manifest record naming them may have reached the disk,
-  // so only the next open, reading the manifest, may delete them. A commit refused because the
-  // engine closed wrote nothing, so rewritten outputs go at once.
+  // commit that threw has had its rewritten outputs dealt with by FileSetCommit: deleted at once
+  // if no manifest record was written, else once a later durable snapshot leaves them out. A
+  // commit refused because the engine closed wrote nothing, so rewritten outputs go at once.
   private boolean commit(Compaction compaction, CompactionRun.Outputs outputs) throws IOException {
     boolean committed = false;
     try {

@@ -1,11 +1,18 @@
 package dev.shale.storage.core;
 
 import dev.shale.storage.HybridClock;
+import dev.shale.storage.Vfs;
 import dev.shale.storage.manifest.Manifest;
 import dev.shale.storage.manifest.ManifestSnapshot;
 import dev.shale.storage.table.TableMeta;
 import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
@@ -24,7 +31,18 @@ final class FileSetCommit {
    * commits never interleave (a snapshot built before the other's commit would undo it). The
    * write lock is taken only for the short build and publish steps inside, never for an fsync,
    * and never while waiting for `manifestLock`: writers and readers do not wait for a compaction.
+   *
+   * Failed commits leave no tables behind. A compaction's retry writes its outputs anew, so kept
+   * ones leaked a compaction's worth of disk per attempt (issue 31). A failure before the
+   * manifest write leaves no record that could name them, so they go at once. A failure in or
+   * after it (an append or fsync that failed may still have reached the disk; an install that
+   * failed after a durable record) leaves their fate unknown: an open reading that record needs
+   * them. They go once a later snapshot that does not name them is durable, which proves that no
+   * open will read the failed one: the newest valid manifest record wins, and a manifest whose
+   * append failed is replaced, not appended to (Manifest#commit).
    */
+
+  private static final System.Logger LOG = System.getLogger(FileSetCommit.class.getName());
 
   /** One change of the file set, as a flush or a compaction makes it. */
   interface Change {
@@ -45,6 +63,15 @@ final class FileSetCommit {
 
     /** After the publish, manifest lock held. */
     void installed();
+
+    /**
+     * The tables this change wrote that are to go if its commit fails: a compaction's rewritten
+     * outputs (its retry writes new ones). None for a flush, whose table the flush thread keeps
+     * for its retry (Flusher), nor for a move, whose outputs are its inputs' files.
+     */
+    default List<SharedTable> discardedOnFailure() {
+      return List.of();
+    }
   }
 
   private final ReentrantLock manifestLock = new ReentrantLock(); // taken before the write lock
@@ -56,8 +83,12 @@ final class FileSetCommit {
   private final HybridClock clock;
   private final Backpressure backpressure;
   private final Hooks.CrashPoints crashPoints;
+  private final Vfs vfs;
+  // Guarded by manifestLock: by file number, the tables of failed commits whose manifest record
+  // may be durable, until a later durable snapshot settles whether they are named.
+  private final Map<Long, Path> fateUnknown = new HashMap<>();
 
-  FileSetCommit(ReentrantLock lock, CurrentView view, Manifest manifest, FileNumbers fileNumbers,
+  FileSetCommit(Vfs vfs, ReentrantLock lock, CurrentView view, Manifest manifest, FileNumbers fileNumbers,
       ActiveLog log, HybridClock clock, Backpressure backpressure, Hooks.CrashPoints crashPoints) {
     this.lock = lock;
     this.view = view;
@@ -67,6 +98,7 @@ final class FileSetCommit {
     this.clock = clock;
     this.backpressure = backpressure;
     this.crashPoints = crashPoints;
+    this.vfs = vfs;
   }
 
   /**
@@ -78,17 +110,57 @@ final class FileSetCommit {
     assert !lock.isHeldByCurrentThread();
     manifestLock.lock();
     try {
-      ManifestSnapshot snapshot = snapshotAfter(change);
+      ManifestSnapshot snapshot = prepare(change);
       if (snapshot == null) return false;
-      crashPoints.reached(change.kind() + ".beforeManifestCommit");
-      manifest.commit(snapshot, fileNumbers::allocate);
-      crashPoints.reached(change.kind() + ".afterManifestCommit");
-      install(change);
-      change.installed();
+      try {
+        manifest.commit(snapshot, fileNumbers::allocate);
+        crashPoints.reached(change.kind() + ".afterManifestCommit");
+        install(change);
+        change.installed();
+      } catch (IOException | RuntimeException e) {
+        for (SharedTable t : change.discardedOnFailure()) fateUnknown.put(t.fileNumber(), t.path());
+        throw e;
+      }
+      settleFateUnknown(snapshot);
       return true;
     } finally {
       manifestLock.unlock();
     }
+  }
+
+  // The snapshot with the change in it, or null if the engine closed. A failure here comes before
+  // the manifest is written: no record names the change's new tables, so they go with the last
+  // reference to them (the caller's).
+  private @Nullable ManifestSnapshot prepare(Change change) {
+    try {
+      ManifestSnapshot snapshot = snapshotAfter(change);
+      if (snapshot != null) crashPoints.reached(change.kind() + ".beforeManifestCommit");
+      return snapshot;
+    } catch (RuntimeException e) {
+      change.discardedOnFailure().forEach(SharedTable::markObsolete);
+      throw e;
+    }
+  }
+
+  // `durable` was just committed: the tables of earlier failed commits it does not name are in
+  // no snapshot an open can read any more. One it does name is live (its commit's record was
+  // durable and published after all) and is the view's to delete, as any table.
+  private void settleFateUnknown(ManifestSnapshot durable) {
+    if (fateUnknown.isEmpty()) return;
+    Set<Long> named = new HashSet<>();
+    for (TableMeta t : durable.tables()) named.add(t.fileNumber());
+    for (Map.Entry<Long, Path> table : fateUnknown.entrySet()) {
+      if (named.contains(table.getKey())) continue;
+      try {
+        if (vfs.delete(table.getValue())) {
+          LOG.log(Level.INFO, "deleted " + table.getValue() + ", written by a commit that failed");
+        }
+      } catch (IOException e) {
+        LOG.log(Level.WARNING, "deleting " + table.getValue() + ", written by a commit that"
+            + " failed, failed (deleted at next open): " + e);
+      }
+    }
+    fateUnknown.clear();
   }
 
   // The snapshot with the change in it; null if the engine closed (nothing to commit).

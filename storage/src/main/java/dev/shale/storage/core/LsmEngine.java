@@ -105,7 +105,7 @@ final class LsmEngine implements Engine {
     recovered.frozen().forEach(f -> f.memtable().release());
     recovered.levels().all().forEach(SharedTable::release);
     this.backpressure = new Backpressure(options, view, lock, directory.toString());
-    FileSetCommit fileSets = new FileSetCommit(
+    FileSetCommit fileSets = new FileSetCommit(options.vfs(),
         lock, view, manifest, fileNumbers, log, clock, backpressure, crashPoints);
     String name = String.valueOf(directory.getFileName());
     DiskSpace disk = new DiskSpace(options.vfs(), directory, options.diskReserveBytes());
