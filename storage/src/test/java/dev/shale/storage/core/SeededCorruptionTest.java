@@ -11,6 +11,8 @@ import dev.shale.storage.Keys;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.Vfs;
 import dev.shale.storage.io.FileNames;
+import dev.shale.storage.manifest.ManifestSnapshot;
+import dev.shale.storage.table.TableMeta;
 import dev.shale.storage.table.TableWriter;
 import dev.shale.storage.wal.LogReader;
 import dev.shale.testkit.TestSeed;
@@ -27,6 +29,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,6 +42,12 @@ import org.junit.jupiter.api.io.TempDir;
  * block as a CorruptionException naming the table), or refuses to open naming the damaged file and
  * deleting nothing; never a silent loss, never a wrong value. The fixed members (issue 12's defects
  * 1, 2 and 7) are in {@link DamagedStoreTest}. Replay a run with {@code -Dshale.seed=N}.
+ *
+ * <p>Issue 31 added damage that framing cannot see, where nothing may be lost: a manifest record
+ * with a valid crc whose snapshot is inconsistent (a level out of range, a key or version range
+ * upside down, tables moved to a level where they may overlap, a lowered next_file_number or
+ * last_version), a table listed twice, and a missing log segment (removed, or skipped by
+ * log_number). A refusal leaves every file byte for byte as it was.
  */
 class SeededCorruptionTest {
   private static final int CASES = 60;
@@ -51,7 +60,10 @@ class SeededCorruptionTest {
   /** One write: a key and its value, or null for a delete. */
   private record Operation(String key, byte[] value) {}
 
-  private enum Kind { MANIFEST, LOG, TABLE_DATA, TABLE_FILTER, TABLE_INDEX, TABLE_FOOTER, TABLE_SWAPPED }
+  private enum Kind {
+    MANIFEST, LOG, TABLE_DATA, TABLE_FILTER, TABLE_INDEX, TABLE_FOOTER, TABLE_SWAPPED,
+    MANIFEST_INCONSISTENT, TABLE_LISTED_TWICE, LOG_SEGMENT_MISSING
+  }
 
   @Test
   void everyDamagedFileEitherOpensServingOnlyCorrectDataOrIsRefusedByName() throws IOException {
@@ -65,7 +77,9 @@ class SeededCorruptionTest {
       Kind kind = Kind.values()[random.nextInt(Kind.values().length)];
       String damage = damage(dir, kind, random);
       String what = "seed " + seed + ", case " + c + ": " + damage;
-      int survivors = operations.size() - recordsInLogs + countLogRecords(dir, 0);
+      int survivors = keepsEveryWrite(kind)
+          ? operations.size()
+          : operations.size() - recordsInLogs + countLogRecords(dir, 0);
       checkOpen(dir, damage, kind, model(operations, survivors), what);
     }
   }
@@ -128,7 +142,7 @@ class SeededCorruptionTest {
       String message = String.valueOf(refused.getMessage());
       assertThat(message.contains(damaged) || (kind == Kind.MANIFEST && message.contains("MANIFEST-")))
           .as("%s: the refusal names the damaged file: %s", what, message).isTrue();
-      assertThat(storeFiles(dir)).as("%s: a refused open deletes nothing", what).isEqualTo(before);
+      assertThat(storeFiles(dir)).as("%s: a refused open changes nothing", what).isEqualTo(before);
       return;
     }
     try (engine) {
@@ -150,12 +164,39 @@ class SeededCorruptionTest {
           assertThat(found.value()).as("%s: %s", what, key).isEqualTo(value);
         }
       }
+      if (keepsEveryWrite(kind)) compactsCleanly(engine, dir, expected, what);
+    }
+  }
+
+  /**
+   * A store opened despite damage framing cannot see must also compact: a snapshot the engine
+   * accepted but cannot work with (a table listed twice) served reads and failed every
+   * compaction, leaving its outputs on disk. Compacted, it holds only its live tables, and the
+   * same data.
+   */
+  private static void compactsCleanly(Engine engine, Path dir, Map<String, byte[]> expected, String what) {
+    engine.compact();
+    long tableFiles = fileNames(dir).stream().filter(n -> n.endsWith(".sst")).count();
+    assertThat(tableFiles).as("%s: table files after compact()", what).isEqualTo(engine.stats().tables());
+    for (int k = 0; k < KEYS; k++) {
+      String key = "key-" + k;
+      Entry found = engine.get(bytes(key));
+      byte[] value = expected.get(key);
+      if (value == null) {
+        assertThat(found == null || found.isTombstone()).as("%s: %s resurfaced after compact()", what, key).isTrue();
+      } else {
+        assertThat(found).as("%s: %s is lost after compact()", what, key).isNotNull();
+        assertThat(found.value()).as("%s: %s after compact()", what, key).isEqualTo(value);
+      }
     }
   }
 
   /** Damages one file of {@code kind}; returns its name. */
   private static String damage(Path dir, Kind kind, Random random) throws IOException {
     if (kind == Kind.TABLE_SWAPPED) return copyATableOverAnother(dir, random);
+    if (kind == Kind.MANIFEST_INCONSISTENT) return inconsistentManifest(dir, random);
+    if (kind == Kind.TABLE_LISTED_TWICE) return tableListedTwice(dir, random);
+    if (kind == Kind.LOG_SEGMENT_MISSING) return logSegmentMissing(dir, random);
     String suffix = switch (kind) {
       case MANIFEST -> "MANIFEST-";
       case LOG -> ".wal";
@@ -210,6 +251,7 @@ class SeededCorruptionTest {
     long filterOffset = footer.getLong(12);
     return switch (kind) {
       case MANIFEST, LOG, TABLE_SWAPPED -> throw new AssertionError(kind);
+      case MANIFEST_INCONSISTENT, TABLE_LISTED_TWICE, LOG_SEGMENT_MISSING -> throw new AssertionError(kind);
       case TABLE_DATA -> new long[] {0, filterOffset};
       case TABLE_FILTER -> filterOffset < indexOffset
           ? new long[] {filterOffset, indexOffset}
@@ -219,8 +261,94 @@ class SeededCorruptionTest {
     };
   }
 
+  // Damage framing cannot see, where the store loses no write: it serves every one or refuses.
+  private static boolean keepsEveryWrite(Kind kind) {
+    return kind == Kind.MANIFEST_INCONSISTENT || kind == Kind.TABLE_LISTED_TWICE
+        || kind == Kind.LOG_SEGMENT_MISSING;
+  }
+
+  /**
+   * Rewrites the newest manifest snapshot, with a valid crc, into one the engine never writes;
+   * returns the manifest's name. Some changes must be refused (a level out of range, a range
+   * upside down), the others served exactly (tables moved to a deeper level where they do not
+   * overlap, a lowered next_file_number or last_version, which opening raises from the files).
+   */
+  private static String inconsistentManifest(Path dir, Random random) throws IOException {
+    int change = random.nextInt(6);
+    Path manifest = ManifestEdits.rewrite(dir, s -> {
+      List<TableMeta> tables = new ArrayList<>(s.tables());
+      int i = random.nextInt(tables.size());
+      TableMeta t = tables.get(i);
+      switch (change) {
+        case 0 -> tables.set(i, t.withLevel(random.nextBoolean() ? 7 + random.nextInt(100) : -1 - random.nextInt(5)));
+        case 1 -> tables.set(i, ManifestEdits.upsideDown(t));
+        case 2 -> tables.set(i, new TableMeta(t.fileNumber(), t.level(), t.fileSizeBytes(),
+            t.entryCount(), t.maxVersion() + 1 + random.nextInt(1_000), t.maxVersion(),
+            t.smallestKey(), t.largestKey()));
+        case 3 -> {
+          int level = 1 + random.nextInt(6);
+          for (int moved = 0; moved < 2; moved++) {
+            int j = random.nextInt(tables.size());
+            tables.set(j, tables.get(j).withLevel(level));
+          }
+        }
+        case 4 -> {
+          return new ManifestSnapshot(random.nextLong(manifestNumber(dir) + 1, s.nextFileNumber() + 1),
+              s.logNumber(), s.lastVersion(), tables);
+        }
+        default -> {
+          return new ManifestSnapshot(s.nextFileNumber(), s.logNumber(), random.nextLong(s.lastVersion() + 1), tables);
+        }
+      }
+      return ManifestEdits.withTables(s, tables);
+    });
+    return manifest.getFileName().toString();
+  }
+
+  /** One table of the newest snapshot listed a second time, at some level; returns the manifest's name. */
+  private static String tableListedTwice(Path dir, Random random) throws IOException {
+    Path manifest = ManifestEdits.rewrite(dir, s -> {
+      List<TableMeta> tables = new ArrayList<>(s.tables());
+      TableMeta twice = tables.get(random.nextInt(tables.size()));
+      tables.add(random.nextInt(tables.size() + 1), twice.withLevel(random.nextInt(7)));
+      return ManifestEdits.withTables(s, tables);
+    });
+    return manifest.getFileName().toString();
+  }
+
+  /**
+   * A log segment holding writes that are in no table removed, or skipped by a log_number moved
+   * past it; returns the name of the segment the manifest names and the directory lacks.
+   */
+  private static String logSegmentMissing(Path dir, Random random) throws IOException {
+    List<String> segments = fileNames(dir).stream().filter(n -> n.endsWith(".wal")).toList();
+    if (random.nextBoolean()) {
+      String removed = segments.get(random.nextInt(segments.size()));
+      Files.delete(dir.resolve(removed));
+      return removed;
+    }
+    ManifestSnapshot snapshot = ManifestEdits.snapshot(dir);
+    long past = snapshot.logNumber() + 1 + random.nextInt((int) (snapshot.nextFileNumber() - snapshot.logNumber() + 4));
+    ManifestEdits.rewrite(dir, s -> ManifestEdits.withLogNumber(s, past));
+    return FileNames.log(past);
+  }
+
+  private static long manifestNumber(Path dir) {
+    return fileNames(dir).stream()
+        .map(FileNames::parse)
+        .flatMap(Optional::stream)
+        .filter(p -> p.kind() == FileNames.Kind.MANIFEST)
+        .mapToLong(FileNames.Parsed::number)
+        .max()
+        .orElseThrow();
+  }
+
+  /** Every file but LOCK, by name and the sha-256 of its bytes: what a refused open must leave. */
   private static List<String> storeFiles(Path directory) {
-    return fileNames(directory).stream().filter(n -> !n.equals(FileNames.LOCK)).toList();
+    return RefusedOpenWritesNothingTest.contents(directory).entrySet().stream()
+        .filter(e -> !e.getKey().equals(FileNames.LOCK))
+        .map(e -> e.getKey() + " " + e.getValue())
+        .toList();
   }
 
   private static byte[] bytes(String s) {
