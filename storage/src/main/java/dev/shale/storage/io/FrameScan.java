@@ -13,9 +13,7 @@ final class FrameScan {
    * Where the first valid frame after a bad one starts, and how many valid frames follow in a row
    * from there. {@code count} is 0 and {@code offset} -1 when none was found.
    */
-  record After(long offset, long count) {
-    static final After NONE = new After(-1, 0);
-  }
+  record After(long offset, long count, long checkedBytes) {}
 
   private FrameScan() {}
 
@@ -25,23 +23,29 @@ final class FrameScan {
    * offset from {@code scanFrom} on at which a frame passes its crc.
    */
   static After validFramesAfter(MemorySegment file, long nextByLength, long scanFrom) {
-    long first = nextByLength >= 0 && isValidFrame(file, nextByLength) ? nextByLength : -1;
+    long[] checked = new long[1];
+    long first = nextByLength >= 0 && isValidFrame(file, nextByLength, checked) ? nextByLength : -1;
     for (long offset = scanFrom; first < 0 && offset <= file.byteSize() - RecordFormat.FRAME_HEADER_BYTES; offset++) {
-      if (isValidFrame(file, offset)) first = offset;
+      if (isValidFrame(file, offset, checked)) first = offset;
     }
-    if (first < 0) return After.NONE;
+    if (first < 0) return new After(-1, 0, checked[0]);
     long count = 0;
-    for (long offset = first; isValidFrame(file, offset); offset = end(file, offset)) count++;
-    return new After(first, count);
+    for (long offset = first; isValidFrame(file, offset, checked); offset = end(file, offset)) count++;
+    return new After(first, count, checked[0]);
   }
 
-  /** True if a whole frame lies at {@code offset} and its crc holds. */
-  static boolean isValidFrame(MemorySegment file, long offset) {
+  /**
+   * True if a whole frame lies at {@code offset} and its crc holds; adds the bytes read to
+   * {@code checked[0]}.
+   */
+  static boolean isValidFrame(MemorySegment file, long offset, long[] checked) {
     long remaining = file.byteSize() - offset;
     if (offset < 0 || remaining < RecordFormat.FRAME_HEADER_BYTES) return false;
+    checked[0] += RecordFormat.FRAME_HEADER_BYTES;
     long length = Integer.toUnsignedLong(file.get(RecordFormat.U32, offset + 4));
     if (length > remaining - RecordFormat.FRAME_HEADER_BYTES) return false;
     long covered = RecordFormat.FRAME_HEADER_BYTES - RecordFormat.CRC_COVERED_FROM + length;
+    checked[0] += covered;
     return crc32c(file, offset + RecordFormat.CRC_COVERED_FROM, covered)
         == file.get(RecordFormat.U32, offset);
   }

@@ -44,6 +44,7 @@ public final class RecordReader implements AutoCloseable {
   private boolean done;
   private boolean headerMissing;
   private @Nullable TornTail tail; // null: no bad record (yet)
+  private long resyncCheckedBytes;
 
   private RecordReader(Path path, Arena arena, MemorySegment file) {
     this.path = path;
@@ -112,6 +113,14 @@ public final class RecordReader implements AutoCloseable {
     return tail;
   }
 
+  /**
+   * How many bytes resynchronising after the bad record read (frame headers and the bytes its
+   * crcs covered): the work of telling a torn tail from damage, 0 without a bad record.
+   */
+  public long resyncCheckedBytes() {
+    return resyncCheckedBytes;
+  }
+
   /** True if the file is shorter than its header or its header is all zeros: it holds no records. */
   public boolean headerMissing() {
     return headerMissing;
@@ -157,6 +166,7 @@ public final class RecordReader implements AutoCloseable {
     if (dropped > 0) {
       long scanFrom = Math.max(offset + 1, RecordFormat.HEADER_BYTES);
       FrameScan.After after = FrameScan.validFramesAfter(file, nextByLength, scanFrom);
+      resyncCheckedBytes = after.checkedBytes();
       tail = new TornTail(offset, dropped, reason, after.offset(), after.count());
     }
     done = true;

@@ -54,6 +54,11 @@ public final class LogReader implements AutoCloseable {
     return records.tornTail();
   }
 
+  /** The bytes resynchronising after the bad record read (see RecordReader#resyncCheckedBytes). */
+  long resyncCheckedBytes() {
+    return records.resyncCheckedBytes();
+  }
+
   /** True if the file is shorter than its header or its header is zeros: it holds no records. */
   public boolean headerMissing() {
     return records.headerMissing();
