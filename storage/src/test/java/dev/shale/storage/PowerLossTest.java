@@ -4,15 +4,21 @@ import static dev.shale.storage.WriteHistory.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.io.FileNames;
+import dev.shale.storage.io.RecordFormat;
 import dev.shale.storage.manifest.ManifestLoader;
 import dev.shale.storage.table.TableMeta;
 import dev.shale.testkit.TestSeed;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +34,8 @@ class PowerLossTest {
   private static final int LIVES = 20;
   private static final int WRITES_PER_LIFE = 1_500;
   private static final int KEYS = 400;
+  private static final int BIG_VALUE_BYTES = 15 << 20;
+  private static final int BIG_VALUE_KEPT_BYTES = 12 << 20;
 
   /** Where a life's power loss strikes: the most calls of each kind a life makes. */
   private static final List<PowerLossPoint> POINTS = List.of(
@@ -51,6 +59,70 @@ class PowerLossTest {
   @Test
   void withSyncIntervalNoWriteASyncCoveredIsLost() throws IOException {
     livesOfOneStore(SyncMode.INTERVAL, TestSeed.forTest("PowerLossTest.interval"));
+  }
+
+  // Issue 31, item 1: a power loss while a 15 MiB value was appended kept its first 12 MiB (the
+  // earlier pages of the append reached the disk, the later ones did not; CrashVfs keeps only
+  // synced bytes, so the cut is made by hand). Opening must finish, in time linear in the log
+  // (LogResyncTest counts the work), keep every record before the torn one and report no damage:
+  // a record cut short by the end of the file was never acknowledged.
+  @Test
+  void aBigValueOfARepeatingPatternTornByAPowerLossLeavesEveryRecordBeforeIt() throws IOException {
+    byte[] value = new byte[BIG_VALUE_BYTES];
+    for (int i = 2; i < value.length; i += 4) value[i] = (byte) 0x80; // 00 00 80 00, repeated
+    bigValueTornAfter(value, BIG_VALUE_KEPT_BYTES);
+  }
+
+  @Test
+  void aBigValueOfRandomBytesTornByAPowerLossLeavesEveryRecordBeforeIt() throws IOException {
+    long seed = TestSeed.forTest("PowerLossTest.tornRandomValue");
+    byte[] value = new byte[BIG_VALUE_BYTES];
+    new Random(seed).nextBytes(value);
+    bigValueTornAfter(value, BIG_VALUE_KEPT_BYTES);
+  }
+
+  private void bigValueTornAfter(byte[] value, int keptValueBytes) throws IOException {
+    EngineOptions options = EngineOptions.defaults()
+        .withSyncMode(SyncMode.ALWAYS)
+        .withMemtableSizeBytes(4 * BIG_VALUE_BYTES); // the log, not a table, holds the value
+    byte[] key = bytes("big");
+    try (Engine engine = Engine.open(dir, options)) {
+      for (int i = 0; i < 100; i++) engine.put(bytes("key-" + i), bytes("value-" + i));
+      engine.put(key, value);
+    }
+    Path log = newestLogWithRecords();
+    long recordBytes = 8 + 17 + key.length + value.length; // docs/format.md, "Write-ahead log"
+    long recordStart = Files.size(log) - recordBytes;
+    try (FileChannel channel = FileChannel.open(log, StandardOpenOption.WRITE)) {
+      channel.truncate(recordStart + 8 + 17 + key.length + keptValueBytes);
+    }
+
+    try (Engine engine = Engine.open(dir, options)) {
+      for (int i = 0; i < 100; i++) {
+        Entry found = engine.get(bytes("key-" + i));
+        assertThat(found).as("key-" + i).isNotNull();
+        assertThat(found.value()).as("key-" + i).isEqualTo(bytes("value-" + i));
+      }
+      assertThat(engine.get(key)).as("the torn value").isNull();
+      assertThat(engine.health().damage()).as("a torn append is not damage").isEmpty();
+    }
+  }
+
+  private Path newestLogWithRecords() throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.filter(f -> f.getFileName().toString().endsWith(".wal"))
+          .filter(f -> sizeOf(f) > RecordFormat.HEADER_BYTES)
+          .max(Comparator.comparing(Path::getFileName))
+          .orElseThrow();
+    }
+  }
+
+  private static long sizeOf(Path file) {
+    try {
+      return Files.size(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private void livesOfOneStore(SyncMode mode, long seed) throws IOException {
