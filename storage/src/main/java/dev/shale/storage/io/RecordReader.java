@@ -40,28 +40,31 @@ public final class RecordReader implements AutoCloseable {
   private final Path path;
   private final Arena arena;
   private final MemorySegment file;
+  private final RecordShape shape;
   private long position;
   private boolean done;
   private boolean headerMissing;
   private @Nullable TornTail tail; // null: no bad record (yet)
   private long resyncCheckedBytes;
 
-  private RecordReader(Path path, Arena arena, MemorySegment file) {
+  private RecordReader(Path path, Arena arena, MemorySegment file, RecordShape shape) {
     this.path = path;
     this.arena = arena;
     this.file = file;
+    this.shape = shape;
   }
 
   /**
-   * Opens {@code path}, checking its header against {@code magic}.
+   * Opens {@code path}, checking its header against {@code magic}; {@code shape} is what a
+   * record of this kind of file looks like.
    *
    * @throws CorruptionException if the header names another kind of file or format version
    */
-  public static RecordReader open(Vfs vfs, Path path, long magic) throws IOException {
+  public static RecordReader open(Vfs vfs, Path path, long magic, RecordShape shape) throws IOException {
     Arena arena = Arena.ofConfined();
     try (Vfs.ReadableFile opened = vfs.open(path)) {
       MemorySegment file = opened.map(arena);
-      RecordReader reader = new RecordReader(path, arena, file);
+      RecordReader reader = new RecordReader(path, arena, file, shape);
       reader.readHeader(magic);
       return reader;
     } catch (IOException | RuntimeException e) {
@@ -74,7 +77,12 @@ public final class RecordReader implements AutoCloseable {
     return path;
   }
 
-  /** The next record, or null at the end of the records (see {@link #tornTail}). */
+  /**
+   * The next record, or null at the end of the records (see {@link #tornTail}).
+   *
+   * @throws CorruptionException if, past a bad record, resynchronising cannot tell a torn tail
+   *     from damage within its memory bound (docs/format.md, "Write-ahead log")
+   */
   public @Nullable Frame next() {
     if (done) return null;
     long remaining = file.byteSize() - position;
@@ -114,8 +122,9 @@ public final class RecordReader implements AutoCloseable {
   }
 
   /**
-   * How many bytes resynchronising after the bad record read (frame headers and the bytes its
-   * crcs covered): the work of telling a torn tail from damage, 0 without a bad record.
+   * How many bytes resynchronising after the bad record read (the bytes its crcs covered and one
+   * for each offset it tried): the work of telling a torn tail from damage, at most 4 times the
+   * file's size (docs/format.md, "Write-ahead log"); 0 without a bad record.
    */
   public long resyncCheckedBytes() {
     return resyncCheckedBytes;
@@ -165,8 +174,9 @@ public final class RecordReader implements AutoCloseable {
     long dropped = file.byteSize() - offset;
     if (dropped > 0) {
       long scanFrom = Math.max(offset + 1, RecordFormat.HEADER_BYTES);
-      FrameScan.After after = FrameScan.validFramesAfter(file, nextByLength, scanFrom);
-      resyncCheckedBytes = after.checkedBytes();
+      FrameScan scan = new FrameScan(path, file, shape);
+      FrameScan.After after = scan.validFramesAfter(offset, nextByLength, scanFrom);
+      resyncCheckedBytes = scan.checkedBytes();
       tail = new TornTail(offset, dropped, reason, after.offset(), after.count());
     }
     done = true;

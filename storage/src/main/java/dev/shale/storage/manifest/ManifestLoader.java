@@ -67,7 +67,7 @@ public final class ManifestLoader {
   }
 
   private static Optional<ManifestSnapshot> lastSnapshot(Vfs vfs, Path file) throws IOException {
-    try (RecordReader reader = RecordReader.open(vfs, file, ManifestFormat.MAGIC)) {
+    try (RecordReader reader = RecordReader.open(vfs, file, ManifestFormat.MAGIC, SnapshotRecord::plausible)) {
       Frame last = null;
       for (Frame frame = reader.next(); frame != null; frame = reader.next()) last = frame;
       TornTail tail = reader.tornTail();

@@ -37,6 +37,19 @@ final class SnapshotRecord implements Payload {
 
   private final ManifestSnapshot snapshot;
 
+  /**
+   * Whether a payload of {@code length} bytes at {@code payloadOffset} of {@code file} has the
+   * shape of a snapshot (a {@link dev.shale.storage.io.RecordShape}): room for its header and
+   * for the fixed fields of {@code table_count} tables; judged by length alone when the header
+   * does not lie in the file.
+   */
+  static boolean plausible(MemorySegment file, long payloadOffset, long length) {
+    if (length < HEADER_BYTES) return false;
+    if (file.byteSize() - payloadOffset < HEADER_BYTES) return true;
+    long tableCount = Integer.toUnsignedLong(file.get(U32, payloadOffset + HEADER_BYTES - 4));
+    return HEADER_BYTES + tableCount * TABLE_FIXED_BYTES <= length;
+  }
+
   SnapshotRecord(ManifestSnapshot snapshot) {
     this.snapshot = snapshot;
   }

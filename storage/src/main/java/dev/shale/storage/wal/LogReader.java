@@ -26,14 +26,14 @@ public final class LogReader implements AutoCloseable {
    * @throws dev.shale.storage.CorruptionException if the file is not a log of a known version
    */
   public static LogReader open(Vfs vfs, Path file) throws IOException {
-    return new LogReader(RecordReader.open(vfs, file, LogFormat.MAGIC));
+    return new LogReader(RecordReader.open(vfs, file, LogFormat.MAGIC, LogRecord::plausible));
   }
 
   /**
    * The next record, or null after the last one before the torn tail.
    *
    * @throws dev.shale.storage.CorruptionException for a record whose crc holds but whose type is
-   *     unknown
+   *     unknown, or past a bad record when resynchronising cannot tell a torn tail from damage
    */
   public @Nullable Entry next() {
     Frame frame = records.next();

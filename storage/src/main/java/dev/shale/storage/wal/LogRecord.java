@@ -1,7 +1,9 @@
 package dev.shale.storage.wal;
 
 import dev.shale.storage.CorruptionException;
+import dev.shale.storage.Engine;
 import dev.shale.storage.Entry;
+import dev.shale.storage.Keys;
 import dev.shale.storage.io.ByteSink;
 import dev.shale.storage.io.Payload;
 import dev.shale.storage.io.RecordReader.Frame;
@@ -48,6 +50,27 @@ final class LogRecord implements Payload {
     if (entry.expires()) sink.putLong(entry.expiresAtMillis());
     byte[] value = entry.value(); // null: a tombstone
     if (value != null) sink.put(value);
+  }
+
+  /**
+   * The largest payload a writer produces: a type, version and lengths, the largest key, an
+   * expiry and the largest value.
+   */
+  static final long MAX_PAYLOAD_BYTES = (long) LogFormat.PAYLOAD_HEADER_BYTES + Keys.MAX_KEY_BYTES
+      + LogFormat.EXPIRY_BYTES + Engine.MAX_VALUE_BYTES;
+
+  /**
+   * Whether a payload of {@code length} bytes at {@code payloadOffset} of {@code file} has the
+   * shape of a record (a {@link dev.shale.storage.io.RecordShape}): {@code length} = 17 +
+   * key_length + value_length (docs/format.md, "Write-ahead log"), and no more than a writer
+   * produces; the lengths are judged only when they lie in the file.
+   */
+  static boolean plausible(MemorySegment file, long payloadOffset, long length) {
+    if (length < LogFormat.PAYLOAD_HEADER_BYTES || length > MAX_PAYLOAD_BYTES) return false;
+    if (file.byteSize() - payloadOffset < LogFormat.PAYLOAD_HEADER_BYTES) return true;
+    long keyLength = Integer.toUnsignedLong(file.get(U32, payloadOffset + 9));
+    long valueLength = Integer.toUnsignedLong(file.get(U32, payloadOffset + 13));
+    return LogFormat.PAYLOAD_HEADER_BYTES + keyLength + valueLength == length;
   }
 
   /** Why {@code frame}'s payload lengths disagree (a torn tail, by the format), or null. */
