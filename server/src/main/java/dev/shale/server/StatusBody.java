@@ -95,7 +95,8 @@ public final class StatusBody {
 
   /**
    * "writes" ("accepted" or "refused"); when refused, "writeRefusal" (why) and
-   * "refusalClearsByItself"; and "damage", the damaged files the engine serves around.
+   * "refusalClearsByItself"; and "damage", the damaged files the engine serves around, those whose
+   * bytes opening dropped (damage it accepted) with "accepted": true, "offset" and "droppedBytes".
    */
   private static String healthMembers(EngineHealth health) {
     StringBuilder members = new StringBuilder();
@@ -107,8 +108,12 @@ public final class StatusBody {
     }
     StringJoiner damage = new StringJoiner(", ", "[", "]");
     for (EngineHealth.Damage d : health.damage()) {
+      EngineHealth.DroppedBytes dropped = d.dropped();
       damage.add("{\"file\": " + quote(d.file().toString()) + ", \"problem\": " + quote(d.problem())
-          + ", \"remedy\": " + quote(d.remedy()) + "}");
+          + ", \"remedy\": " + quote(d.remedy())
+          + (dropped == null ? "" : ", \"accepted\": true, \"offset\": " + dropped.offset()
+              + ", \"droppedBytes\": " + dropped.bytes())
+          + "}");
     }
     return members.append(", \"damage\": ").append(damage).toString();
   }

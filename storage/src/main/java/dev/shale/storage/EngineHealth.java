@@ -26,17 +26,43 @@ public record EngineHealth(@Nullable String writeRefusal, boolean refusalClearsB
    * @param file the damaged file
    * @param problem what is wrong with it, in one line (where in the file, which check failed)
    * @param remedy what the engine does about it and what an operator can do, in one line
+   * @param dropped for damage opening accepted by dropping bytes from the file (a log tail that is
+   *     not one record cut short by a crash: docs/format.md, "Write-ahead log"), where and how
+   *     many; null for damage served around in place
    */
-  public record Damage(Path file, String problem, String remedy) {
+  public record Damage(Path file, String problem, String remedy, @Nullable DroppedBytes dropped) {
     public Damage {
       Objects.requireNonNull(file, "file");
       Objects.requireNonNull(problem, "problem");
       Objects.requireNonNull(remedy, "remedy");
     }
+
+    /** Damage served around in place: nothing dropped. */
+    public Damage(Path file, String problem, String remedy) {
+      this(file, problem, remedy, null);
+    }
   }
+
+  /**
+   * Bytes opening dropped from a file, and the records in them with it.
+   *
+   * @param offset where the dropped bytes start in the file
+   * @param bytes how many were dropped (to the file's end)
+   */
+  public record DroppedBytes(long offset, long bytes) {}
 
   public EngineHealth {
     damage = List.copyOf(damage);
+  }
+
+  /** The bytes of log records dropped at open as accepted damage, all files together. */
+  public long droppedLogBytes() {
+    long bytes = 0;
+    for (Damage d : damage) {
+      DroppedBytes dropped = d.dropped();
+      if (dropped != null) bytes += dropped.bytes();
+    }
+    return bytes;
   }
 
   /** True when writes are refused or a file is damaged. */

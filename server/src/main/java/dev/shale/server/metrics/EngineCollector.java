@@ -1,6 +1,7 @@
 package dev.shale.server.metrics;
 
 import dev.shale.storage.Engine;
+import dev.shale.storage.EngineHealth;
 import dev.shale.storage.EngineStats;
 import dev.shale.storage.StorageException;
 import io.prometheus.metrics.model.registry.MultiCollector;
@@ -10,7 +11,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The engine's metrics ({@code shale_engine_*}), read from {@link Engine#stats} once per scrape:
+ * The engine's metrics ({@code shale_engine_*}), read from {@link Engine#stats} and
+ * {@link Engine#health} once per scrape:
  * nothing is recorded between scrapes, so they cost the write and read paths nothing beyond
  * the engine's own counters.
  */
@@ -64,6 +66,13 @@ final class EngineCollector implements MultiCollector {
         .gauge("shale_engine_value_leases", "Values lent to answers and not yet written", s.valueLeases())
         .gauge("shale_engine_disk_reserve_bytes", "Free disk space below which the engine refuses writes (--disk-reserve)",
             s.diskReserveBytes());
+    EngineHealth health = engine.health();
+    snapshots
+        .gauge("shale_engine_damage_reports", "Damage the engine serves around or accepted at open, as /v0/status lists it",
+            health.damage().size())
+        .gauge("shale_engine_log_dropped_bytes",
+            "Bytes of log records dropped at open as accepted damage (not one record cut short by a crash), since the node started",
+            health.droppedLogBytes());
     // Left out when the file system cannot say: a made-up value would set off or hide alerts.
     if (s.diskFreeBytes() >= 0) {
       snapshots.gauge("shale_engine_disk_free_bytes", "Bytes free for the engine on its data directory's file system",

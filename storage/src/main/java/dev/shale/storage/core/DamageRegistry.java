@@ -8,9 +8,11 @@ import java.util.List;
 
 /**
  * The damaged files an engine knows of and serves around (a table with a corrupt block, a table
- * whose filter is unreadable), for {@link dev.shale.storage.Engine#health}. Each distinct
- * (file, problem) is kept and logged once, at ERROR, with its remedy; a file's reports go when the
- * file leaves the store (compacted away or replaced).
+ * whose filter is unreadable, a log tail dropped at open that a crash cannot explain), for
+ * {@link dev.shale.storage.Engine#health}. Each distinct (file, problem) is kept and logged once,
+ * at ERROR, with its remedy; a table's reports go when the table leaves the store (compacted away
+ * or replaced). A dropped log tail's stays until the engine closes, though its segment is deleted
+ * once flushed: the records it held are lost all the same.
  *
  * <p>Thread safety: synchronized; called from recovery, reads, flushes and compactions.
  */
@@ -25,12 +27,17 @@ final class DamageRegistry {
   private final List<Damage> damage = new ArrayList<>(); // guarded by this
 
   /** Records {@code file}'s damage; true the first time this file and problem are reported. */
-  synchronized boolean report(Path file, String problem, String remedy) {
+  boolean report(Path file, String problem, String remedy) {
+    return report(new Damage(file, problem, remedy));
+  }
+
+  /** Records {@code reported}; true the first time its file and problem are reported. */
+  synchronized boolean report(Damage reported) {
     for (Damage known : damage) {
-      if (known.file().equals(file) && known.problem().equals(problem)) return false;
+      if (known.file().equals(reported.file()) && known.problem().equals(reported.problem())) return false;
     }
-    damage.add(new Damage(file, problem, remedy));
-    LOG.log(Level.ERROR, file + ": " + problem + "; " + remedy);
+    damage.add(reported);
+    LOG.log(Level.ERROR, reported.file() + ": " + reported.problem() + "; " + reported.remedy());
     return true;
   }
 

@@ -1,6 +1,8 @@
 package dev.shale.storage.core;
 
 import dev.shale.storage.CorruptionException;
+import dev.shale.storage.EngineHealth.Damage;
+import dev.shale.storage.EngineHealth.DroppedBytes;
 import dev.shale.storage.io.RecordReader.TornTail;
 import java.nio.file.Path;
 import org.jspecify.annotations.Nullable;
@@ -9,7 +11,9 @@ import org.jspecify.annotations.Nullable;
  * Tells a torn tail of the logs being replayed, which recovery drops, from damage to acknowledged
  * records, which makes opening fail (docs/format.md, "Write-ahead log"). A crash can tear only
  * the end of the last non-empty segment: a segment's header is fsynced when it is created, and
- * the previous segment is fsynced when writes move to the next one.
+ * the previous segment is fsynced when writes move to the next one. Of the tails recovery drops,
+ * only one record cut short by the end of the file is what a crash leaves; any other is reported
+ * as damage accepted ({@link #acceptedLoss}).
  */
 final class LogDamage {
   private final long lastNonEmptySegment;
@@ -48,6 +52,27 @@ final class LogDamage {
           + ", but a later log segment holds records: only the last one can have a torn tail",
           truncateAt(tail));
     }
+  }
+
+  /**
+   * The damage to report for the tail recovery drops from segment {@code file} (once
+   * {@link #check} accepted it), or null when there is none or it is a torn append: one record
+   * cut short by the end of the file, a write that never completed. Any other tail (a whole
+   * record failing its crc, zeros, a length no writer produces) was left by damage, or by a power
+   * loss that kept the file's size but not its bytes, and may have held any number of
+   * acknowledged records: nothing valid follows it, so there is nothing to keep, but an operator
+   * must be able to tell (issue 31: a zeroed half of a log, some 1,000 acknowledged records, went
+   * by with one WARNING line).
+   */
+  static @Nullable Damage acceptedLoss(Path file, @Nullable TornTail tail) {
+    if (tail == null || tail.cutShort()) return null;
+    return new Damage(file, "log tail dropped at open: " + tail.droppedBytes() + " bytes from offset "
+        + tail.offset() + " (" + tail.reason() + ") are not one record cut short by the end of the"
+        + " file, as a crash leaves, so acknowledged records in them may be lost",
+        "the store opened without them and cut them off the segment; in a cluster, repair brings"
+        + " the lost records back from the other replicas; a single node can restore them from a"
+        + " backup. Reported until the node restarts",
+        new DroppedBytes(tail.offset(), tail.droppedBytes()));
   }
 
   private static String truncateAt(TornTail tail) {

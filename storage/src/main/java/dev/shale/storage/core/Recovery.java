@@ -1,6 +1,7 @@
 package dev.shale.storage.core;
 
 import dev.shale.storage.Entry;
+import dev.shale.storage.EngineHealth;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.HybridClock;
 import dev.shale.storage.StorageException;
@@ -189,6 +190,7 @@ final class Recovery {
   // makes it throw (LogDamage). A torn tail is noted, and cut off its segment (which is kept) once
   // every segment is checked: left there, it would sit before the segments this open starts,
   // where the next open would take it for damage.
+  // A tail that is not one record cut short is dropped the same way, and reported as damage.
   private void replayLogs(DirectoryListing listing, long logNumber) throws IOException {
     SortedSet<Long> segments = listing.logs().tailSet(logNumber);
     LogDamage damageCheck = new LogDamage(lastNonEmpty(segments), segments.isEmpty() ? -1 : segments.last());
@@ -205,6 +207,8 @@ final class Recovery {
         tail = reader.tornTail();
         headerMissing = reader.headerMissing();
         damageCheck.check(file, number, tail, headerMissing);
+        EngineHealth.Damage loss = LogDamage.acceptedLoss(file, tail);
+        if (loss != null) damage.report(loss);
       } catch (IOException | RuntimeException e) {
         memtable.release();
         throw e;

@@ -29,9 +29,15 @@ public final class RecordReader implements AutoCloseable {
    *
    * @param nextValidOffset where the first valid record after the bad one starts, or -1
    * @param validRecordsAfter how many valid records follow in a row from there
+   * @param cutShort true if the bytes dropped are one record cut short by the end of the file (or
+   *     a file header so cut, or a file of just a header that never reached the disk): what a
+   *     crash during an append leaves, a write that never completed and so was never
+   *     acknowledged. False for anything else (a whole record failing its crc or its shape, zeros,
+   *     a length no writer produces), which damage leaves, or a power loss on a file system that
+   *     kept the file's new size but not its bytes (docs/format.md, "Write-ahead log")
    */
-  public record TornTail(
-      long offset, long droppedBytes, String reason, long nextValidOffset, long validRecordsAfter) {
+  public record TornTail(long offset, long droppedBytes, String reason, long nextValidOffset,
+      long validRecordsAfter, boolean cutShort) {
     public boolean followedByValidRecords() {
       return validRecordsAfter > 0;
     }
@@ -91,16 +97,19 @@ public final class RecordReader implements AutoCloseable {
       return null;
     }
     if (remaining < RecordFormat.FRAME_HEADER_BYTES) {
-      return stop(position, "incomplete record header", -1);
+      return stop(position, "incomplete record header", -1, true);
     }
     int storedCrc = file.get(RecordFormat.U32, position);
     long length = Integer.toUnsignedLong(file.get(RecordFormat.U32, position + 4));
     if (length > remaining - RecordFormat.FRAME_HEADER_BYTES) {
-      return stop(position, "record of " + length + " bytes runs past the end of the file", -1);
+      // Cut short only if its header is one a writer produces: a length read from zeros or
+      // foreign bytes is damage, wherever the file ends.
+      boolean cutShort = shape.plausible(file, position + RecordFormat.FRAME_HEADER_BYTES, length);
+      return stop(position, "record of " + length + " bytes runs past the end of the file", -1, cutShort);
     }
     long covered = RecordFormat.FRAME_HEADER_BYTES - RecordFormat.CRC_COVERED_FROM + length;
     if (FrameScan.crc32c(file, position + RecordFormat.CRC_COVERED_FROM, covered) != storedCrc) {
-      return stop(position, "crc mismatch", FrameScan.end(file, position));
+      return stop(position, "crc mismatch", FrameScan.end(file, position), false);
     }
     Frame frame =
         new Frame(position, file.asSlice(position + RecordFormat.FRAME_HEADER_BYTES, length));
@@ -113,7 +122,7 @@ public final class RecordReader implements AutoCloseable {
    * format treats like a torn write (docs/format.md, "Write-ahead log").
    */
   public void stopAt(Frame frame, String reason) {
-    stop(frame.offset(), reason, FrameScan.end(file, frame.offset()));
+    stop(frame.offset(), reason, FrameScan.end(file, frame.offset()), false);
   }
 
   /** The bad record found and what follows it, or null if the file ended cleanly after its last record. */
@@ -146,14 +155,16 @@ public final class RecordReader implements AutoCloseable {
     long size = file.byteSize();
     if (size < RecordFormat.HEADER_BYTES) {
       headerMissing = true;
-      stop(0, "file of " + size + " bytes is shorter than its header", -1);
+      stop(0, "file of " + size + " bytes is shorter than its header", -1, true);
       return;
     }
     long storedMagic = file.get(RecordFormat.U64, 0);
     int formatVersion = file.get(RecordFormat.U32, 8);
     if (storedMagic == 0 && formatVersion == 0 && file.get(RecordFormat.U32, 12) == 0) {
       headerMissing = true;
-      stop(0, "header never written", -1);
+      // The header is forced before any record is appended (LogWriter.create), so zeros with
+      // bytes after them are not a creation cut short.
+      stop(0, "header never written", -1, size == RecordFormat.HEADER_BYTES);
       return;
     }
     if (storedMagic != magic) {
@@ -170,14 +181,14 @@ public final class RecordReader implements AutoCloseable {
 
   // nextByLength: where the bad record's own length says the next one starts, or -1 when that
   // length cannot be trusted. Records start after the header, so a scan never starts before it.
-  private @Nullable Frame stop(long offset, String reason, long nextByLength) {
+  private @Nullable Frame stop(long offset, String reason, long nextByLength, boolean cutShort) {
     long dropped = file.byteSize() - offset;
     if (dropped > 0) {
       long scanFrom = Math.max(offset + 1, RecordFormat.HEADER_BYTES);
       FrameScan scan = new FrameScan(path, file, shape);
       FrameScan.After after = scan.validFramesAfter(offset, nextByLength, scanFrom);
       resyncCheckedBytes = scan.checkedBytes();
-      tail = new TornTail(offset, dropped, reason, after.offset(), after.count());
+      tail = new TornTail(offset, dropped, reason, after.offset(), after.count(), cutShort);
     }
     done = true;
     return null;

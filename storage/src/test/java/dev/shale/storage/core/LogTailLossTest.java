@@ -53,7 +53,9 @@ class LogTailLossTest {
       assertThat(health.damage()).singleElement().satisfies(d -> {
         assertThat(d.file()).isEqualTo(log);
         assertThat(d.problem()).contains("offset " + badOffset).contains(dropped + " bytes");
+        assertThat(d.dropped()).isEqualTo(new EngineHealth.DroppedBytes(badOffset, dropped));
       });
+      assertThat(health.droppedLogBytes()).isEqualTo(dropped);
     }
   }
 

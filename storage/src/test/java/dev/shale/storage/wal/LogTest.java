@@ -98,6 +98,7 @@ class LogTest {
       } else {
         assertThat(tail.offset()).as("cut at %d", cut).isEqualTo(lastStart);
         assertThat(tail.droppedBytes()).as("cut at %d", cut).isEqualTo(cut - lastStart);
+        assertThat(tail.cutShort()).as("cut at %d: what a crash leaves", cut).isTrue();
       }
     }
   }
@@ -117,7 +118,9 @@ class LogTest {
       assertThat(readAll(corrupt))
           .as("flip at %d", at)
           .containsExactlyElementsOf(entries.subList(0, 2));
-      assertThat(tail(corrupt).offset()).as("flip at %d", at).isEqualTo(lastStart);
+      TornTail tail = tail(corrupt);
+      assertThat(tail.offset()).as("flip at %d", at).isEqualTo(lastStart);
+      assertThat(tail.cutShort()).as("flip at %d: not what a crash leaves", at).isFalse();
     }
   }
 
@@ -130,6 +133,7 @@ class LogTest {
       Path shortFile = dir.resolve("short-" + size + ".wal");
       Files.write(shortFile, Arrays.copyOf(whole, size));
       assertThat(readAll(shortFile)).as("size %d", size).isEmpty();
+      if (size > 0) assertThat(tail(shortFile).cutShort()).as("size %d: a creation cut short", size).isTrue();
     }
   }
 
@@ -139,6 +143,27 @@ class LogTest {
     Files.write(file, new byte[64]);
     assertThat(readAll(file)).isEmpty();
     assertThat(tail(file).droppedBytes()).isEqualTo(64);
+    assertThat(tail(file).cutShort()).as("zeros after the header: the header is forced first").isFalse();
+
+    Files.write(file, new byte[16]);
+    assertThat(readAll(file)).isEmpty();
+    assertThat(tail(file).cutShort()).as("a header that never reached the disk").isTrue();
+  }
+
+  // Issue 31, item 8: what a crash leaves ends the file inside a record; zeros there do not.
+  @Test
+  void aZeroedTailIsNotARecordCutShortWhereverItStarts() throws IOException {
+    Path file = dir.resolve("000001.wal");
+    List<Entry> entries = threeEntries();
+    writeLog(file, entries);
+    byte[] whole = Files.readAllBytes(file);
+    for (int from = 16; from < whole.length; from++) {
+      byte[] zeroed = whole.clone();
+      Arrays.fill(zeroed, from, zeroed.length, (byte) 0);
+      Path corrupt = dir.resolve("zeroed-" + from + ".wal");
+      Files.write(corrupt, zeroed);
+      assertThat(tail(corrupt).cutShort()).as("zeroed from %d", from).isFalse();
+    }
   }
 
   @Test
