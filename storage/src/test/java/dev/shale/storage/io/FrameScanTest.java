@@ -37,7 +37,7 @@ class FrameScanTest {
   void onePassFindsWhatCheckingEveryOffsetFinds() throws IOException {
     long seed = TestSeed.forTest("FrameScanTest.onePass");
     Random random = new Random(seed);
-    for (int round = 0; round < 300; round++) {
+    for (int round = 0; round < 200; round++) {
       byte[] bytes = randomFile(random);
       Path path = dir.resolve("round-" + round + ".wal");
       Files.write(path, bytes);
@@ -99,7 +99,7 @@ class FrameScanTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     out.writeBytes(new byte[16]);
     int pieces = 1 + random.nextInt(30);
-    for (int i = 0; i < pieces; i++) out.writeBytes(piece(random, 2));
+    for (int i = 0; i < pieces; i++) out.writeBytes(piece(random, 3));
     return out.toByteArray();
   }
 
@@ -114,7 +114,7 @@ class FrameScanTest {
       default: {
         ByteArrayOutputStream value = new ByteArrayOutputStream();
         value.writeBytes(randomBytes(random, random.nextInt(5)));
-        for (int i = 1 + random.nextInt(3); i > 0; i--) value.writeBytes(piece(random, nesting - 1));
+        for (int i = 1 + random.nextInt(5); i > 0; i--) value.writeBytes(piece(random, nesting - 1));
         return frame(randomBytes(random, 1 + random.nextInt(8)), value.toByteArray(), random.nextBoolean());
       }
     }
