@@ -2,9 +2,12 @@ package dev.shale.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -54,6 +57,28 @@ public final class SmallDisk implements AutoCloseable {
     try (var out = Files.newOutputStream(ballast)) {
       for (long left = size; left > 0; left -= chunk.length) {
         out.write(chunk, 0, (int) Math.min(chunk.length, left));
+      }
+    }
+    return ballast;
+  }
+
+  /**
+   * Writes {@code name} with zeros until the file system refuses a byte more ("No space left on
+   * device"), as {@code dd if=/dev/zero of=name} does; returns the file, to delete when room is
+   * wanted back.
+   */
+  public Path fillUp(String name) throws IOException {
+    Path ballast = root.resolve(name);
+    byte[] chunk = new byte[64 << 10];
+    try (FileChannel out = FileChannel.open(ballast, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      // Smaller and smaller writes, down to one byte, so that not even a partial chunk's room is left.
+      for (int size = chunk.length; size > 0; ) {
+        try {
+          out.write(ByteBuffer.wrap(chunk, 0, size));
+        } catch (IOException full) {
+          if (!String.valueOf(full.getMessage()).contains("No space left on device")) throw full;
+          size /= 2;
+        }
       }
     }
     return ballast;
