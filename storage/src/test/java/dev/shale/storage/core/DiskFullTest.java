@@ -87,6 +87,9 @@ class DiskFullTest {
     try (Engine engine = Engine.open(dir, options)) {
       Path ballast = disk.fillLeaving("ballast", 3 << 20);
       refused = writeUntilRefused(engine, acknowledged);
+      // The disk stays full: else a flush that lands meanwhile (deleting its log) or a compaction
+      // makes room, and the write below is rightly taken.
+      Path rest = disk.fillUp("rest");
 
       assertThat(engine.health().writeRefusal()).contains("disk");
       assertThat(engine.health().refusalClearsByItself()).isTrue();
@@ -95,6 +98,7 @@ class DiskFullTest {
           .isInstanceOf(DiskFullException.class).hasMessageContaining("nothing was written");
 
       Files.delete(ballast);
+      Files.delete(rest);
       EngineTesting.await("writes resume", () -> tryPut(engine, refused));
       acknowledged.add(refused);
       assertThat(engine.health().writeRefusal()).isNull();
