@@ -6,7 +6,6 @@ import dev.shale.storage.io.RecordWriter;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
-import java.util.Objects;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
@@ -33,11 +32,13 @@ public final class Manifest implements AutoCloseable {
 
   private final Path directory;
   private final Vfs vfs;
-  private @Nullable RecordWriter writer; // guarded by this; null once closed
-  private long fileNumber; // guarded by this
+  // Guarded by this. Null before the first commit of an unwritten() manifest, and once closed.
+  private @Nullable RecordWriter writer;
+  private long fileNumber; // guarded by this; 0 until a file is written
   private boolean tailUnknown; // guarded by this
+  private boolean closed; // guarded by this
 
-  private Manifest(Vfs vfs, Path directory, RecordWriter writer, long fileNumber) {
+  private Manifest(Vfs vfs, Path directory, @Nullable RecordWriter writer, long fileNumber) {
     this.vfs = vfs;
     this.directory = directory;
     this.writer = writer;
@@ -58,14 +59,24 @@ public final class Manifest implements AutoCloseable {
   }
 
   /**
+   * A manifest with no file yet: its first {@link #commit} writes a new {@code MANIFEST-<n>}, as a
+   * replacement does, and only then deletes the older ones. Until then the store's manifests are
+   * left as they are, so the newest of them stays the store's state (an open that cannot write
+   * its new manifest, on a full disk, changes nothing).
+   */
+  public static Manifest unwritten(Vfs vfs, Path directory) {
+    return new Manifest(vfs, directory, null, 0);
+  }
+
+  /**
    * Makes {@code snapshot} the durable state of the store: appended and fsynced, or written to a
    * new manifest file (numbered by {@code newFileNumber}) when this one is large or its tail is
    * unknown after a failure.
    */
   public synchronized void commit(ManifestSnapshot snapshot, LongSupplier newFileNumber)
       throws IOException {
-    if (writer == null) throw new IllegalStateException("manifest is closed");
-    if (tailUnknown || writer.sizeBytes() >= ROTATE_BYTES) {
+    if (closed) throw new IllegalStateException("manifest is closed");
+    if (writer == null || tailUnknown || writer.sizeBytes() >= ROTATE_BYTES) {
       replace(snapshot, newFileNumber.getAsLong());
       return;
     }
@@ -89,6 +100,7 @@ public final class Manifest implements AutoCloseable {
 
   @Override
   public synchronized void close() throws IOException {
+    closed = true;
     if (writer == null) return;
     try {
       writer.close();
@@ -110,34 +122,40 @@ public final class Manifest implements AutoCloseable {
     ManifestSnapshot numbered =
         snapshot.withNextFileNumber(Math.max(snapshot.nextFileNumber(), newNumber + 1));
     RecordWriter replacement = writeNewFile(vfs, directory, newNumber, numbered);
-    RecordWriter old = Objects.requireNonNull(writer, "manifest is closed");
+    RecordWriter old = writer; // null for the first file of an unwritten() manifest
     long oldNumber = fileNumber;
     writer = replacement;
     fileNumber = newNumber;
     tailUnknown = false;
-    try {
-      old.close();
-    } catch (IOException e) {
-      LOG.log(Level.WARNING, "closing " + FileNames.manifest(oldNumber) + " failed: " + e);
+    if (old != null) {
+      try {
+        old.close();
+      } catch (IOException e) {
+        LOG.log(Level.WARNING, "closing " + FileNames.manifest(oldNumber) + " failed: " + e);
+      }
     }
     deleteOlderManifests(vfs, directory, newNumber);
-    LOG.log(Level.INFO, "manifest " + FileNames.manifest(oldNumber) + " replaced by "
-        + FileNames.manifest(newNumber));
+    if (old != null) {
+      LOG.log(Level.INFO, "manifest " + FileNames.manifest(oldNumber) + " replaced by "
+          + FileNames.manifest(newNumber));
+    }
   }
 
   // docs/format.md, "Manifest": header := magic format_version reserved; then one record.
   private static RecordWriter writeNewFile(
       Vfs vfs, Path directory, long fileNumber, ManifestSnapshot snapshot) throws IOException {
     Path file = directory.resolve(FileNames.manifest(fileNumber));
-    RecordWriter writer = RecordWriter.create(vfs, file, ManifestFormat.MAGIC);
+    RecordWriter writer = null;
     try {
+      writer = RecordWriter.create(vfs, file, ManifestFormat.MAGIC);
       writer.append(new SnapshotRecord(snapshot));
       writer.force();
       vfs.syncDirectory(directory);
       return writer;
     } catch (IOException | RuntimeException e) {
-      writer.close();
-      // Never read: a lower-numbered manifest still holds the state. Removed now to save a scan.
+      if (writer != null) writer.close();
+      // Never read: a lower-numbered manifest still holds the state. Removed now to save a scan,
+      // and so that an open retrying on a full disk, whose header did not fit, leaves no file.
       vfs.delete(file);
       throw e;
     }

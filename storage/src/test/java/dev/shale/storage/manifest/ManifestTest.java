@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shale.storage.CorruptionException;
 import dev.shale.storage.ErrorInjectingVfs;
+import dev.shale.storage.ErrorInjectingVfs.Errno;
 import dev.shale.storage.ErrorInjectingVfs.Fault;
 import dev.shale.storage.Vfs;
 import dev.shale.storage.VfsOp;
@@ -178,6 +179,29 @@ class ManifestTest {
     }
     assertThat(ManifestLoader.load(Vfs.real(), dir).orElseThrow().snapshot().logNumber()).isEqualTo(4);
     assertThat(manifestFiles()).containsExactly(FileNames.manifest(100));
+  }
+
+  // Issue 31, defect 4: an open on a full disk cannot write its new manifest. The older one must
+  // stay whole and the state, with no header-less file beside it; a later commit writes the new one.
+  @Test
+  void anUnwrittenManifestWhoseFirstWriteFindsTheDiskFullLeavesTheOlderOneTheState() throws IOException {
+    Manifest.create(Vfs.real(), dir, 3, snapshot(10, 2, List.of())).close();
+    byte[] older = Files.readAllBytes(dir.resolve(FileNames.manifest(3)));
+    ErrorInjectingVfs vfs = new ErrorInjectingVfs(0);
+    vfs.inject(Fault.on("*", VfsOp.APPEND).errno(Errno.ENOSPC));
+    try (Manifest manifest = Manifest.unwritten(vfs, dir)) {
+      assertThatThrownBy(() -> manifest.commit(snapshot(10, 4, List.of()), fileNumbers::getAndIncrement))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("No space left on device");
+      assertThat(manifestFiles()).containsExactly(FileNames.manifest(3));
+      assertThat(Files.readAllBytes(dir.resolve(FileNames.manifest(3)))).isEqualTo(older);
+
+      vfs.clear();
+      manifest.commit(snapshot(10, 4, List.of()), fileNumbers::getAndIncrement);
+      assertThat(manifest.fileNumber()).isEqualTo(101);
+    }
+    assertThat(manifestFiles()).containsExactly(FileNames.manifest(101));
+    assertThat(ManifestLoader.load(Vfs.real(), dir).orElseThrow().snapshot().logNumber()).isEqualTo(4);
   }
 
   @Test
