@@ -37,7 +37,12 @@ public interface Engine extends AutoCloseable {
   /** Values longer than this are refused with IllegalArgumentException. */
   int MAX_VALUE_BYTES = 256 << 20;
 
-  /** Opens (creating if needed) the store in {@code directory}, replaying its log. */
+  /**
+   * Opens (creating if needed) the store in {@code directory}, replaying its log. On a disk too
+   * full for opening's new manifest and log segment it opens for reads: writes throw
+   * {@link DiskFullException} until those fit, which the engine sees by itself (docs/design.md,
+   * "A full disk").
+   */
   static Engine open(Path directory, EngineOptions options) {
     return InstalledEngineFactory.get().open(directory, options);
   }

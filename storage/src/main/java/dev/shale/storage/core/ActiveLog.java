@@ -4,17 +4,24 @@ import dev.shale.storage.Entry;
 import dev.shale.storage.wal.LogWriter;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The log segment writes go to, and its durability: appends, fsyncs, and the switch to a new
  * segment when the memtable is frozen.
  *
+ * <p>An engine opened on a full disk has no segment yet ({@link #awaitingSegment}): writes are
+ * refused until {@link #start} gives it the one opening could not create then ({@link
+ * PendingStart}); meanwhile {@link #sync} and {@link #close} have nothing to do.
+ *
  * <p>Thread safety: {@link #append} and {@link #switchTo} are called by one thread at a time (the
  * engine's write leader); {@link #sync} may be called from any thread (the leader in
- * SyncMode.ALWAYS, the interval sync thread in SyncMode.INTERVAL, close).
+ * SyncMode.ALWAYS, the interval sync thread in SyncMode.INTERVAL, close). {@link #start} is
+ * called under the engine's write lock, under which writers check {@link #isStarted}.
  */
 final class ActiveLog {
   /*
@@ -26,26 +33,65 @@ final class ActiveLog {
   private static final System.Logger LOG = System.getLogger(ActiveLog.class.getName());
 
   private final ReentrantLock syncLock = new ReentrantLock();
-  private volatile LogWriter writer;
+  // Null only until start(), on an engine opened on a full disk; never null again after.
+  private volatile @Nullable LogWriter writer;
+  private final Path firstSegment; // the segment opening created or will create, for messages
   private long syncedBytes; // guarded by syncLock
   private final AtomicLong forces = new AtomicLong();
   private final AtomicLong forceNanos = new AtomicLong(); // the time those fsyncs took
 
   ActiveLog(LogWriter writer) {
     this.writer = writer;
+    this.firstSegment = writer.path();
     this.syncedBytes = writer.sizeBytes();
   }
 
+  private ActiveLog(Path firstSegment) {
+    this.firstSegment = firstSegment; // and no writer until start()
+  }
+
+  /** A log whose first segment, {@code firstSegment}, could not be created yet: see {@link #start}. */
+  static ActiveLog awaitingSegment(Path firstSegment) {
+    return new ActiveLog(firstSegment);
+  }
+
+  /** Whether the log has a segment to append to: false only until {@link #start}. */
+  boolean isStarted() {
+    return writer != null;
+  }
+
+  /** Gives a log {@link #awaitingSegment} its first segment, created since. */
+  void start(LogWriter first) {
+    syncLock.lock();
+    try {
+      if (writer != null) throw new IllegalStateException("the log has its segment already: " + describe());
+      syncedBytes = first.sizeBytes();
+      writer = first;
+    } finally {
+      syncLock.unlock();
+    }
+  }
+
   long number() {
-    return writer.number();
+    return started().number();
   }
 
   long sizeBytes() {
-    return writer.sizeBytes();
+    return started().sizeBytes();
   }
 
   String describe() {
-    return writer.path().toString();
+    LogWriter current = writer;
+    return current == null ? firstSegment.toString() : current.path().toString();
+  }
+
+  // Invariant: only a started log is appended to, switched, cut or numbered: writers check
+  // isStarted under the write lock first (WriteQueue), and no flush or compaction, which number
+  // their snapshots' log_number by it, runs before (PendingStart).
+  private LogWriter started() {
+    LogWriter current = writer;
+    if (current == null) throw new IllegalStateException(firstSegment + " was not created yet");
+    return current;
   }
 
   /** fsyncs issued on log segments since open. */
@@ -70,7 +116,7 @@ final class ActiveLog {
   }
 
   void append(List<Entry> entries) throws IOException {
-    writer.append(entries);
+    started().append(entries);
   }
 
   /**
@@ -85,7 +131,7 @@ final class ActiveLog {
         throw new IllegalStateException("cutting " + describe() + " to " + sizeBytes
             + " bytes, below the " + syncedBytes + " synced");
       }
-      writer.truncateTo(sizeBytes);
+      started().truncateTo(sizeBytes);
     } finally {
       syncLock.unlock();
     }
@@ -96,6 +142,7 @@ final class ActiveLog {
     syncLock.lock();
     try {
       LogWriter current = writer;
+      if (current == null) return; // no segment yet: nothing appended
       long size = current.sizeBytes();
       if (size == syncedBytes) return;
       force(current);
@@ -109,7 +156,7 @@ final class ActiveLog {
   void switchTo(LogWriter next) throws IOException {
     syncLock.lock();
     try {
-      LogWriter previous = writer;
+      LogWriter previous = started();
       force(previous);
       writer = next;
       syncedBytes = next.sizeBytes();
@@ -127,13 +174,14 @@ final class ActiveLog {
   /** Closes the segment; {@code force} first unless the log already failed. */
   void close(boolean force) throws IOException {
     syncLock.lock();
+    LogWriter current = writer;
     try {
-      if (force) {
-        force(writer);
+      if (force && current != null) {
+        force(current);
       }
     } finally {
       try {
-        writer.close();
+        if (current != null) current.close();
       } finally {
         syncLock.unlock();
       }

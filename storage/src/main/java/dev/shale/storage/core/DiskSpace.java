@@ -9,9 +9,10 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The engine's account of its disk's free space: writes are refused before the disk is full, and
- * after an append found it full, until there is room again; then they are taken again by
- * themselves (docs/design.md, "A full disk").
+ * The engine's account of its disk's free space: writes are refused before the disk is full,
+ * after an append found it full, and while opening waits for room for its new manifest and log
+ * segment, until there is room again; then they are taken again by themselves (docs/design.md,
+ * "A full disk").
  *
  * <p>Thread safety: synchronized. The write leader asks once per write group, the compaction
  * thread once per compaction, status probes read {@link #refusal}.
@@ -108,6 +109,20 @@ final class DiskSpace {
   synchronized DiskFullException flushFull(IOException cause) {
     refuse("the disk of " + directory + " is full (a flush found no room: " + cause.getMessage()
         + ") and writes wait for flushes");
+    return refused();
+  }
+
+  /**
+   * Records that opening could not write {@code undone} (its new manifest, its new log segment)
+   * for want of space: writes are refused until {@link PendingStart} has written them.
+   */
+  synchronized void openingFull(String undone, IOException cause) {
+    refuse("the disk of " + directory + " is full: opening could not write " + undone + " ("
+        + cause.getMessage() + ")");
+  }
+
+  /** What a write gets while opening's writes wait for room (see {@link #openingFull}). */
+  synchronized DiskFullException refusedUntilOpened() {
     return refused();
   }
 

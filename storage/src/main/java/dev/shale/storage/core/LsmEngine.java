@@ -13,10 +13,12 @@ import dev.shale.storage.Keys;
 import dev.shale.storage.ReadRecord;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.SyncMode;
+import dev.shale.storage.io.FileNames;
 import dev.shale.storage.manifest.Manifest;
 import dev.shale.storage.memtable.Memtable;
 import dev.shale.storage.table.BlockCache;
 import dev.shale.storage.table.BlockPins;
+import dev.shale.storage.wal.LogWriter;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
@@ -76,6 +78,8 @@ final class LsmEngine implements Engine {
   private final Compactor compactor;
   // Only in SyncMode.INTERVAL: in ALWAYS each write group's leader fsyncs the log itself.
   private final Optional<IntervalSync> intervalSync;
+  // Only when opening found the disk full: finishes opening's writes once there is room.
+  private final Optional<PendingStart> pendingStart;
   private final DamageRegistry damage;
   private final DiskSpace disk;
   private final ActivitySummary activity;
@@ -95,7 +99,15 @@ final class LsmEngine implements Engine {
     this.manifest = recovered.manifest();
     FileNumbers fileNumbers = recovered.fileNumbers();
     this.damage = recovered.damage();
-    this.log = new ActiveLog(recovered.log());
+    DiskSpace disk = new DiskSpace(options.vfs(), directory, options.diskReserveBytes());
+    this.disk = disk;
+    this.log = switch (recovered.writes()) {
+      case Recovery.Writes.Done(var segment) -> new ActiveLog(segment);
+      case Recovery.Writes.AwaitingSpace(var rest, var cause) -> {
+        disk.openingFull(rest.undone(), cause);
+        yield ActiveLog.awaitingSegment(rest.logFile());
+      }
+    };
     Hooks.CrashPoints crashPoints = hooks.crashPoints();
     ReentrantLock lock = new ReentrantLock();
     Memtable first = new Memtable(options.memtableSizeBytes());
@@ -108,8 +120,6 @@ final class LsmEngine implements Engine {
     FileSetCommit fileSets = new FileSetCommit(options.vfs(),
         lock, view, manifest, fileNumbers, log, clock, backpressure, crashPoints);
     String name = String.valueOf(directory.getFileName());
-    DiskSpace disk = new DiskSpace(options.vfs(), directory, options.diskReserveBytes());
-    this.disk = disk;
     this.activity = new ActivitySummary(directory.toString(), backpressure::writeStalls, System::nanoTime);
     this.compactor = new Compactor(new CompactionHost(view, fileSets, damage, crashPoints), options,
         new CompactionRun(directory, options, fileNumbers, crashPoints, blockCache), hooks.compactionGate(),
@@ -122,6 +132,9 @@ final class LsmEngine implements Engine {
     this.intervalSync = options.syncMode() == SyncMode.INTERVAL
         ? Optional.of(new IntervalSync(log, options.syncIntervalMillis(),
             e -> writes.poison("interval fsync of " + log.describe(), e), "shale-log-sync-" + name))
+        : Optional.empty();
+    this.pendingStart = recovered.writes() instanceof Recovery.Writes.AwaitingSpace awaiting
+        ? Optional.of(new PendingStart(awaiting.rest(), manifest, fileNumbers::allocate, new StartHost(), "shale-open-" + name))
         : Optional.empty();
   }
 
@@ -148,8 +161,11 @@ final class LsmEngine implements Engine {
       try {
         LsmEngine engine =
             new LsmEngine(directory, options, hooks, clock, directoryLock, recovered, blockCache);
-        engine.flusher.start();
-        engine.compactor.start();
+        if (engine.pendingStart.isPresent()) {
+          engine.pendingStart.get().start();
+        } else {
+          engine.startBackgroundWork();
+        }
         engine.intervalSync.ifPresent(IntervalSync::start);
         return engine;
       } catch (RuntimeException | Error e) {
@@ -396,8 +412,35 @@ final class LsmEngine implements Engine {
     return n;
   }
 
+  // The flush and compaction threads: at open, or, on a disk that was full then, once opening's
+  // writes are done (PendingStart).
+  private void startBackgroundWork() {
+    flusher.start();
+    compactor.start();
+  }
+
+  /** How the engine takes the log segment that opening on a full disk could create at last. */
+  private final class StartHost implements PendingStart.Host {
+    @Override
+    public boolean started(LogWriter first) {
+      if (!writes.startLog(first)) return false;
+      startBackgroundWork();
+      LOG.log(Level.INFO, directory + ": the disk has room for opening's writes (" + first.path().getFileName()
+          + ", " + FileNames.manifest(manifest.fileNumber()) + "): flushes and compactions start, and writes are"
+          + " taken while the disk keeps its reserve free");
+      return true;
+    }
+
+    @Override
+    public void failed(IOException cause) {
+      writes.poison("opening's writes (" + log.describe() + " and a new manifest)", cause);
+    }
+  }
+
   private void finishClose() {
     List<Exception> failures = new ArrayList<>();
+    // First: it may yet start the flush and compaction threads, which are stopped below.
+    pendingStart.ifPresent(PendingStart::stop);
     intervalSync.ifPresent(IntervalSync::stop);
     try {
       log.close(writes.failure() == null);

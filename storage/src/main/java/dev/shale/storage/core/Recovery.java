@@ -31,8 +31,10 @@ import java.util.SortedSet;
 /**
  * Opening a store's files, exactly as docs/format.md "Recovery at open" says: read the manifest,
  * open its tables, replay each log segment it does not cover into a frozen memtable kept with its
- * segment, write a new empty log and a new manifest, delete what is no longer needed, and move the
- * clock past every version seen. The caller holds the directory's LOCK.
+ * segment, move the clock past every version seen, and then write: a new empty log, a new
+ * manifest naming it, and the deletion of what is no longer needed ({@link OpeningWrites}). On a
+ * full disk those writes wait ({@link Writes.AwaitingSpace}) and the engine opens without them.
+ * The caller holds the directory's LOCK.
  *
  * <p>Invariant: nothing in the directory is written, truncated or deleted until every check that
  * can refuse the store has passed, so a refusal leaves the directory byte for byte as it was
@@ -45,19 +47,23 @@ final class Recovery {
    * @param levels the live tables by level, checked; the caller owns one reference to each
    * @param frozen the replayed log segments' memtables, newest first, for the flush thread; the
    *     caller owns one reference to each memtable
+   * @param writes whether opening's writes are done, or wait for room
    * @param damage the damaged files found, which the engine serves around and reports
    */
   record Recovered(Manifest manifest, Levels levels, List<FrozenMemtable> frozen,
-      LogWriter log, FileNumbers fileNumbers, DamageRegistry damage) {
+      Writes writes, FileNumbers fileNumbers, DamageRegistry damage) {
 
     /** Lets everything go when the engine cannot start after all. */
     void closeQuietly() {
       levels.all().forEach(SharedTable::release);
       frozen.forEach(f -> f.memtable().release());
-      try {
-        log.close();
-      } catch (IOException | RuntimeException e) {
-        LOG.log(Level.WARNING, "closing " + log.path() + " failed: " + e);
+      if (writes instanceof Writes.AwaitingSpace(OpeningWrites rest, var cause)) rest.abandon();
+      if (writes instanceof Writes.Done(LogWriter log)) {
+        try {
+          log.close();
+        } catch (IOException | RuntimeException e) {
+          LOG.log(Level.WARNING, "closing " + log.path() + " failed: " + e);
+        }
       }
       try {
         manifest.close();
@@ -69,6 +75,18 @@ final class Recovery {
 
   /** A kept segment's torn tail, to cut off the file (docs/format.md, "Recovery at open", step 2). */
   private record TornTailCut(Path file, TornTail tail) {}
+
+  /** How far opening's writes got. */
+  sealed interface Writes {
+    /** All done: the new manifest is durable, and {@code log} is the new segment. */
+    record Done(LogWriter log) implements Writes {}
+
+    /**
+     * Not done for want of space ({@code cause}: ENOSPC or EDQUOT): {@code rest} does what is
+     * left once there is room. The store's files are as they were, but for torn tails cut.
+     */
+    record AwaitingSpace(OpeningWrites rest, IOException cause) implements Writes {}
+  }
 
   private static final System.Logger LOG = System.getLogger(Recovery.class.getName());
 
@@ -122,27 +140,50 @@ final class Recovery {
     for (TornTailCut cut : tornTails) cutTornTail(cut.file(), cut.tail());
     for (Path segment : headerlessSegments) deleteBeforeANewerSegment(segment);
     long logNumber = numbers.allocate();
-    long manifestNumber = numbers.allocate();
     List<TableMeta> metas = tables.stream().map(SharedTable::meta).toList();
     // log_number: the oldest segment still holding records that are in no table.
     long oldestUnflushed = frozen.isEmpty() ? logNumber : frozen.getLast().logNumber();
+    // next_file_number: the manifest, numbered as it is written, goes above it (Manifest#commit).
     ManifestSnapshot snapshot =
         new ManifestSnapshot(numbers.peek(), oldestUnflushed, clock.current(), metas);
-    // The segment before the manifest that may name it: no snapshot ever names a segment that
-    // is not on disk, so a missing segment log_number is damage, not a crash (SnapshotAccounting).
-    LogWriter log = LogWriter.create(vfs, directory.resolve(FileNames.log(logNumber)), logNumber);
-    Manifest manifest;
+    OpeningWrites opening =
+        new OpeningWrites(vfs, directory, snapshot, logNumber, obsoleteFiles(listing, snapshot));
+    Manifest manifest = Manifest.unwritten(vfs, directory);
+    Writes writes;
     try {
-      manifest = Manifest.create(vfs, directory, manifestNumber, snapshot);
-    } catch (IOException | RuntimeException e) {
-      log.close();
+      writes = new Writes.Done(opening.run(manifest, numbers::allocate));
+    } catch (IOException e) {
+      if (!DiskSpace.isNoSpace(e)) {
+        closeQuietly(manifest);
+        throw e;
+      }
+      writes = new Writes.AwaitingSpace(opening, e);
+    } catch (RuntimeException e) {
+      closeQuietly(manifest);
       throw e;
     }
-    deleteObsoleteFiles(listing, snapshot);
-    LOG.log(Level.INFO, directory + " opened: " + tables.size() + " tables, " + frozen.size()
-        + " replayed log segments to flush, log " + FileNames.log(logNumber) + ", "
-        + FileNames.manifest(manifestNumber) + ", last version " + clock.current());
-    return new Recovered(manifest, levels, List.copyOf(frozen), log, numbers, damage);
+    logOpened(writes, manifest);
+    return new Recovered(manifest, levels, List.copyOf(frozen), writes, numbers, damage);
+  }
+
+  private void logOpened(Writes writes, Manifest manifest) {
+    String contents = tables.size() + " tables, " + frozen.size() + " replayed log segments to flush";
+    switch (writes) {
+      case Writes.Done(LogWriter log) -> LOG.log(Level.INFO, directory + " opened: " + contents + ", log "
+          + log.path().getFileName() + ", " + FileNames.manifest(manifest.fileNumber()) + ", last version "
+          + clock.current());
+      // DiskSpace logs the refusal of writes, with the cause, at WARNING.
+      case Writes.AwaitingSpace awaiting -> LOG.log(Level.INFO, directory + " opened for reads: " + contents
+          + ", last version " + clock.current() + "; " + awaiting.rest().undone() + " wait for room on the disk");
+    }
+  }
+
+  private static void closeQuietly(Manifest manifest) {
+    try {
+      manifest.close();
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, "closing the manifest failed: " + e);
+    }
   }
 
   // docs/format.md, "Manifest": a directory with no manifest is a new, empty store, unless it
@@ -240,19 +281,21 @@ final class Recovery {
     return last;
   }
 
-  // docs/format.md, "Recovery at open", step 4: only once the new manifest is durable.
-  private void deleteObsoleteFiles(DirectoryListing listing, ManifestSnapshot snapshot) {
+  // docs/format.md, "Recovery at open", step 4: deleted only once the new manifest is durable.
+  private List<Path> obsoleteFiles(DirectoryListing listing, ManifestSnapshot snapshot) {
     Set<Long> live = new HashSet<>();
     for (TableMeta t : snapshot.tables()) live.add(t.fileNumber());
     Set<Long> kept = new HashSet<>();
     for (FrozenMemtable f : frozen) kept.add(f.logNumber());
+    List<Path> obsolete = new ArrayList<>();
     for (long number : listing.logs()) {
-      if (!kept.contains(number)) delete(directory.resolve(FileNames.log(number)));
+      if (!kept.contains(number)) obsolete.add(directory.resolve(FileNames.log(number)));
     }
-    for (Path temporary : listing.temporaries()) delete(temporary);
+    obsolete.addAll(listing.temporaries());
     for (long number : listing.tables()) {
-      if (!live.contains(number)) delete(directory.resolve(FileNames.table(number)));
+      if (!live.contains(number)) obsolete.add(directory.resolve(FileNames.table(number)));
     }
+    return obsolete;
   }
 
   // A segment with no header may be followed only by segments holding nothing (LogDamage): it
@@ -261,13 +304,5 @@ final class Recovery {
   private void deleteBeforeANewerSegment(Path headerless) throws IOException {
     vfs.delete(headerless);
     LOG.log(Level.INFO, "deleted " + headerless + ", a log segment whose header was never written");
-  }
-
-  private void delete(Path file) {
-    try {
-      if (vfs.delete(file)) LOG.log(Level.INFO, "deleted " + file);
-    } catch (IOException e) {
-      LOG.log(Level.WARNING, "deleting " + file + " failed (retried at next open): " + e);
-    }
   }
 }

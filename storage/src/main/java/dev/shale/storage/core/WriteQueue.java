@@ -192,6 +192,21 @@ final class WriteQueue {
     }
   }
 
+  /**
+   * Gives the log the segment that opening on a full disk could not create then (PendingStart),
+   * under the lock writers check it under: false (not taken) if the engine closed meanwhile.
+   */
+  boolean startLog(LogWriter first) {
+    lock.lock();
+    try {
+      if (view.isClosed()) return false;
+      log.start(first);
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** The failure that made the engine refuse writes, or null while it takes them. */
   @Nullable StorageException failure() {
     return poison.get();
@@ -468,6 +483,8 @@ final class WriteQueue {
       throw new StorageException(
           "engine refuses writes after an earlier failure: " + failure.getMessage(), failure);
     }
+    // Opened on a full disk, and no room yet for the new segment: nothing to append to.
+    if (!log.isStarted()) throw disk.refusedUntilOpened();
   }
 
   private static void closeQuietly(AutoCloseable closeable) {

@@ -81,6 +81,37 @@ class DiskFullTest {
     }
   }
 
+  // Issue 31, defect 4: without a free byte not even opening's new manifest and log segment fit;
+  // opening failed. Now it opens for reads and finishes opening once space is freed.
+  @Test
+  void aStoreOnADiskWithoutAFreeByteOpensForReadsAndTakesWritesOnceSpaceIsFreed() throws IOException {
+    EngineOptions options = options().withMemtableSizeBytes(4 << 20).withDiskReserveBytes(256 << 10);
+    List<Integer> acknowledged = new ArrayList<>();
+    try (Engine engine = Engine.open(dir, options)) {
+      for (int i = 0; i < 2_000; i++) { // about 2 MiB, all in the log: no flush yet
+        engine.put(key(i), value(i));
+        acknowledged.add(i);
+      }
+    }
+    Path ballast = disk.fillUp("ballast");
+
+    try (Engine engine = Engine.open(dir, options)) {
+      for (int i : acknowledged) assertThat(engine.get(key(i)).value()).isEqualTo(value(i));
+      assertThatThrownBy(() -> engine.put(key(-1), value(-1))).isInstanceOf(DiskFullException.class)
+          .hasMessageContaining("opening could not write");
+      assertThat(engine.health().refusalClearsByItself()).isTrue();
+
+      Files.delete(ballast);
+      EngineTesting.await("writes resume", () -> tryPut(engine, 2_000));
+      acknowledged.add(2_000);
+      EngineTesting.await("the replayed log flushed", () -> engine.stats().tables() > 0
+          && engine.stats().immutableMemtables() == 0);
+    }
+    try (Engine engine = Engine.open(dir, options)) {
+      for (int i : acknowledged) assertThat(engine.get(key(i)).value()).isEqualTo(value(i));
+    }
+  }
+
   private void fillUntilRefusedThenFree(EngineOptions options) throws IOException {
     List<Integer> acknowledged = new ArrayList<>();
     int refused;
