@@ -1,5 +1,6 @@
 package dev.shale.storage.core;
 
+import dev.shale.storage.util.Joins;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.TimeUnit;
@@ -51,14 +52,6 @@ final class IntervalSync implements Runnable {
   void stop() {
     stopping = true;
     LockSupport.unpark(thread);
-    boolean interrupted = false;
-    while (thread.isAlive()) {
-      try {
-        thread.join();
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) Thread.currentThread().interrupt();
+    Joins.joinUninterruptibly(thread);
   }
 }

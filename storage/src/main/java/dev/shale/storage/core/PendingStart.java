@@ -1,6 +1,7 @@
 package dev.shale.storage.core;
 
 import dev.shale.storage.manifest.Manifest;
+import dev.shale.storage.util.Joins;
 import dev.shale.storage.wal.LogWriter;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -73,15 +74,7 @@ final class PendingStart implements Runnable {
     } finally {
       lock.unlock();
     }
-    boolean interrupted = false;
-    while (thread.isAlive()) {
-      try {
-        thread.join();
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) Thread.currentThread().interrupt();
+    Joins.joinUninterruptibly(thread);
     writes.abandon(); // a segment created by an attempt that did not finish
   }
 
