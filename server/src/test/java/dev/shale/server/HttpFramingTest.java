@@ -99,6 +99,39 @@ class HttpFramingTest {
     assertNothingStored("a");
   }
 
+  /**
+   * RFC 9112 2.2: before a request line a server may skip empty lines (CRLF), nothing else. Other
+   * bytes there (NUL, controls, spaces) were skipped too: a proxy that reads them otherwise would
+   * disagree on where the request starts.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"\u0000\u0001\u0002", " ", "\t", "\u000b", "\r\n\u007f", "\r\n \r\n"})
+  void bytesOtherThanEmptyLinesBeforeTheRequestLineAre400(String before) throws Exception {
+    assertRefusedAndClosed(400, before + "PUT /v0/entity?id=smuggled HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nS");
+  }
+
+  @Test
+  void emptyLinesBeforeARequestLineAreSkipped() throws Exception {
+    try (RawConnection connection = node.connect()) {
+      connection.send("\r\n\r\nPUT /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nA"
+          + "\r\nGET /v0/entity?id=a HTTP/1.1\r\nHost: x\r\n\r\n");
+      assertThat(connection.read().status()).isEqualTo(201);
+      assertThat(connection.read().text()).isEqualTo("A");
+    }
+  }
+
+  @Test
+  void junkBetweenTwoRequestsIs400AfterTheFirstIsAnswered() throws Exception {
+    try (RawConnection connection = node.connect()) {
+      connection.send("GET /v0/status HTTP/1.1\r\nHost: x\r\n\r\n\u0000PUT /v0/entity?id=smuggled HTTP/1.1\r\n"
+          + "Host: x\r\nContent-Length: 1\r\n\r\nS");
+      assertThat(connection.read().status()).isEqualTo(200);
+      assertThat(connection.read().status()).isEqualTo(400);
+      assertThat(connection.closedByServer()).isTrue();
+    }
+    assertNothingStored("smuggled");
+  }
+
   @Test
   void http11WithoutHostIs400() throws Exception {
     try (RawConnection connection = node.connect()) {

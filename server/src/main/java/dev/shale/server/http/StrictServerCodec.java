@@ -11,6 +11,7 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseEncoder;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -26,7 +27,8 @@ import java.util.List;
  * else: a line that is not strict is a decoder failure here (400), and a well-formed version
  * other than 1.0 and 1.1 is {@link UnsupportedVersionException} (505). A second
  * {@code Content-Length} header is refused here too (Netty would use the first in HTTP/1.0, and
- * hides that there were two). The failure's message
+ * hides that there were two). Before a request line only empty lines (CRLF) may come (RFC 9112
+ * section 2.2); Netty skips any control byte or space there, which here is a 400 too. The failure's message
  * makes the decoder drop the rest of the connection's bytes.
  *
  * <p>It plays HttpServerCodec's other part too: the response to a HEAD request carries no body,
@@ -65,6 +67,10 @@ public final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRe
     private int targetEnd;
     // Content-Length headers seen in the current request's head.
     private int contentLengths;
+    // Between requests: the next byte that is not part of an empty line starts a request line.
+    private boolean beforeRequestLine = true;
+    // A byte other than CR or LF came before the request line being read (-1: none).
+    private int junkBeforeRequestLine = -1;
 
     StrictRequestDecoder(HttpDecoderConfig config) {
       super(config);
@@ -72,15 +78,36 @@ public final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRe
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf buffer, List<Object> out) throws Exception {
+      if (beforeRequestLine) noteBytesBeforeRequestLine(buffer);
       int before = out.size();
       super.decode(ctx, buffer, out);
       for (int i = before; i < out.size(); i++) {
         if (out.get(i) instanceof HttpRequest request) unanswered.add(request.method());
+        if (out.get(i) instanceof LastHttpContent) beforeRequestLine = true;
+      }
+    }
+
+    // RFC 9112 2.2: empty lines (CRLF) may come before a request line, and nothing else. Netty
+    // skips every control byte and space there: they are noted here, and the request line that
+    // follows is refused (400) as it is split, as any other line that is not strict.
+    private void noteBytesBeforeRequestLine(ByteBuf buffer) {
+      for (int i = buffer.readerIndex(); i < buffer.writerIndex(); i++) {
+        byte b = buffer.getByte(i);
+        if (b == '\r' || b == '\n') continue;
+        if (isSkippedBeforeRequestLine(b) && junkBeforeRequestLine < 0) junkBeforeRequestLine = b & 0xff;
+        if (!isSkippedBeforeRequestLine(b)) {
+          beforeRequestLine = false;
+          return;
+        }
       }
     }
 
     @Override
     protected String splitFirstWordInitialLine(byte[] line, int start, int length) {
+      int junk = junkBeforeRequestLine;
+      beforeRequestLine = false;
+      junkBeforeRequestLine = -1;
+      if (junk >= 0) throw new IllegalArgumentException("byte " + hex((byte) junk) + " before the request line");
       for (int i = start; i < start + length; i++) {
         if (!isTokenChar(line[i])) throw new IllegalArgumentException("the method holds byte " + hex(line[i]));
       }
@@ -149,6 +176,12 @@ public final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRe
   }
 
   // RFC 9110 section 5.6.2: tchar.
+  // The bytes Netty's decoder skips before a request line: controls, space, DEL (and C1 controls).
+  private static boolean isSkippedBeforeRequestLine(byte b) {
+    int c = b & 0xff;
+    return c <= ' ' || (c >= 0x7f && c <= 0x9f);
+  }
+
   private static boolean isTokenChar(byte b) {
     return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || isDigit(b) || "!#$%&'*+-.^_`|~".indexOf(b) >= 0;
   }
