@@ -133,6 +133,20 @@ class MembershipClusterTest {
       assertThat(live.output()).contains("removed " + cluster.urls().get(3));
       awaitTopology(urls.subList(0, 3), urls.subList(0, 3), "normal");
       awaitLog(cluster.node(3), "was removed from the cluster", "it may be stopped");
+      // Issue 32: a member removed live kept coordinating, as a cluster of one: its 201s stored
+      // nothing any member would ever read. It refuses clients once the removal commits.
+      String removed = cluster.urls().get(3);
+      for (HttpRequest request : List.of(
+          HttpRequest.newBuilder(URI.create(removed + "/v0/entity?id=after-removal"))
+              .PUT(HttpRequest.BodyPublishers.ofString("v")).build(),
+          HttpRequest.newBuilder(URI.create(removed + "/v0/entity?id=after-removal")).build(),
+          HttpRequest.newBuilder(URI.create(removed + "/v0/entities?start=a")).build())) {
+        HttpResponse<String> answer = send(request);
+        assertThat(answer.statusCode()).as(request.method() + " " + request.uri() + ": " + answer.body()).isEqualTo(503);
+        assertThat(answer.body()).contains("removed from the cluster");
+      }
+      assertThat(send(HttpRequest.newBuilder(URI.create(removed + "/v0/status")).build()).body())
+          .contains("\"status\": \"removed\"");
 
       cluster.node(2).kill();
       Removal dead = remove(cluster, cluster.urls().get(1), cluster.urls().get(2), true);
@@ -142,6 +156,17 @@ class MembershipClusterTest {
       Removal again = remove(cluster, cluster.urls().get(0), cluster.urls().get(2), true);
       assertThat(again.status()).isEqualTo(1);
       assertThat(again.output()).contains("409", "not a member");
+    }
+  }
+
+  private static HttpResponse<String> send(HttpRequest request) {
+    try {
+      return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
     }
   }
 

@@ -86,6 +86,21 @@ public record Cluster(
   }
 
   /** The nodes requests read from now (the map's normal and leaving members), at least one. */
+  /**
+   * Why this node may not coordinate clients' requests, or null: it was removed from the cluster
+   * map (a live removal committed, or one it learned of since). A removed node answering as a
+   * cluster of one would acknowledge writes that no member ever reads. Null for a fixed cluster
+   * and while the map is empty (a node joining).
+   */
+  public @Nullable String removal() {
+    if (!membership.changes()) return null;
+    ClusterMap map = map();
+    NodeAddress self = topology().self();
+    if (map.isEmpty() || map.member(self).isPresent()) return null;
+    return "this node (" + self + ") was removed from the cluster (map version " + map.version()
+        + "): send requests to its members " + map.addresses() + "; stop this node, or delete its data and --join again";
+  }
+
   public int readableNodes() {
     return Math.max(1, map().readableMembers().size());
   }

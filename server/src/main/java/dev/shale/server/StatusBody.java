@@ -27,13 +27,17 @@ public final class StatusBody {
 
   /**
    * {@code replicationFactor}: how many nodes keep each key (1 for a node without a cluster);
-   * {@code topology}: the cluster map, as "topology" (none without a cluster);
+   * {@code topology}: the cluster map, as "topology" (none without a cluster); {@code removal}:
+   * why this node, removed from that map, refuses clients (status "removed"), or null;
    * {@code repairs}: this node's repairs, null without peers (none ran); {@code handoff}: the
    * pulls of a pending node change (empty without one).
    */
   public static String of(EngineStats stats, EngineHealth health, MemoryUse memory, ReplicationStats replication,
-      int replicationFactor, @Nullable ClusterMap topology, @Nullable RepairRunner repairs, List<RangeProgress> handoff) {
-    return "{\"status\": \"" + (health.isDegraded() ? "degraded" : "serving") + "\""
+      int replicationFactor, @Nullable ClusterMap topology, @Nullable String removal, @Nullable RepairRunner repairs,
+      List<RangeProgress> handoff) {
+    String status = removal != null ? "removed" : health.isDegraded() ? "degraded" : "serving";
+    return "{\"status\": \"" + status + "\""
+        + (removal == null ? "" : ", \"removal\": " + quote(removal))
         + ", " + healthMembers(health)
         + ", \"pid\": " + PID
         + ", \"maxHeapBytes\": " + Runtime.getRuntime().maxMemory()

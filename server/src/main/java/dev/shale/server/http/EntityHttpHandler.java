@@ -281,6 +281,10 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       FullHttpResponse refusal = adminGate.refusal(head, request.body(), ctx().channel().remoteAddress());
       if (refusal != null) return new Answer(refusal);
     }
+    String removal = cluster == null ? null : cluster.removal();
+    if (removal != null && (target.path().equals(ENTITY_PATH) || target.path().equals(Scans.ENTITIES_PATH))) {
+      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.SERVICE_UNAVAILABLE, removal));
+    }
     return switch (target.path()) {
       // Replica requests travel over the internode protocol (dev.shale.server.peer): a request
       // here is a client's, whatever headers it carries, and is coordinated as any.
@@ -512,8 +516,8 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     EngineStats engine = service.stats();
     return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(engine, service.health(),
         MemoryUse.now(engine, options, answerBudget), stats,
-        cluster == null ? 1 : cluster.replicationFactor(), cluster == null ? null : cluster.membership().current(), repairs,
-        handoff.get()));
+        cluster == null ? 1 : cluster.replicationFactor(), cluster == null ? null : cluster.membership().current(),
+        cluster == null ? null : cluster.removal(), repairs, handoff.get()));
   }
 
   /**
