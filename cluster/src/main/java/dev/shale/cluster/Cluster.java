@@ -85,7 +85,6 @@ public record Cluster(
     return membership.current();
   }
 
-  /** The nodes requests read from now (the map's normal and leaving members), at least one. */
   /**
    * Why this node may not coordinate clients' requests, or null: it was removed from the cluster
    * map (a live removal committed, or one it learned of since). A removed node answering as a
@@ -101,6 +100,7 @@ public record Cluster(
         + "): send requests to its members " + map.addresses() + "; stop this node, or delete its data and --join again";
   }
 
+  /** The nodes requests read from now (the map's normal and leaving members), at least one. */
   public int readableNodes() {
     return Math.max(1, map().readableMembers().size());
   }
