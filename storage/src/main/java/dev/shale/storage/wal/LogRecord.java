@@ -68,9 +68,14 @@ final class LogRecord implements Payload {
   static boolean plausible(MemorySegment file, long payloadOffset, long length) {
     if (length < LogFormat.PAYLOAD_HEADER_BYTES || length > MAX_PAYLOAD_BYTES) return false;
     if (file.byteSize() - payloadOffset < LogFormat.PAYLOAD_HEADER_BYTES) return true;
-    long keyLength = Integer.toUnsignedLong(file.get(U32, payloadOffset + 9));
-    long valueLength = Integer.toUnsignedLong(file.get(U32, payloadOffset + 13));
-    return LogFormat.PAYLOAD_HEADER_BYTES + keyLength + valueLength == length;
+    return lengthByFields(file, payloadOffset) == length;
+  }
+
+  // 17 + key_length + value_length: the payload length the fields of the payload at offset claim.
+  private static long lengthByFields(MemorySegment bytes, long payloadOffset) {
+    long keyLength = Integer.toUnsignedLong(bytes.get(U32, payloadOffset + 9));
+    long valueLength = Integer.toUnsignedLong(bytes.get(U32, payloadOffset + 13));
+    return LogFormat.PAYLOAD_HEADER_BYTES + keyLength + valueLength;
   }
 
   /** Why {@code frame}'s payload lengths disagree (a torn tail, by the format), or null. */
@@ -78,11 +83,9 @@ final class LogRecord implements Payload {
     MemorySegment p = frame.payload();
     long length = p.byteSize();
     if (length < LogFormat.PAYLOAD_HEADER_BYTES) return "record length " + length + " < 17";
-    long keyLength = Integer.toUnsignedLong(p.get(U32, 9));
-    long valueLength = Integer.toUnsignedLong(p.get(U32, 13));
-    if (LogFormat.PAYLOAD_HEADER_BYTES + keyLength + valueLength != length) {
-      return "record length " + length + " disagrees with key_length " + keyLength
-          + " and value_length " + valueLength;
+    if (lengthByFields(p, 0) != length) {
+      return "record length " + length + " disagrees with key_length " + Integer.toUnsignedLong(p.get(U32, 9))
+          + " and value_length " + Integer.toUnsignedLong(p.get(U32, 13));
     }
     return null;
   }
