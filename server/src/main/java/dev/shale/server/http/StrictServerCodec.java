@@ -94,11 +94,11 @@ public final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRe
       for (int i = buffer.readerIndex(); i < buffer.writerIndex(); i++) {
         byte b = buffer.getByte(i);
         if (b == '\r' || b == '\n') continue;
-        if (isSkippedBeforeRequestLine(b) && junkBeforeRequestLine < 0) junkBeforeRequestLine = b & 0xff;
         if (!isSkippedBeforeRequestLine(b)) {
           beforeRequestLine = false;
           return;
         }
+        if (junkBeforeRequestLine < 0) junkBeforeRequestLine = b & 0xff;
       }
     }
 
