@@ -19,16 +19,16 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A node with a 256 MiB heap takes 2 GiB of values and serves every byte of them back. */
+/** A node with a 128 MiB heap takes 1 GiB of values (eight heaps) and serves every byte of them back. */
 class LargerThanHeapTest {
-  private static final int VALUES = 2048;
+  private static final int VALUES = 1024;
   private static final int VALUE_BYTES = 1 << 20;
   private static final int CLIENTS = 4;
 
   @Test
-  void twoGibibytesThroughA256MebibyteHeap(@TempDir Path tmp) throws Exception {
+  void oneGibibyteThroughA128MebibyteHeap(@TempDir Path tmp) throws Exception {
     long seed = TestSeed.forTest("LargerThanHeapTest");
-    try (NodeProcess node = NodeProcess.start(FreePort.find(), tmp.resolve("data"), List.of("-Xmx256m"), List.of())
+    try (NodeProcess node = NodeProcess.start(FreePort.find(), tmp.resolve("data"), List.of("-Xmx128m"), List.of())
         .awaitReady(Duration.ofSeconds(60))) {
       EntityClient client = new EntityClient(node.baseUrl());
       ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
