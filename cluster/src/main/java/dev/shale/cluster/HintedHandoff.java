@@ -68,7 +68,9 @@ public final class HintedHandoff implements AutoCloseable {
   }
 
   /** A delivery's end, handed from the sender's thread to the delivery thread. */
-  private record Outcome(DeliveryTarget target, Hint hint, long sizeBytes, int generation, boolean delivered, @Nullable String failure) {}
+  /** {@code never}: the replica refused it for a reason that will not pass ({@link HintNotDelivered#never}). */
+  private record Outcome(DeliveryTarget target, Hint hint, long sizeBytes, int generation, boolean delivered, @Nullable String failure,
+      boolean never) {}
 
   private final HintStore store;
   private final HintSender sender;
@@ -79,6 +81,7 @@ public final class HintedHandoff implements AutoCloseable {
   private final ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
   private final LongAdder delivered = new LongAdder();
   private final LongAdder droppedTooOld = new LongAdder();
+  private final LongAdder droppedTooFarAhead = new LongAdder();
   private final LongAdder failedAttempts = new LongAdder();
   private final ThrottledLog failures = new ThrottledLog(LOG, Level.WARNING, 10_000);
   private final ThrottledLog drops = new ThrottledLog(LOG, Level.WARNING, 10_000);
@@ -137,6 +140,11 @@ public final class HintedHandoff implements AutoCloseable {
   /** Hints delivered (their target stored them) since this object was made. */
   public long delivered() {
     return delivered.sum();
+  }
+
+  /** Hints dropped because their replica refused them for good: their version is beyond the version-skew bound. */
+  public long droppedTooFarAhead() {
+    return droppedTooFarAhead.sum();
   }
 
   /** Hints dropped unsent because they were older than {@link HintLimits#maxAgeMillis}. */
@@ -238,7 +246,8 @@ public final class HintedHandoff implements AutoCloseable {
     withTimeout(startDelivery(hint)).whenComplete((ok, error) -> {
       boolean stored = error == null && Boolean.TRUE.equals(ok);
       String failure = stored ? null : failureReason(error);
-      outcomes.add(new Outcome(target, hint, sizeBytes, generation, stored, failure));
+      boolean never = error != null && cause(error) instanceof HintNotDelivered refused && refused.isNever();
+      outcomes.add(new Outcome(target, hint, sizeBytes, generation, stored, failure, never));
       wake();
     });
   }
@@ -249,12 +258,18 @@ public final class HintedHandoff implements AutoCloseable {
    */
   private String failureReason(@Nullable Throwable error) {
     if (error == null) return "the sender reported it undelivered, without a reason";
-    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    Throwable cause = cause(error);
     return switch (cause) {
       case HintNotDelivered notDelivered -> String.valueOf(notDelivered.getMessage());
       case TimeoutException ignored -> "no outcome within " + timing.deliveryTimeoutMillis() + " ms";
       default -> cause.toString();
     };
+  }
+
+  /** What a delivery failed with: {@code error}, or the cause a completion wrapped it in. */
+  private static Throwable cause(Throwable error) {
+    Throwable cause = error.getCause();
+    return error instanceof CompletionException && cause != null ? cause : error;
   }
 
   private CompletionStage<Boolean> startDelivery(Hint hint) {
@@ -282,6 +297,7 @@ public final class HintedHandoff implements AutoCloseable {
       inFlight--;
       inFlightBytes -= o.sizeBytes();
       if (o.delivered()) recordDelivery(o);
+      else if (o.never()) dropRefused(o);
       else recordFailure(o);
     }
   }
@@ -302,6 +318,18 @@ public final class HintedHandoff implements AutoCloseable {
     long backoffMillis = o.target().failed(o.generation(), System.nanoTime(), timing.initialBackoffMillis(), timing.maxBackoffMillis());
     failures.log("hints for " + o.target().address.id() + ": delivery of " + o.hint() + " failed (" + o.failure()
         + "); backing off " + backoffMillis + " ms, " + store.pendingHints(o.target().address) + " hints pending");
+  }
+
+  /**
+   * The replica refused the hint for good (its version is beyond the version-skew bound:
+   * docs/design.md, "Clock offsets"): kept, it would be admitted once time caught up with it, and
+   * replace writes acknowledged meanwhile. The replica answered, so its back-off does not grow.
+   */
+  private void dropRefused(Outcome o) {
+    o.target().succeeded();
+    if (!store.remove(o.hint())) return; // a newer hint of the key came meanwhile, and stays
+    droppedTooFarAhead.increment();
+    drops.log("hints for " + o.target().address.id() + ": dropped " + o.hint() + ", which it refuses for good (" + o.failure() + ")");
   }
 
   private void dropExpired(Hint hint) {

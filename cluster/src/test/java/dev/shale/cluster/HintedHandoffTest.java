@@ -99,6 +99,24 @@ class HintedHandoffTest {
   }
 
   @Test
+  void aHintTheReplicaRefusesForGoodIsDroppedAndCountedNotKept() {
+    openStore();
+    addHints(A, 3);
+    store.add(B, bytes("fine"), bytes("v"), version(0));
+    start(hint -> {
+      received.add(hint);
+      if (hint.target().equals(B)) return CompletableFuture.completedFuture(true);
+      // A's answer to a version beyond the version-skew bound (docs/design.md, "Clock offsets").
+      return CompletableFuture.failedFuture(HintNotDelivered.never("A failed (code 5): the record's version is 120000 ms ahead"));
+    }, LIMITS, FAST);
+
+    Await.until("A's three hints dropped", DEADLINE, () -> handoff.droppedTooFarAhead() == 3 && store.pendingHints() == 0);
+    assertThat(receivedBy(A)).as("each tried once, none kept for another try").isEqualTo(3);
+    assertThat(handoff.failedAttempts()).as("a refusal for good is no failure to back off from").isZero();
+    assertThat(handoff.delivered()).isEqualTo(1);
+  }
+
+  @Test
   void aDeliveryThatReturnsFalseKeepsTheHint() {
     openStore();
     addHints(A, 3);

@@ -1,5 +1,6 @@
 package dev.shale.server;
 
+import dev.shale.cluster.ClockOffsets;
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.coordination.Coordinator;
 import dev.shale.cluster.coordination.ReplicationStats;
@@ -78,6 +79,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   private final BooleanSupplier draining;
   private final @Nullable Cluster cluster; // null without --cluster
   private final @Nullable Coordinator coordinator; // null without peers
+  private final @Nullable ClockOffsets clock; // null without peers
   private final ReplicationStats stats;
   private final Supplier<List<RangeProgress>> handoff; // the pulls of a pending node change, for /v0/status
   private final Scans scans;
@@ -92,7 +94,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   ServerInitializer(
       ServerOptions options, EntityService service, @Nullable StoragePool pool, BodyBudget budget,
       AnswerBudget answerBudget, ChannelGroup connections, BooleanSupplier draining, @Nullable Cluster cluster, @Nullable Coordinator coordinator,
-      ReplicationStats stats, Supplier<List<RangeProgress>> handoff, Scans scans, @Nullable PeerEndpoint peers,
+      @Nullable ClockOffsets clock, ReplicationStats stats, Supplier<List<RangeProgress>> handoff, Scans scans, @Nullable PeerEndpoint peers,
       @Nullable RepairRunner repairs, NodeMetrics metrics, NodeAdmin admin, @Nullable SnapshotRoutes snapshots) {
     this.metrics = metrics;
     this.admin = admin;
@@ -103,6 +105,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     this.peers = peers;
     this.cluster = cluster;
     this.coordinator = coordinator;
+    this.clock = clock;
     this.stats = stats;
     this.options = options;
     this.service = service;
@@ -133,7 +136,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     pipeline.addLast("http", new StrictServerCodec(decoderConfig()));
     pipeline.addLast("flow", new FlowControlHandler());
     pipeline.addLast("aggregator", new RequestAggregator(options.maxValueSizeBytes(), budget, requestTimeout, lingeringClose));
-    pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, answerBudget, valueSizes, options, cluster, coordinator, stats, handoff,
+    pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, answerBudget, valueSizes, options, cluster, coordinator, clock, stats, handoff,
         scans, repairs, metrics, admin, snapshots, loop -> writeGroups.computeIfAbsent(loop, l -> new LoopWriteGroup(l, service))));
   }
 

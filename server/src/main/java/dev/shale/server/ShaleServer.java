@@ -1,5 +1,6 @@
 package dev.shale.server;
 
+import dev.shale.cluster.ClockOffsets;
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.HintNotDelivered;
 import dev.shale.cluster.HintSender;
@@ -18,6 +19,7 @@ import dev.shale.server.http.BodyBudget;
 import dev.shale.server.http.ConnectionEvent;
 import dev.shale.server.http.SnapshotRoutes;
 import dev.shale.server.metrics.NodeMetrics;
+import dev.shale.server.peer.ClockProbes;
 import dev.shale.server.peer.MapFence;
 import dev.shale.server.peer.PeerDialer;
 import dev.shale.server.peer.PeerEndpoint;
@@ -82,6 +84,7 @@ public final class ShaleServer implements AutoCloseable {
   private final @Nullable StoragePool pool; // null: storage calls run inline on the event loops (--workers 0)
   private final ScanThreads scanThreads;
   private final @Nullable PeerLinks client; // null without peers
+  private final @Nullable ClockProbes clockProbes; // null without peers
   private final ReplicationStats stats;
   private final @Nullable ReplicaCalls replicaCalls; // null without peers
   private final @Nullable Peers peers; // null without peers
@@ -95,7 +98,8 @@ public final class ShaleServer implements AutoCloseable {
 
   private ShaleServer(
       ServerOptions options, EventLoopGroup acceptGroup, EventLoopGroup ioGroup, @Nullable StoragePool pool,
-      ScanThreads scanThreads, @Nullable PeerLinks client, ReplicationStats stats, @Nullable ReplicaCalls replicaCalls,
+      ScanThreads scanThreads, @Nullable PeerLinks client, @Nullable ClockProbes clockProbes, ReplicationStats stats,
+      @Nullable ReplicaCalls replicaCalls,
       @Nullable Peers peers, AtomicReference<Handoff> handoff, @Nullable RepairRunner repairs, ChannelGroup connections,
       AtomicBoolean draining, Channel listener, String transport) {
     this.options = options;
@@ -104,6 +108,7 @@ public final class ShaleServer implements AutoCloseable {
     this.pool = pool;
     this.scanThreads = scanThreads;
     this.client = client;
+    this.clockProbes = clockProbes;
     this.stats = stats;
     this.replicaCalls = replicaCalls;
     this.peers = peers;
@@ -176,6 +181,8 @@ public final class ShaleServer implements AutoCloseable {
     Peers handoffPeers = null;
     AtomicReference<Handoff> handoff = new AtomicReference<>();
     RepairRunner repairs = null;
+    ClockOffsets clockOffsets = null;
+    ClockProbes clockProbes = null;
     if (cluster != null && cluster.takesPeers()) {
       int maxValue = options.maxValueSizeBytes();
       dialer = new PeerDialer(cluster.topology().self(), cluster.membership(), cluster.auth(),
@@ -186,9 +193,15 @@ public final class ShaleServer implements AutoCloseable {
       Cluster live = cluster;
       // Replica requests addressed with a map older than this node's placement are refused (MapFence).
       MapFence fence = new MapFence(live::map);
+      // This node's clock against the members' (docs/design.md, "Clock offsets"), from the wall
+      // clock its versions are made from.
+      clockOffsets = new ClockOffsets(cluster.topology().self().id(), () -> live.map().addresses(), engine.clock()::wallMillis,
+          System::nanoTime, ClockOffsets.MAX_OFFSET_MILLIS);
+      ClockOffsets clock = clockOffsets;
+      clockProbes = new ClockProbes(cluster.topology().self(), () -> live.map().addresses(), client, ioGroup, clock);
       PeerScanServer peerScans = new PeerScanServer(service, scanThreads, live::livePlacement, fence);
       peers = new PeerEndpoint(cluster.topology().self(), cluster.membership(), cluster.auth(), maxValue,
-          sender -> new PeerRequestHandler(sender, service, pool, answerBudget, peerScans, fence, maxValue),
+          sender -> new PeerRequestHandler(sender, service, pool, answerBudget, peerScans, fence, clock, maxValue),
           client::peerAuthenticated);
       replicaCalls = new ReplicaCalls(cluster.topology().self(), service, pool, client, missed, fence, () -> live.map().version());
       // One rule for every request's targets (ReplicaPlacement): a node whose map is agreed with
@@ -201,7 +214,7 @@ public final class ShaleServer implements AutoCloseable {
       repairs = RepairRunner.of(cluster, service, replicaCalls, dialer, ioGroup);
     }
     PeerLinks links = client;
-    metrics.watchCluster(stats, links == null ? Map::of : links::openConnections);
+    metrics.watchCluster(stats, links == null ? Map::of : links::openConnections, clockOffsets);
     ServerBootstrap bootstrap = new ServerBootstrap()
         .group(acceptGroup, ioGroup)
         .channel(channelType)
@@ -212,7 +225,7 @@ public final class ShaleServer implements AutoCloseable {
         // close (StrictServerCodec.InputEnded), rather than close at its end of input.
         .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .childHandler(new ServerInitializer(
-            options, service, pool, budget, answerBudget, connections, draining::get, cluster, coordinator, stats,
+            options, service, pool, budget, answerBudget, connections, draining::get, cluster, coordinator, clockOffsets, stats,
             () -> handoff.get() == null ? List.of() : handoff.get().progress(), new Scans(service, scanThreads, cluster, dialer), peers,
             repairs, metrics, admin, admin.snapshots() == null ? null : new SnapshotRoutes(engine, admin.snapshots())));
     try {
@@ -220,7 +233,9 @@ public final class ShaleServer implements AutoCloseable {
       // Greets every peer, and returns once they know this node is up: a restarted node's
       // handshakes end the peers' down marks of it (bounded by the connect timeout).
       if (client != null) client.greetAll(greetMillis);
-      return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, client, stats, replicaCalls, handoffPeers, handoff, repairs,
+      // Then measures the clock against theirs: it serves no client before it has (ClockOffsets).
+      if (clockProbes != null) clockProbes.start(greetMillis);
+      return new ShaleServer(options, acceptGroup, ioGroup, pool, scanThreads, client, clockProbes, stats, replicaCalls, handoffPeers, handoff, repairs,
           connections, draining, listener, (epoll ? "epoll" : "nio") + ", " + ioThreads + (ioThreads == 1 ? " event loop" : " event loops"));
     } catch (Exception e) {
       // syncUninterruptibly() rethrows the socket's checked exception unwrapped, hence Exception.
@@ -319,6 +334,7 @@ public final class ShaleServer implements AutoCloseable {
     // repair fails, so its connection owes no answer to the drain below.
     if (repairs != null) repairs.close();
     listener.close().syncUninterruptibly();
+    if (clockProbes != null) clockProbes.close();
     drainConnections();
     // After the drain: replica requests still in flight then belong to cut connections (or
     // are read repairs and hint deliveries, which a later read or delivery redoes).

@@ -1,5 +1,6 @@
 package dev.shale.server;
 
+import dev.shale.cluster.ClockOffsets;
 import dev.shale.cluster.coordination.ReplicationStats;
 import dev.shale.cluster.handoff.RangeProgress;
 import dev.shale.cluster.membership.ClusterMap;
@@ -28,16 +29,19 @@ public final class StatusBody {
   /**
    * {@code replicationFactor}: how many nodes keep each key (1 for a node without a cluster);
    * {@code topology}: the cluster map, as "topology" (none without a cluster); {@code removal}:
-   * why this node, removed from that map, refuses clients (status "removed"), or null;
+   * why this node, removed from that map, refuses clients (status "removed"), or null; {@code
+   * clock}: this node's clock offsets (null without peers), whose fence makes it "degraded";
    * {@code repairs}: this node's repairs, null without peers (none ran); {@code handoff}: the
    * pulls of a pending node change (empty without one).
    */
   public static String of(EngineStats stats, EngineHealth health, MemoryUse memory, ReplicationStats replication,
-      int replicationFactor, @Nullable ClusterMap topology, @Nullable String removal, @Nullable RepairRunner repairs,
-      List<RangeProgress> handoff) {
-    String status = removal != null ? "removed" : health.isDegraded() ? "degraded" : "serving";
+      int replicationFactor, @Nullable ClusterMap topology, @Nullable String removal, @Nullable ClockOffsets clock,
+      @Nullable RepairRunner repairs, List<RangeProgress> handoff) {
+    String fence = clock == null ? null : clock.fence();
+    String status = removal != null ? "removed" : health.isDegraded() || fence != null ? "degraded" : "serving";
     return "{\"status\": \"" + status + "\""
         + (removal == null ? "" : ", \"removal\": " + quote(removal))
+        + (clock == null ? "" : ", \"clock\": " + clockObject(clock, fence))
         + ", " + healthMembers(health)
         + ", \"pid\": " + PID
         + ", \"maxHeapBytes\": " + Runtime.getRuntime().maxMemory()
@@ -81,7 +85,19 @@ public final class StatusBody {
         + ", \"hintsRefused\": " + replication.hintsRefused()
         + ", \"hintsDelivered\": " + replication.hintsDelivered()
         + ", \"hintsPending\": " + replication.hintsPending()
-        + ", \"hintsPendingBytes\": " + replication.hintsPendingBytes();
+        + ", \"hintsPendingBytes\": " + replication.hintsPendingBytes()
+        + ", \"hintsDroppedTooFarAhead\": " + replication.hintsDroppedTooFarAhead();
+  }
+
+  /**
+   * {"fenced": bool, "reason": ... (when fenced), "offsetsMillis": {peer: ms, ...}}: whether this
+   * node's clock is fenced (docs/design.md, "Clock offsets") and each measured peer's offset.
+   */
+  private static String clockObject(ClockOffsets clock, @Nullable String fence) {
+    StringJoiner offsets = new StringJoiner(", ", "{", "}");
+    clock.offsetsMillis().forEach((peer, millis) -> offsets.add(quote(peer) + ": " + millis));
+    return "{\"fenced\": " + (fence != null) + (fence == null ? "" : ", \"reason\": " + quote(fence))
+        + ", \"offsetsMillis\": " + offsets + "}";
   }
 
   /**

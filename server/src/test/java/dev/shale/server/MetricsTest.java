@@ -236,7 +236,7 @@ class MetricsTest {
     assertThat(check.waitFor(60, TimeUnit.SECONDS)).as("promtool ends").isTrue();
     String said = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(check.exitValue()).as("promtool check config said: %s", said).isZero();
-    assertThat(said).contains("SUCCESS: 13 rules found");
+    assertThat(said).contains("SUCCESS: 14 rules found");
   }
 
   @Test

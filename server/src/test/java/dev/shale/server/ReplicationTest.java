@@ -414,7 +414,7 @@ class ReplicationTest {
       for (long version : new long[] {Long.MAX_VALUE, Long.MAX_VALUE - 50, beyondReach}) {
         PeerWire.Reply forged = peer.write(bytes(mine), bytes("forged"), version);
         assertThat(forged).as("version %d", version).isInstanceOf(PeerWire.Reply.Failed.class);
-        assertThat(((PeerWire.Reply.Failed) forged).code()).isEqualTo(1);
+        assertThat(((PeerWire.Reply.Failed) forged).code()).as("too far ahead").isEqualTo(5);
         assertThat(((PeerWire.Reply.Failed) forged).reason()).contains("ms ahead of this node's clock (at most 60000 ms): not stored");
       }
       assertThat(engine.get(bytes(mine))).isNull();
@@ -463,14 +463,14 @@ class ReplicationTest {
     }
   }
 
-  private static byte[] bytes(String s) {
+  static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
   /**
    * A cluster node in this JVM: an engine, a server, its cluster, and a client ({@link TestServer}).
    */
-  private record Node(Engine engine, TestServer server, Cluster cluster) implements AutoCloseable {
+  record Node(Engine engine, TestServer server, Cluster cluster) implements AutoCloseable {
     static Node start(Path dir, int port, List<String> urls, long timeoutMillis, int pending) {
       return start(dir, port, urls, timeoutMillis, pending, MissedWrites.NONE, EngineOptions.defaults());
     }

@@ -100,6 +100,16 @@ public final class HybridClock {
     return aheadOfWallMillis(version) <= MAX_AHEAD_MILLIS;
   }
 
+  /**
+   * The wall clock now, in milliseconds since the epoch: the time versions are made from, which
+   * other nodes compare theirs with (the cluster's clock offsets).
+   *
+   * @throws StorageException if the wall clock reads a time no version can hold
+   */
+  public long wallMillis() {
+    return wallNow();
+  }
+
   /** The highest version issued, observed or recovered so far. */
   public long current() {
     return last.get();

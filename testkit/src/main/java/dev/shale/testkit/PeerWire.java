@@ -34,11 +34,11 @@ import org.jspecify.annotations.Nullable;
 public final class PeerWire implements AutoCloseable {
   /** Do not change: the protocol's constants, version 1. */
   public static final byte[] PREFACE = {(byte) 0x89, 'S', 'H', 'A', 'L', 'E', '\r', '\n'};
-  public static final int PROTOCOL_VERSION = 3;
+  public static final int PROTOCOL_VERSION = 4;
   public static final int HELLO = 0x01, CHALLENGE = 0x02, PROOF = 0x03, REFUSED = 0x04, READY = 0x05;
-  public static final int READ = 0x10, WRITE = 0x11, SCAN = 0x12, TREE = 0x13, DIGESTS = 0x14;
+  public static final int READ = 0x10, WRITE = 0x11, SCAN = 0x12, TREE = 0x13, DIGESTS = 0x14, CLOCK_ASK = 0x15;
   public static final int VALUE = 0x20, TOMBSTONE = 0x21, ABSENT = 0x22, STORED = 0x23, FAILED = 0x24, SCAN_DATA = 0x25, LEAVES = 0x26;
-  public static final int EXPIRING_VALUE = 0x27;
+  public static final int EXPIRING_VALUE = 0x27, CLOCK = 0x28;
   public static final int MODE_SECRET = 0, MODE_TRUSTED = 1;
   private static final byte[] SERVER_LABEL = "shale-peer-v1 server".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] CLIENT_LABEL = "shale-peer-v1 client".getBytes(StandardCharsets.US_ASCII);
@@ -63,6 +63,9 @@ public final class PeerWire implements AutoCloseable {
     record Stored() implements Reply {}
 
     record Failed(int code, String reason) implements Reply {}
+
+    /** The node's wall clock, from CLOCK. */
+    record Clock(long wallMillis) implements Reply {}
   }
 
   /** The node refused the handshake (REFUSED with its reason, or it closed the connection: reason null). */
@@ -176,6 +179,11 @@ public final class PeerWire implements AutoCloseable {
    */
   public static final long NEWEST_MAP = Long.MAX_VALUE;
 
+  /** Asks for the node's wall clock: CLOCK_ASK. */
+  public Reply clock() throws IOException {
+    return call(CLOCK_ASK, new byte[0]);
+  }
+
   /** Reads {@code key}'s newest record in the node's own store. */
   public Reply read(byte[] key) throws IOException {
     return read(key, NEWEST_MAP);
@@ -233,6 +241,7 @@ public final class PeerWire implements AutoCloseable {
       case ABSENT -> new Reply.Absent();
       case STORED -> new Reply.Stored();
       case FAILED -> new Reply.Failed(in.u8(), new String(in.bytes(), StandardCharsets.UTF_8));
+      case CLOCK -> new Reply.Clock(in.u64());
       default -> throw new IOException("an answer of type " + answer.type());
     };
     in.end();

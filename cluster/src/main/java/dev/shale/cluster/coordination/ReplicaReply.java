@@ -16,4 +16,11 @@ public sealed interface ReplicaReply {
 
   /** No answer, or one that says the replica failed; {@code reason} names the replica. */
   record Failed(String reason) implements ReplicaReply {}
+
+  /**
+   * The replica refused a write whose version is beyond the version-skew bound of its clock, its
+   * clock being within the cluster's (docs/design.md, "Clock offsets"): it never will store the
+   * write, so no hint of it is kept. {@code reason} names the replica.
+   */
+  record TooFarAhead(String reason) implements ReplicaReply {}
 }

@@ -111,6 +111,7 @@ final class ReplicatedRead {
         if (!decided && !tally.decided() && asked < targets.size()) ask(1); // in its place
       }
       case ReplicaReply.Stored ignored -> throw new IllegalStateException("a read answered as a write by " + replica);
+      case ReplicaReply.TooFarAhead ignored -> throw new IllegalStateException("a read answered as a write by " + replica);
     }
     if (!decided && tally.decided()) {
       decided = true;
@@ -150,8 +151,8 @@ final class ReplicatedRead {
       replicas.write(loop, replica, key, winner.value(), winner.version(), winner.expiresAtMillis(), mapVersion, reply -> {
         if (reply instanceof ReplicaReply.Stored) {
           stats.readRepaired();
-        } else if (reply instanceof ReplicaReply.Failed(String reason)) {
-          LOG.log(Level.DEBUG, () -> "read repair of " + replica.id() + " failed: " + reason);
+        } else {
+          LOG.log(Level.DEBUG, () -> "read repair of " + replica.id() + " failed: " + reply);
         }
         if (--unanswered[0] == 0) allIn.run();
       });

@@ -69,6 +69,11 @@ final class ReplicatedWrite {
         tally.failed(replica, reason);
         if (!replica.equals(replicas.self())) hint(replica, reason);
       }
+      case ReplicaReply.TooFarAhead(String reason) -> { // it never will store it: no hint
+        tally.failed(replica, reason);
+        stats.hintDroppedTooFarAhead();
+        LOG.log(Level.WARNING, () -> "no hint kept for " + replica.id() + " of id=" + Keys.toDisplay(key) + ": " + reason);
+      }
       case ReplicaReply.Read ignored -> throw new IllegalStateException("a write answered as a read by " + replica);
     }
     if (!decided && tally.decided()) {

@@ -15,6 +15,7 @@ public final class ReplicationStats {
   private final LongAdder hintsStored = new LongAdder();
   private final LongAdder hintsRefused = new LongAdder();
   private final LongAdder hintsDelivered = new LongAdder();
+  private final LongAdder hintsDroppedTooFarAhead = new LongAdder();
 
   public ReplicationStats(MissedWrites hints) {
     this.hints = hints;
@@ -40,6 +41,14 @@ public final class ReplicationStats {
     return hintsDelivered.sum();
   }
 
+  /**
+   * Writes a replica refused as beyond the version-skew bound of its clock, which no hint was
+   * kept of, and hints dropped for that reason (docs/design.md, "Clock offsets").
+   */
+  public long hintsDroppedTooFarAhead() {
+    return hintsDroppedTooFarAhead.sum();
+  }
+
   /** Hints kept and not yet delivered, all replicas together. */
   public long hintsPending() {
     return hints.pending();
@@ -53,6 +62,11 @@ public final class ReplicationStats {
   /** A hint was delivered: its replica stored it. */
   public void hintDelivered() {
     hintsDelivered.increment();
+  }
+
+  /** A write or hint was refused as beyond the version-skew bound: it is not kept. */
+  public void hintDroppedTooFarAhead() {
+    hintsDroppedTooFarAhead.increment();
   }
 
   void readRepaired() {

@@ -50,6 +50,10 @@ public final class HintDeliveries implements HintSender {
           stored.complete(true);
         }
         case ReplicaReply.Failed(String reason) -> stored.completeExceptionally(new HintNotDelivered(reason));
+        case ReplicaReply.TooFarAhead(String reason) -> {
+          stats.hintDroppedTooFarAhead();
+          stored.completeExceptionally(HintNotDelivered.never(reason));
+        }
         case ReplicaReply.Read ignored -> stored.completeExceptionally(
             new IllegalStateException("a write was answered as a read"));
       }

@@ -232,7 +232,8 @@ public final class ReplicaCalls implements Replicas {
     if (answer instanceof PeerMessage.Failed failed) {
       String reason = Reasons.oneLine(failed.reason());
       if (reason.length() > MAX_QUOTED_CHARS) reason = reason.substring(0, MAX_QUOTED_CHARS) + "...";
-      return new ReplicaReply.Failed(replica.id() + " failed (code " + failed.code() + "): " + reason);
+      String said = replica.id() + " failed (code " + failed.code() + "): " + reason;
+      return failed.code() == PeerMessage.Failed.TOO_FAR_AHEAD ? new ReplicaReply.TooFarAhead(said) : new ReplicaReply.Failed(said);
     }
     if (answer instanceof PeerMessage.ScanData data) data.data().release();
     return new ReplicaReply.Failed(replica.id() + " answered " + what + " with a frame of type 0x" + Integer.toHexString(answer.type()));

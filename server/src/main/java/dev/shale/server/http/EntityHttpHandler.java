@@ -1,6 +1,7 @@
 package dev.shale.server.http;
 
 import dev.shale.cluster.AdminSignatures;
+import dev.shale.cluster.ClockOffsets;
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.Consistency;
 import dev.shale.cluster.coordination.Coordinator;
@@ -101,6 +102,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final BodyBudget budget;
   private final ServerOptions options;
   private final @Nullable Coordinator coordinator; // null unless the cluster has other nodes
+  private final @Nullable ClockOffsets clock; // null unless the cluster has other nodes
   private final ReplicationStats stats;
   private final Supplier<List<RangeProgress>> handoff; // the pulls of a pending node change
   private final @Nullable Cluster cluster; // null without --cluster
@@ -125,7 +127,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
 
   public EntityHttpHandler(
       EntityService service, @Nullable StoragePool pool, BodyBudget budget, AnswerBudget answerBudget, RecentValueSizes valueSizes, ServerOptions options,
-      @Nullable Cluster cluster, @Nullable Coordinator coordinator, ReplicationStats stats,
+      @Nullable Cluster cluster, @Nullable Coordinator coordinator, @Nullable ClockOffsets clock, ReplicationStats stats,
       Supplier<List<RangeProgress>> handoff, Scans scans, @Nullable RepairRunner repairs, NodeMetrics metrics,
       NodeAdmin admin, @Nullable SnapshotRoutes snapshots, Function<EventExecutor, LoopWriteGroup> writeGroups) {
     this.writeGroups = writeGroups;
@@ -142,6 +144,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     this.budget = budget;
     this.options = options;
     this.coordinator = coordinator;
+    this.clock = clock;
     this.stats = stats;
     this.cluster = cluster;
     this.topology = cluster == null ? null : new TopologyRoutes(cluster.membership());
@@ -281,9 +284,9 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       FullHttpResponse refusal = adminGate.refusal(head, request.body(), ctx().channel().remoteAddress());
       if (refusal != null) return new Answer(refusal);
     }
-    String removal = cluster == null ? null : cluster.removal();
-    if (removal != null && (target.path().equals(ENTITY_PATH) || target.path().equals(Scans.ENTITIES_PATH))) {
-      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.SERVICE_UNAVAILABLE, removal));
+    String refusal = clientRefusal();
+    if (refusal != null && (target.path().equals(ENTITY_PATH) || target.path().equals(Scans.ENTITIES_PATH))) {
+      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.SERVICE_UNAVAILABLE, refusal));
     }
     return switch (target.path()) {
       // Replica requests travel over the internode protocol (dev.shale.server.peer): a request
@@ -509,6 +512,16 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     return response;
   }
 
+  /**
+   * Why this node serves no client's entity or scan request now, or null: it was removed from the
+   * cluster map, or its clock is fenced (docs/design.md, "Clock offsets").
+   */
+  private @Nullable String clientRefusal() {
+    String removal = cluster == null ? null : cluster.removal();
+    if (removal != null) return removal;
+    return clock == null ? null : clock.fence();
+  }
+
   private FullHttpResponse status(HttpRequest head) {
     if (!HttpMethod.GET.equals(head.method())) {
       return Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), STATUS_METHODS);
@@ -517,7 +530,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(engine, service.health(),
         MemoryUse.now(engine, options, answerBudget), stats,
         cluster == null ? 1 : cluster.replicationFactor(), cluster == null ? null : cluster.membership().current(),
-        cluster == null ? null : cluster.removal(), repairs, handoff.get()));
+        cluster == null ? null : cluster.removal(), clock, repairs, handoff.get()));
   }
 
   /**

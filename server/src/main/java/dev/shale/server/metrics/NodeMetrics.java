@@ -1,5 +1,6 @@
 package dev.shale.server.metrics;
 
+import dev.shale.cluster.ClockOffsets;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.coordination.ReplicationStats;
 import dev.shale.server.http.AnswerBudget;
@@ -53,17 +54,18 @@ public final class NodeMetrics {
     return new NodeMetrics(registry, http, peers);
   }
 
-  /**
-   * Adds the cluster's metrics: {@code stats}' counters, and the open connections per peer
-   * ({@code peerConnections}, by peer id; empty without peers).
-   */
   /** The node's memory budget ({@code --memory}, 0: none) and its answers, from now on. */
   public void watchMemory(long budgetBytes, AnswerBudget answers) {
     if (registry != null) registry.register(new MemoryCollector(budgetBytes, answers));
   }
 
-  public void watchCluster(ReplicationStats stats, Supplier<Map<String, Integer>> peerConnections) {
-    if (registry != null) registry.register(new ClusterCollector(stats, peerConnections));
+  /**
+   * Adds the cluster's metrics: {@code stats}' counters, the open connections per peer
+   * ({@code peerConnections}, by peer id; empty without peers), and the clock's offsets and fence
+   * ({@code clock}; null without peers).
+   */
+  public void watchCluster(ReplicationStats stats, Supplier<Map<String, Integer>> peerConnections, @Nullable ClockOffsets clock) {
+    if (registry != null) registry.register(new ClusterCollector(stats, peerConnections, clock));
   }
 
   public boolean isOn() {

@@ -95,6 +95,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
       case PeerMessage.Tree.TYPE -> new PeerMessage.Tree(id, unsignedByte(body), unsignedByte(body), string(body), unsignedByte(body), bytes(body));
       case PeerMessage.Digests.TYPE ->
           new PeerMessage.Digests(id, unsignedByte(body), unsignedByte(body), string(body), bytes(body), unsignedByte(body), bytes(body));
+      case PeerMessage.ClockAsk.TYPE -> new PeerMessage.ClockAsk(id);
       default -> throw new BadFrameException(unexpected(type, "a server"));
     };
   }
@@ -125,6 +126,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
         yield new PeerMessage.ScanData(id, body.readRetainedSlice(length));
       }
       case PeerMessage.Leaves.TYPE -> leaves(id, body);
+      case PeerMessage.Clock.TYPE -> new PeerMessage.Clock(id, fixedLong(body));
       default -> throw new BadFrameException(unexpected(type, "a client"));
     };
   }

@@ -111,6 +111,8 @@ final class Frames {
         head.writeByte(digests.subBits());
         writeBytes(head, digests.masks());
       }
+      case PeerMessage.ClockAsk ignored -> {}
+      case PeerMessage.Clock clock -> head.writeLongLE(clock.wallMillis());
       case PeerMessage.Leaves leaves -> {
         Uvarint.write(head, leaves.first());
         Uvarint.write(head, leaves.hashes().length * 8L);

@@ -17,8 +17,8 @@ import org.jspecify.annotations.Nullable;
 final class Handshakes {
   /** The protocol this build speaks. A change to any frame is a new version. */
   // 2: HELLO carries the cluster map version; the repair requests (TREE, DIGESTS, LEAVES);
-  // 3: the handoff filter on SCAN
-  static final int PROTOCOL_VERSION = 3;
+  // 3: the handoff filter on SCAN; 4: CLOCK_ASK and CLOCK (clock offsets), FAILED 5
+  static final int PROTOCOL_VERSION = 4;
   /** How long a handshake may take, either side, before the connection is closed. */
   static final long TIMEOUT_MILLIS = 10_000;
   static final int NONCE_BYTES = 32;

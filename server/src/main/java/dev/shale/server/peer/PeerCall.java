@@ -14,14 +14,21 @@ final class PeerCall {
   private final LongFunction<PeerMessage.Request> request;
   private final Promise<PeerMessage.Answer> promise;
   private final PeerCallTimer timer;
+  private final boolean background;
   private final long startNanos;
   private long id; // 0 until written
   private @Nullable ScheduledFuture<?> timeout;
 
-  PeerCall(LongFunction<PeerMessage.Request> request, Promise<PeerMessage.Answer> promise, PeerCallTimer timer) {
+  /**
+   * {@code background}: the node's own, not a client's (a clock probe): it takes no room of
+   * {@code --peer-queue}, and a connection attempt that fails for it alone does not mark the
+   * peer down ({@link PeerLink}).
+   */
+  PeerCall(LongFunction<PeerMessage.Request> request, Promise<PeerMessage.Answer> promise, PeerCallTimer timer, boolean background) {
     this.request = request;
     this.promise = promise;
     this.timer = timer;
+    this.background = background;
     this.startNanos = System.nanoTime();
   }
 
@@ -29,6 +36,15 @@ final class PeerCall {
   PeerMessage.Request written(long id) {
     this.id = id;
     return request.apply(id);
+  }
+
+  boolean isBackground() {
+    return background;
+  }
+
+  /** Runs {@code then} on the call's loop once it is answered or failed. */
+  void whenDone(Runnable then) {
+    promise.addListener(f -> then.run());
   }
 
   boolean wasWritten() {

@@ -21,7 +21,8 @@ import org.jspecify.annotations.Nullable;
  *       turn schedules one flush, so a burst costs one syscall, not one per request.
  *   <li><b>Bounded</b>: at most {@code maxCalls} requests in flight or waiting for the
  *       connection, and nothing more while the connection's write buffer is over its high-water
- *       mark; past either a request fails at once.
+ *       mark; past either a request fails at once. A background call (a clock probe) is not
+ *       counted: the node's own once-a-second requests never take a client's room.
  *   <li><b>Timeouts and dead links</b>: each request fails after {@code timeoutMillis}; a
  *       connection on which a request timed out while nothing at all was read for a whole
  *       timeout is taken as dead (a partition, a stopped peer) and closed; the next request
@@ -48,6 +49,7 @@ final class PeerLink {
   private boolean closed;
   private final ArrayDeque<PeerCall> waiting = new ArrayDeque<>(); // for the connection being made
   private final LongObjectHashMap<PeerCall> inFlight = new LongObjectHashMap<>(); // written, by id
+  private int background; // of the calls in flight or waiting, the background ones
   private long nextId = 1;
   private boolean flushScheduled;
   private long lastReadNanos = System.nanoTime();
@@ -76,10 +78,14 @@ final class PeerLink {
       call.fail(PeerFailure.unavailable("this node is shutting down"));
       return;
     }
-    if (inFlight.size() + waiting.size() >= maxCalls) {
+    if (!call.isBackground() && inFlight.size() + waiting.size() - background >= maxCalls) {
       call.fail(PeerFailure.unavailable(maxCalls + " requests to " + peer + " are in flight from this event loop (--peer-queue);"
           + " retry later"));
       return;
+    }
+    if (call.isBackground()) {
+      background++;
+      call.whenDone(() -> background--);
     }
     Channel open = channel;
     if (open != null) {
@@ -99,7 +105,7 @@ final class PeerLink {
             + downMillis + " ms)"));
         return;
       }
-      connect(true);
+      connect(!call.isBackground());
     }
     startTimeout(call);
     waiting.add(call);
@@ -122,7 +128,7 @@ final class PeerLink {
     dialed.addListener(f -> { // on the loop
       connecting = false;
       if (f.isSuccess()) connected(dialed.getNow());
-      else connectFailed(f.cause(), marksDown || !waiting.isEmpty());
+      else connectFailed(f.cause(), marksDown || waiting.stream().anyMatch(call -> !call.isBackground()));
     });
     return dialed;
   }

@@ -105,11 +105,25 @@ public final class PeerLinks {
    * usually the caller's own; a caller on another thread (a hint delivery) costs one hand-off.
    */
   public Future<PeerMessage.Answer> send(EventExecutor loop, NodeAddress peer, LongFunction<PeerMessage.Request> request) {
+    return send(loop, peer, request, false);
+  }
+
+  /**
+   * Sends the node's own background request ({@link PeerCall#isBackground}: a clock probe) to
+   * {@code peer}, as {@link #send} does, but untimed by the peer's metrics, outside {@code
+   * --peer-queue}, and without marking the peer down if no connection can be made for it.
+   */
+  public Future<PeerMessage.Answer> sendBackground(EventExecutor loop, NodeAddress peer, LongFunction<PeerMessage.Request> request) {
+    return send(loop, peer, request, true);
+  }
+
+  private Future<PeerMessage.Answer> send(EventExecutor loop, NodeAddress peer, LongFunction<PeerMessage.Request> request,
+      boolean background) {
     Promise<PeerMessage.Answer> promise = loop.newPromise();
-    Map<EventExecutor, PeerLink> byLoop = linksOf(peer);
-    PeerLink link = byLoop.get(loop);
+    PeerLink link = linksOf(peer).get(loop);
     if (link == null) throw new IllegalArgumentException(loop + " is not an event loop of this node");
-    PeerCall call = new PeerCall(request, promise, timers.getOrDefault(peer.id(), PeerCallTimer.NONE));
+    PeerCallTimer timer = background ? PeerCallTimer.NONE : timers.getOrDefault(peer.id(), PeerCallTimer.NONE);
+    PeerCall call = new PeerCall(request, promise, timer, background);
     if (loop.inEventLoop()) link.send(call);
     else execute(link, () -> link.send(call));
     return promise;

@@ -156,6 +156,26 @@ public sealed interface PeerMessage {
     }
   }
 
+  /** Asks for the receiver's wall clock (docs/design.md, "Clock offsets"); answered with {@link Clock}. */
+  record ClockAsk(long id) implements Request {
+    static final int TYPE = 0x15;
+
+    @Override
+    public int type() {
+      return TYPE;
+    }
+  }
+
+  /** The receiver's wall clock, in milliseconds since the epoch, read as it answered a {@link ClockAsk}. */
+  record Clock(long id, long wallMillis) implements Answer {
+    static final int TYPE = 0x28;
+
+    @Override
+    public int type() {
+      return TYPE;
+    }
+  }
+
   /** Part of a TREE's answer: the hashes of the leaves {@code first}, {@code first + 1}... */
   record Leaves(long id, int first, long[] hashes) implements Answer {
     static final int TYPE = 0x26;
@@ -218,14 +238,19 @@ public sealed interface PeerMessage {
   /** A request not done; {@code code} one of the FAILED codes below. */
   record Failed(long id, int code, String reason) implements Answer {
     static final int TYPE = 0x24;
-    /** The request is wrong (a bad key, a version too far ahead, a request not served here). */
+    /** The request is wrong (a bad key, a request not served here). */
     public static final int REFUSED = 1;
-    /** The node cannot take it now: retry later. */
+    /** The node cannot take it now (busy, shutting down, its clock fenced): retry later. */
     public static final int OVERLOADED = 2;
     /** The store failed (a full disk, corruption, an I/O error); any unknown code reads as this. */
     public static final int STORAGE_FAILED = 3;
     /** A value over the receiver's --max-value-size. */
     public static final int TOO_LARGE = 4;
+    /**
+     * A write whose version is beyond the version-skew bound of a receiver whose own clock is
+     * within the cluster's: it never will be stored, so no hint of it is kept.
+     */
+    public static final int TOO_FAR_AHEAD = 5;
 
     @Override
     public int type() {

@@ -1,5 +1,6 @@
 package dev.shale.server.peer;
 
+import dev.shale.cluster.ClockOffsets;
 import dev.shale.server.EntityResult;
 import dev.shale.server.EntityService;
 import dev.shale.server.LentValueBuf;
@@ -31,8 +32,10 @@ import org.jspecify.annotations.Nullable;
  *       in), after the heap its answer may take is reserved in the node's {@link AnswerBudget},
  *       as for a client's read; a large value is lent and written from where it lies.
  *   <li>WRITE: {@link EntityService#tryWrite} on the event loop when the engine can take it at
- *       once, else {@link EntityService#write} on the pool; a version too far ahead of this
- *       node's clock is refused (FAILED 1), whoever sends it.
+ *       once, else {@link EntityService#write} on the pool; refused while this node's clock is
+ *       fenced (FAILED 2: the coordinator keeps a hint), and a version too far ahead of this
+ *       node's clock is refused (FAILED 5), whoever sends it.
+ *   <li>CLOCK_ASK: answered at once with this node's wall clock ({@link ClockOffsets}).
  *   <li>READ and WRITE addressed with a cluster map older than this node's placement are refused
  *       (FAILED 1), and a write is counted in its {@link MapFence} epoch until it is stored.
  *   <li>SCAN, TREE, DIGESTS: handed to {@link PeerScans}; the connection is the request's from
@@ -60,6 +63,7 @@ public final class PeerRequestHandler extends ChannelInboundHandlerAdapter {
   private final AnswerBudget answerBudget;
   private final PeerScans scans;
   private final MapFence fence;
+  private final ClockOffsets clock;
   private final int maxValueBytes;
   private final long readReserveBytes; // per READ, until its answer is written
   private final LongObjectHashMap<Boolean> inFlight = new LongObjectHashMap<>();
@@ -70,9 +74,10 @@ public final class PeerRequestHandler extends ChannelInboundHandlerAdapter {
   private boolean scanning; // the connection was handed to a scan
 
   public PeerRequestHandler(String sender, EntityService service, @Nullable StoragePool pool, AnswerBudget answerBudget, PeerScans scans,
-      MapFence fence, int maxValueBytes) {
+      MapFence fence, ClockOffsets clock, int maxValueBytes) {
     this.sender = sender;
     this.fence = fence;
+    this.clock = clock;
     this.service = service;
     this.pool = pool;
     this.answerBudget = answerBudget;
@@ -118,6 +123,7 @@ public final class PeerRequestHandler extends ChannelInboundHandlerAdapter {
         started(id);
         write(write, epoch);
       }
+      case PeerMessage.ClockAsk ask -> answerNow(new PeerMessage.Clock(ask.id(), clock.wallMillis()));
       case PeerMessage.Scan scan -> {
         takenOver(ctx);
         scans.scan(ctx, id, scan.start(), scan.end(), scan.gained());
@@ -153,9 +159,10 @@ public final class PeerRequestHandler extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * A write this node must not store: a value over its limit, or a version so far ahead of its
-   * clock that, stored, it would win over every later write of its key (docs/design.md, "The
-   * version-skew bound").
+   * A write this node must not store: a value over its limit, a write while its own clock is
+   * fenced (docs/design.md, "Clock offsets"), or a version so far ahead of its clock that,
+   * stored, it would win over every later write of its key ("The version-skew bound"). The
+   * fence is checked first: FAILED 5 then says the version is beyond the bound, not this node.
    */
   private boolean refusedWrite(PeerMessage.Write write) {
     byte[] value = write.value();
@@ -164,12 +171,17 @@ public final class PeerRequestHandler extends ChannelInboundHandlerAdapter {
           + " bytes is over this node's --max-value-size of " + maxValueBytes));
       return true;
     }
+    String fenced = clock.fence();
+    if (fenced != null) {
+      answerNow(new PeerMessage.Failed(write.id(), PeerMessage.Failed.OVERLOADED, fenced));
+      return true;
+    }
     long aheadMillis = service.aheadOfClockMillis(write.version());
     if (aheadMillis <= HybridClock.MAX_AHEAD_MILLIS) return false;
     String reason = "the record's version " + Long.toUnsignedString(write.version()) + " is " + aheadMillis
         + " ms ahead of this node's clock (at most " + HybridClock.MAX_AHEAD_MILLIS + " ms): not stored";
     VERSION_AHEAD_LOG.log("refusing replica writes from " + sender + ": " + reason);
-    answerNow(new PeerMessage.Failed(write.id(), PeerMessage.Failed.REFUSED, reason));
+    answerNow(new PeerMessage.Failed(write.id(), PeerMessage.Failed.TOO_FAR_AHEAD, reason));
     return true;
   }
 

@@ -36,12 +36,17 @@ final class ReplicaRecords {
       case ReplicaReply.Read(Entry entry) -> entry;
       case ReplicaReply.Failed(String reason) -> throw new RepairFailedException(reason);
       case ReplicaReply.Stored ignored -> throw new RepairFailedException(replica + " answered a read as a write");
+      case ReplicaReply.TooFarAhead ignored -> throw new RepairFailedException(replica + " answered a read as a write");
     };
   }
 
   void write(NodeAddress replica, Entry record) {
     ReplicaReply reply = await(replica, done -> calls.write(loops.get(), replica, record.key(), record.value(), record.version(), record.expiresAtMillis(), calls.mapVersion(), done));
-    if (reply instanceof ReplicaReply.Failed(String reason)) throw new RepairFailedException(reason);
+    switch (reply) {
+      case ReplicaReply.Failed(String reason) -> throw new RepairFailedException(reason);
+      case ReplicaReply.TooFarAhead(String reason) -> throw new RepairFailedException(reason);
+      default -> {}
+    }
   }
 
   private ReplicaReply await(NodeAddress replica, Consumer<Consumer<ReplicaReply>> call) {
