@@ -105,7 +105,7 @@ class InternalRequestForgeryTest {
           PeerWire.Reply reply = peer.write(bytes(ID), bytes("poison"), version);
           assertThat(reply).as("version %d", version).isInstanceOf(PeerWire.Reply.Failed.class);
           PeerWire.Reply.Failed refused = (PeerWire.Reply.Failed) reply;
-          assertThat(refused.code()).as(refused.reason()).isEqualTo(1);
+          assertThat(refused.code()).as("too far ahead: " + refused.reason()).isEqualTo(5);
           assertThat(refused.reason()).contains("ms ahead of this node's clock");
         }
         assertThat(peer.read(bytes(ID))).as("nothing stored").isEqualTo(new PeerWire.Reply.Absent());

@@ -14,8 +14,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * This node's clock offsets from the members of its cluster, and the fence they make
  * (docs/design.md, "Clock offsets"): a node whose wall clock is more than {@link
- * #MAX_OFFSET_MILLIS} off from a majority of the members coordinates nothing and takes no write,
- * since the versions it would stamp could replace acknowledged writes (ahead) or lose to older
+ * #MAX_OFFSET_MILLIS} off from a majority of the members coordinates no client's request, since
+ * the versions it would stamp could replace acknowledged writes (ahead) or lose to older
  * ones (behind).
  *
  * <p>Each measurement is a round trip: this node's wall clock when it asked, the round trip by
@@ -86,8 +86,13 @@ public final class ClockOffsets {
   }
 
   /** The measurements of this node's start are done (answered or failed): from now on the fence counts them. */
-  public void started() {
+  public void markStarted() {
     started = true;
+  }
+
+  /** Whether the measurements of this node's start are done: before, it serves no client (its status says "starting"). */
+  public boolean isStarted() {
+    return started;
   }
 
   /**
@@ -131,8 +136,8 @@ public final class ClockOffsets {
     off.sort(null);
     long median = off.get(off.size() / 2); // a member's clock minus this node's
     return "this node's clock is " + Math.abs(median) + " ms " + (median < 0 ? "ahead of" : "behind") + " " + off.size() + " of "
-        + nodes + " members (more than " + maxOffsetMillis + " ms apart): it coordinates no request and takes no write"
-        + " until its clock is back within (docs/design.md, \"Clock offsets\")";
+        + nodes + " members (more than " + maxOffsetMillis + " ms apart): it coordinates no request until its clock is back"
+        + " within (docs/design.md, \"Clock offsets\")";
   }
 
   /** Each measured member's offset now (its clock minus this node's), carried forward, by member id. */

@@ -25,7 +25,7 @@ class ClockOffsetsTest {
 
   @Test
   void membersTwiceTheBoundAheadOrBehindFenceThisNode() {
-    offsets.started();
+    offsets.markStarted();
     measure(B, 2 * BOUND, 2);
     measure(C, 2 * BOUND + 10, 2);
     assertThat(offsets.fence()).startsWith("this node's clock is 60010 ms behind 2 of 3 members (more than 30000 ms apart)");
@@ -37,7 +37,7 @@ class ClockOffsetsTest {
 
   @Test
   void oneMemberOffOfThreeDoesNotFenceTheOthersButTwoThatDisagreeFenceEachOther() {
-    offsets.started();
+    offsets.markStarted();
     measure(B, 0, 2);
     measure(C, 4 * BOUND, 2);
     assertThat(offsets.fence()).as("this node and B agree: a majority").isNull();
@@ -54,7 +54,7 @@ class ClockOffsetsTest {
 
   @Test
   void aMemberNeverMeasuredCountsAsWithin() {
-    offsets.started();
+    offsets.markStarted();
     measure(B, 3 * BOUND, 2);
     assertThat(offsets.fence()).as("C has been down since this node started").isNull();
     measure(C, 3 * BOUND, 2);
@@ -63,7 +63,7 @@ class ClockOffsetsTest {
 
   @Test
   void aStepOfThisNodesOwnClockCountsAtOnceAndStepsBack() {
-    offsets.started();
+    offsets.markStarted();
     measure(B, 0, 2);
     measure(C, 0, 2);
     assertThat(offsets.fence()).isNull();
@@ -78,7 +78,7 @@ class ClockOffsetsTest {
 
   @Test
   void aSlowDriftOfThisNodesClockCrossesTheBoundWhereItIs() {
-    offsets.started();
+    offsets.markStarted();
     measure(B, 0, 2);
     measure(C, 0, 2);
     // The wall clock gains 1 ms on every 100 ms of the monotonic clock: 30 s after 3,000 s.
@@ -95,7 +95,7 @@ class ClockOffsetsTest {
 
   @Test
   void aSlowRoundTripWidensTheUncertaintyAgainstTheMember() {
-    offsets.started();
+    offsets.markStarted();
     measure(B, BOUND - 100, 2);
     measure(C, BOUND - 100, 2);
     assertThat(offsets.fence()).isNull();

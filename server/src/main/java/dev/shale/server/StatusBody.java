@@ -38,7 +38,9 @@ public final class StatusBody {
       int replicationFactor, @Nullable ClusterMap topology, @Nullable String removal, @Nullable ClockOffsets clock,
       @Nullable RepairRunner repairs, List<RangeProgress> handoff) {
     String fence = clock == null ? null : clock.fence();
-    String status = removal != null ? "removed" : health.isDegraded() || fence != null ? "degraded" : "serving";
+    String status = removal != null ? "removed"
+        : clock != null && !clock.isStarted() ? "starting"
+        : health.isDegraded() || fence != null ? "degraded" : "serving";
     return "{\"status\": \"" + status + "\""
         + (removal == null ? "" : ", \"removal\": " + quote(removal))
         + (clock == null ? "" : ", \"clock\": " + clockObject(clock, fence))

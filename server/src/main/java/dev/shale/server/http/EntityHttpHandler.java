@@ -527,7 +527,10 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       return Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), STATUS_METHODS);
     }
     EngineStats engine = service.stats();
-    return Responses.json(head.protocolVersion(), HttpResponseStatus.OK, StatusBody.of(engine, service.health(),
+    // Until its start measured the clock against the members' the node serves no client: a
+    // readiness probe must not take it as up (ShaleServer.start has not returned yet).
+    HttpResponseStatus code = clock == null || clock.isStarted() ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE;
+    return Responses.json(head.protocolVersion(), code, StatusBody.of(engine, service.health(),
         MemoryUse.now(engine, options, answerBudget), stats,
         cluster == null ? 1 : cluster.replicationFactor(), cluster == null ? null : cluster.membership().current(),
         cluster == null ? null : cluster.removal(), clock, repairs, handoff.get()));

@@ -50,7 +50,7 @@ public final class ClockProbes implements AutoCloseable {
     for (Future<?> answer : asked) {
       if (!answer.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) break;
     }
-    offsets.started();
+    offsets.markStarted();
     schedule = loops.next().scheduleAtFixedRate(this::probeAll, INTERVAL_MILLIS, INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
   }
 

@@ -32,9 +32,10 @@ import org.jspecify.annotations.Nullable;
  *       in), after the heap its answer may take is reserved in the node's {@link AnswerBudget},
  *       as for a client's read; a large value is lent and written from where it lies.
  *   <li>WRITE: {@link EntityService#tryWrite} on the event loop when the engine can take it at
- *       once, else {@link EntityService#write} on the pool; refused while this node's clock is
- *       fenced (FAILED 2: the coordinator keeps a hint), and a version too far ahead of this
- *       node's clock is refused (FAILED 5), whoever sends it.
+ *       once, else {@link EntityService#write} on the pool; a version too far ahead of this
+ *       node's clock is refused, whoever sends it: FAILED 5, or FAILED 2 while this node's own
+ *       clock is fenced (then the clock, not the version, may be wrong: the coordinator keeps a
+ *       hint).
  *   <li>CLOCK_ASK: answered at once with this node's wall clock ({@link ClockOffsets}).
  *   <li>READ and WRITE addressed with a cluster map older than this node's placement are refused
  *       (FAILED 1), and a write is counted in its {@link MapFence} epoch until it is stored.
@@ -159,10 +160,12 @@ public final class PeerRequestHandler extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * A write this node must not store: a value over its limit, a write while its own clock is
-   * fenced (docs/design.md, "Clock offsets"), or a version so far ahead of its clock that,
-   * stored, it would win over every later write of its key ("The version-skew bound"). The
-   * fence is checked first: FAILED 5 then says the version is beyond the bound, not this node.
+   * A write this node must not store: a value over its limit, or a version so far ahead of its
+   * clock that, stored, it would win over every later write of its key (docs/design.md, "The
+   * version-skew bound"). FAILED 5 says the version is beyond the bound, which only a node whose
+   * own clock is within the cluster's can say; a fenced one ("Clock offsets") answers FAILED 2.
+   * A version within the bound is stored even while fenced: it is the coordinator's, not this
+   * node's clock's.
    */
   private boolean refusedWrite(PeerMessage.Write write) {
     byte[] value = write.value();
@@ -171,17 +174,14 @@ public final class PeerRequestHandler extends ChannelInboundHandlerAdapter {
           + " bytes is over this node's --max-value-size of " + maxValueBytes));
       return true;
     }
-    String fenced = clock.fence();
-    if (fenced != null) {
-      answerNow(new PeerMessage.Failed(write.id(), PeerMessage.Failed.OVERLOADED, fenced));
-      return true;
-    }
     long aheadMillis = service.aheadOfClockMillis(write.version());
     if (aheadMillis <= HybridClock.MAX_AHEAD_MILLIS) return false;
     String reason = "the record's version " + Long.toUnsignedString(write.version()) + " is " + aheadMillis
         + " ms ahead of this node's clock (at most " + HybridClock.MAX_AHEAD_MILLIS + " ms): not stored";
+    String fenced = clock.fence();
     VERSION_AHEAD_LOG.log("refusing replica writes from " + sender + ": " + reason);
-    answerNow(new PeerMessage.Failed(write.id(), PeerMessage.Failed.TOO_FAR_AHEAD, reason));
+    if (fenced != null) answerNow(new PeerMessage.Failed(write.id(), PeerMessage.Failed.OVERLOADED, reason + "; and " + fenced));
+    else answerNow(new PeerMessage.Failed(write.id(), PeerMessage.Failed.TOO_FAR_AHEAD, reason));
     return true;
   }
 
