@@ -38,10 +38,12 @@ final class Node implements AutoCloseable {
   private final @Nullable Cluster cluster; // null without --cluster
   private final @Nullable HintedHandoff handoff; // null unless the cluster has other nodes; owns the hint store
   private final @Nullable RaftMembership membership; // null: a node alone, or a fixed cluster (tests)
+  private final @Nullable RemovalWatch removals; // null without a membership that changes
 
   private Node(Path dataDir, Engine engine, ShaleServer server, @Nullable Cluster cluster, @Nullable HintedHandoff handoff,
-      @Nullable RaftMembership membership) {
+      @Nullable RaftMembership membership, @Nullable RemovalWatch removals) {
     this.membership = membership;
+    this.removals = removals;
     this.dataDir = dataDir;
     this.engine = engine;
     this.server = server;
@@ -144,7 +146,16 @@ final class Node implements AutoCloseable {
         Handoff moves = server.handoff(engine, dataDir.resolve(HANDOFF_DIR), movement.bytesPerSecond(), movement.changes());
         movement.changes().attach(cluster.topology().self(), membership, moves);
       }
-      return new Node(dataDir, engine, server, cluster, handoff, membership);
+      RemovalWatch removals = null;
+      if (membership != null && cluster != null && replicated) {
+        // A member removed while it was down learns it from the members that refuse it.
+        HintedHandoff delivering = handoff;
+        removals = new RemovalWatch(cluster.topology().self(), membership, cluster.auth().adminSignatures(), () -> {
+          if (delivering != null) delivering.close();
+        });
+        server.onRefusedByPeer(removals::refusedBy);
+      }
+      return new Node(dataDir, engine, server, cluster, handoff, membership, removals);
     } catch (RuntimeException e) {
       if (server != null) server.close();
       if (hints != null) hints.close();
@@ -191,6 +202,7 @@ final class Node implements AutoCloseable {
   @Override
   public void close() {
     try {
+      if (removals != null) removals.close();
       server.close();
       if (membership != null) membership.close();
     } finally {

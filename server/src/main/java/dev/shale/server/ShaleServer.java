@@ -60,6 +60,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -210,7 +211,8 @@ public final class ShaleServer implements AutoCloseable {
       ReplicaSets replicaSets = cluster.membership().changes() ? null : new ReplicaSets(cluster.placement());
       ReplicaPlacement placement = replicaSets != null ? replicaSets : ReplicaPlacement.following(live::map);
       coordinator = new Coordinator(placement, replicaCalls, engine.clock(), missed, stats, cluster.readSpeculationMillis());
-      handoffPeers = new Peers(cluster.topology().self(), replicaSets, new HandoffPulls(dialer, ioGroup, cluster.forwardTimeoutMillis()));
+      handoffPeers = new Peers(cluster.topology().self(), replicaSets, new HandoffPulls(dialer, ioGroup, cluster.forwardTimeoutMillis()),
+          dialer);
       repairs = RepairRunner.of(cluster, service, replicaCalls, dialer, ioGroup);
     }
     PeerLinks links = client;
@@ -283,8 +285,17 @@ public final class ShaleServer implements AutoCloseable {
     return made;
   }
 
-  /** What a handoff needs of a node with peers. */
-  private record Peers(NodeAddress self, @Nullable ReplicaSets replicaSets, HandoffPulls pulls) {}
+  /** What a handoff needs of a node with peers, and how it dials them. */
+  private record Peers(NodeAddress self, @Nullable ReplicaSets replicaSets, HandoffPulls pulls, PeerDialer dialer) {}
+
+  /**
+   * From now on tells {@code listener} (on an event loop: it must not block) of every peer that
+   * refuses this node's handshake; a member refuses a node its cluster map does not have. Nothing
+   * on a node without peers.
+   */
+  public void onRefusedByPeer(Consumer<NodeAddress> listener) {
+    if (peers != null) peers.dialer().onRefused(listener);
+  }
 
   /**
    * This node's anti-entropy repairs: null without peers. The caller starts the background ones

@@ -66,7 +66,10 @@ final class ClientHandshake extends ChannelInboundHandlerAdapter {
         ctx.pipeline().remove(this);
         ready.trySuccess(ctx.channel());
       }
-      case PeerMessage.Refused refused -> fail(ctx, server + " refused the connection: " + refused.reason());
+      case PeerMessage.Refused refused -> {
+        fail(ctx, server + " refused the connection: " + refused.reason());
+        handshakes.refusedBy(server);
+      }
       default -> {
         if (msg instanceof PeerMessage.ScanData data) data.data().release();
         fail(ctx, server + " sent a frame of type 0x" + Integer.toHexString(((PeerMessage) msg).type())

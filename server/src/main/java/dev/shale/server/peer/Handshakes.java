@@ -5,6 +5,7 @@ import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.membership.ClusterMap;
 import dev.shale.cluster.membership.Membership;
 import java.security.SecureRandom;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,6 +28,8 @@ final class Handshakes {
   private final Membership membership;
   private final InternalAuth auth;
   private final SecureRandom random = new SecureRandom();
+  // Told of every peer that refused this node's HELLO (a REFUSED frame); set once the node runs.
+  private volatile Consumer<NodeAddress> refusedBy = peer -> {};
 
   Handshakes(NodeAddress self, Membership membership, InternalAuth auth) {
     this.self = self;
@@ -36,6 +39,16 @@ final class Handshakes {
 
   InternalAuth auth() {
     return auth;
+  }
+
+  /** From now on tells {@code listener} of every peer that refuses this node's HELLO. */
+  void onRefused(Consumer<NodeAddress> listener) {
+    refusedBy = listener;
+  }
+
+  /** {@code peer} answered this node's HELLO with REFUSED. */
+  void refusedBy(NodeAddress peer) {
+    refusedBy.accept(peer);
   }
 
   String self() {

@@ -12,6 +12,7 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
+import java.util.function.Consumer;
 
 /**
  * Opens authenticated connections to peers (docs/format.md, "Internode protocol"): connects,
@@ -54,6 +55,15 @@ public final class PeerDialer {
         // a slow peer stays bounded.
         .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(LOW_WATER_BYTES, HIGH_WATER_BYTES))
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(connectTimeoutMillis, Integer.MAX_VALUE));
+  }
+
+  /**
+   * From now on tells {@code listener} of every peer that refuses this node's HELLO (on an event
+   * loop: it must not block). A member refuses a node that is not in its cluster map: one removed
+   * while it was down learns of it this way (docs/design.md, "Membership").
+   */
+  public void onRefused(Consumer<NodeAddress> listener) {
+    handshakes.onRefused(listener);
   }
 
   /**
