@@ -6,6 +6,8 @@ import dev.shale.testkit.Await;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -105,17 +107,20 @@ class BodyLimitTest {
   @Test
   void bodyOverTheBudgetIs503WithRetryAfterUntilTheBudgetFrees() throws Exception {
     try (RawConnection holder = node.connect()) {
-      // 100 Continue comes once the server has reserved the whole declared body: the budget
-      // is then full until the body arrives.
+      // A body of up to 64 KiB reserves its whole length with its first byte: the budget is then
+      // full until the body arrives.
       holder.send(putHead("holder", LIMIT, "Expect: 100-continue\r\n"));
       assertThat(holder.read().status()).isEqualTo(100);
+      holder.send(new byte[1]);
+      Await.until("the holder's first byte reserved its body", TestServer.TIMEOUT,
+          () -> node.put(node.entity("probe"), new byte[10]).statusCode() == 503);
 
       HttpResponse<byte[]> refused = node.put(node.entity("other"), new byte[10]);
       assertThat(refused.statusCode()).isEqualTo(503);
       assertThat(refused.headers().firstValue("retry-after")).hasValue("1");
       assertThat(node.get(node.entity("other")).statusCode()).isEqualTo(404);
 
-      holder.send(new byte[LIMIT]);
+      holder.send(new byte[LIMIT - 1]);
       assertThat(holder.read().status()).isEqualTo(201);
     }
     // The storage call's end gives the budget back, just before the answer is written.
@@ -127,9 +132,47 @@ class BodyLimitTest {
     try (RawConnection holder = node.connect()) {
       holder.send(putHead("holder", LIMIT, "Expect: 100-continue\r\n"));
       assertThat(holder.read().status()).isEqualTo(100);
+      holder.send(new byte[1]);
+      Await.until("the holder's first byte reserved its body", TestServer.TIMEOUT,
+          () -> node.put(node.entity("probe"), new byte[10]).statusCode() == 503);
       assertThat(node.get(node.entity("x")).statusCode()).isEqualTo(404);
       assertThat(node.delete(node.entity("x")).statusCode()).isEqualTo(202);
       assertThat(node.put(node.entity("x"), new byte[0]).statusCode()).isEqualTo(201);
+    }
+  }
+
+  /**
+   * Issue 35, B: heads that declare large bodies and send none held the whole budget (reserved at
+   * the head, for any method), and every other client's PUT got 503 until their 408. Now a head
+   * holds nothing, and a request that cannot have a body is refused at its head.
+   */
+  @Test
+  void headsThatDeclareBodiesAndSendNoneHoldNoBudget() throws Exception {
+    List<RawConnection> idle = new ArrayList<>();
+    try {
+      for (int i = 0; i < 4; i++) {
+        RawConnection connection = node.connect();
+        idle.add(connection);
+        connection.send(putHead("idle" + i, LIMIT));
+      }
+      for (int i = 0; i < 4; i++) {
+        try (RawConnection get = node.connect()) {
+          get.send("GET /nothing HTTP/1.1\r\nHost: x\r\nContent-Length: 16777216\r\n\r\n");
+          RawConnection.Response refused = get.read();
+          assertThat(refused.status()).isEqualTo(400);
+          assertThat(refused.text()).contains("a GET request has no body here");
+          assertThat(get.closedByServer()).isTrue();
+        }
+      }
+      HttpResponse<byte[]> put = node.put(node.entity("other"), new byte[LIMIT]);
+      assertThat(put.statusCode()).as(TestServer.text(put)).isEqualTo(201);
+      // The idle ones still complete once their bodies come.
+      for (int i = 0; i < 4; i++) {
+        idle.get(i).send(new byte[LIMIT]);
+        assertThat(idle.get(i).read().status()).isEqualTo(201);
+      }
+    } finally {
+      for (RawConnection connection : idle) connection.close();
     }
   }
 

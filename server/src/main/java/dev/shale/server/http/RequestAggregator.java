@@ -22,11 +22,15 @@ import org.jspecify.annotations.Nullable;
  * ({@link InboundRequest.Received}) whose body is the {@code byte[]} the engine keeps, enforcing
  * the value size limit and the server-wide {@link BodyBudget} before the bytes are held.
  *
- * <p>Copies: with a Content-Length (what clients send when they know the length) each body byte
- * is copied once, from the decoder's buffer into the final array, allocated up front once the
- * length passed the limit and the budget. A chunked body's length is known only at its end: its
- * bytes are copied into a {@link ChunkedBody} as they arrive and joined into one array at the
- * end, two copies, so that the aggregator never pins Netty's buffers.
+ * <p>The budget counts bytes that arrived, never a length a head declares: a head alone (sent,
+ * and nothing after it) holds nothing, so a few connections that declare large bodies and send
+ * none cannot keep every other client's writes out. A body of at most {@link
+ * #WHOLE_ARRAY_MAX_BYTES} with a Content-Length reserves its length when its first byte arrives,
+ * and its bytes are copied once, into the final array allocated then. Any other body (a larger
+ * one, or a chunked one, whose length is known only at its end) reserves its bytes as they
+ * arrive, copied into a {@link ChunkedBody} and joined into one array at the end: two copies, and
+ * the aggregator never pins Netty's buffers. Only PUT and POST take a body: any other request
+ * that declares one is refused (400) and the connection closed, its body unread.
  *
  * <p>Refusals ({@link InboundRequest.Refused}) go downstream in request order like requests,
  * as soon as the request is known to be refused: what {@link RequestHeadCheck} refuses in the
@@ -45,6 +49,11 @@ import org.jspecify.annotations.Nullable;
  * <p>Confined to the channel's event loop.
  */
 public final class RequestAggregator extends ChannelInboundHandlerAdapter {
+  /**
+   * The largest body with a Content-Length that is read into its final array at once: as much as
+   * the decoder hands over in one chunk, so that such a body is mostly whole when it is reserved.
+   */
+  static final int WHOLE_ARRAY_MAX_BYTES = 64 * 1024;
   private static final byte[] EMPTY = new byte[0];
 
   private final int maxValueSizeBytes;
@@ -54,10 +63,13 @@ public final class RequestAggregator extends ChannelInboundHandlerAdapter {
 
   // The request being received, or null between requests.
   private @Nullable HttpRequest head;
-  // With a Content-Length: the body's final array and how much of it has arrived.
+  // The current request's Content-Length, or -1 (chunked, or no request).
+  private long declaredLength = -1;
+  // A body of at most WHOLE_ARRAY_MAX_BYTES with a Content-Length, from its first byte: its final
+  // array and how much of it has arrived.
   private byte @Nullable [] body;
   private int bodyLength;
-  // Without one: the bytes so far.
+  // Any other body, from its first byte: the bytes so far.
   private @Nullable ChunkedBody chunked;
   // Invariant: the budget bytes held for the current body; given back or handed on with it.
   private long reservedBytes;
@@ -119,30 +131,34 @@ public final class RequestAggregator extends ChannelInboundHandlerAdapter {
       }
       return;
     }
-    long declaredLength = HttpUtil.getContentLength(request, -1L);
-    if (declaredLength > maxValueSizeBytes) {
+    long declared = HttpUtil.getContentLength(request, -1L);
+    boolean hasBody = declared > 0 || HttpUtil.isTransferEncodingChunked(request);
+    if (hasBody && !takesBody(request.method())) {
+      // Nothing here reads a GET's or DELETE's body: not worth reading, nor holding budget for.
+      refuseAndClose(ctx, HttpResponseStatus.BAD_REQUEST, "a " + request.method() + " request has no body here; only PUT and POST do");
+      return;
+    }
+    if (declared > maxValueSizeBytes) {
       // The body may be far larger than anything worth reading just to drop it.
-      refuseAndClose(ctx, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, tooLarge("value is " + declaredLength + " bytes"));
+      refuseAndClose(ctx, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, tooLarge("value is " + declared + " bytes"));
       return;
     }
-    if (declaredLength > 0 && !budget.tryReserve(declaredLength)) {
-      refuseBody(ctx, request, waitsForContinue, HttpResponseStatus.SERVICE_UNAVAILABLE, overBudget());
-      return;
-    }
-    startBody(request, declaredLength);
-    if (declaredLength > 0 || HttpUtil.isTransferEncodingChunked(request)) requestTimeout.bodyExpected();
+    startBody(request, declared);
+    if (hasBody) requestTimeout.bodyExpected();
     if (waitsForContinue) ctx.fireChannelRead(InboundRequest.ContinueExpected.INSTANCE);
   }
 
-  private void startBody(HttpRequest request, long declaredLength) {
+  private static boolean takesBody(HttpMethod method) {
+    return HttpMethod.PUT.equals(method) || HttpMethod.POST.equals(method);
+  }
+
+  // Nothing is reserved or allocated until the body's first byte arrives.
+  private void startBody(HttpRequest request, long declared) {
     head = request;
-    if (declaredLength >= 0) {
-      reservedBytes = declaredLength;
-      body = declaredLength == 0 ? EMPTY : new byte[(int) declaredLength];
-      bodyLength = 0;
-    } else {
-      chunked = null; // made when the first byte arrives: most requests have no body
-    }
+    declaredLength = declared;
+    body = null;
+    bodyLength = 0;
+    chunked = null;
   }
 
   private void onContent(ChannelHandlerContext ctx, HttpContent content) {
@@ -165,7 +181,12 @@ public final class RequestAggregator extends ChannelInboundHandlerAdapter {
       return;
     }
     if (head == null) return; // The end of a request whose head was refused and closed.
-    if (!append(ctx, content.content())) return;
+    if (!append(ctx, content.content())) {
+      // Refused: when the body goes on, the rest is dropped (discarding) up to its end, which
+      // may be this very chunk.
+      if (discarding && content instanceof LastHttpContent) endRequest();
+      return;
+    }
     if (content instanceof LastHttpContent) completeRequest(ctx);
   }
 
@@ -173,7 +194,15 @@ public final class RequestAggregator extends ChannelInboundHandlerAdapter {
   private boolean append(ChannelHandlerContext ctx, ByteBuf chunk) {
     int n = chunk.readableBytes();
     if (n == 0) return true;
-    if (body != null) {
+    if (declaredLength > 0 && declaredLength <= WHOLE_ARRAY_MAX_BYTES) {
+      if (body == null) {
+        if (!budget.tryReserve(declaredLength)) {
+          refuseWhileReceiving(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, overBudget());
+          return false;
+        }
+        reservedBytes = declaredLength;
+        body = new byte[(int) declaredLength];
+      }
       // The decoder delivers exactly Content-Length bytes, so the array cannot overflow.
       chunk.readBytes(body, bodyLength, n);
       bodyLength += n;
@@ -187,7 +216,7 @@ public final class RequestAggregator extends ChannelInboundHandlerAdapter {
       return false;
     }
     if (!budget.tryReserve(n)) {
-      refuseChunked(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, overBudget());
+      refuseWhileReceiving(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, overBudget());
       return false;
     }
     reservedBytes += n;
@@ -197,6 +226,8 @@ public final class RequestAggregator extends ChannelInboundHandlerAdapter {
 
   private void completeRequest(ChannelHandlerContext ctx) {
     byte[] value = body != null ? body : chunked == null ? EMPTY : chunked.toArray();
+    // Joined from blocks, the body is one array now; what the budget counts is its length.
+    assert value.length == reservedBytes : value.length + " bytes, " + reservedBytes + " reserved";
     HttpRequest request = Objects.requireNonNull(head, "a request is being received");
     InboundRequest.Received received = new InboundRequest.Received(request, value, reservedBytes, headNanos);
     // The budget bytes now travel with the request; the receiver gives them back.
@@ -220,7 +251,11 @@ public final class RequestAggregator extends ChannelInboundHandlerAdapter {
         request.protocolVersion(), status, reason, HttpUtil.isKeepAlive(request), method, headNanos));
   }
 
-  private void refuseChunked(ChannelHandlerContext ctx, HttpResponseStatus status, String reason) {
+  /**
+   * Refuses the request whose body is arriving; the rest of the body is read and dropped (its end
+   * is known: a Content-Length, or a chunked body's last chunk), so the connection stays usable.
+   */
+  private void refuseWhileReceiving(ChannelHandlerContext ctx, HttpResponseStatus status, String reason) {
     HttpRequest request = Objects.requireNonNull(head, "a request is being received");
     InboundRequest.Refused refused =
         new InboundRequest.Refused(request.protocolVersion(), status, reason, HttpUtil.isKeepAlive(request), method, headNanos);
@@ -270,6 +305,7 @@ public final class RequestAggregator extends ChannelInboundHandlerAdapter {
   private void dropBody() {
     chunked = null;
     body = null;
+    declaredLength = -1;
     budget.release(reservedBytes);
     reservedBytes = 0;
   }
