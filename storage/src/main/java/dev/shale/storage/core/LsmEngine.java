@@ -18,6 +18,7 @@ import dev.shale.storage.manifest.Manifest;
 import dev.shale.storage.memtable.Memtable;
 import dev.shale.storage.table.BlockCache;
 import dev.shale.storage.table.BlockPins;
+import dev.shale.storage.util.Closeables;
 import dev.shale.storage.wal.LogWriter;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -173,10 +174,10 @@ final class LsmEngine implements Engine {
         throw e;
       }
     } catch (IOException e) {
-      closeQuietly(directoryLock);
+      Closeables.closeQuietly(directoryLock, directory.resolve(FileNames.LOCK), LOG);
       throw new StorageException("opening " + directory + " failed: " + e, e);
     } catch (RuntimeException e) {
-      closeQuietly(directoryLock);
+      Closeables.closeQuietly(directoryLock, directory.resolve(FileNames.LOCK), LOG);
       throw e;
     }
   }
@@ -534,13 +535,5 @@ final class LsmEngine implements Engine {
   private CorruptionException reported(CorruptionException e) {
     damage.report(e.file(), e.problem(), DamageRegistry.TABLE_REMEDY);
     return e;
-  }
-
-  private static void closeQuietly(AutoCloseable closeable) {
-    try {
-      closeable.close();
-    } catch (Exception e) {
-      LOG.log(Level.WARNING, "closing " + closeable + " failed: " + e);
-    }
   }
 }

@@ -4,6 +4,7 @@ import dev.shale.storage.Vfs;
 import dev.shale.storage.io.FileNames;
 import dev.shale.storage.manifest.Manifest;
 import dev.shale.storage.manifest.ManifestSnapshot;
+import dev.shale.storage.util.Closeables;
 import dev.shale.storage.wal.LogWriter;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -81,11 +82,7 @@ final class OpeningWrites {
   /** Closes the segment created by a run that did not finish (the engine closes before it could). */
   void abandon() {
     if (log == null || manifestCommitted) return;
-    try {
-      log.close();
-    } catch (IOException | RuntimeException e) {
-      LOG.log(Level.WARNING, "closing " + log.path() + " failed: " + e);
-    }
+    Closeables.closeQuietly(log, log.path(), LOG);
   }
 
   // A failed creation leaves at most a file without its whole header, which holds no record: it

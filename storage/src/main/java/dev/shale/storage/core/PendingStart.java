@@ -1,10 +1,10 @@
 package dev.shale.storage.core;
 
 import dev.shale.storage.manifest.Manifest;
+import dev.shale.storage.util.Closeables;
 import dev.shale.storage.util.Joins;
 import dev.shale.storage.wal.LogWriter;
 import java.io.IOException;
-import java.lang.System.Logger.Level;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -92,7 +92,7 @@ final class PendingStart implements Runnable {
         host.failed(new IOException(e.toString(), e));
         return;
       }
-      if (!host.started(first)) closeQuietly(first);
+      if (!host.started(first)) Closeables.closeQuietly(first, first.path(), LOG);
       return;
     }
   }
@@ -108,14 +108,6 @@ final class PendingStart implements Runnable {
       return false; // nothing interrupts this thread; were it interrupted, it would stop
     } finally {
       lock.unlock();
-    }
-  }
-
-  private static void closeQuietly(LogWriter log) {
-    try {
-      log.close();
-    } catch (IOException e) {
-      LOG.log(Level.WARNING, "closing " + log.path() + " failed: " + e);
     }
   }
 }

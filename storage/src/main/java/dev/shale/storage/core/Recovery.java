@@ -15,6 +15,7 @@ import dev.shale.storage.manifest.ManifestSnapshot;
 import dev.shale.storage.memtable.Memtable;
 import dev.shale.storage.table.BlockCache;
 import dev.shale.storage.table.TableMeta;
+import dev.shale.storage.util.Closeables;
 import dev.shale.storage.wal.LogReader;
 import dev.shale.storage.wal.LogWriter;
 import java.io.IOException;
@@ -58,18 +59,8 @@ final class Recovery {
       levels.all().forEach(SharedTable::release);
       frozen.forEach(f -> f.memtable().release());
       if (writes instanceof Writes.AwaitingSpace(OpeningWrites rest, var cause)) rest.abandon();
-      if (writes instanceof Writes.Done(LogWriter log)) {
-        try {
-          log.close();
-        } catch (IOException | RuntimeException e) {
-          LOG.log(Level.WARNING, "closing " + log.path() + " failed: " + e);
-        }
-      }
-      try {
-        manifest.close();
-      } catch (IOException | RuntimeException e) {
-        LOG.log(Level.WARNING, "closing the manifest failed: " + e);
-      }
+      if (writes instanceof Writes.Done(LogWriter log)) Closeables.closeQuietly(log, log.path(), LOG);
+      Closeables.closeQuietly(manifest, "the manifest", LOG);
     }
   }
 
@@ -154,12 +145,12 @@ final class Recovery {
       writes = new Writes.Done(opening.run(manifest, numbers::allocate));
     } catch (IOException e) {
       if (!DiskSpace.isNoSpace(e)) {
-        closeQuietly(manifest);
+        Closeables.closeQuietly(manifest, "the manifest", LOG);
         throw e;
       }
       writes = new Writes.AwaitingSpace(opening, e);
     } catch (RuntimeException e) {
-      closeQuietly(manifest);
+      Closeables.closeQuietly(manifest, "the manifest", LOG);
       throw e;
     }
     logOpened(writes, manifest);
@@ -175,14 +166,6 @@ final class Recovery {
       // DiskSpace logs the refusal of writes, with the cause, at WARNING.
       case Writes.AwaitingSpace awaiting -> LOG.log(Level.INFO, directory + " opened for reads: " + contents
           + ", last version " + clock.current() + "; " + awaiting.rest().undone() + " wait for room on the disk");
-    }
-  }
-
-  private static void closeQuietly(Manifest manifest) {
-    try {
-      manifest.close();
-    } catch (IOException e) {
-      LOG.log(Level.WARNING, "closing the manifest failed: " + e);
     }
   }
 

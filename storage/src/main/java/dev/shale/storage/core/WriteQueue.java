@@ -7,6 +7,7 @@ import dev.shale.storage.StorageException;
 import dev.shale.storage.SyncMode;
 import dev.shale.storage.io.FileNames;
 import dev.shale.storage.memtable.Memtable;
+import dev.shale.storage.util.Closeables;
 import dev.shale.storage.wal.LogWriter;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -360,7 +361,7 @@ final class WriteQueue {
     try {
       log.switchTo(next);
     } catch (IOException e) {
-      closeQuietly(next);
+      Closeables.closeQuietly(next, next.path(), LOG);
       throw poison("fsync of " + FileNames.log(frozenLogNumber) + " before switching segments", e);
     }
     Memtable fresh = new Memtable(options.memtableSizeBytes());
@@ -485,14 +486,6 @@ final class WriteQueue {
     }
     // Opened on a full disk, and no room yet for the new segment: nothing to append to.
     if (!log.isStarted()) throw disk.refusedUntilOpened();
-  }
-
-  private static void closeQuietly(AutoCloseable closeable) {
-    try {
-      closeable.close();
-    } catch (Exception e) {
-      LOG.log(Level.WARNING, "closing " + closeable + " failed: " + e);
-    }
   }
 
   private void deleteQuietly(Path file) {
