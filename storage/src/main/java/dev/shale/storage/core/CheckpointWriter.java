@@ -57,8 +57,11 @@ final class CheckpointWriter {
       // is next_file_number: the checkpoint holds no log segment, every record is in a table.
       long manifestNumber = highest + 1;
       long next = manifestNumber + 1;
-      // Manifest.create fsyncs the manifest and the directory, which makes the links durable.
-      Manifest.create(vfs, partial, manifestNumber, new ManifestSnapshot(next, next, lastVersion, metas)).close();
+      // The first commit writes MANIFEST-<manifestNumber> and fsyncs it and the directory, which
+      // makes the links durable. No segment is listed: every record is in the tables.
+      try (Manifest manifest = Manifest.unwritten(vfs, partial)) {
+        manifest.commit(new ManifestSnapshot(next, next, lastVersion, metas, List.of()), () -> manifestNumber);
+      }
       vfs.rename(partial, target);
       vfs.syncDirectory(parent);
       LOG.log(Level.INFO, "checkpoint of " + directory + " written to " + target + ": " + metas.size()

@@ -8,11 +8,14 @@ import dev.shale.storage.table.TableMeta;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
@@ -20,7 +23,9 @@ import org.jspecify.annotations.Nullable;
  * Commits a change of the store's file set (a flush's new table, a compaction's inputs replaced
  * by its outputs): builds the manifest snapshot from the current view, commits it, and publishes
  * the matching view, in that order. The flush and compaction hosts describe their change as a
- * {@link Change}; the sequence and its locking are here, once.
+ * {@link Change}; the sequence and its locking are here, once. Also records each new log segment
+ * before writes go to it ({@link #recordNewSegment}), so that every snapshot lists the segments
+ * that must be on disk (docs/format.md, "Manifest").
  *
  * <p>Thread safety: {@link #commit} may be called from any thread; commits are serialized.
  */
@@ -40,6 +45,13 @@ final class FileSetCommit {
    * them. They go once a later snapshot that does not name them is durable, which proves that no
    * open will read the failed one: the newest valid manifest record wins, and a manifest whose
    * append failed is replaced, not appended to (Manifest#commit).
+   *
+   * Segments. Every snapshot lists the log segments holding writes in no table (`segments`), so
+   * that opening can tell a removed one from one never created. A segment joins the list by a
+   * record of its own, committed after it is created and before the first write goes to it
+   * (recordNewSegment, from the write leader), and leaves it with the commit of its flush. The
+   * list lives here, under manifestLock, and not in the view: the leader publishes the switch
+   * only after its record, and a flush committing in between must list the new segment too.
    */
 
   private static final System.Logger LOG = System.getLogger(FileSetCommit.class.getName());
@@ -87,9 +99,16 @@ final class FileSetCommit {
   // Guarded by manifestLock: by file number, the tables of failed commits whose manifest record
   // may be durable, until a later durable snapshot settles whether they are named.
   private final Map<Long, Path> fateUnknown = new HashMap<>();
+  // Guarded by manifestLock: the segments the last durable snapshot lists, ascending. Invariant:
+  // they include every frozen memtable's segment and the active one (each listed by its switch's
+  // record before it took a write; unlisted only by the commit of its flush).
+  private final TreeSet<Long> segments;
 
+  /** @param segments the segments the snapshot opening wrote (or is to write) lists */
   FileSetCommit(Vfs vfs, ReentrantLock lock, CurrentView view, Manifest manifest, FileNumbers fileNumbers,
-      ActiveLog log, HybridClock clock, Backpressure backpressure, Hooks.CrashPoints crashPoints) {
+      ActiveLog log, HybridClock clock, Backpressure backpressure, Hooks.CrashPoints crashPoints,
+      List<Long> segments) {
+    this.segments = new TreeSet<>(segments);
     this.lock = lock;
     this.view = view;
     this.manifest = manifest;
@@ -114,6 +133,7 @@ final class FileSetCommit {
       if (snapshot == null) return false;
       try {
         manifest.commit(snapshot, fileNumbers::allocate);
+        listed(snapshot);
         crashPoints.reached(change.kind() + ".afterManifestCommit");
         install(change);
         change.installed();
@@ -140,6 +160,37 @@ final class FileSetCommit {
       change.discardedOnFailure().forEach(SharedTable::markObsolete);
       throw e;
     }
+  }
+
+  /**
+   * Records segment {@code number}, just created (header and directory entry durable), in a
+   * snapshot listing it after the segments listed already, before the caller directs any write
+   * to it (docs/format.md, "Manifest"). False, nothing recorded, if the engine closed first.
+   *
+   * @throws IOException if the manifest's append or fsync failed: the record may or may not be
+   *     durable, so the segment must stay on disk (it holds nothing; the next open deletes it)
+   */
+  boolean recordNewSegment(long number) throws IOException {
+    assert !lock.isHeldByCurrentThread();
+    manifestLock.lock();
+    try {
+      ManifestSnapshot snapshot = snapshotWithSegment(number);
+      if (snapshot == null) return false;
+      crashPoints.reached("segment.beforeManifestRecord");
+      manifest.commit(snapshot, fileNumbers::allocate);
+      listed(snapshot);
+      crashPoints.reached("segment.afterManifestRecord");
+      settleFateUnknown(snapshot);
+      return true;
+    } finally {
+      manifestLock.unlock();
+    }
+  }
+
+  // `durable` was just committed: the segments it lists are now the ones each later snapshot lists.
+  private void listed(ManifestSnapshot durable) {
+    segments.clear();
+    segments.addAll(durable.segments());
   }
 
   // `durable` was just committed: the tables of earlier failed commits it does not name are in
@@ -170,15 +221,39 @@ final class FileSetCommit {
       if (view.isClosed()) return null;
       ReadView current = view.get();
       List<TableMeta> tables = change.tablesAfter(current);
-      // log_number: the oldest segment still holding records that are in no table.
-      long logNumber = log.number();
+      TreeSet<Long> listed = new TreeSet<>(segments);
       for (FrozenMemtable f : current.frozen()) {
-        if (!change.flushes(f)) logNumber = Math.min(logNumber, f.logNumber());
+        if (change.flushes(f)) listed.remove(f.logNumber());
       }
-      return new ManifestSnapshot(fileNumbers.peek(), logNumber, clock.current(), tables);
+      assert listed.contains(log.number()) : "the active segment " + log.number() + " is not listed: " + listed;
+      return snapshot(tables, listed);
     } finally {
       lock.unlock();
     }
+  }
+
+  // The snapshot of the current tables with segment `number` listed too; null if the engine closed.
+  private @Nullable ManifestSnapshot snapshotWithSegment(long number) {
+    lock.lock();
+    try {
+      if (view.isClosed()) return null;
+      List<TableMeta> tables = new ArrayList<>();
+      for (SharedTable t : view.get().tables()) tables.add(t.meta());
+      TreeSet<Long> listed = new TreeSet<>(segments);
+      listed.add(number);
+      return snapshot(tables, listed);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // Write lock held. log_number: the oldest segment still holding records that are in no table.
+  // last_version: the clock now, which is past every record of every segment this snapshot no
+  // longer lists (each was frozen before its flush built its snapshot), as opening checks
+  // (docs/format.md, "Recovery at open", step 1).
+  private ManifestSnapshot snapshot(List<TableMeta> tables, SortedSet<Long> listed) {
+    return new ManifestSnapshot(
+        fileNumbers.peek(), listed.first(), clock.current(), tables, List.copyOf(listed));
   }
 
   private void install(Change change) {

@@ -119,7 +119,7 @@ final class LsmEngine implements Engine {
     recovered.levels().all().forEach(SharedTable::release);
     this.backpressure = new Backpressure(options, view, lock, directory.toString());
     FileSetCommit fileSets = new FileSetCommit(options.vfs(),
-        lock, view, manifest, fileNumbers, log, clock, backpressure, crashPoints);
+        lock, view, manifest, fileNumbers, log, clock, backpressure, crashPoints, recovered.segments());
     String name = String.valueOf(directory.getFileName());
     this.activity = new ActivitySummary(directory.toString(), backpressure::writeStalls, System::nanoTime);
     this.compactor = new Compactor(new CompactionHost(view, fileSets, damage, crashPoints), options,
@@ -129,7 +129,7 @@ final class LsmEngine implements Engine {
     this.flusher =
         new Flusher(flushes, directory, options, fileNumbers, hooks, activity, "shale-flush-" + name, blockCache);
     this.writes = new WriteQueue(
-        directory, options, clock, fileNumbers, log, lock, view, backpressure, flushes, disk);
+        directory, options, clock, fileNumbers, log, lock, view, backpressure, flushes, disk, fileSets);
     this.intervalSync = options.syncMode() == SyncMode.INTERVAL
         ? Optional.of(new IntervalSync(log, options.syncIntervalMillis(),
             e -> writes.poison("interval fsync of " + log.describe(), e), "shale-log-sync-" + name))

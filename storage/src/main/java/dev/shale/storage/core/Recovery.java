@@ -50,9 +50,10 @@ final class Recovery {
    *     caller owns one reference to each memtable
    * @param writes whether opening's writes are done, or wait for room
    * @param damage the damaged files found, which the engine serves around and reports
+   * @param segments the log segments the new manifest lists: the replayed ones kept, and the new one
    */
   record Recovered(Manifest manifest, Levels levels, List<FrozenMemtable> frozen,
-      Writes writes, FileNumbers fileNumbers, DamageRegistry damage) {
+      Writes writes, FileNumbers fileNumbers, DamageRegistry damage, List<Long> segments) {
 
     /** Lets everything go when the engine cannot start after all. */
     void closeQuietly() {
@@ -80,12 +81,13 @@ final class Recovery {
   }
 
   private static final System.Logger LOG = System.getLogger(Recovery.class.getName());
+  /** The state of a directory with no manifest: an empty store. */
+  private static final ManifestSnapshot NEW_STORE = new ManifestSnapshot(1, 0, 0, List.of(), List.of());
 
   private final Path directory;
   private final EngineOptions options;
   private final HybridClock clock;
   private final Vfs vfs;
-  private long loadedFrom; // the number of the manifest the state came from, or 0 for a new store
   private final List<SharedTable> tables = new ArrayList<>();
   private final List<FrozenMemtable> frozen = new ArrayList<>(); // newest first
   // Found while checking, acted on only once every check has passed:
@@ -118,8 +120,12 @@ final class Recovery {
   private Recovered recover() throws IOException {
     // Steps 1 and 2: read and check. Every refusal is thrown from here, before any write.
     DirectoryListing listing = DirectoryListing.scan(vfs, directory);
-    ManifestSnapshot base = loadManifest(listing);
-    if (loadedFrom > 0) SnapshotAccounting.check(directory, loadedFrom, base, listing);
+    Optional<ManifestLoader.Loaded> loaded = loadManifest(listing);
+    ManifestSnapshot base = loaded.map(ManifestLoader.Loaded::snapshot).orElse(NEW_STORE);
+    if (loaded.isPresent()) {
+      SnapshotAccounting.check(directory, loaded.get(), listing);
+      RetiredSegments.check(vfs, directory, loaded.get(), listing);
+    }
     FileNumbers numbers =
         new FileNumbers(Math.max(base.nextFileNumber(), listing.highestNumber() + 1));
     clock.recover(base.lastVersion());
@@ -132,11 +138,13 @@ final class Recovery {
     for (Path segment : headerlessSegments) deleteBeforeANewerSegment(segment);
     long logNumber = numbers.allocate();
     List<TableMeta> metas = tables.stream().map(SharedTable::meta).toList();
-    // log_number: the oldest segment still holding records that are in no table.
-    long oldestUnflushed = frozen.isEmpty() ? logNumber : frozen.getLast().logNumber();
+    // The segments that must be on disk: the kept ones, oldest (log_number) first, and the new one.
+    List<Long> segments = new ArrayList<>();
+    for (FrozenMemtable f : frozen.reversed()) segments.add(f.logNumber());
+    segments.add(logNumber);
     // next_file_number: the manifest, numbered as it is written, goes above it (Manifest#commit).
     ManifestSnapshot snapshot =
-        new ManifestSnapshot(numbers.peek(), oldestUnflushed, clock.current(), metas);
+        new ManifestSnapshot(numbers.peek(), segments.getFirst(), clock.current(), metas, segments);
     OpeningWrites opening =
         new OpeningWrites(vfs, directory, snapshot, logNumber, obsoleteFiles(listing, snapshot));
     Manifest manifest = Manifest.unwritten(vfs, directory);
@@ -154,7 +162,7 @@ final class Recovery {
       throw e;
     }
     logOpened(writes, manifest);
-    return new Recovered(manifest, levels, List.copyOf(frozen), writes, numbers, damage);
+    return new Recovered(manifest, levels, List.copyOf(frozen), writes, numbers, damage, segments);
   }
 
   private void logOpened(Writes writes, Manifest manifest) {
@@ -173,12 +181,11 @@ final class Recovery {
   // holds .sst files or a .wal file longer than its header: then opening fails, rather than
   // guess. A segment of at most a header is a new store's first open that died before its
   // manifest (the segment is created first): it holds no record.
-  private ManifestSnapshot loadManifest(DirectoryListing listing) throws IOException {
+  private Optional<ManifestLoader.Loaded> loadManifest(DirectoryListing listing) throws IOException {
     Optional<ManifestLoader.Loaded> loaded = ManifestLoader.load(vfs, directory);
     if (loaded.isPresent()) {
-      loadedFrom = loaded.get().fileNumber();
-      LOG.log(Level.INFO, directory + ": state from " + FileNames.manifest(loadedFrom));
-      return loaded.get().snapshot();
+      LOG.log(Level.INFO, directory + ": state from " + FileNames.manifest(loaded.get().fileNumber()));
+      return loaded;
     }
     if (!listing.tables().isEmpty() || holdsRecords(listing.logs())) {
       List<String> invalid =
@@ -188,7 +195,7 @@ final class Recovery {
           + listing.tables().size() + " .sst files but no valid MANIFEST" + found + ": refusing to"
           + " open it rather than guess which of them make up the store; nothing was deleted");
     }
-    return new ManifestSnapshot(1, 0, 0, List.of());
+    return Optional.empty();
   }
 
   private boolean holdsRecords(SortedSet<Long> segments) throws IOException {

@@ -2,6 +2,7 @@ package dev.shale.storage.core;
 
 import dev.shale.storage.CorruptionException;
 import dev.shale.storage.io.FileNames;
+import dev.shale.storage.manifest.ManifestLoader;
 import dev.shale.storage.manifest.ManifestSnapshot;
 import dev.shale.storage.table.TableMeta;
 import java.nio.file.Path;
@@ -32,18 +33,25 @@ final class SnapshotAccounting {
    * would be lost and deleted ones would come back) or the snapshot is a lost commit's
    * predecessor. The exception is a snapshot naming no segment at all, log_number >=
    * next_file_number, as a checkpoint's does: every record is in its tables.
+   *
+   * From manifest format_version 2 a snapshot lists every segment holding writes in no table,
+   * and each was created, header and directory entry fsynced, before the record listing it; it
+   * is deleted only after a durable snapshot no longer lists it. So a missing listed segment is
+   * never a crash either, wherever it lies above log_number: the live one, or one in between
+   * whose older neighbour waited for its flush (issue 31). A format_version 1 snapshot lists
+   * none, and only log_number can be checked.
    */
 
-  private static final String REMEDY = " The store was not opened and nothing was deleted."
+  static final String REMEDY = " The store was not opened and nothing was deleted."
       + " Restore the directory from a backup, or in a cluster move it aside and let the node be"
       + " refilled from its replicas.";
 
   private SnapshotAccounting() {}
 
   /** Throws a CorruptionException saying what is unaccounted for, if anything is. */
-  static void check(
-      Path directory, long manifestNumber, ManifestSnapshot snapshot, DirectoryListing listing) {
-    Path manifest = directory.resolve(FileNames.manifest(manifestNumber));
+  static void check(Path directory, ManifestLoader.Loaded loaded, DirectoryListing listing) {
+    ManifestSnapshot snapshot = loaded.snapshot();
+    Path manifest = directory.resolve(FileNames.manifest(loaded.fileNumber()));
     for (TableMeta t : snapshot.tables()) {
       if (!listing.tables().contains(t.fileNumber())) {
         throw new CorruptionException(directory.resolve(FileNames.table(t.fileNumber())),
@@ -51,6 +59,26 @@ final class SnapshotAccounting {
                 + " no longer named it was lost, or the file was removed." + REMEDY);
       }
     }
+    checkLogNumber(directory, manifest, snapshot, listing);
+    if (loaded.listsSegments()) checkListedSegments(directory, manifest, snapshot, listing);
+  }
+
+  // Every segment listed (format_version 2), after checkLogNumber, whose message about the first
+  // of them can tell a lost commit from a removed file.
+  private static void checkListedSegments(
+      Path directory, Path manifest, ManifestSnapshot snapshot, DirectoryListing listing) {
+    for (long segment : snapshot.segments()) {
+      if (listing.logs().contains(segment)) continue;
+      throw new CorruptionException(directory.resolve(FileNames.log(segment)), "listed by "
+          + manifest.getFileName() + " as a log segment holding writes that are in no table, but"
+          + " missing: the file was removed, or later snapshots that retired it were lost. Opening"
+          + " without it would lose its writes (deleted keys would come back, overwritten values"
+          + " reappear)." + REMEDY);
+    }
+  }
+
+  private static void checkLogNumber(
+      Path directory, Path manifest, ManifestSnapshot snapshot, DirectoryListing listing) {
     long logNumber = snapshot.logNumber();
     if (logNumber == 0 || listing.logs().contains(logNumber) || namesNoSegment(snapshot, listing)) return;
     List<Long> newer = newerUnaccounted(snapshot, listing);

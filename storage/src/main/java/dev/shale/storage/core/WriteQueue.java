@@ -59,6 +59,7 @@ final class WriteQueue {
   private final Backpressure backpressure;
   private final FlushHost flushes;
   private final DiskSpace disk;
+  private final FileSetCommit fileSets; // records each new segment before it takes writes
 
   private final ReentrantLock lock; // the engine's write lock
   private final Condition queueDrained;
@@ -68,7 +69,7 @@ final class WriteQueue {
 
   WriteQueue(Path directory, EngineOptions options, HybridClock clock, FileNumbers fileNumbers,
       ActiveLog log, ReentrantLock lock, CurrentView view, Backpressure backpressure,
-      FlushHost flushes, DiskSpace disk) {
+      FlushHost flushes, DiskSpace disk, FileSetCommit fileSets) {
     this.directory = directory;
     this.options = options;
     this.clock = clock;
@@ -80,6 +81,7 @@ final class WriteQueue {
     this.backpressure = backpressure;
     this.flushes = flushes;
     this.disk = disk;
+    this.fileSets = fileSets;
     this.freezeAtBytes = nextFreezeSize();
   }
 
@@ -289,7 +291,7 @@ final class WriteQueue {
         if (!needsRoom) return;
         String stopReason = backpressure.stopReason(current);
         if (stopReason == null) {
-          freezeActive(current);
+          freezeActive();
           return;
         }
         refuseIfFlushesFindDiskFull();
@@ -340,11 +342,12 @@ final class WriteQueue {
 
   /**
    * Freezes the active memtable, starting a new log segment; the flush thread takes it. Writers
-   * wait meanwhile: creating the segment costs two fsyncs (its header, the directory) and the
-   * switch one more (the previous segment), so a switch that takes {@link #SLOW_SWITCH_MILLIS} or
-   * more is logged with its parts, as a slow disk would be reported by etcd's "slow fdatasync".
+   * wait meanwhile: creating the segment costs two fsyncs (its header, the directory), recording
+   * it in the manifest one (docs/format.md, "Manifest"), and the switch one more (the previous
+   * segment), so a switch that takes {@link #SLOW_SWITCH_MILLIS} or more is logged with its
+   * parts, as a slow disk would be reported by etcd's "slow fdatasync".
    */
-  private void freezeActive(ReadView current) {
+  private void freezeActive() {
     long startNanos = System.nanoTime();
     long number = fileNumbers.allocate();
     Path file = directory.resolve(FileNames.log(number));
@@ -357,6 +360,8 @@ final class WriteQueue {
       throw new StorageException("creating log segment " + file + " failed: " + e, e);
     }
     long createdNanos = System.nanoTime();
+    recordNewSegment(next);
+    long recordedNanos = System.nanoTime();
     long frozenLogNumber = log.number();
     try {
       log.switchTo(next);
@@ -366,15 +371,50 @@ final class WriteQueue {
     }
     Memtable fresh = new Memtable(options.memtableSizeBytes());
     freezeAtBytes = nextFreezeSize();
-    view.publish(current.withFrozenActive(frozenLogNumber, fresh));
+    // Read again: the view may have changed while recordNewSegment let the lock go (a flush landed).
+    view.publish(view.get().withFrozenActive(frozenLogNumber, fresh));
     fresh.release(); // the view holds it now
     flushes.frozenAdded();
     long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
     if (millis >= SLOW_SWITCH_MILLIS) {
       LOG.log(Level.WARNING, "switching log segments took " + millis + " ms, writers waiting (creating "
-          + FileNames.log(number) + " " + TimeUnit.NANOSECONDS.toMillis(createdNanos - startNanos) + " ms, fsync of "
-          + FileNames.log(frozenLogNumber) + " " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - createdNanos)
-          + " ms): a slow disk");
+          + FileNames.log(number) + " " + TimeUnit.NANOSECONDS.toMillis(createdNanos - startNanos)
+          + " ms, recording it in the manifest " + TimeUnit.NANOSECONDS.toMillis(recordedNanos - createdNanos)
+          + " ms, fsync of " + FileNames.log(frozenLogNumber) + " "
+          + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - recordedNanos) + " ms): a slow disk");
+    }
+  }
+
+  /*
+   * Records segment `next` in the manifest before any write goes to it (FileSetCommit
+   * #recordNewSegment), letting the write lock go meanwhile: the manifest lock is taken before
+   * the write lock, never while holding it, and writers may queue during the fsync. Safe as in
+   * appendAndApply: only a leader changes the log or the active memtable, and this thread leads;
+   * the view may change (a flush or compaction landing), so the caller reads it again.
+   *
+   * If the record fails, `next` is closed but kept on disk: the failed append may yet be durable
+   * and list it, and a listed segment missing at open is refused as damage. It holds no record,
+   * so the next open deletes it; the write fails, and the next one tries a new segment.
+   */
+  private void recordNewSegment(LogWriter next) {
+    boolean recorded;
+    lock.unlock();
+    try {
+      recorded = fileSets.recordNewSegment(next.number());
+    } catch (IOException e) {
+      Closeables.closeQuietly(next, next.path(), LOG);
+      if (DiskSpace.isNoSpace(e)) throw disk.full("the manifest (recording " + next.path().getFileName() + ")", e);
+      throw new StorageException("recording log segment " + next.path() + " in the manifest failed: " + e, e);
+    } catch (RuntimeException e) {
+      Closeables.closeQuietly(next, next.path(), LOG);
+      throw e;
+    } finally {
+      lock.lock();
+    }
+    if (!recorded) {
+      Closeables.closeQuietly(next, next.path(), LOG); // the engine closed: nothing names it
+      deleteQuietly(next.path());
+      throw view.closedException();
     }
   }
 

@@ -50,6 +50,7 @@ public final class RecordReader implements AutoCloseable {
   private long position;
   private boolean done;
   private boolean headerMissing;
+  private int formatVersion; // from the header; 0 when it is missing
   private @Nullable TornTail tail; // null: no bad record (yet)
   private long resyncCheckedBytes;
 
@@ -61,17 +62,19 @@ public final class RecordReader implements AutoCloseable {
   }
 
   /**
-   * Opens {@code path}, checking its header against {@code magic}; {@code shape} is what a
-   * record of this kind of file looks like.
+   * Opens {@code path}, checking its header against {@code magic} and a format version from
+   * {@code oldestVersion} to {@code newestVersion} ({@link #formatVersion} says which); {@code
+   * shape} is what a record of this kind of file looks like.
    *
    * @throws CorruptionException if the header names another kind of file or format version
    */
-  public static RecordReader open(Vfs vfs, Path path, long magic, RecordShape shape) throws IOException {
+  public static RecordReader open(Vfs vfs, Path path, long magic, int oldestVersion, int newestVersion,
+      RecordShape shape) throws IOException {
     Arena arena = Arena.ofConfined();
     try (Vfs.ReadableFile opened = vfs.open(path)) {
       MemorySegment file = opened.map(arena);
       RecordReader reader = new RecordReader(path, arena, file, shape);
-      reader.readHeader(magic);
+      reader.readHeader(magic, oldestVersion, newestVersion);
       return reader;
     } catch (IOException | RuntimeException e) {
       arena.close();
@@ -81,6 +84,11 @@ public final class RecordReader implements AutoCloseable {
 
   public Path path() {
     return path;
+  }
+
+  /** The format version the file's header names; 0 if the header is missing ({@link #headerMissing}). */
+  public int formatVersion() {
+    return formatVersion;
   }
 
   /**
@@ -151,7 +159,7 @@ public final class RecordReader implements AutoCloseable {
 
   // header := magic:u64 format_version:u32 reserved:u32. A file shorter than its header, or
   // whose header is all zero bytes (created but never written before a crash), holds no records.
-  private void readHeader(long magic) {
+  private void readHeader(long magic, int oldestVersion, int newestVersion) {
     long size = file.byteSize();
     if (size < RecordFormat.HEADER_BYTES) {
       headerMissing = true;
@@ -171,11 +179,13 @@ public final class RecordReader implements AutoCloseable {
       throw new CorruptionException(
           path, String.format("magic 0x%016X at offset 0, expected 0x%016X", storedMagic, magic));
     }
-    if (formatVersion != RecordFormat.FORMAT_VERSION) {
+    if (formatVersion < oldestVersion || formatVersion > newestVersion) {
+      String expected = oldestVersion == newestVersion
+          ? String.valueOf(newestVersion) : oldestVersion + " to " + newestVersion;
       throw new CorruptionException(
-          path, "format version " + formatVersion + " at offset 8 is not supported (expected "
-              + RecordFormat.FORMAT_VERSION + ")");
+          path, "format version " + formatVersion + " at offset 8 is not supported (expected " + expected + ")");
     }
+    this.formatVersion = formatVersion;
     position = RecordFormat.HEADER_BYTES;
   }
 

@@ -41,13 +41,16 @@ public final class RecordWriter implements AutoCloseable {
     this.sink = new ChannelSink(file, buffer);
   }
 
-  /** Creates {@code path} (which must not exist) and writes its header; nothing is forced. */
-  public static RecordWriter create(Vfs vfs, Path path, long magic) throws IOException {
+  /**
+   * Creates {@code path} (which must not exist) and writes its header, naming {@code magic} and
+   * {@code formatVersion}; nothing is forced.
+   */
+  public static RecordWriter create(Vfs vfs, Path path, long magic, int formatVersion) throws IOException {
     Vfs.WritableFile file = vfs.create(path);
     RecordWriter writer = null;
     try {
       writer = new RecordWriter(path, file);
-      writer.writeHeader(magic);
+      writer.writeHeader(magic, formatVersion);
       return writer;
     } catch (IOException | RuntimeException e) {
       if (writer != null) writer.closeQuietly();
@@ -119,9 +122,9 @@ public final class RecordWriter implements AutoCloseable {
   }
 
   // docs/format.md, "Write-ahead log": header := magic:u64 format_version:u32 reserved:u32
-  private void writeHeader(long magic) throws IOException {
+  private void writeHeader(long magic, int formatVersion) throws IOException {
     sink.putLong(magic);
-    sink.putInt(RecordFormat.FORMAT_VERSION);
+    sink.putInt(formatVersion);
     sink.putInt(0);
     sink.drain();
     sizeBytes = sink.positionBytes();

@@ -46,23 +46,11 @@ public final class Manifest implements AutoCloseable {
   }
 
   /**
-   * Writes {@code MANIFEST-<fileNumber>} holding {@code snapshot}, fsyncs it and the directory,
-   * then deletes every older manifest. {@code snapshot.nextFileNumber()} must be above
-   * {@code fileNumber}.
-   */
-  public static Manifest create(
-      Vfs vfs, Path directory, long fileNumber, ManifestSnapshot snapshot) throws IOException {
-    requireNumberedAbove(snapshot, fileNumber);
-    RecordWriter writer = writeNewFile(vfs, directory, fileNumber, snapshot);
-    deleteOlderManifests(vfs, directory, fileNumber);
-    return new Manifest(vfs, directory, writer, fileNumber);
-  }
-
-  /**
    * A manifest with no file yet: its first {@link #commit} writes a new {@code MANIFEST-<n>}, as a
    * replacement does, and only then deletes the older ones. Until then the store's manifests are
    * left as they are, so the newest of them stays the store's state (an open that cannot write
-   * its new manifest, on a full disk, changes nothing).
+   * its new manifest, on a full disk, changes nothing). The one way a manifest file comes to be:
+   * opening and a checkpoint write theirs through it too.
    */
   public static Manifest unwritten(Vfs vfs, Path directory) {
     return new Manifest(vfs, directory, null, 0);
@@ -147,7 +135,7 @@ public final class Manifest implements AutoCloseable {
     Path file = directory.resolve(FileNames.manifest(fileNumber));
     RecordWriter writer = null;
     try {
-      writer = RecordWriter.create(vfs, file, ManifestFormat.MAGIC);
+      writer = RecordWriter.create(vfs, file, ManifestFormat.MAGIC, ManifestFormat.FORMAT_VERSION);
       writer.append(new SnapshotRecord(snapshot));
       writer.force();
       vfs.syncDirectory(directory);

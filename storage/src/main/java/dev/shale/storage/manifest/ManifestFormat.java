@@ -8,6 +8,13 @@ package dev.shale.storage.manifest;
 final class ManifestFormat {
   /** "SHALEMAN" read as a little-endian u64. Do not change: embedded in on-disk data. */
   static final long MAGIC = 0x4E414D454C414853L;
+  /**
+   * The format_version this code writes: 2, whose snapshots list the log segments that must be on
+   * disk. Do not change: embedded in on-disk data.
+   */
+  static final int FORMAT_VERSION = 2;
+  /** The oldest format_version read: 1, whose snapshots list no segment. */
+  static final int OLDEST_FORMAT_VERSION = 1;
 
   private ManifestFormat() {}
 }

@@ -20,8 +20,13 @@ import java.util.Optional;
  * {@code MANIFEST-<n>} holding at least one valid record, and the last valid record in it.
  */
 public final class ManifestLoader {
-  /** The chosen manifest and the snapshot it holds. */
-  public record Loaded(long fileNumber, ManifestSnapshot snapshot) {}
+  /** The chosen manifest, its header's format_version, and the snapshot it holds. */
+  public record Loaded(long fileNumber, int formatVersion, ManifestSnapshot snapshot) {
+    /** Whether the snapshot lists its log segments: format_version 2 on (docs/format.md, "Manifest"). */
+    public boolean listsSegments() {
+      return formatVersion >= 2;
+    }
+  }
 
   private static final System.Logger LOG = System.getLogger(ManifestLoader.class.getName());
 
@@ -39,8 +44,8 @@ public final class ManifestLoader {
     numbers.sort(Comparator.reverseOrder());
     for (long number : numbers) {
       Path file = directory.resolve(FileNames.manifest(number));
-      Optional<ManifestSnapshot> snapshot = lastSnapshot(vfs, file);
-      if (snapshot.isPresent()) return Optional.of(new Loaded(number, snapshot.get()));
+      Optional<Loaded> loaded = lastSnapshot(vfs, file, number);
+      if (loaded.isPresent()) return loaded;
     }
     return Optional.empty();
   }
@@ -66,8 +71,9 @@ public final class ManifestLoader {
         + " or in a cluster move it aside and let the node be refilled from its replicas.");
   }
 
-  private static Optional<ManifestSnapshot> lastSnapshot(Vfs vfs, Path file) throws IOException {
-    try (RecordReader reader = RecordReader.open(vfs, file, ManifestFormat.MAGIC, SnapshotRecord::plausible)) {
+  private static Optional<Loaded> lastSnapshot(Vfs vfs, Path file, long number) throws IOException {
+    try (RecordReader reader = RecordReader.open(vfs, file, ManifestFormat.MAGIC,
+        ManifestFormat.OLDEST_FORMAT_VERSION, ManifestFormat.FORMAT_VERSION, SnapshotRecord::plausible)) {
       Frame last = null;
       for (Frame frame = reader.next(); frame != null; frame = reader.next()) last = frame;
       TornTail tail = reader.tornTail();
@@ -80,9 +86,9 @@ public final class ManifestLoader {
         LOG.log(Level.WARNING, file + ": no valid record, falling back to an older manifest");
         return Optional.empty();
       }
-      ManifestSnapshot snapshot = SnapshotRecord.decode(file, last);
-      SnapshotInvariants.check(file, last.offset(), snapshot);
-      return Optional.of(snapshot);
+      Loaded loaded = new Loaded(number, reader.formatVersion(), SnapshotRecord.decode(file, last, reader.formatVersion()));
+      SnapshotInvariants.check(file, last.offset(), loaded);
+      return Optional.of(loaded);
     }
   }
 }

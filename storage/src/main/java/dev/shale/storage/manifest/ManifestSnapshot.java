@@ -9,17 +9,22 @@ import java.util.List;
  *
  * @param nextFileNumber above every file number in use
  * @param logNumber log segments numbered at least this hold records not yet in any table
- * @param lastVersion at least the highest version in the tables
+ * @param lastVersion the engine's clock when the snapshot was built: at least the highest version
+ *     in the tables and in the log segments numbered below {@code logNumber}
  * @param tables the live tables
+ * @param segments the log segments that must be on disk, ascending, {@code logNumber} first
+ *     (none in a snapshot naming no segment, a checkpoint's); none either in a snapshot read from
+ *     a format_version 1 manifest, which does not list them ({@link ManifestLoader.Loaded#listsSegments})
  */
 public record ManifestSnapshot(
-    long nextFileNumber, long logNumber, long lastVersion, List<TableMeta> tables) {
+    long nextFileNumber, long logNumber, long lastVersion, List<TableMeta> tables, List<Long> segments) {
 
   public ManifestSnapshot {
     tables = List.copyOf(tables);
+    segments = List.copyOf(segments);
   }
 
   public ManifestSnapshot withNextFileNumber(long value) {
-    return new ManifestSnapshot(value, logNumber, lastVersion, tables);
+    return new ManifestSnapshot(value, logNumber, lastVersion, tables, segments);
   }
 }

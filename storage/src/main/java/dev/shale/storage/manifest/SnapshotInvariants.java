@@ -15,8 +15,10 @@ import java.util.Map;
  * Checks that a snapshot read from a manifest is one the engine could have written
  * (docs/format.md, "Levels" and "Manifest"): every table at a level from 0 to 6, listed once, with
  * a key range and a version range that are not upside down, and no two tables of a level below
- * 0 overlapping. A record whose crc holds but breaks one of these is corruption, refused when the
- * manifest is read at open, before the store writes or deletes anything.
+ * 0 overlapping; from format_version 2, its log segments listed in ascending order from
+ * log_number, each below next_file_number. A record whose crc holds but breaks one of these is
+ * corruption, refused when the manifest is read at open, before the store writes or deletes
+ * anything.
  */
 final class SnapshotInvariants {
   /*
@@ -32,9 +34,15 @@ final class SnapshotInvariants {
 
   /**
    * Throws a CorruptionException naming {@code file}, the record at {@code recordOffset} and the
-   * tables concerned if {@code snapshot} breaks an invariant.
+   * tables or segments concerned if {@code loaded}'s snapshot breaks an invariant.
    */
-  static void check(Path file, long recordOffset, ManifestSnapshot snapshot) {
+  static void check(Path file, long recordOffset, ManifestLoader.Loaded loaded) {
+    ManifestSnapshot snapshot = loaded.snapshot();
+    checkTables(file, recordOffset, snapshot);
+    if (loaded.listsSegments()) checkSegments(file, recordOffset, snapshot);
+  }
+
+  private static void checkTables(Path file, long recordOffset, ManifestSnapshot snapshot) {
     Map<Long, TableMeta> byNumber = new HashMap<>();
     List<List<TableMeta>> levels = new ArrayList<>();
     for (int i = 0; i <= LAST_LEVEL; i++) levels.add(new ArrayList<>());
@@ -61,6 +69,38 @@ final class SnapshotInvariants {
     for (int level = 1; level <= LAST_LEVEL; level++) requireDisjoint(file, recordOffset, level, levels.get(level));
   }
 
+  // The segments that must be on disk (docs/format.md, "Manifest"): ascending from log_number,
+  // each numbered before next_file_number; none only when the snapshot names no segment. A
+  // log_number that is not the first listed one (a hand edit moving it past a segment never
+  // flushed) would have opening delete the segments below it, or keep one none lists.
+  private static void checkSegments(Path file, long recordOffset, ManifestSnapshot snapshot) {
+    List<Long> segments = snapshot.segments();
+    if (segments.isEmpty()) {
+      if (snapshot.logNumber() < snapshot.nextFileNumber()) {
+        throw broken(file, recordOffset, "it lists no log segment, yet its log_number names "
+            + FileNames.log(snapshot.logNumber()) + ", below next_file_number " + snapshot.nextFileNumber()
+            + " (only a snapshot naming no segment, a checkpoint's, lists none)");
+      }
+      return;
+    }
+    if (segments.getFirst() != snapshot.logNumber()) {
+      throw broken(file, recordOffset, "its log_number names " + FileNames.log(snapshot.logNumber())
+          + " but the log segments it lists start at " + FileNames.log(segments.getFirst())
+          + " (the oldest segment listed is the oldest holding writes in no table)");
+    }
+    for (int i = 0; i < segments.size(); i++) {
+      long segment = segments.get(i);
+      if (i > 0 && segment <= segments.get(i - 1)) {
+        throw broken(file, recordOffset, "it lists log segments out of order: " + FileNames.log(segment)
+            + " after " + FileNames.log(segments.get(i - 1)));
+      }
+      if (segment >= snapshot.nextFileNumber()) {
+        throw broken(file, recordOffset, "it lists log segment " + FileNames.log(segment)
+            + ", not below next_file_number " + snapshot.nextFileNumber());
+      }
+    }
+  }
+
   // Levels 1 to 6: sorted by smallest key, each table must end before the next one starts.
   private static void requireDisjoint(Path file, long recordOffset, int level, List<TableMeta> tables) {
     tables.sort((a, b) -> Keys.compare(a.smallestKey(), b.smallestKey()));
@@ -81,7 +121,7 @@ final class SnapshotInvariants {
   private static CorruptionException broken(Path file, long recordOffset, String problem) {
     return new CorruptionException(file, "manifest record at offset " + recordOffset + " has a"
         + " valid crc but breaks the invariants of a snapshot: " + problem + " (docs/format.md,"
-        + " \"Levels\"). The store was not opened and nothing was deleted or written. Restore the"
+        + " \"Levels\" and \"Manifest\"). The store was not opened and nothing was deleted or written. Restore the"
         + " directory from a backup, or in a cluster move it aside and let the node be refilled"
         + " from its replicas.");
   }

@@ -18,17 +18,22 @@ import java.util.List;
  * <pre>
  * payload := next_file_number:u64 log_number:u64 last_version:u64
  *            table_count:u32 table[table_count]
+ *            segment_count:u32 segment_number:u64[segment_count]   -- format_version 2 only
  * table   := file_number:u64 level:u32 file_size:u64 entry_count:u64
  *            min_version:u64 max_version:u64
  *            smallest_length:u32 smallest[smallest_length]
  *            largest_length:u32 largest[largest_length]
  * </pre>
+ * Written in format_version 2 ({@link ManifestFormat#FORMAT_VERSION}); read in 1 and 2.
  */
 final class SnapshotRecord implements Payload {
   /** Do not change: embedded in on-disk data. */
   static final int HEADER_BYTES = 8 + 8 + 8 + 4;
   /** A table's fixed fields and its two key lengths. Do not change: embedded in on-disk data. */
   static final int TABLE_FIXED_BYTES = 8 + 4 + 8 + 8 + 8 + 8 + 4 + 4;
+  /** segment_count:u32, then a u64 per segment (format_version 2). Do not change: embedded in on-disk data. */
+  static final int SEGMENT_COUNT_BYTES = 4;
+  static final int SEGMENT_BYTES = 8;
 
   private static final ValueLayout.OfInt U32 =
       ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -60,6 +65,7 @@ final class SnapshotRecord implements Payload {
     for (TableMeta t : snapshot.tables()) {
       length += TABLE_FIXED_BYTES + t.smallestKey().length + t.largestKey().length;
     }
+    length += SEGMENT_COUNT_BYTES + (long) SEGMENT_BYTES * snapshot.segments().size();
     return Math.toIntExact(length);
   }
 
@@ -81,13 +87,15 @@ final class SnapshotRecord implements Payload {
       sink.putInt(t.largestKey().length);
       sink.put(t.largestKey());
     }
+    sink.putInt(snapshot.segments().size());
+    for (long segment : snapshot.segments()) sink.putLong(segment);
   }
 
   /**
-   * The snapshot in {@code frame}. Its crc held, so a payload that does not parse is not a torn
-   * write but corruption.
+   * The snapshot in {@code frame}, of a manifest of {@code formatVersion}. Its crc held, so a
+   * payload that does not parse is not a torn write but corruption.
    */
-  static ManifestSnapshot decode(Path file, Frame frame) {
+  static ManifestSnapshot decode(Path file, Frame frame, int formatVersion) {
     Cursor in = new Cursor(file, frame);
     long nextFileNumber = in.u64();
     long logNumber = in.u64();
@@ -107,8 +115,14 @@ final class SnapshotRecord implements Payload {
       tables.add(new TableMeta(
           fileNumber, level, fileSize, entryCount, minVersion, maxVersion, smallest, largest));
     }
+    List<Long> segments = new ArrayList<>();
+    if (formatVersion >= 2) {
+      long segmentCount = Integer.toUnsignedLong(in.u32());
+      in.require(segmentCount * SEGMENT_BYTES, "segment_count " + segmentCount);
+      for (long i = 0; i < segmentCount; i++) segments.add(in.u64());
+    }
     in.requireEnd();
-    return new ManifestSnapshot(nextFileNumber, logNumber, lastVersion, tables);
+    return new ManifestSnapshot(nextFileNumber, logNumber, lastVersion, tables, segments);
   }
 
   /** Reads a payload front to back, failing with the record's offset on any overrun. */

@@ -8,6 +8,8 @@ package dev.shale.storage.wal;
 final class LogFormat {
   /** "SHALEWAL" read as a little-endian u64. Do not change: embedded in on-disk data. */
   static final long MAGIC = 0x4C4157454C414853L;
+  /** The header's format_version. Do not change: embedded in on-disk data. */
+  static final int FORMAT_VERSION = 1;
   /** Record types. Do not change: embedded in on-disk data. */
   static final byte TYPE_VALUE = 1;
   static final byte TYPE_TOMBSTONE = 2;

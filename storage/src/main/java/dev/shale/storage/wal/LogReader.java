@@ -26,7 +26,8 @@ public final class LogReader implements AutoCloseable {
    * @throws dev.shale.storage.CorruptionException if the file is not a log of a known version
    */
   public static LogReader open(Vfs vfs, Path file) throws IOException {
-    return new LogReader(RecordReader.open(vfs, file, LogFormat.MAGIC, LogRecord::plausible));
+    return new LogReader(RecordReader.open(
+        vfs, file, LogFormat.MAGIC, LogFormat.FORMAT_VERSION, LogFormat.FORMAT_VERSION, LogRecord::plausible));
   }
 
   /**

@@ -35,7 +35,7 @@ public final class LogWriter implements AutoCloseable {
    * vanish with its file.
    */
   public static LogWriter create(Vfs vfs, Path file, long number) throws IOException {
-    RecordWriter records = RecordWriter.create(vfs, file, LogFormat.MAGIC);
+    RecordWriter records = RecordWriter.create(vfs, file, LogFormat.MAGIC, LogFormat.FORMAT_VERSION);
     try {
       records.force();
       vfs.syncDirectory(Objects.requireNonNull(file.toAbsolutePath().getParent(), "a log file is in a directory"));

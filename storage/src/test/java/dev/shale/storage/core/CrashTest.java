@@ -20,9 +20,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Kills a real engine process at every named step of a flush and of a compaction
- * ({@link CrashChild}), then reopens its directory here: every acknowledged write is there, and
- * no table file is left that the manifest does not name.
+ * Kills a real engine process at every named step of a flush, of a compaction and of a switch to
+ * a new log segment ({@link CrashChild}), then reopens its directory here: every acknowledged
+ * write is there, and no table file is left that the manifest does not name.
  */
 class CrashTest {
   private static final long CHILD_DEADLINE_SECONDS = 120;
@@ -33,7 +33,8 @@ class CrashTest {
   @ValueSource(strings = {
       "flush.afterTableWritten", "flush.afterManifestCommit", "flush.afterInstall",
       "flush.afterLogDeleted", "compaction.afterOutputWritten", "compaction.afterOutputsWritten",
-      "compaction.afterManifestCommit", "compaction.afterInstall"})
+      "compaction.afterManifestCommit", "compaction.afterInstall",
+      "segment.beforeManifestRecord", "segment.afterManifestRecord"})
   void everyAcknowledgedWriteSurvivesACrashAt(String crashPoint) throws Exception {
     Path store = dir.resolve("store");
     Path acknowledged = dir.resolve("acknowledged");

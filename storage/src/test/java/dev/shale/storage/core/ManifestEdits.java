@@ -29,7 +29,9 @@ final class ManifestEdits {
     Path file = dir.resolve(FileNames.manifest(loaded.fileNumber()));
     ManifestSnapshot changed = change.apply(loaded.snapshot());
     Files.delete(file);
-    Manifest.create(Vfs.real(), dir, loaded.fileNumber(), changed).close();
+    try (Manifest manifest = Manifest.unwritten(Vfs.real(), dir)) {
+      manifest.commit(changed, loaded::fileNumber);
+    }
     return file;
   }
 
@@ -76,13 +78,21 @@ final class ManifestEdits {
   }
 
   static ManifestSnapshot withTables(ManifestSnapshot snapshot, List<TableMeta> tables) {
-    return new ManifestSnapshot(
-        snapshot.nextFileNumber(), snapshot.logNumber(), snapshot.lastVersion(), tables);
+    return new ManifestSnapshot(snapshot.nextFileNumber(), snapshot.logNumber(), snapshot.lastVersion(),
+        tables, snapshot.segments());
   }
 
+  /** {@code snapshot} with another log_number, and the same segments listed. */
   static ManifestSnapshot withLogNumber(ManifestSnapshot snapshot, long logNumber) {
-    return new ManifestSnapshot(
-        snapshot.nextFileNumber(), logNumber, snapshot.lastVersion(), snapshot.tables());
+    return new ManifestSnapshot(snapshot.nextFileNumber(), logNumber, snapshot.lastVersion(),
+        snapshot.tables(), snapshot.segments());
+  }
+
+  /** {@code snapshot} listing {@code segments}, with the first of them (or next_file_number) as log_number. */
+  static ManifestSnapshot withSegments(ManifestSnapshot snapshot, List<Long> segments) {
+    long logNumber = segments.isEmpty() ? snapshot.nextFileNumber() : segments.getFirst();
+    return new ManifestSnapshot(snapshot.nextFileNumber(), logNumber, snapshot.lastVersion(),
+        snapshot.tables(), segments);
   }
 
   /** {@code table} with its smallest and largest keys swapped. */

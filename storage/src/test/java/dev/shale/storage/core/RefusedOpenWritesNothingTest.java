@@ -112,10 +112,20 @@ class RefusedOpenWritesNothingTest {
     assertRefusedLeavingEveryByte(live.getFileName().toString(), "missing");
   }
 
+  // Since manifest format_version 2 the snapshot lists its segments, from log_number on: a
+  // log_number moved alone breaks that before the segment it names is looked for.
   @Test
   void aLogNumberThatSkipsTheLiveSegmentIsRefusedNamingTheSegmentItNames() throws IOException {
     long skipped = ManifestEdits.snapshot(dir).nextFileNumber();
     ManifestEdits.rewrite(dir, s -> ManifestEdits.withLogNumber(s, skipped));
+    assertRefusedLeavingEveryByte(FileNames.log(skipped), "but the log segments it lists start at");
+  }
+
+  // The same skip with the list moved too: the segment it names is missing.
+  @Test
+  void aLogNumberAndSegmentsThatSkipTheLiveSegmentAreRefusedNamingTheSegmentTheyName() throws IOException {
+    long skipped = ManifestEdits.snapshot(dir).nextFileNumber();
+    ManifestEdits.rewrite(dir, s -> ManifestEdits.withSegments(s.withNextFileNumber(skipped + 1), List.of(skipped)));
     assertRefusedLeavingEveryByte(FileNames.log(skipped), "missing");
   }
 

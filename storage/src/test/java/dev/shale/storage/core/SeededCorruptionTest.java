@@ -47,7 +47,9 @@ import org.junit.jupiter.api.io.TempDir;
  * with a valid crc whose snapshot is inconsistent (a level out of range, a key or version range
  * upside down, tables moved to a level where they may overlap, a lowered next_file_number or
  * last_version), a table listed twice, and a missing log segment (removed, or skipped by
- * log_number). A refusal leaves every file byte for byte as it was.
+ * log_number), drawn from a store whose last writes wait for their flush in three segments; and,
+ * since manifest format_version 2 lists those segments, a list the engine never writes. A
+ * refusal leaves every file byte for byte as it was.
  */
 class SeededCorruptionTest {
   private static final int CASES = 60;
@@ -62,49 +64,74 @@ class SeededCorruptionTest {
 
   private enum Kind {
     MANIFEST, LOG, TABLE_DATA, TABLE_FILTER, TABLE_INDEX, TABLE_FOOTER, TABLE_SWAPPED,
-    MANIFEST_INCONSISTENT, TABLE_LISTED_TWICE, LOG_SEGMENT_MISSING
+    MANIFEST_INCONSISTENT, TABLE_LISTED_TWICE, LOG_SEGMENT_MISSING, SEGMENT_LIST_INCONSISTENT
   }
+
+  @TempDir Path baseAwaitingFlushes;
 
   @Test
   void everyDamagedFileEitherOpensServingOnlyCorrectDataOrIsRefusedByName() throws IOException {
     long seed = TestSeed.forTest("SeededCorruptionTest");
     Random random = new Random(seed);
-    List<Operation> operations = fill(random);
+    List<Operation> operations = fill(base, random, false);
+    // Its own generator: how many writes fill two memtables varies with their freeze points, and
+    // the cases drawn from `random` must not.
+    List<Operation> awaitingOperations = fill(baseAwaitingFlushes, new Random(~seed), true);
     int recordsInLogs = countLogRecords(base, Integer.MAX_VALUE);
     for (int c = 0; c < CASES; c++) {
       Path dir = work.resolve("case-" + c);
-      EngineTesting.copyDirectory(base, dir);
       Kind kind = Kind.values()[random.nextInt(Kind.values().length)];
+      boolean awaiting = awaitsFlushes(kind);
+      EngineTesting.copyDirectory(awaiting ? baseAwaitingFlushes : base, dir);
       String damage = damage(dir, kind, random);
       String what = "seed " + seed + ", case " + c + ": " + damage;
+      List<Operation> written = awaiting ? awaitingOperations : operations;
       int survivors = keepsEveryWrite(kind)
-          ? operations.size()
-          : operations.size() - recordsInLogs + countLogRecords(dir, 0);
-      checkOpen(dir, damage, kind, model(operations, survivors), what);
+          ? written.size()
+          : written.size() - recordsInLogs + countLogRecords(dir, 0);
+      checkOpen(dir, damage, kind, model(written, survivors), what);
     }
   }
 
-  private List<Operation> fill(Random random) {
+  /**
+   * Fills {@code store} through the engine; with {@code leaveFrozen}, flushes are then held while
+   * more writes fill two memtables and some of a third, so that three log segments hold writes in
+   * no table when it closes (the segments a removed one may be any of).
+   */
+  private List<Operation> fill(Path store, Random random, boolean leaveFrozen) {
     List<Operation> operations = new ArrayList<>();
-    try (Engine engine = Engine.open(base, EngineTesting.smallOptions())) {
-      for (int i = 0; i < OPERATIONS; i++) {
-        String key = "key-" + random.nextInt(KEYS);
-        if (random.nextInt(10) == 0) {
-          engine.delete(bytes(key));
-          operations.add(new Operation(key, null));
-        } else {
-          byte[] value = new byte[1 + random.nextInt(60)];
-          random.nextBytes(value);
-          engine.put(bytes(key), value);
-          operations.add(new Operation(key, value));
-        }
-      }
+    FlushGate gate = new FlushGate();
+    EngineOptions options = EngineTesting.smallOptions().withMaxImmutableMemtables(4);
+    try (LsmEngine engine = LsmEngine.open(store, options, Hooks.withGate(gate))) {
+      for (int i = 0; i < OPERATIONS; i++) operations.add(write(engine, random));
       // Every kind of file must be there to damage: the frozen memtables in tables, the active
       // one in its log. A flush still running at close would be abandoned, and its table with it.
       EngineTesting.await("the fill's flushes", () -> engine.stats().immutableMemtables() == 0);
       assertThat(engine.stats().tables()).as("tables after the fill").isPositive();
+      if (leaveFrozen) {
+        gate.hold();
+        while (engine.stats().immutableMemtables() < 2) operations.add(write(engine, random));
+        for (int i = 0; i < 20; i++) operations.add(write(engine, random));
+      }
     }
     return operations;
+  }
+
+  private static Operation write(Engine engine, Random random) {
+    String key = "key-" + random.nextInt(KEYS);
+    if (random.nextInt(10) == 0) {
+      engine.delete(bytes(key));
+      return new Operation(key, null);
+    }
+    byte[] value = new byte[1 + random.nextInt(60)];
+    random.nextBytes(value);
+    engine.put(bytes(key), value);
+    return new Operation(key, value);
+  }
+
+  // Damage to the segments that must be on disk needs more than the one live segment.
+  private static boolean awaitsFlushes(Kind kind) {
+    return kind == Kind.LOG_SEGMENT_MISSING || kind == Kind.SEGMENT_LIST_INCONSISTENT;
   }
 
   /** The state after the first {@code count} operations. */
@@ -197,6 +224,7 @@ class SeededCorruptionTest {
     if (kind == Kind.MANIFEST_INCONSISTENT) return inconsistentManifest(dir, random);
     if (kind == Kind.TABLE_LISTED_TWICE) return tableListedTwice(dir, random);
     if (kind == Kind.LOG_SEGMENT_MISSING) return logSegmentMissing(dir, random);
+    if (kind == Kind.SEGMENT_LIST_INCONSISTENT) return segmentListInconsistent(dir, random);
     String suffix = switch (kind) {
       case MANIFEST -> "MANIFEST-";
       case LOG -> ".wal";
@@ -251,7 +279,8 @@ class SeededCorruptionTest {
     long filterOffset = footer.getLong(12);
     return switch (kind) {
       case MANIFEST, LOG, TABLE_SWAPPED -> throw new AssertionError(kind);
-      case MANIFEST_INCONSISTENT, TABLE_LISTED_TWICE, LOG_SEGMENT_MISSING -> throw new AssertionError(kind);
+      case MANIFEST_INCONSISTENT, TABLE_LISTED_TWICE, LOG_SEGMENT_MISSING, SEGMENT_LIST_INCONSISTENT ->
+          throw new AssertionError(kind);
       case TABLE_DATA -> new long[] {0, filterOffset};
       case TABLE_FILTER -> filterOffset < indexOffset
           ? new long[] {filterOffset, indexOffset}
@@ -264,7 +293,7 @@ class SeededCorruptionTest {
   // Damage framing cannot see, where the store loses no write: it serves every one or refuses.
   private static boolean keepsEveryWrite(Kind kind) {
     return kind == Kind.MANIFEST_INCONSISTENT || kind == Kind.TABLE_LISTED_TWICE
-        || kind == Kind.LOG_SEGMENT_MISSING;
+        || kind == Kind.LOG_SEGMENT_MISSING || kind == Kind.SEGMENT_LIST_INCONSISTENT;
   }
 
   /**
@@ -294,10 +323,11 @@ class SeededCorruptionTest {
         }
         case 4 -> {
           return new ManifestSnapshot(random.nextLong(manifestNumber(dir) + 1, s.nextFileNumber() + 1),
-              s.logNumber(), s.lastVersion(), tables);
+              s.logNumber(), s.lastVersion(), tables, s.segments());
         }
         default -> {
-          return new ManifestSnapshot(s.nextFileNumber(), s.logNumber(), random.nextLong(s.lastVersion() + 1), tables);
+          return new ManifestSnapshot(s.nextFileNumber(), s.logNumber(), random.nextLong(s.lastVersion() + 1),
+              tables, s.segments());
         }
       }
       return ManifestEdits.withTables(s, tables);
@@ -331,6 +361,51 @@ class SeededCorruptionTest {
     long past = snapshot.logNumber() + 1 + random.nextInt((int) (snapshot.nextFileNumber() - snapshot.logNumber() + 4));
     ManifestEdits.rewrite(dir, s -> ManifestEdits.withLogNumber(s, past));
     return FileNames.log(past);
+  }
+
+  /**
+   * Rewrites the newest snapshot's list of the segments that must be on disk (manifest
+   * format_version 2) into one the engine never writes; returns the manifest's name. Served
+   * exactly: a segment left out of the list while its file stays (replayed all the same).
+   * Refused: a listed segment that is not there, a log_number that is not the first listed
+   * segment, and the oldest segment skipped by both while a record in it is newer than the
+   * snapshot's last_version (as a manifest from before that record would have it).
+   */
+  private static String segmentListInconsistent(Path dir, Random random) throws IOException {
+    List<Long> segments = ManifestEdits.snapshot(dir).segments();
+    assertThat(segments).as("segments listed by the store awaiting its flushes").hasSizeGreaterThan(1);
+    int change = random.nextInt(4);
+    Path manifest = ManifestEdits.rewrite(dir, s -> switch (change) {
+      case 0 -> {
+        List<Long> fewer = new ArrayList<>(segments);
+        fewer.remove(1 + random.nextInt(segments.size() - 1));
+        yield ManifestEdits.withSegments(s, fewer);
+      }
+      case 1 -> {
+        List<Long> more = new ArrayList<>(segments);
+        long absent = s.nextFileNumber() + random.nextInt(4); // no file has a number this high
+        more.add(absent);
+        yield ManifestEdits.withSegments(s.withNextFileNumber(absent + 1), more);
+      }
+      case 2 -> ManifestEdits.withLogNumber(s, segments.get(1 + random.nextInt(segments.size() - 1)));
+      default -> {
+        ManifestSnapshot skipped = ManifestEdits.withSegments(s, segments.subList(1, segments.size()));
+        long newest = newestVersion(dir.resolve(FileNames.log(segments.getFirst())));
+        yield new ManifestSnapshot(skipped.nextFileNumber(), skipped.logNumber(), random.nextLong(newest),
+            skipped.tables(), skipped.segments());
+      }
+    });
+    return manifest.getFileName().toString();
+  }
+
+  private static long newestVersion(Path segment) {
+    long newest = 0;
+    try (LogReader reader = LogReader.open(Vfs.real(), segment)) {
+      for (Entry e = reader.next(); e != null; e = reader.next()) newest = Math.max(newest, e.version());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return newest;
   }
 
   private static long manifestNumber(Path dir) {

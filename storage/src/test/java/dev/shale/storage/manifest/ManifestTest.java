@@ -36,7 +36,7 @@ class ManifestTest {
     ManifestSnapshot first = snapshot(10, 2, List.of());
     ManifestSnapshot second = snapshot(11, 3, List.of(table(4, "a", "m")));
     ManifestSnapshot third = snapshot(12, 5, List.of(table(6, "", "zz"), table(4, "a", "m")));
-    try (Manifest manifest = Manifest.create(Vfs.real(), dir, 1, first)) {
+    try (Manifest manifest = written(Vfs.real(), dir, 1, first)) {
       manifest.commit(second, fileNumbers::getAndIncrement);
       manifest.commit(third, fileNumbers::getAndIncrement);
     }
@@ -58,7 +58,7 @@ class ManifestTest {
     ManifestSnapshot second = snapshot(11, 3, List.of(table(6, "b", "n"), table(4, "a", "m")));
     Path file = dir.resolve(FileNames.manifest(1));
     long secondStart;
-    try (Manifest manifest = Manifest.create(Vfs.real(), dir, 1, first)) {
+    try (Manifest manifest = written(Vfs.real(), dir, 1, first)) {
       secondStart = manifest.sizeBytes();
       manifest.commit(second, fileNumbers::getAndIncrement);
     }
@@ -86,7 +86,7 @@ class ManifestTest {
     Path file = dir.resolve(FileNames.manifest(1));
     long secondStart;
     long thirdStart;
-    try (Manifest manifest = Manifest.create(Vfs.real(), dir, 1, first)) {
+    try (Manifest manifest = written(Vfs.real(), dir, 1, first)) {
       secondStart = manifest.sizeBytes();
       manifest.commit(second, fileNumbers::getAndIncrement);
       thirdStart = manifest.sizeBytes();
@@ -126,8 +126,8 @@ class ManifestTest {
 
   @Test
   void creatingAManifestDeletesOlderOnes() throws IOException {
-    Manifest.create(Vfs.real(), dir, 3, snapshot(10, 2, List.of())).close();
-    Manifest.create(Vfs.real(), dir, 5, snapshot(10, 4, List.of())).close();
+    written(Vfs.real(), dir, 3, snapshot(10, 2, List.of())).close();
+    written(Vfs.real(), dir, 5, snapshot(10, 4, List.of())).close();
 
     assertThat(manifestFiles()).containsExactly(FileNames.manifest(5));
     assertThat(ManifestLoader.load(Vfs.real(), dir).orElseThrow().snapshot().logNumber()).isEqualTo(4);
@@ -140,7 +140,7 @@ class ManifestTest {
       tables.add(table(i, "k".repeat(10_000) + i, "z".repeat(10_000) + i));
     }
     ManifestSnapshot big = snapshot(50, 2, tables);
-    try (Manifest manifest = Manifest.create(Vfs.real(), dir, 1, big)) {
+    try (Manifest manifest = written(Vfs.real(), dir, 1, big)) {
       for (int i = 0; manifest.fileNumber() == 1; i++) {
         assertThat(i).as("commits before rotation").isLessThan(100);
         manifest.commit(snapshot(fileNumbers.get(), 3 + i, tables), fileNumbers::getAndIncrement);
@@ -157,17 +157,75 @@ class ManifestTest {
 
   @Test
   void aSnapshotMustNumberFilesAboveTheManifest() throws IOException {
-    ManifestSnapshot numberedTooLow = snapshot(10, 2, List.of());
-    assertThatThrownBy(() -> Manifest.create(Vfs.real(), dir, 10, numberedTooLow))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("next_file_number 10");
-    assertThat(manifestFiles()).isEmpty();
+    try (Manifest manifest = written(Vfs.real(), dir, 10, snapshot(20, 2, List.of()))) {
+      ManifestSnapshot numberedTooLow = snapshot(10, 2, List.of());
+      assertThatThrownBy(() -> manifest.commit(numberedTooLow, fileNumbers::getAndIncrement))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("next_file_number 10");
+    }
+    assertThat(ManifestLoader.load(Vfs.real(), dir).orElseThrow().snapshot().nextFileNumber()).isEqualTo(20);
+  }
+
+  // Format_version 2 lists the segments that must be on disk; a record whose crc holds but whose
+  // list the engine never writes is refused like a table at a wrong level.
+  @Test
+  void segmentsThatDoNotStartAtLogNumberOrAreOutOfOrderAreRefused() throws IOException {
+    record Case(List<Long> segments, String saying) {}
+    List<Case> cases = List.of(
+        new Case(List.of(3L, 4L), "its log_number names 000002.wal but the log segments it lists start at 000003.wal"),
+        new Case(List.of(2L, 5L, 4L), "out of order: 000004.wal after 000005.wal"),
+        new Case(List.of(2L, 10L), "000010.wal, not below next_file_number 10"),
+        new Case(List.of(), "it lists no log segment, yet its log_number names 000002.wal"));
+    for (Case c : cases) {
+      Path store = Files.createTempDirectory(dir, "case");
+      written(Vfs.real(), store, 1, new ManifestSnapshot(10, 2, 7, List.of(), c.segments())).close();
+      assertThatThrownBy(() -> ManifestLoader.load(Vfs.real(), store))
+          .as("segments %s", c.segments())
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageContaining("MANIFEST-000001")
+          .hasMessageContaining(c.saying());
+    }
+  }
+
+  // A store written before format_version 2: its records end after the tables, and list no segment.
+  @Test
+  void aVersion1ManifestIsReadAndListsNoSegment() throws IOException {
+    ManifestSnapshot written = snapshot(10, 2, List.of(table(4, "a", "m")));
+    byte[] v2 = manifestBytes(1, written);
+    ByteBuffer in = ByteBuffer.wrap(v2).order(ByteOrder.LITTLE_ENDIAN);
+    int length = in.getInt(20) - 4 - 8; // without segment_count and its one segment
+    ByteBuffer v1 = ByteBuffer.allocate(16 + 8 + length).order(ByteOrder.LITTLE_ENDIAN);
+    v1.put(v2, 0, 16).putInt(8, 1); // format_version 1
+    v1.position(24);
+    v1.put(v2, 24, length);
+    v1.putInt(20, length);
+    CRC32C crc = new CRC32C();
+    crc.update(v1.array(), 20, 4 + length);
+    v1.putInt(16, (int) crc.getValue());
+    Files.write(dir.resolve(FileNames.manifest(1)), v1.array());
+
+    ManifestLoader.Loaded loaded = ManifestLoader.load(Vfs.real(), dir).orElseThrow();
+    assertThat(loaded.formatVersion()).isEqualTo(1);
+    assertThat(loaded.listsSegments()).isFalse();
+    assertSame(loaded.snapshot(), new ManifestSnapshot(written.nextFileNumber(), written.logNumber(),
+        written.lastVersion(), written.tables(), List.of()));
+  }
+
+  @Test
+  void aManifestOfAFormatVersionFromTheFutureIsRefused() throws IOException {
+    byte[] bytes = manifestBytes(1, snapshot(10, 2, List.of()));
+    ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putInt(8, 3);
+    Files.write(dir.resolve(FileNames.manifest(1)), bytes);
+
+    assertThatThrownBy(() -> ManifestLoader.load(Vfs.real(), dir))
+        .isInstanceOf(CorruptionException.class)
+        .hasMessageContaining("format version 3 at offset 8 is not supported (expected 1 to 2)");
   }
 
   @Test
   void afterAFailedFsyncTheNextCommitGoesToANewFile() throws IOException {
     ErrorInjectingVfs vfs = new ErrorInjectingVfs(0);
-    try (Manifest manifest = Manifest.create(vfs, dir, 1, snapshot(10, 2, List.of()))) {
+    try (Manifest manifest = written(vfs, dir, 1, snapshot(10, 2, List.of()))) {
       vfs.inject(Fault.on("*", VfsOp.SYNC));
       ManifestSnapshot lost = snapshot(10, 3, List.of());
       assertThatThrownBy(() -> manifest.commit(lost, fileNumbers::getAndIncrement))
@@ -185,7 +243,7 @@ class ManifestTest {
   // stay whole and the state, with no header-less file beside it; a later commit writes the new one.
   @Test
   void anUnwrittenManifestWhoseFirstWriteFindsTheDiskFullLeavesTheOlderOneTheState() throws IOException {
-    Manifest.create(Vfs.real(), dir, 3, snapshot(10, 2, List.of())).close();
+    written(Vfs.real(), dir, 3, snapshot(10, 2, List.of())).close();
     byte[] older = Files.readAllBytes(dir.resolve(FileNames.manifest(3)));
     ErrorInjectingVfs vfs = new ErrorInjectingVfs(0);
     vfs.inject(Fault.on("*", VfsOp.APPEND).errno(Errno.ENOSPC));
@@ -222,8 +280,15 @@ class ManifestTest {
 
   private byte[] manifestBytes(long number, ManifestSnapshot snapshot) throws IOException {
     Path scratch = Files.createTempDirectory(dir, "scratch");
-    Manifest.create(Vfs.real(), scratch, number, snapshot).close();
+    written(Vfs.real(), scratch, number, snapshot).close();
     return Files.readAllBytes(scratch.resolve(FileNames.manifest(number)));
+  }
+
+  // A manifest whose first file is MANIFEST-<number>, written as opening and a checkpoint write theirs.
+  private static Manifest written(Vfs vfs, Path dir, long number, ManifestSnapshot snapshot) throws IOException {
+    Manifest manifest = Manifest.unwritten(vfs, dir);
+    manifest.commit(snapshot, () -> number);
+    return manifest;
   }
 
   private List<String> manifestFiles() throws IOException {
@@ -234,8 +299,9 @@ class ManifestTest {
     }
   }
 
+  // Listing segment `log` alone, or none when it is not below `next` (a snapshot naming no segment).
   private static ManifestSnapshot snapshot(long next, long log, List<TableMeta> tables) {
-    return new ManifestSnapshot(next, log, 1_000L * next + log, tables);
+    return new ManifestSnapshot(next, log, 1_000L * next + log, tables, log < next ? List.of(log) : List.of());
   }
 
   private static TableMeta table(long number, String smallest, String largest) {
@@ -247,6 +313,7 @@ class ManifestTest {
     assertThat(actual.nextFileNumber()).isEqualTo(expected.nextFileNumber());
     assertThat(actual.logNumber()).isEqualTo(expected.logNumber());
     assertThat(actual.lastVersion()).isEqualTo(expected.lastVersion());
+    assertThat(actual.segments()).isEqualTo(expected.segments());
     assertThat(actual.tables()).hasSameSizeAs(expected.tables());
     for (int i = 0; i < expected.tables().size(); i++) {
       TableMeta a = actual.tables().get(i);
