@@ -179,18 +179,23 @@ class WritePathTest {
     }
   }
 
+  // The fault comes once the memtable is frozen: a switch records its new segment in the
+  // manifest too, and a failed record fails the write that needed the switch (LogSegmentsAtOpenTest).
   @Test
   void aFailingFlushIsRetriedAndTheDataStaysReadable() {
     ErrorInjectingVfs vfs = new ErrorInjectingVfs(0);
     EngineOptions options = EngineTesting.smallOptions().withVfs(vfs);
-    try (LsmEngine engine = LsmEngine.open(dir, options, Hooks.none())) {
-      Fault manifestSyncs = vfs.inject(Fault.on("MANIFEST-*", VfsOp.SYNC));
+    FlushGate gate = new FlushGate();
+    gate.hold();
+    try (LsmEngine engine = LsmEngine.open(dir, options, Hooks.withGate(gate))) {
       int keys = 0;
       while (engine.stats().immutableMemtables() == 0) {
         engine.put(key(keys), value(keys));
         keys++;
       }
-      long failuresBefore = manifestSyncs.injected();
+      Fault manifestSyncs = vfs.inject(Fault.on("MANIFEST-*", VfsOp.SYNC));
+      gate.release();
+      long failuresBefore = 0;
       EngineTesting.await(
           "a failed manifest commit", () -> manifestSyncs.injected() > failuresBefore);
       assertThat(engine.stats().flushes()).isZero();
