@@ -171,13 +171,15 @@ final class ClusterCommand implements Callable<Integer> {
   /**
    * Of the options {@code jvmArguments} this JVM was started with, those its nodes get: the
    * {@code -XX:} ones (the launcher's collector choice, {@code SHALE_JAVA_OPTS}), so that the
-   * nodes run as this JVM does. Other options, a debugger agent's port say, could not be shared
-   * by several processes. Not the launcher's soft heap bound: a node's heap is {@code
+   * nodes run as this JVM does, and the commit the launcher named ({@link VersionProvider}), so
+   * that they log the same version. Other options, a debugger agent's port say, could not be
+   * shared by several processes. Not the launcher's soft heap bound: a node's heap is {@code
    * --node-heap}, which the JVM refuses to start with if the bound is larger.
    */
   static List<String> nodeJvmOptions(List<String> jvmArguments) {
     return jvmArguments.stream()
-        .filter(a -> a.startsWith("-XX:") && !a.startsWith("-XX:SoftMaxHeapSize="))
+        .filter(a -> (a.startsWith("-XX:") && !a.startsWith("-XX:SoftMaxHeapSize="))
+            || a.startsWith("-D" + VersionProvider.COMMIT_PROPERTY + "="))
         .toList();
   }
 
