@@ -23,7 +23,8 @@ import picocli.CommandLine.Spec;
       "",
       "Run 'shale <command> --help' for a command's options.",
       "The launcher script also runs the test suite: './shale test [mvn args]' builds the project",
-      "and runs every test (Maven's 'verify')."
+      "and runs every test (Maven's 'verify'); './shale dist --out DIR' builds a release tarball",
+      "with its own Java runtime (docs/deploy.md)."
     })
 final class ShaleCommand implements Callable<Integer> {
   @Spec CommandSpec spec;

@@ -11,9 +11,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A Shale node running as a real process: {@code java -cp <this JVM's class path>
@@ -79,6 +81,17 @@ public final class NodeProcess implements AutoCloseable {
     return launch(List.of(), LOOPBACK, port, logDir, jvmOptions, args);
   }
 
+  /**
+   * Runs {@code command} as it is (a launcher and its arguments, e.g. a release's {@code bin/shale
+   * server ...}, perhaps after a prefix such as {@code ip netns exec <ns>}) with exactly the
+   * variables of {@code environment}, its HTTP API expected on {@code host}:{@code port}; its
+   * output goes to a log file in {@code logDir}. Every program in it must exec the next in place
+   * (as {@code ip netns exec} and the launchers do), so that {@link #pid()} is the node's own.
+   */
+  public static NodeProcess startExecutable(List<String> command, Map<String, String> environment, String host, int port, Path logDir) {
+    return launch(command, environment, host, port, logDir);
+  }
+
   private static NodeProcess launch(
       List<String> commandPrefix, String host, int port, Path logDir, List<String> jvmOptions, List<String> args) {
     String java = ProcessHandle.current().info().command().orElse("java");
@@ -91,14 +104,22 @@ public final class NodeProcess implements AutoCloseable {
     command.add(System.getProperty("java.class.path"));
     command.add("dev.shale.app.Main");
     command.addAll(args);
+    return launch(command, null, host, port, logDir);
+  }
+
+  // environment null: this JVM's own.
+  private static NodeProcess launch(List<String> command, @Nullable Map<String, String> environment, String host, int port, Path logDir) {
     try {
       Files.createDirectories(logDir);
       Path log = Files.createTempFile(logDir, "node-" + port + "-", ".log");
-      Process process = new ProcessBuilder(command)
+      ProcessBuilder builder = new ProcessBuilder(command)
           .redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-          .start();
-      return new NodeProcess(process, host, port, log);
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+      if (environment != null) {
+        builder.environment().clear();
+        builder.environment().putAll(environment);
+      }
+      return new NodeProcess(builder.start(), host, port, log);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start a node: " + command, e);
     }
