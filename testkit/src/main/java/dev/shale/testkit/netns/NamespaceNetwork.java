@@ -16,7 +16,9 @@ import org.junit.jupiter.api.Assumptions;
  * A private network of network namespaces on this machine, one per node of a test cluster, whose
  * links a test can cut, make lossy or slow. Needs root, {@code ip} and {@code nft} (Debian's
  * {@code nftables}); where a namespace cannot be made, {@link #create} skips the calling test
- * with the reason.
+ * with the reason. {@link #createWithoutFaults} makes the same network for tests that only need
+ * hosts apart (each node on its own address and ports, as on machines of its own): it needs root
+ * and {@code ip} only, and its links cannot be faulted.
  *
  * <p>Use it in try-with-resources and close it after the nodes: {@link #close} removes every
  * namespace, link, rule and proxy, also when the test fails.
@@ -65,8 +67,21 @@ public final class NamespaceNetwork implements AutoCloseable {
 
   /** Makes a network of {@code nodes} namespaces (at most 10), or skips the calling test if this machine cannot. */
   public static NamespaceNetwork create(int nodes) {
+    return create(nodes, true);
+  }
+
+  /**
+   * Makes a network of {@code nodes} namespaces (at most 10) without nft, whose links no fault
+   * acts on ({@link #partition}, {@link #loseShare} and {@link #delayLinksOf} fail on it), or
+   * skips the calling test if this machine cannot make namespaces.
+   */
+  public static NamespaceNetwork createWithoutFaults(int nodes) {
+    return create(nodes, false);
+  }
+
+  private static NamespaceNetwork create(int nodes, boolean faults) {
     if (nodes < 1 || nodes > 10) throw new IllegalArgumentException("1 to 10 nodes, not " + nodes);
-    skipUnlessAvailable();
+    skipUnlessAvailable(faults);
     List<String> removed = StaleNetworks.remove();
     if (!removed.isEmpty()) System.out.println("NamespaceNetwork: removed what a killed run left: " + removed);
     long pid = ProcessHandle.current().pid();
@@ -86,21 +101,23 @@ public final class NamespaceNetwork implements AutoCloseable {
     }
   }
 
-  private static void skipUnlessAvailable() {
-    String missing = whatIsMissing();
+  private static void skipUnlessAvailable(boolean faults) {
+    String missing = whatIsMissing(faults);
     if (missing == null) return;
     System.out.println("NamespaceNetwork: skipping: " + missing);
     Assumptions.abort(missing);
   }
 
-  // Null when this machine can make the network; else why not.
-  private static @Nullable String whatIsMissing() {
-    HostCommand.Result nft = HostCommand.attempt("nft", "--version");
-    if (!nft.ok()) return "network fault tests need nft (Debian package nftables): " + nft.describe();
+  // Null when this machine can make the network (with nft in its namespaces if `faults`); else why not.
+  private static @Nullable String whatIsMissing(boolean faults) {
+    if (faults) {
+      HostCommand.Result nft = HostCommand.attempt("nft", "--version");
+      if (!nft.ok()) return "network fault tests need nft (Debian package nftables): " + nft.describe();
+    }
     String probe = "shale-probe-" + ProcessHandle.current().pid();
     HostCommand.Result made = HostCommand.attempt("ip", "netns", "add", probe);
-    if (!made.ok()) return "network fault tests need network namespaces (root and ip): " + made.describe();
-    HostCommand.Result rules = HostCommand.attempt("ip", "netns", "exec", probe, "nft", "list", "ruleset");
+    if (!made.ok()) return "tests across namespaces need network namespaces (root and ip): " + made.describe();
+    HostCommand.Result rules = faults ? HostCommand.attempt("ip", "netns", "exec", probe, "nft", "list", "ruleset") : made;
     HostCommand.attempt("ip", "netns", "del", probe);
     return rules.ok() ? null : "network fault tests need nft inside a namespace: " + rules.describe();
   }
