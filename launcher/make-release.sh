@@ -30,9 +30,11 @@ source "$source_root/launcher/git-commit.sh"
 die() { echo "shale dist: $*" >&2; exit 1; }
 say() { echo "shale dist: $*" >&2; }
 
-# Modules the code needs at run time that no class names (jdeps sees only the classes a class
-# names): jdk.management, for com.sun.management's OperatingSystemMXBean, which the Prometheus
-# JVM metrics ask for by reflection (process_cpu_seconds_total, process_open_fds, process_max_fds).
+# Modules the code needs at run time whether or not a class names them (jdeps sees only the
+# classes a class names): jdk.management, for com.sun.management's OperatingSystemMXBean, which
+# the Prometheus JVM metrics ask for by reflection (process_cpu_seconds_total, process_open_fds,
+# process_max_fds). jdeps finds it today through another of their classes; this keeps it if that
+# class goes.
 extra_modules=jdk.management
 
 out="" jdk="${JAVA_HOME:-}" app_jar="$source_root/app/target/shale-app.jar" lib="$source_root/app/target/lib"
