@@ -140,6 +140,30 @@ final class RealVfs implements Vfs {
   }
 
   @Override
+  public @Nullable Closeable tryLockShared(Path file) throws IOException {
+    // Opened for reading only: a shared (read) lock needs no write access, and the file's bytes
+    // and times stay as they are.
+    FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
+    try {
+      FileLock lock = channel.tryLock(0, Long.MAX_VALUE, true);
+      if (lock == null) {
+        channel.close();
+        return null;
+      }
+      return () -> {
+        try {
+          lock.release();
+        } finally {
+          channel.close();
+        }
+      };
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
+    }
+  }
+
+  @Override
   public void syncDirectory(Path directory) throws IOException {
     try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
       channel.force(true);

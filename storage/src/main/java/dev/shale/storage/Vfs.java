@@ -68,6 +68,19 @@ public interface Vfs {
    */
   @Nullable Closeable tryLock(Path file) throws IOException;
 
+  /**
+   * Takes a shared OS lock on the existing {@code file} without creating, writing or truncating
+   * it, held until the returned handle is closed: how the offline tools keep an engine out of a
+   * directory they read, and stay out of one an engine holds. Returns null if another process
+   * holds the exclusive lock ({@link #tryLock}).
+   *
+   * @throws java.nio.file.NoSuchFileException if {@code file} does not exist
+   * @throws java.nio.channels.OverlappingFileLockException if this process holds a lock on it already
+   */
+  default @Nullable Closeable tryLockShared(Path file) throws IOException {
+    throw new IOException("this file system does not take shared locks (" + file + ")");
+  }
+
   /** Forces {@code directory}'s entries to the device: names created, renamed or deleted in it. */
   void syncDirectory(Path directory) throws IOException;
 
