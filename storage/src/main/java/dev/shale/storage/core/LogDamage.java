@@ -3,8 +3,13 @@ package dev.shale.storage.core;
 import dev.shale.storage.CorruptionException;
 import dev.shale.storage.EngineHealth.Damage;
 import dev.shale.storage.EngineHealth.DroppedBytes;
+import dev.shale.storage.Vfs;
+import dev.shale.storage.io.FileNames;
+import dev.shale.storage.io.RecordFormat;
 import dev.shale.storage.io.RecordReader.TornTail;
+import java.io.IOException;
 import java.nio.file.Path;
+import java.util.SortedSet;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,8 +19,11 @@ import org.jspecify.annotations.Nullable;
  * the previous segment is fsynced when writes move to the next one. Of the tails recovery drops,
  * only one record cut short by the end of the file is what a crash leaves; any other is reported
  * as damage accepted ({@link #acceptedLoss}).
+ *
+ * <p>Public for the offline tools' verify ({@code dev.shale.storage.inspect}), which judges each
+ * segment as opening does.
  */
-final class LogDamage {
+public final class LogDamage {
   private final long lastNonEmptySegment;
   private final long lastSegment;
 
@@ -24,9 +32,22 @@ final class LogDamage {
    *     header, or -1
    * @param lastSegment the highest-numbered segment replayed, or -1
    */
-  LogDamage(long lastNonEmptySegment, long lastSegment) {
+  public LogDamage(long lastNonEmptySegment, long lastSegment) {
     this.lastNonEmptySegment = lastNonEmptySegment;
     this.lastSegment = lastSegment;
+  }
+
+  /**
+   * The judge of {@code segments} (the numbers of the segments of {@code directory} being
+   * replayed, ascending): the last of them, and the last longer than its header, the only one a
+   * crash can tear.
+   */
+  public static LogDamage forSegments(Vfs vfs, Path directory, SortedSet<Long> segments) throws IOException {
+    long lastNonEmpty = -1;
+    for (long number : segments) {
+      if (vfs.size(directory.resolve(FileNames.log(number))) > RecordFormat.HEADER_BYTES) lastNonEmpty = number;
+    }
+    return new LogDamage(lastNonEmpty, segments.isEmpty() ? -1 : segments.last());
   }
 
   /**
@@ -35,7 +56,7 @@ final class LogDamage {
    * @param tail the bad record that ended its records, or null if it ended cleanly
    * @param headerMissing whether the segment is shorter than its header or its header is zeros
    */
-  void check(Path file, long number, @Nullable TornTail tail, boolean headerMissing) {
+  public void check(Path file, long number, @Nullable TornTail tail, boolean headerMissing) {
     if (headerMissing && number < lastSegment) {
       throw refusal(file, "has no header, yet a later log segment exists (a segment's header is"
           + " fsynced before the next segment is created)",
@@ -64,7 +85,7 @@ final class LogDamage {
    * must be able to tell (issue 31: a zeroed half of a log, some 1,000 acknowledged records, went
    * by with one WARNING line).
    */
-  static @Nullable Damage acceptedLoss(Path file, @Nullable TornTail tail) {
+  public static @Nullable Damage acceptedLoss(Path file, @Nullable TornTail tail) {
     if (tail == null || tail.cutShort()) return null;
     return new Damage(file, "log tail dropped at open: " + tail.droppedBytes() + " bytes from offset "
         + tail.offset() + " (" + tail.reason() + ") are not one record cut short by the end of the"

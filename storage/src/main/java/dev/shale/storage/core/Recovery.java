@@ -7,7 +7,6 @@ import dev.shale.storage.HybridClock;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.Vfs;
 import dev.shale.storage.io.FileNames;
-import dev.shale.storage.io.RecordFormat;
 import dev.shale.storage.io.RecordReader.TornTail;
 import dev.shale.storage.manifest.Manifest;
 import dev.shale.storage.manifest.ManifestLoader;
@@ -187,7 +186,7 @@ final class Recovery {
       LOG.log(Level.INFO, directory + ": state from " + FileNames.manifest(loaded.get().fileNumber()));
       return loaded;
     }
-    if (!listing.tables().isEmpty() || holdsRecords(listing.logs())) {
+    if (listing.holdsData(vfs, directory)) {
       List<String> invalid =
           ManifestLoader.manifestNumbers(vfs, directory).stream().sorted().map(FileNames::manifest).toList();
       String found = invalid.isEmpty() ? "" : " (" + String.join(", ", invalid) + " hold no valid record)";
@@ -196,13 +195,6 @@ final class Recovery {
           + " open it rather than guess which of them make up the store; nothing was deleted");
     }
     return Optional.empty();
-  }
-
-  private boolean holdsRecords(SortedSet<Long> segments) throws IOException {
-    for (long number : segments) {
-      if (vfs.size(directory.resolve(FileNames.log(number))) > RecordFormat.HEADER_BYTES) return true;
-    }
-    return false;
   }
 
   private void openTables(List<TableMeta> metas) throws IOException {
@@ -224,7 +216,7 @@ final class Recovery {
   // A tail that is not one record cut short is dropped the same way, and reported as damage.
   private void replayLogs(DirectoryListing listing, long logNumber) throws IOException {
     SortedSet<Long> segments = listing.logs().tailSet(logNumber);
-    LogDamage damageCheck = new LogDamage(lastNonEmpty(segments), segments.isEmpty() ? -1 : segments.last());
+    LogDamage damageCheck = LogDamage.forSegments(vfs, directory, segments);
     for (long number : segments) {
       Path file = directory.resolve(FileNames.log(number));
       Memtable memtable = new Memtable(options.memtableSizeBytes());
@@ -260,15 +252,6 @@ final class Recovery {
     vfs.truncate(file, tail.offset());
     LOG.log(Level.WARNING, file + ": cut its torn tail of " + tail.droppedBytes()
         + " bytes at offset " + tail.offset() + " (" + tail.reason() + ")");
-  }
-
-  // The highest-numbered segment longer than its header, or -1: the only one a crash can tear.
-  private long lastNonEmpty(SortedSet<Long> segments) throws IOException {
-    long last = -1;
-    for (long number : segments) {
-      if (vfs.size(directory.resolve(FileNames.log(number))) > RecordFormat.HEADER_BYTES) last = number;
-    }
-    return last;
   }
 
   // docs/format.md, "Recovery at open", step 4: deleted only once the new manifest is durable.

@@ -6,18 +6,22 @@ import dev.shale.storage.manifest.ManifestLoader;
 import dev.shale.storage.manifest.ManifestSnapshot;
 import dev.shale.storage.table.TableMeta;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks that the manifest snapshot chosen at open accounts for the logs and tables in the
  * directory (docs/format.md, "Recovery at open", step 1), so that a lost commit (a damaged or
  * truncated manifest falling back to an older snapshot) or a removed file makes opening fail
- * instead of serving part of the store and deleting the rest as leftovers.
+ * instead of serving part of the store and deleting the rest as leftovers. Public for the offline
+ * tools' verify ({@code dev.shale.storage.inspect}), which runs the same checks and lists every
+ * failure rather than the first.
  */
-final class SnapshotAccounting {
+public final class SnapshotAccounting {
   /*
    * Why these two checks, from the write protocol. A commit that did not return (a torn append)
    * deleted nothing: the previous snapshot's log segment and tables are all on disk, and tables
@@ -48,48 +52,64 @@ final class SnapshotAccounting {
 
   private SnapshotAccounting() {}
 
-  /** Throws a CorruptionException saying what is unaccounted for, if anything is. */
+  /** Throws a CorruptionException saying what is unaccounted for, if anything is: the first of {@link #problems}. */
   static void check(Path directory, ManifestLoader.Loaded loaded, DirectoryListing listing) {
-    ManifestSnapshot snapshot = loaded.snapshot();
-    Path manifest = directory.resolve(FileNames.manifest(loaded.fileNumber()));
+    List<CorruptionException> problems = problems(directory, loaded.fileNumber(), loaded.snapshot(), loaded.listsSegments(), listing);
+    if (!problems.isEmpty()) throw problems.getFirst();
+  }
+
+  /**
+   * Everything the snapshot of {@code MANIFEST-<manifestNumber>} fails to account for in the
+   * directory, each as the exception opening would throw for it: every missing table, in the
+   * snapshot's order, then a missing segment {@code log_number}, then (when the snapshot lists
+   * its segments, format_version 2) every other listed segment that is missing. Empty when it
+   * accounts for all.
+   */
+  public static List<CorruptionException> problems(
+      Path directory, long manifestNumber, ManifestSnapshot snapshot, boolean listsSegments, DirectoryListing listing) {
+    List<CorruptionException> problems = new ArrayList<>();
+    Path manifest = directory.resolve(FileNames.manifest(manifestNumber));
     for (TableMeta t : snapshot.tables()) {
       if (!listing.tables().contains(t.fileNumber())) {
-        throw new CorruptionException(directory.resolve(FileNames.table(t.fileNumber())),
+        problems.add(new CorruptionException(directory.resolve(FileNames.table(t.fileNumber())),
             "named by " + manifest.getFileName() + " but missing: a later manifest snapshot that"
-                + " no longer named it was lost, or the file was removed." + REMEDY);
+                + " no longer named it was lost, or the file was removed." + REMEDY));
       }
     }
-    checkLogNumber(directory, manifest, snapshot, listing);
-    if (loaded.listsSegments()) checkListedSegments(directory, manifest, snapshot, listing);
-  }
-
-  // Every segment listed (format_version 2), after checkLogNumber, whose message about the first
-  // of them can tell a lost commit from a removed file.
-  private static void checkListedSegments(
-      Path directory, Path manifest, ManifestSnapshot snapshot, DirectoryListing listing) {
-    for (long segment : snapshot.segments()) {
-      if (listing.logs().contains(segment)) continue;
-      throw new CorruptionException(directory.resolve(FileNames.log(segment)), "listed by "
-          + manifest.getFileName() + " as a log segment holding writes that are in no table, but"
-          + " missing: the file was removed, or later snapshots that retired it were lost. Opening"
-          + " without it would lose its writes (deleted keys would come back, overwritten values"
-          + " reappear)." + REMEDY);
+    CorruptionException logNumberMissing = logNumberProblem(directory, manifest, snapshot, listing);
+    if (logNumberMissing != null) problems.add(logNumberMissing);
+    if (listsSegments) {
+      for (long segment : snapshot.segments()) {
+        if (listing.logs().contains(segment) || (logNumberMissing != null && segment == snapshot.logNumber())) continue;
+        problems.add(missingListedSegment(directory, manifest, segment));
+      }
     }
+    return problems;
   }
 
-  private static void checkLogNumber(
+  // A listed segment (format_version 2) that is missing: reported after log_number's, whose
+  // message can tell a lost commit from a removed file.
+  private static CorruptionException missingListedSegment(Path directory, Path manifest, long segment) {
+    return new CorruptionException(directory.resolve(FileNames.log(segment)), "listed by "
+        + manifest.getFileName() + " as a log segment holding writes that are in no table, but"
+        + " missing: the file was removed, or later snapshots that retired it were lost. Opening"
+        + " without it would lose its writes (deleted keys would come back, overwritten values"
+        + " reappear)." + REMEDY);
+  }
+
+  private static @Nullable CorruptionException logNumberProblem(
       Path directory, Path manifest, ManifestSnapshot snapshot, DirectoryListing listing) {
     long logNumber = snapshot.logNumber();
-    if (logNumber == 0 || listing.logs().contains(logNumber) || namesNoSegment(snapshot, listing)) return;
+    if (logNumber == 0 || listing.logs().contains(logNumber) || namesNoSegment(snapshot, listing)) return null;
     List<Long> newer = newerUnaccounted(snapshot, listing);
     if (newer.isEmpty()) {
-      throw new CorruptionException(directory.resolve(FileNames.log(logNumber)), "named by "
+      return new CorruptionException(directory.resolve(FileNames.log(logNumber)), "named by "
           + manifest.getFileName() + " as the oldest log segment holding writes that are in no"
           + " table (log_number), but missing: the file was removed, or a later snapshot that"
           + " retired it was lost. Opening without it would lose its writes (deleted keys would"
           + " come back, overwritten values reappear)." + REMEDY);
     }
-    throw new CorruptionException(manifest, "its snapshot's log segment "
+    return new CorruptionException(manifest, "its snapshot's log segment "
         + FileNames.log(logNumber) + " is missing while newer files it does not account for exist ("
         + describe(newer, listing) + "): a later snapshot, which retired that segment and named"
         + " those files, was lost (the manifest is damaged or truncated). Opening from this"
