@@ -15,6 +15,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LogReader implements AutoCloseable {
   private final RecordReader records;
+  private long lastOffset = -1; // where the record next() returned last starts
 
   private LogReader(RecordReader records) {
     this.records = records;
@@ -39,12 +40,18 @@ public final class LogReader implements AutoCloseable {
   public @Nullable Entry next() {
     Frame frame = records.next();
     if (frame == null) return null;
+    lastOffset = frame.offset();
     String inconsistency = LogRecord.inconsistency(frame);
     if (inconsistency != null) {
       records.stopAt(frame, inconsistency);
       return null;
     }
     return LogRecord.decode(records.path(), frame);
+  }
+
+  /** Where the record {@link #next} returned last starts in the file (its crc), or -1 before the first. */
+  public long lastOffset() {
+    return lastOffset;
   }
 
   /**
