@@ -51,7 +51,8 @@ public final class Main {
   }
 
   private static int failure(Exception e, PrintWriter err) {
-    if (e instanceof StartupException || e instanceof AdminCallException || e instanceof dev.shale.load.LoadException) {
+    if (e instanceof StartupException || e instanceof AdminCallException || e instanceof ToolFailure
+        || e instanceof dev.shale.load.LoadException) {
       err.println("shale: " + e.getMessage());
     } else {
       err.println("shale: failed: " + e);

@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     usageHelpWidth = 100,
     description = {"Shale: a key-value store with an HTTP API on its own LSM-tree storage engine.", ""},
-    subcommands = {ServerCommand.class, ClusterCommand.class, NodesCommand.class, SnapshotCommand.class, LoadCommand.class, KneeCommand.class, ReportCommand.class,
+    subcommands = {ServerCommand.class, ClusterCommand.class, NodesCommand.class, SnapshotCommand.class, ToolCommand.class, LoadCommand.class, KneeCommand.class, ReportCommand.class,
         BenchCommand.class, HelpCommand.class},
     footer = {
       "",
