@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
       "cluster secret (--cluster-secret-file) as the nodes require.",
       ""
     },
-    subcommands = {NodesCompactCommand.class, NodesListCommand.class, NodesRemoveCommand.class, NodesRepairCommand.class})
+    subcommands = {NodesCompactCommand.class, NodesEndpointsCommand.class, NodesListCommand.class, NodesRemoveCommand.class, NodesRepairCommand.class})
 final class NodesCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
