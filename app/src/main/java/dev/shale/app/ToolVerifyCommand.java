@@ -64,19 +64,20 @@ final class ToolVerifyCommand implements Callable<Integer> {
 
   static String summary(VerifyReport report) {
     String read = report.manifests() + " manifest" + plural(report.manifests()) + ", " + report.tables() + " table"
-        + plural(report.tables()) + " (" + report.tableRecords() + " records), " + report.segments() + " log segment"
-        + plural(report.segments()) + " (" + report.logRecords() + " records), " + report.bytes() + " bytes";
+        + plural(report.tables()) + " (" + report.tableRecords() + " record" + plural(report.tableRecords()) + "), "
+        + report.segments() + " log segment" + plural(report.segments()) + " (" + report.logRecords() + " record"
+        + plural(report.logRecords()) + "), " + report.bytes() + " bytes";
     if (report.whole()) {
       return report.directory() + ": whole. Read " + read + "; every checksum holds and every check a node makes"
           + " when it opens the store passes" + (report.notes().isEmpty() ? "." : " (notes above).");
     }
     long files = report.damage().stream().map(Finding::file).distinct().count();
     return report.directory() + ": DAMAGED: " + report.damage().size() + " problem" + plural(report.damage().size())
-        + " in " + files + " file" + plural((int) files) + " (above). Read " + read + ". See docs/operations.md,"
-        + " \"When verify finds damage\".";
+        + " in " + files + " file" + plural(files) + " (above). Read " + read + ". What to do: docs/operations.md,"
+        + " \"Checking a store\".";
   }
 
-  private static String plural(int n) {
+  private static String plural(long n) {
     return n == 1 ? "" : "s";
   }
 }

@@ -219,7 +219,8 @@ final class StoreVerifier {
       }
       EngineHealth.Damage loss = LogDamage.acceptedLoss(file, tail);
       if (loss != null) {
-        add(Finding.damage(file, -1, loss.problem() + "; opening accepts it: " + loss.remedy()));
+        add(Finding.damage(file, -1, loss.problem() + "; a node opening the store drops them, cuts them off the"
+            + " segment and reports the loss (/v0/status \"damage\") until it restarts"));
       } else if (tail != null && reader.headerMissing()) {
         add(Finding.note(file, -1, "holds no record (created, its header never written before a crash)"));
       } else if (tail != null) {
