@@ -88,6 +88,18 @@ class OfflineToolsTest {
   }
 
   @Test
+  void aLogCutMidRecordIsATornAppendNotDamage() throws IOException {
+    Path log = files(".wal").getLast();
+    byte[] bytes = Files.readAllBytes(log);
+    Files.write(log, Arrays.copyOf(bytes, bytes.length - 3)); // the last record loses its last 3 bytes
+
+    assertThat(run("tool", "verify", data.toString())).as(out.toString()).isZero();
+
+    assertThat(out.toString()).contains("note   " + log + ", offset ").contains(": torn append of ")
+        .contains(data + ": whole.");
+  }
+
+  @Test
   void badUsageExitsTwo() {
     assertThat(run("tool", "verify", dir.resolve("nothing").toString())).isEqualTo(Main.USAGE);
     assertThat(err.toString()).contains("no such directory");
