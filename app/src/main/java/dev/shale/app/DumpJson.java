@@ -82,7 +82,7 @@ final class DumpJson implements DumpSink {
     }
     out.println("{\"type\": \"snapshot\", \"offset\": " + offset + ", \"nextFileNumber\": " + snapshot.nextFileNumber()
         + ", \"logNumber\": " + snapshot.logNumber() + ", \"lastVersion\": " + snapshot.lastVersion()
-        + ", \"tables\": " + tables + "}");
+        + ", \"segments\": " + snapshot.segments() + ", \"tables\": " + tables + "}");
   }
 
   @Override

@@ -70,7 +70,8 @@ final class DumpText implements DumpSink {
       return;
     }
     out.println("record at offset " + offset + ": next_file_number " + snapshot.nextFileNumber() + ", log_number "
-        + snapshot.logNumber() + ", last_version " + snapshot.lastVersion() + ", " + snapshot.tables().size() + " tables");
+        + snapshot.logNumber() + ", last_version " + snapshot.lastVersion() + ", segments " + snapshot.segments()
+        + ", " + snapshot.tables().size() + " tables");
     for (SnapshotTable t : snapshot.tables()) {
       out.println(String.format("  %06d.sst  level %d  %d bytes  %d records  versions %d to %d  keys '%s' to '%s'",
           t.fileNumber(), t.level(), t.fileSizeBytes(), t.entryCount(), t.minVersion(), t.maxVersion(),

@@ -11,14 +11,16 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks that the log segments still on disk below the chosen snapshot's log_number were indeed
  * flushed (docs/format.md, "Recovery at open", step 1), before opening deletes them as obsolete:
  * a log_number moved past a segment never flushed (a hand-made or mixed-up manifest record with a
- * valid crc) would otherwise delete its writes without a word (issue 31, defect 6).
+ * valid crc) would otherwise delete its writes without a word (issue 31, defect 6). Public for
+ * the offline tools' verify ({@code dev.shale.storage.inspect}), which runs the same check.
  */
-final class RetiredSegments {
+public final class RetiredSegments {
   /*
    * Why versions tell. A flush builds its snapshot under the write lock after its memtable was
    * frozen, and a frozen segment takes no more records (only the write leader appends, and it
@@ -41,12 +43,19 @@ final class RetiredSegments {
   /** Throws a CorruptionException naming the first segment below log_number that was never flushed. */
   static void check(Vfs vfs, Path directory, ManifestLoader.Loaded loaded, DirectoryListing listing)
       throws IOException {
+    CorruptionException skipped = problem(vfs, directory, loaded, listing);
+    if (skipped != null) throw skipped;
+  }
+
+  /** The first segment below log_number that was never flushed, as the exception opening throws for it, or null. */
+  public static @Nullable CorruptionException problem(Vfs vfs, Path directory, ManifestLoader.Loaded loaded,
+      DirectoryListing listing) throws IOException {
     ManifestSnapshot snapshot = loaded.snapshot();
     for (long number : listing.logs().headSet(snapshot.logNumber())) {
       Path file = directory.resolve(FileNames.log(number));
       OptionalLong newer = firstVersionAbove(vfs, file, snapshot.lastVersion());
       if (newer.isEmpty()) continue;
-      throw new CorruptionException(file, "log segment numbered below the log_number ("
+      return new CorruptionException(file, "log segment numbered below the log_number ("
           + FileNames.log(snapshot.logNumber()) + ") of " + FileNames.manifest(loaded.fileNumber())
           + ", so taken as flushed, holds a record of version " + Long.toUnsignedString(newer.getAsLong())
           + ", above that snapshot's last_version " + Long.toUnsignedString(snapshot.lastVersion())
@@ -55,6 +64,7 @@ final class RetiredSegments {
           + " its writes (deleted keys would come back, overwritten values reappear)."
           + SnapshotAccounting.REMEDY);
     }
+    return null;
   }
 
   // The version of the segment's first record above `limit`, if it has one.

@@ -26,9 +26,13 @@ public interface DumpSink {
   /** A log segment: its size, and whether its header is missing (then it holds no record). */
   record SegmentHeader(Path file, long sizeBytes, boolean headerMissing) {}
 
-  /** A manifest snapshot (docs/format.md, "Manifest"). */
-  record Snapshot(long nextFileNumber, long logNumber, long lastVersion, List<SnapshotTable> tables) {
+  /**
+   * A manifest snapshot (docs/format.md, "Manifest"); {@code segments}: the log segments it lists
+   * as holding writes in no table (format_version 2; empty in format_version 1).
+   */
+  record Snapshot(long nextFileNumber, long logNumber, long lastVersion, List<Long> segments, List<SnapshotTable> tables) {
     public Snapshot {
+      segments = List.copyOf(segments);
       tables = List.copyOf(tables);
     }
   }

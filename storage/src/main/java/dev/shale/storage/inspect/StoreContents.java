@@ -7,6 +7,7 @@ import dev.shale.storage.StorageException;
 import dev.shale.storage.Vfs;
 import dev.shale.storage.core.DirectoryListing;
 import dev.shale.storage.core.LogDamage;
+import dev.shale.storage.core.RetiredSegments;
 import dev.shale.storage.core.SnapshotAccounting;
 import dev.shale.storage.io.FileNames;
 import dev.shale.storage.manifest.ManifestLoader;
@@ -68,8 +69,10 @@ final class StoreContents implements AutoCloseable {
     if (loaded.isPresent()) {
       ManifestSnapshot snapshot = loaded.get().snapshot();
       List<CorruptionException> unaccounted =
-          SnapshotAccounting.problems(directory, loaded.get().fileNumber(), snapshot, listing);
+          SnapshotAccounting.problems(directory, loaded.get().fileNumber(), snapshot, loaded.get().listsSegments(), listing);
       if (!unaccounted.isEmpty()) throw unaccounted.getFirst();
+      CorruptionException skipped = RetiredSegments.problem(vfs, directory, loaded.get(), listing);
+      if (skipped != null) throw skipped;
       for (TableMeta meta : snapshot.tables()) {
         if (overlaps(meta, start, end)) openTable(vfs, directory, meta);
       }

@@ -6,6 +6,7 @@ import dev.shale.storage.EngineHealth;
 import dev.shale.storage.Vfs;
 import dev.shale.storage.core.DirectoryListing;
 import dev.shale.storage.core.LogDamage;
+import dev.shale.storage.core.RetiredSegments;
 import dev.shale.storage.core.SnapshotAccounting;
 import dev.shale.storage.io.FileNames;
 import dev.shale.storage.io.RecordReader.TornTail;
@@ -67,9 +68,11 @@ final class StoreVerifier {
     for (long number : manifestNumbers) checkManifest(number, chosen);
     if (chosen != null) {
       ManifestSnapshot snapshot = chosen.snapshot();
-      for (CorruptionException e : SnapshotAccounting.problems(directory, chosen.fileNumber(), snapshot, listing)) {
+      for (CorruptionException e : SnapshotAccounting.problems(directory, chosen.fileNumber(), snapshot, chosen.listsSegments(), listing)) {
         damage(e, -1);
       }
+      CorruptionException skipped = RetiredSegments.problem(vfs, directory, chosen, listing);
+      if (skipped != null) damage(skipped, -1);
       checkNamedTables(snapshot, listing);
       checkLogs(listing, snapshot.logNumber());
     } else {

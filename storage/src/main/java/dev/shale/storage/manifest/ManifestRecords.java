@@ -42,16 +42,19 @@ public record ManifestRecords(List<RecordAt> records, @Nullable TornTail tail, b
    */
   public static ManifestRecords read(Vfs vfs, Path file) throws IOException {
     List<RecordAt> records = new ArrayList<>();
-    try (RecordReader reader = RecordReader.open(vfs, file, ManifestFormat.MAGIC, SnapshotRecord::plausible)) {
-      for (Frame frame = reader.next(); frame != null; frame = reader.next()) records.add(decode(file, frame));
+    try (RecordReader reader = RecordReader.open(vfs, file, ManifestFormat.MAGIC,
+        ManifestFormat.OLDEST_FORMAT_VERSION, ManifestFormat.FORMAT_VERSION, SnapshotRecord::plausible)) {
+      for (Frame frame = reader.next(); frame != null; frame = reader.next()) {
+        records.add(decode(file, frame, reader.formatVersion()));
+      }
       return new ManifestRecords(records, reader.tornTail(), reader.headerMissing());
     }
   }
 
-  private static RecordAt decode(Path file, Frame frame) {
+  private static RecordAt decode(Path file, Frame frame, int formatVersion) {
     try {
-      ManifestSnapshot snapshot = SnapshotRecord.decode(file, frame);
-      SnapshotInvariants.check(file, frame.offset(), snapshot);
+      ManifestSnapshot snapshot = SnapshotRecord.decode(file, frame, formatVersion);
+      SnapshotInvariants.check(file, frame.offset(), new ManifestLoader.Loaded(0, formatVersion, snapshot));
       return new RecordAt(frame.offset(), snapshot, null);
     } catch (CorruptionException e) {
       return new RecordAt(frame.offset(), null, e.problem());
