@@ -14,8 +14,8 @@ import org.jspecify.annotations.Nullable;
  * @param value the stored bytes when {@code outcome} is {@link Outcome#FOUND}, the one-line
  *     report (UTF-8) when it is {@link Outcome#DONE}, else null
  * @param reason a one-line explanation when the call did not succeed, else null
- * @param version the version of the record read, when a replica read asks for it: of the value
- *     ({@link Outcome#FOUND}) or of the tombstone ({@link Outcome#NOT_FOUND}); else
+ * @param version the version of the record read: of the value ({@link Outcome#FOUND}) or of the
+ *     tombstone ({@link Outcome#NOT_FOUND}); else
  *     {@link #NO_VERSION}, also for a key the store has no record of
  * @param lent a {@link Outcome#FOUND} value the engine lent in place instead of {@code value}: the
  *     result holds its lease, which whoever takes the result hands to the answer or closes
@@ -59,21 +59,17 @@ public record EntityResult(Outcome outcome, byte @Nullable [] value, @Nullable S
   static final EntityResult NOT_FOUND = new EntityResult(Outcome.NOT_FOUND, null, null, NO_VERSION, null);
   static final EntityResult DELETED = new EntityResult(Outcome.DELETED, null, null, NO_VERSION, null);
 
-  static EntityResult found(byte[] value) {
-    return new EntityResult(Outcome.FOUND, value, null, NO_VERSION, null);
-  }
-
-  /** A value with its version (a replica read). */
+  /** A value with its version. */
   static EntityResult found(byte[] value, long version) {
     return new EntityResult(Outcome.FOUND, value, null, version, null);
   }
 
-  /** A value lent by the engine, with its version ({@link #NO_VERSION}: a client's read). */
+  /** A value lent by the engine, with its version. */
   static EntityResult lent(ReadRecord.Lent lent, long version) {
     return new EntityResult(Outcome.FOUND, null, null, version, lent);
   }
 
-  /** A tombstone with its version (a replica read). */
+  /** A tombstone with its version. */
   static EntityResult tombstone(long version) {
     return new EntityResult(Outcome.NOT_FOUND, null, null, version, null);
   }

@@ -62,10 +62,12 @@ public final class EntityService {
    * The value of {@code key}: {@link EntityResult.Outcome#FOUND} or, for no record or a
    * tombstone, {@link EntityResult.Outcome#NOT_FOUND}. A value of at least
    * {@link Engine#LEND_MIN_VALUE_BYTES} is lent by the engine ({@link EntityResult#lent}): the
-   * caller hands the result's lease to the answer, or closes it.
+   * caller hands the result's lease to the answer, or closes it. With the record's version, as a
+   * coordinated read answers it: a client's GET says {@code X-Shale-Version} whether one node
+   * answered it or a quorum (README, "Versions"), and a tombstone's 404 says it is one.
    */
   public EntityResult get(byte[] key) {
-    return call("get", key, () -> answered(engine.read(key), false));
+    return call("get", key, () -> answered(engine.read(key)));
   }
 
   /**
@@ -73,7 +75,7 @@ public final class EntityService {
    * the wire: a value (lent as {@link #get} lends it), a tombstone, or nothing.
    */
   public EntityResult readForPeer(byte[] key) {
-    return call("read", key, () -> answered(engine.read(key), true));
+    return call("read", key, () -> answered(engine.read(key)));
   }
 
   /**
@@ -94,17 +96,12 @@ public final class EntityService {
     return EntityResult.found(value, entry.version()).expiringAt(entry.expiresAtMillis());
   }
 
-  // withVersion: a replica read, which says the version of the value or the tombstone found.
-  private static EntityResult answered(@Nullable ReadRecord record, boolean withVersion) {
+  // The version of the value or the tombstone found, which both a client and a peer are told.
+  private static EntityResult answered(@Nullable ReadRecord record) {
     return switch (record) {
       case null -> EntityResult.NOT_FOUND;
-      case ReadRecord.Lent lent ->
-          EntityResult.lent(lent, withVersion ? lent.version() : EntityResult.NO_VERSION).expiringAt(lent.expiresAtMillis());
-      case ReadRecord.Copied(Entry entry) -> {
-        if (withVersion) yield copied(entry);
-        byte[] value = entry.value();
-        yield value == null ? EntityResult.NOT_FOUND : EntityResult.found(value).expiringAt(entry.expiresAtMillis());
-      }
+      case ReadRecord.Lent lent -> EntityResult.lent(lent, lent.version()).expiringAt(lent.expiresAtMillis());
+      case ReadRecord.Copied(Entry entry) -> copied(entry);
     };
   }
 

@@ -45,6 +45,40 @@ class EntityApiTest {
     assertThat(get.headers().firstValue("content-type")).hasValue("application/octet-stream");
   }
 
+  /**
+   * Issue 36, stumble 4: the README promised {@code X-Shale-Version} on a GET's answer, and only a
+   * read coordinated over several replicas had it. A client that compares versions (as
+   * replication clients do) gets it from one node too, for a copied and for a lent value, and a
+   * deletion's 404 says its version and that it is a tombstone, as a coordinated read's does.
+   */
+  @Test
+  void aGetSaysTheVersionOfTheRecordItFound() {
+    node.put(node.entity("v"), bytes("first"));
+    long first = version(node.get(node.entity("v")));
+    node.put(node.entity("v"), bytes("second"));
+    HttpResponse<byte[]> second = node.get(node.entity("v"));
+    assertThat(version(second)).isGreaterThan(first);
+
+    byte[] large = new byte[dev.shale.storage.Engine.LEND_MIN_VALUE_BYTES + 1]; // lent, not copied
+    node.put(node.entity("v"), large);
+    HttpResponse<byte[]> lent = node.get(node.entity("v"));
+    assertThat(lent.body()).isEqualTo(large);
+    long third = version(lent);
+    assertThat(third).isGreaterThan(version(second));
+
+    node.delete(node.entity("v"));
+    HttpResponse<byte[]> deleted = node.get(node.entity("v"));
+    assertThat(deleted.statusCode()).isEqualTo(404);
+    assertThat(version(deleted)).isGreaterThan(third);
+    assertThat(deleted.headers().firstValue("X-Shale-Tombstone")).hasValue("true");
+    assertThat(node.get(node.entity("never-written")).headers().firstValue("X-Shale-Version")).isEmpty();
+  }
+
+  private static long version(HttpResponse<byte[]> answer) {
+    assertThat(answer.headers().firstValue("X-Shale-Version")).as("X-Shale-Version of a %d", answer.statusCode()).isPresent();
+    return Long.parseLong(answer.headers().firstValue("X-Shale-Version").orElseThrow());
+  }
+
   @Test
   void getOfAnAbsentKeyIs404WithAReason() {
     HttpResponse<byte[]> get = node.get(node.entity("never-written"));

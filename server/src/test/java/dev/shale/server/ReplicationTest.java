@@ -73,6 +73,10 @@ class ReplicationTest {
       assertThat(a.server.put(a.server.uri("/v0/entity?id=" + id + "&ack=1&from=1"), new byte[] {1}).statusCode()).isEqualTo(201);
       assertThat(b.engine.get(bytes(id))).isNotNull();
       assertThat(a.engine.get(bytes(id))).as("not on the node after the first").isNull();
+      // Served by B alone (its own replica, not coordinated): the version all the same (issue 36, stumble 4).
+      HttpResponse<byte[]> alone = b.server.get(b.server.uri("/v0/entity?id=" + id + "&ack=1&from=1"));
+      assertThat(alone.statusCode()).isEqualTo(200);
+      assertThat(alone.headers().firstValue(VERSION)).hasValue(Long.toString(b.engine.get(bytes(id)).version()));
     }
   }
 
