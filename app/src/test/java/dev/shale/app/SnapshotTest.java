@@ -98,6 +98,25 @@ class SnapshotTest {
     }
   }
 
+  /**
+   * Issue 36, stumble 9: with {@code --data ./data} (the default) the path a snapshot's answer gave
+   * was {@code /srv/shale/./data/snapshots/<name>}. The path {@code shale snapshot create} prints
+   * is the plain one, the same in the list.
+   */
+  @Test
+  void theSnapshotPathHasNoDotSegments() throws Exception {
+    int port = FreePort.find();
+    String url = "http://127.0.0.1:" + port;
+    Path data = dir.resolve(".").resolve("x").resolve("..").resolve("data");
+    Path plain = dir.toAbsolutePath().normalize().resolve("data").resolve("snapshots").resolve("plain");
+    Files.createDirectories(dir.resolve("x"));
+    try (Node node = Node.startAlone(data, EngineOptions.defaults(), ServerOptions.defaults().withPort(port), HintLimits.DEFAULT, null)) {
+      assertThat(run("snapshot", "create", "--name", "plain", "--via", url)).as(err.toString()).isZero();
+      assertThat(out.toString()).isEqualTo(plain + System.lineSeparator());
+      assertThat(call("GET", url + "/v0/admin/snapshots").body()).contains("\"path\": \"" + plain + "\"");
+    }
+  }
+
   @Test
   void namesAreCheckedAnExistingNameIsAConflictAndSnapshotsAreListedAndDeleted() throws Exception {
     int port = FreePort.find();

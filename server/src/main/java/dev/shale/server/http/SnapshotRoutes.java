@@ -53,7 +53,9 @@ public final class SnapshotRoutes {
   /** Snapshots of {@code engine} in {@code directory} ({@code <data>/snapshots}). */
   public SnapshotRoutes(Engine engine, Path directory) {
     this.engine = engine;
-    this.directory = directory.toAbsolutePath();
+    // Normalized: the path the answers give is one an operator copies from; --data ./data would
+    // otherwise make it /srv/shale/./data/snapshots/<name>.
+    this.directory = directory.toAbsolutePath().normalize();
   }
 
   /** The answer to a snapshot route's request, once done. */
