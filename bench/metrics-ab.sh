@@ -28,7 +28,7 @@ run() { # label metrics(true|false)
     | awk '/Requests\/sec/ { print $2 }')
   if [[ $2 == true ]]; then
     scraped=$(curl -s "localhost:$port/metrics" \
-      | awk '/^shale_http_request_duration_seconds_count\{method="PUT",status="201"\}/ { printf " recorded_puts=%d", $2 }')
+      | awk '/^shale_http_request_duration_seconds_count\{method="PUT",route="entity",status="201"\}/ { printf " recorded_puts=%d", $2 }')
   fi
   kill "$pid"; wait "$pid" 2> /dev/null; rm -rf "$d" "$d.log"
   echo "$1 PUT/s=$put$scraped"

@@ -33,9 +33,10 @@ class MetricsNodeTest {
           HttpResponse.BodyHandlers.ofString());
       assertThat(metrics.statusCode()).isEqualTo(200);
       assertThat(metrics.body())
-          .contains("shale_http_request_duration_seconds_count{method=\"PUT\",status=\"201\"} 3\n")
-          // The GETs: k0 and the readiness probes of /v0/status.
-          .contains("shale_http_request_duration_seconds_count{method=\"GET\",status=\"200\"} ")
+          .contains("shale_http_request_duration_seconds_count{method=\"PUT\",route=\"entity\",status=\"201\"} 3\n")
+          // The one read of k0; the readiness probes of /v0/status apart from it.
+          .contains("shale_http_request_duration_seconds_count{method=\"GET\",route=\"entity\",status=\"200\"} 1\n")
+          .contains("shale_http_request_duration_seconds_count{method=\"GET\",route=\"status\",status=\"200\"} ")
           .contains("shale_engine_memtable_bytes ", "shale_hints_pending ", "jvm_memory_used_bytes{area=\"heap\"} ",
               "process_resident_memory_bytes ");
     }

@@ -59,6 +59,12 @@ class RepairClusterTest {
       for (int i = 0; i < 3; i++) assertThat(localMismatches(cluster, i, expected)).as("node %d's own store", i).isEmpty();
       assertThat(cluster.counter(0, "repairRuns")).isEqualTo(1);
       assertThat(cluster.counter(0, "repairRecordsExchanged")).isGreaterThanOrEqualTo(expected.size());
+      // The same counts for Prometheus (docs/operations.md, "Cluster").
+      String metrics = java.net.http.HttpClient.newHttpClient().send(
+          java.net.http.HttpRequest.newBuilder(java.net.URI.create(cluster.urls().get(0) + "/metrics")).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+      assertThat(metrics).containsPattern("(?m)^shale_repair_runs_total 1(\\.0)?$")
+          .containsPattern("(?m)^shale_repair_records_exchanged_total " + cluster.counter(0, "repairRecordsExchanged") + "(\\.0)?$");
     }
   }
 

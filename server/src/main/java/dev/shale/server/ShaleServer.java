@@ -216,7 +216,19 @@ public final class ShaleServer implements AutoCloseable {
       repairs = RepairRunner.of(cluster, service, replicaCalls, dialer, ioGroup);
     }
     PeerLinks links = client;
-    metrics.watchCluster(stats, links == null ? Map::of : links::openConnections, clockOffsets);
+    RepairRunner repairRunner = repairs;
+    metrics.watchCluster(stats, links == null ? Map::of : links::openConnections,
+        repairRunner == null ? NodeMetrics.RepairCounts.NONE : new NodeMetrics.RepairCounts() {
+          @Override
+          public long runs() {
+            return repairRunner.runs();
+          }
+
+          @Override
+          public long recordsExchanged() {
+            return repairRunner.recordsExchanged();
+          }
+        });
     ServerBootstrap bootstrap = new ServerBootstrap()
         .group(acceptGroup, ioGroup)
         .channel(channelType)

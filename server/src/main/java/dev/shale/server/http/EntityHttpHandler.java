@@ -19,6 +19,7 @@ import dev.shale.server.ServerOptions;
 import dev.shale.server.StatusBody;
 import dev.shale.server.StoragePool;
 import dev.shale.server.metrics.NodeMetrics;
+import dev.shale.server.metrics.RequestRoute;
 import dev.shale.server.repair.RepairRunner;
 import dev.shale.server.scan.Scans;
 import dev.shale.storage.Engine;
@@ -176,7 +177,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       case InboundRequest.Received request -> onRequest(request);
       case InboundRequest.Refused refused -> answer(
           refused.keepAlive(), Responses.error(refused.version(), refused.status(), refused.reason()), refused.method(),
-          refused.headNanos() != 0 ? refused.headNanos() : System.nanoTime());
+          routeOf(refused.target()), refused.headNanos() != 0 ? refused.headNanos() : System.nanoTime());
       case InboundRequest.ContinueExpected ignored -> responses.addContinue();
       default -> {
         ReferenceCountUtil.release(msg);
@@ -231,10 +232,12 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private void onRequest(InboundRequest.Received request) {
     HttpRequest head = request.head();
     HttpVersion version = head.protocolVersion();
-    ResponseQueue.Slot slot = takeSlot(HttpUtil.isKeepAlive(head) && !finishing, head.method(), request.headNanos());
+    RequestTarget target = RequestTarget.parse(head.uri());
+    ResponseQueue.Slot slot = takeSlot(HttpUtil.isKeepAlive(head) && !finishing, head.method(), routeOfPath(target.path()),
+        request.headNanos());
     Action action = finishing
         ? new Answer(Responses.error(version, HttpResponseStatus.SERVICE_UNAVAILABLE, "the node is shutting down"))
-        : route(request);
+        : route(request, target);
     long bodyBytes = usesBody(action) ? request.reservedBytes() : 0;
     budget.release(request.reservedBytes() - bodyBytes); // a body no call uses is let go now
     switch (action) {
@@ -277,9 +280,8 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     };
   }
 
-  private Action route(InboundRequest.Received request) {
+  private Action route(InboundRequest.Received request, RequestTarget target) {
     HttpRequest head = request.head();
-    RequestTarget target = RequestTarget.parse(head.uri());
     if (AdminGate.isAdmin(target.path())) {
       FullHttpResponse refusal = adminGate.refusal(head, request.body(), ctx().channel().remoteAddress());
       if (refusal != null) return new Answer(refusal);
@@ -606,15 +608,35 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     return new Pending(() -> routes.answer(head, target.path(), target.query()));
   }
 
-  // method and startNanos: the request's, for the metrics (null: unknown, and its head's decoding time).
-  private ResponseQueue.Slot takeSlot(boolean keepAlive, @Nullable HttpMethod method, long startNanos) {
+  // method, route and startNanos: the request's, for the metrics (null: unknown, and its head's decoding time).
+  private ResponseQueue.Slot takeSlot(boolean keepAlive, @Nullable HttpMethod method, RequestRoute route, long startNanos) {
     if (!keepAlive) closing = true;
-    return responses.add(keepAlive, method, startNanos);
+    return responses.add(keepAlive, method, route, startNanos);
   }
 
-  /** Queues an answer that needs no storage call, to a request of {@code method} whose head came at {@code startNanos}. */
-  private void answer(boolean keepAlive, FullHttpResponse response, @Nullable HttpMethod method, long startNanos) {
-    responses.complete(takeSlot(keepAlive && !finishing, method, startNanos), response);
+  /**
+   * Queues an answer that needs no storage call, to a request of {@code method} to {@code route}
+   * whose head came at {@code startNanos}.
+   */
+  private void answer(
+      boolean keepAlive, FullHttpResponse response, @Nullable HttpMethod method, RequestRoute route, long startNanos) {
+    responses.complete(takeSlot(keepAlive && !finishing, method, route, startNanos), response);
+  }
+
+  /** The route family of a request-target, for the metrics; {@code target} null: no head was decoded. */
+  private static RequestRoute routeOf(@Nullable String target) {
+    return target == null ? RequestRoute.OTHER : routeOfPath(RequestTarget.parse(target).path());
+  }
+
+  private static RequestRoute routeOfPath(String path) {
+    if (AdminGate.isAdmin(path)) return RequestRoute.ADMIN;
+    return switch (path) {
+      case ENTITY_PATH -> RequestRoute.ENTITY;
+      case Scans.ENTITIES_PATH -> RequestRoute.ENTITIES;
+      case STATUS_PATH -> RequestRoute.STATUS;
+      case METRICS_PATH -> RequestRoute.METRICS;
+      default -> RequestRoute.OTHER;
+    };
   }
 
   /** After any change to what is owed: write what is ready, then decide whether to read or close. */
@@ -653,7 +675,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       }
       case ConnectionEvent.REQUEST_TIMED_OUT -> {
         answer(false, Responses.error(HttpVersion.HTTP_1_1, HttpResponseStatus.REQUEST_TIMEOUT,
-            "the request did not arrive within " + options.requestTimeoutMillis() + " ms"), null, System.nanoTime());
+            "the request did not arrive within " + options.requestTimeoutMillis() + " ms"), null, RequestRoute.OTHER, System.nanoTime());
         afterChange();
       }
       default -> ctx.fireUserEventTriggered(event);

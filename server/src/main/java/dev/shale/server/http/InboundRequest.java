@@ -32,11 +32,12 @@ sealed interface InboundRequest {
    * @param version the request's HTTP version, which the answer uses
    * @param keepAlive whether the connection stays usable after the answer
    * @param method the refused request's method, if its head was decoded (for the metrics)
+   * @param target its request-target, if its head was decoded (for the metrics' route)
    * @param headNanos when that head was decoded ({@link System#nanoTime}), or 0 if none was
    */
   record Refused(
       HttpVersion version, HttpResponseStatus status, String reason, boolean keepAlive, @Nullable HttpMethod method,
-      long headNanos)
+      @Nullable String target, long headNanos)
       implements InboundRequest {}
 
   /** The client waits for {@code 100 Continue} before it sends the body of the current request. */

@@ -77,9 +77,10 @@ public final class RequestAggregator extends ChannelInboundHandlerAdapter {
   private boolean discarding;
   // The connection is being closed: ignore everything it still sends.
   private boolean closing;
-  // The last request head's method and when it was decoded (System.nanoTime), for the metrics:
-  // they travel with its request or refusal. Null and 0 before the first head.
+  // The last request head's method, target and when it was decoded (System.nanoTime), for the
+  // metrics: they travel with its request or refusal. Null and 0 before the first head.
   private @Nullable HttpMethod method;
+  private @Nullable String target;
   private long headNanos;
 
   public RequestAggregator(
@@ -112,6 +113,7 @@ public final class RequestAggregator extends ChannelInboundHandlerAdapter {
   private void onHead(ChannelHandlerContext ctx, HttpRequest request) {
     if (closing) return;
     method = request.method();
+    target = request.uri();
     headNanos = System.nanoTime();
     if (request.decoderResult().isFailure()) {
       refuseAndClose(ctx, malformedStatus(request.decoderResult().cause()),
@@ -248,7 +250,7 @@ public final class RequestAggregator extends ChannelInboundHandlerAdapter {
     }
     discarding = true;
     ctx.fireChannelRead(new InboundRequest.Refused(
-        request.protocolVersion(), status, reason, HttpUtil.isKeepAlive(request), method, headNanos));
+        request.protocolVersion(), status, reason, HttpUtil.isKeepAlive(request), method, target, headNanos));
   }
 
   /**
@@ -258,7 +260,7 @@ public final class RequestAggregator extends ChannelInboundHandlerAdapter {
   private void refuseWhileReceiving(ChannelHandlerContext ctx, HttpResponseStatus status, String reason) {
     HttpRequest request = Objects.requireNonNull(head, "a request is being received");
     InboundRequest.Refused refused =
-        new InboundRequest.Refused(request.protocolVersion(), status, reason, HttpUtil.isKeepAlive(request), method, headNanos);
+        new InboundRequest.Refused(request.protocolVersion(), status, reason, HttpUtil.isKeepAlive(request), method, target, headNanos);
     dropBody();
     discarding = true;
     ctx.fireChannelRead(refused);
@@ -272,7 +274,7 @@ public final class RequestAggregator extends ChannelInboundHandlerAdapter {
     requestTimeout.requestReceived();
     lingeringClose.arm();
     // The request's version is not to be trusted (it may not have parsed): answer in 1.1.
-    ctx.fireChannelRead(new InboundRequest.Refused(HttpVersion.HTTP_1_1, status, reason, false, method, headNanos));
+    ctx.fireChannelRead(new InboundRequest.Refused(HttpVersion.HTTP_1_1, status, reason, false, method, target, headNanos));
   }
 
   private String tooLarge(String what) {

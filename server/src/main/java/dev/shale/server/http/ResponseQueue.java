@@ -1,6 +1,7 @@
 package dev.shale.server.http;
 
 import dev.shale.server.metrics.HttpRequestMetrics;
+import dev.shale.server.metrics.RequestRoute;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
@@ -48,6 +49,7 @@ final class ResponseQueue {
     private final boolean keepAlive;
     private final boolean interim;
     private final @Nullable HttpMethod method; // the request's, for the metrics
+    private final RequestRoute route; // the request's, for the metrics
     private final long startNanos; // when its head was decoded
     // Null until the answer is known: a whole response, or a stream (then afterStream too).
     private @Nullable FullHttpResponse response;
@@ -56,10 +58,11 @@ final class ResponseQueue {
     private boolean streamStarted;
     private long heldBytes; // of the connection's answer share, for this answer
 
-    private Slot(boolean keepAlive, boolean interim, @Nullable HttpMethod method, long startNanos) {
+    private Slot(boolean keepAlive, boolean interim, @Nullable HttpMethod method, RequestRoute route, long startNanos) {
       this.keepAlive = keepAlive;
       this.interim = interim;
       this.method = method;
+      this.route = route;
       this.startNanos = startNanos;
     }
   }
@@ -85,11 +88,11 @@ final class ResponseQueue {
 
   /**
    * Takes the next place for a request's answer; the connection closes after it unless
-   * {@code keepAlive}. {@code method} and {@code startNanos} (when its head was decoded): the
-   * request's, for the metrics.
+   * {@code keepAlive}. {@code method}, {@code route} and {@code startNanos} (when its head was
+   * decoded): the request's, for the metrics.
    */
-  Slot add(boolean keepAlive, @Nullable HttpMethod method, long startNanos) {
-    Slot slot = new Slot(keepAlive, false, method, startNanos);
+  Slot add(boolean keepAlive, @Nullable HttpMethod method, RequestRoute route, long startNanos) {
+    Slot slot = new Slot(keepAlive, false, method, route, startNanos);
     slots.addLast(slot);
     owed++;
     return slot;
@@ -97,7 +100,7 @@ final class ResponseQueue {
 
   /** Queues {@code 100 Continue} to go out once every answer before it has. */
   void addContinue() {
-    slots.addLast(new Slot(true, true, null, 0));
+    slots.addLast(new Slot(true, true, null, RequestRoute.OTHER, 0));
   }
 
   /**
@@ -181,7 +184,7 @@ final class ResponseQueue {
     if (finished || slots.peekFirst() != slot) return; // discarded meanwhile
     slots.pollFirst();
     owed--;
-    metrics.record(slot.method, Objects.requireNonNull(slot.stream, "a stream's slot").statusCode(), slot.startNanos);
+    metrics.record(slot.method, slot.route, Objects.requireNonNull(slot.stream, "a stream's slot").statusCode(), slot.startNanos);
     // A stream that does not keep the connection alive closed it after its last byte.
     if (!slot.keepAlive) discard();
     Objects.requireNonNull(slot.afterStream, "set with the stream").run();
@@ -212,7 +215,7 @@ final class ResponseQueue {
 
   private void write(ChannelHandlerContext ctx, Slot slot) {
     FullHttpResponse response = Objects.requireNonNull(slot.response, "a ready slot");
-    metrics.record(slot.method, response.status().code(), slot.startNanos);
+    metrics.record(slot.method, slot.route, response.status().code(), slot.startNanos);
     HttpUtil.setKeepAlive(response, slot.keepAlive);
     if (slot.keepAlive && slot.heldBytes == 0) {
       ctx.write(response, ctx.voidPromise());

@@ -10,19 +10,22 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The cluster's metrics: hinted handoff, read repairs, the connections to the peers and the
- * clock offsets, read from {@link ReplicationStats}, the peer links and {@link ClockOffsets} once
- * per scrape. A node without peers shows the counters at zero, no peer connections or offsets,
- * and is never fenced.
+ * The cluster's metrics: hinted handoff, read repairs, anti-entropy repairs, the connections to
+ * the peers and the clock offsets, read from {@link ReplicationStats}, the repair runner, the peer
+ * links and {@link ClockOffsets} once per scrape. A node without peers shows the counters at zero,
+ * no peer connections or offsets, and is never fenced.
  */
 final class ClusterCollector implements MultiCollector {
   private final ReplicationStats stats;
   private final Supplier<Map<String, Integer>> peerConnections; // peer id -> open connections
+  private final NodeMetrics.RepairCounts repairs;
   private final @Nullable ClockOffsets clock; // null without peers
 
-  ClusterCollector(ReplicationStats stats, Supplier<Map<String, Integer>> peerConnections, @Nullable ClockOffsets clock) {
+  ClusterCollector(ReplicationStats stats, Supplier<Map<String, Integer>> peerConnections, NodeMetrics.RepairCounts repairs,
+      @Nullable ClockOffsets clock) {
     this.stats = stats;
     this.peerConnections = peerConnections;
+    this.repairs = repairs;
     this.clock = clock;
   }
 
@@ -38,6 +41,8 @@ final class ClusterCollector implements MultiCollector {
         .counter("shale_hints_dropped_too_far_ahead", "Writes and hints a replica refused as beyond the version-skew bound, not kept",
             stats.hintsDroppedTooFarAhead())
         .counter("shale_read_repairs", "Stale replicas a read wrote the newest record to", stats.readRepairs())
+        .counter("shale_repair_runs", "Anti-entropy repairs of every replica pair this node ran to their end", repairs.runs())
+        .counter("shale_repair_records_exchanged", "Records those repairs copied between replicas", repairs.recordsExchanged())
         .gauge("shale_clock_fenced", "1 while this node's clock is off from a majority of the members: it serves no client", 
             clock != null && clock.fence() != null ? 1 : 0)
         .gauge("shale_clock_offset_seconds", "Each peer's clock minus this node's, as last measured and carried forward", "peer",

@@ -9,10 +9,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * {@code shale_http_request_duration_seconds}: the time from a client's request head decoded to
- * its answer handed to the connection, by {@code method} and {@code status}. Recorded once per
- * request, on the event loops: the labelled child of each (method, status) is looked up by two
- * array indexes, not by label strings, and made once, the first time that pair is seen. An
- * observation then costs a binary search over the buckets and two adds, and allocates nothing.
+ * its answer handed to the connection, by {@code method}, {@code route} ({@link RequestRoute})
+ * and {@code status}. Recorded once per request, on the event loops: the labelled child of each
+ * (method, route, status) is looked up by array indexes, not by label strings, and made once, the
+ * first time that triple is seen. An observation then costs a binary search over the buckets and
+ * two adds, and allocates nothing.
  *
  * <p>Thread safe.
  */
@@ -24,6 +25,7 @@ public final class HttpRequestMetrics {
   private static final int OTHER = METHODS.length - 1;
   private static final int MIN_STATUS = 100;
   private static final int STATUSES = 500; // 100..599 (statusIndex)
+  private static final RequestRoute[] ROUTES = RequestRoute.values();
 
   // After the constants above: the constructor uses them.
   /** Records nothing: a node started with {@code --metrics=false}. */
@@ -31,10 +33,11 @@ public final class HttpRequestMetrics {
 
 
   private final @Nullable Histogram histogram;
-  // [method * STATUSES + status - MIN_STATUS]: the child, null until first used. Made under a
-  // benign race: two threads may both ask the histogram, which returns the same child to both.
+  // [(method * ROUTES + route) * STATUSES + status - MIN_STATUS]: the child, null until first
+  // used (36 * 500 references: 72 KiB a node). Made under a benign race: two threads may both ask
+  // the histogram, which returns the same child to both.
   private final AtomicReferenceArray<DistributionDataPoint> children =
-      new AtomicReferenceArray<>(METHODS.length * STATUSES);
+      new AtomicReferenceArray<>(METHODS.length * ROUTES.length * STATUSES);
 
   private HttpRequestMetrics(@Nullable Histogram histogram) {
     this.histogram = histogram;
@@ -44,7 +47,7 @@ public final class HttpRequestMetrics {
     Histogram histogram = Histogram.builder()
         .name(NAME)
         .help("Client HTTP requests, from the request head decoded to the answer handed to the connection")
-        .labelNames("method", "status")
+        .labelNames("method", "route", "status")
         .classicOnly()
         .classicUpperBounds(Buckets.REQUEST_SECONDS)
         .withoutExemplars()
@@ -58,18 +61,18 @@ public final class HttpRequestMetrics {
   }
 
   /**
-   * A request of {@code method} was answered with {@code status}; its head was decoded at
-   * {@code startNanos} ({@link System#nanoTime}).
+   * A request of {@code method} to {@code route} was answered with {@code status}; its head was
+   * decoded at {@code startNanos} ({@link System#nanoTime}).
    */
-  public void record(@Nullable HttpMethod method, int status, long startNanos) {
+  public void record(@Nullable HttpMethod method, RequestRoute route, int status, long startNanos) {
     Histogram h = histogram;
     if (h == null) return;
     int methodIndex = methodIndex(method);
     int statusIndex = statusIndex(status);
-    int index = methodIndex * STATUSES + statusIndex;
+    int index = (methodIndex * ROUTES.length + route.ordinal()) * STATUSES + statusIndex;
     DistributionDataPoint child = children.getAcquire(index);
     if (child == null) {
-      child = h.labelValues(METHODS[methodIndex], Integer.toString(MIN_STATUS + statusIndex));
+      child = h.labelValues(METHODS[methodIndex], route.label(), Integer.toString(MIN_STATUS + statusIndex));
       children.setRelease(index, child);
     }
     child.observe(Buckets.seconds(System.nanoTime() - startNanos));

@@ -61,11 +61,32 @@ public final class NodeMetrics {
 
   /**
    * Adds the cluster's metrics: {@code stats}' counters, the open connections per peer
-   * ({@code peerConnections}, by peer id; empty without peers), and the clock's offsets and fence
-   * ({@code clock}; null without peers).
+   * ({@code peerConnections}, by peer id; empty without peers), the anti-entropy repairs
+   * ({@code repairs}; zero without peers), and the clock's offsets and fence ({@code clock}; null
+   * without peers).
    */
-  public void watchCluster(ReplicationStats stats, Supplier<Map<String, Integer>> peerConnections, @Nullable ClockOffsets clock) {
-    if (registry != null) registry.register(new ClusterCollector(stats, peerConnections, clock));
+  public void watchCluster(ReplicationStats stats, Supplier<Map<String, Integer>> peerConnections, RepairCounts repairs,
+      @Nullable ClockOffsets clock) {
+    if (registry != null) registry.register(new ClusterCollector(stats, peerConnections, repairs, clock));
+  }
+
+  /** This node's anti-entropy repairs so far: the runs that ended, and the records they copied. */
+  public interface RepairCounts {
+    RepairCounts NONE = new RepairCounts() {
+      @Override
+      public long runs() {
+        return 0;
+      }
+
+      @Override
+      public long recordsExchanged() {
+        return 0;
+      }
+    };
+
+    long runs();
+
+    long recordsExchanged();
   }
 
   public boolean isOn() {
