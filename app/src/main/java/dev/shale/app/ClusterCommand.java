@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -38,10 +39,11 @@ import picocli.CommandLine.Spec;
     sortOptions = false,
     usageHelpWidth = 100,
     description = {
-      "Starts a local cluster of --nodes nodes on consecutive ports from --base-port, with their",
-      "data under --data (node-0, node-1, ...) and a freshly generated cluster secret in",
-      "--data/cluster.secret (mode 0600). Prints the nodes' URLs; any of them serves any key.",
-      "Ctrl-C (SIGINT) or SIGTERM stops every node gracefully.",
+      "Starts a local cluster to try, one node process per node.",
+      "The nodes listen on consecutive ports from --base-port, with their data under --data",
+      "(node-0, node-1, ...) and a freshly generated cluster secret in --data/cluster.secret",
+      "(mode 0600). Says what it starts as it goes, then prints the nodes' URLs; any of them serves",
+      "any key. Ctrl-C (SIGINT) or SIGTERM stops every node gracefully.",
       ""
     })
 final class ClusterCommand implements Callable<Integer> {
@@ -100,10 +102,14 @@ final class ClusterCommand implements Callable<Integer> {
     for (int i = 0; i < nodes; i++) urls.add("http://" + host + ":" + (basePort + i));
     ShutdownSignals signals = ShutdownSignals.install(nodes * STOP_TIMEOUT_MILLIS);
     List<Process> processes = new ArrayList<>();
+    PrintWriter out = spec.commandLine().getOut();
     try {
+      // Nodes take seconds each to start (a JVM, a store, the cluster map's Raft group): say so
+      // at once, and each node as it serves, rather than nothing until the last one does.
+      out.println("starting " + nodes + " nodes under " + data + " (secret " + secret + ", logs node-<i>.log)...");
+      out.flush();
       for (int i = 0; i < nodes; i++) processes.add(startNode(i, urls, secret));
-      awaitReady(processes, urls);
-      PrintWriter out = spec.commandLine().getOut();
+      awaitReady(processes, urls, out);
       out.println("shale cluster of " + nodes + " nodes serving (Ctrl-C stops it):");
       for (int i = 0; i < nodes; i++) out.println("  " + urls.get(i) + "  (log " + log(i) + ")");
       out.flush();
@@ -187,10 +193,14 @@ final class ClusterCommand implements Callable<Integer> {
     return data.resolve("node-" + i + ".log");
   }
 
-  /** Waits until every node answers /v0/status, or fails naming the node that did not. */
-  private void awaitReady(List<Process> processes, List<String> urls) throws InterruptedException {
+  /**
+   * Waits until every node answers /v0/status, printing each as it does, or fails naming the node
+   * that did not.
+   */
+  private void awaitReady(List<Process> processes, List<String> urls, PrintWriter out) throws InterruptedException {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+    long startNanos = System.nanoTime();
+    long deadline = startNanos + READY_TIMEOUT.toNanos();
     for (int i = 0; i < processes.size(); i++) {
       while (!isReady(http, urls.get(i))) {
         if (!processes.get(i).isAlive()) {
@@ -202,6 +212,8 @@ final class ClusterCommand implements Callable<Integer> {
         }
         Thread.sleep(100); // polling a child process: there is nothing to wait on
       }
+      out.printf(Locale.ROOT, "  node-%d serving at %s (%.1f s)%n", i, urls.get(i), (System.nanoTime() - startNanos) / 1e9);
+      out.flush();
     }
   }
 

@@ -34,6 +34,11 @@ class ClusterCommandTest {
       Await.until("the cluster to print its URLs", Duration.ofSeconds(60),
           () -> launcher.log().contains("shale cluster of 3 nodes serving"));
       assertThat(launcher.log()).contains("http://127.0.0.1:" + base, "http://127.0.0.1:" + (base + 1));
+      // Issue 36, stumble 10: what it does, said at once and node by node, before the banner.
+      String said = launcher.log();
+      assertThat(said).contains("starting 3 nodes under " + data, "  node-0 serving at http://127.0.0.1:" + base + " (");
+      assertThat(said.indexOf("starting 3 nodes")).isLessThan(said.indexOf("  node-2 serving at"));
+      assertThat(said.indexOf("  node-2 serving at")).isLessThan(said.indexOf("shale cluster of 3 nodes serving"));
       String eventLoops = "transport (epoll|nio), "
           + ClusterCommand.ioThreadsPerNode(Runtime.getRuntime().availableProcessors(), 3) + " event loops?\\b";
       for (int i = 0; i < 3; i++) {
@@ -58,7 +63,13 @@ class ClusterCommandTest {
       for (int i = 0; i < 3; i++) {
         EntityClient node = new EntityClient("http://127.0.0.1:" + (base + i));
         assertThat(refuses(node)).as("node %d stopped with the launcher", i).isTrue();
-        assertThat(Files.readString(data.resolve("node-" + i + ".log"))).contains("shutdown complete");
+        String log = Files.readString(data.resolve("node-" + i + ".log"));
+        assertThat(log).contains("shutdown complete");
+        // Stumbles 2 and 10: no SLF4J warning, no Netty channel events at INFO; Ratis's own lines,
+        // through SLF4J's JUL provider, in Shale's one-line format.
+        assertThat(log).doesNotContain("SLF4J").doesNotContain("LoggingHandler");
+        assertThat(log.lines().filter(l -> !l.isBlank()))
+            .allSatisfy(l -> assertThat(l).matches("\\d{4}-\\d\\d-\\d\\dT\\S+Z (INFO |WARN |ERROR|DEBUG) \\S+: .*"));
       }
     }
   }
