@@ -13,8 +13,9 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     usageHelpWidth = 100,
     description = {
-      "Compacts the whole store of the --via node now: afterwards one version per key, and",
-      "expired tombstones gone. Prints what it did once done (which may take minutes).",
+      "Compacts the whole store of the --via node now.",
+      "Afterwards one version per key, and expired tombstones gone. Prints what it did once done",
+      "(which may take minutes).",
       ""
     })
 final class NodesCompactCommand implements Callable<Integer> {

@@ -19,8 +19,9 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     usageHelpWidth = 100,
     description = {
-      "Prints the cluster map as the --via member has it: its version, the replication factor,",
-      "and every member with its state (joining, normal, leaving) and data movement progress.",
+      "Prints the cluster map: every member with its state and progress.",
+      "The map is the one the --via member has: its version, the replication factor, and every",
+      "member with its state (joining, normal, leaving) and data movement progress.",
       ""
     })
 final class NodesListCommand implements Callable<Integer> {

@@ -20,11 +20,11 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     usageHelpWidth = 100,
     description = {
-      "Repairs the whole cluster now through the --via node: every pair of nodes compares the",
-      "keys it shares (Merkle trees) and copies the records that differ, newest version winning,",
-      "deletions included. Prints what was compared and exchanged once done (minutes on a large",
-      "store). Exit status 0 when every pair was repaired, 1 when one could not be (a node down:",
-      "the lines after the summary say which).",
+      "Repairs the whole cluster now, through the --via node.",
+      "Every pair of nodes compares the keys it shares (Merkle trees) and copies the records that",
+      "differ, newest version winning, deletions included. Prints what was compared and exchanged",
+      "once done (minutes on a large store). Exit status 0 when every pair was repaired, 1 when one",
+      "could not be (a node down: the lines after the summary say which).",
       ""
     })
 final class NodesRepairCommand implements Callable<Integer> {
