@@ -2,9 +2,17 @@ package dev.shale.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shale.cluster.HintLimits;
+import dev.shale.server.ServerOptions;
+import dev.shale.storage.EngineOptions;
 import dev.shale.testkit.FreePort;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.io.Writer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
@@ -49,6 +57,42 @@ class LoadCommandLineTest {
         .isEqualTo(1);
     assertThat(err.toString()).startsWith("shale: cannot connect to http://127.0.0.1:" + port);
     assertThat(err.toString().lines().count()).isEqualTo(1);
+  }
+
+  /**
+   * Issue 36, stumble 13: {@code shale load} printed nothing during its run, and its header came
+   * with the results. Every flush of its output is kept: the header is flushed alone, before the
+   * run, and a progress line before the results.
+   */
+  @Test
+  void theHeaderAndTheProgressArePrintedWhileTheLoadRuns(@TempDir Path dir) {
+    int port = FreePort.find();
+    List<String> flushes = new ArrayList<>();
+    StringWriter text = new StringWriter();
+    Writer flushed = new Writer() {
+      @Override
+      public void write(char[] chars, int offset, int length) {
+        text.write(chars, offset, length);
+      }
+
+      @Override
+      public void flush() {
+        flushes.add(text.toString());
+      }
+
+      @Override
+      public void close() {}
+    };
+    try (Node node = Node.startAlone(dir.resolve("data"), EngineOptions.defaults(), ServerOptions.defaults().withPort(port),
+        HintLimits.DEFAULT, null)) {
+      int status = Main.run(new String[] {"load", "--url", "http://127.0.0.1:" + port, "--rate", "200", "--duration", "6s",
+          "--warmup", "0s"}, new PrintWriter(flushed, true), new PrintWriter(err, true));
+      assertThat(status).as(err.toString()).isZero();
+    }
+    assertThat(flushes).as("what was flushed, in order")
+        .anySatisfy(f -> assertThat(f).contains("Running ", " test @ http://127.0.0.1:" + port).doesNotContain("Thread Stats"))
+        .anySatisfy(f -> assertThat(f).contains("  5 s: measuring, 5 s of 6 s").doesNotContain("Thread Stats"));
+    assertThat(text.toString()).contains("Thread Stats", "Requests/sec");
   }
 
   @Test

@@ -19,10 +19,12 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     usageHelpWidth = 100,
     description = {
-      "Open-loop HTTP load at a constant rate (wrk2's model): each connection sends its share of",
-      "--rate at fixed intervals, one request in flight; a late answer delays the next request, whose",
-      "latency still counts from when it was due (coordinated omission corrected).",
-      "Output: wrk2's layout. Exit status 1 when the node could not be reached."
+      "Loads a node with HTTP requests at a constant rate, the way wrk2 does.",
+      "Open loop: each connection sends its share of --rate at fixed intervals, one request in",
+      "flight; a late answer delays the next request, whose latency still counts from when it was",
+      "due (coordinated omission corrected). Prints its settings at once, a line of progress every",
+      "5 s, then the results in wrk2's layout. Takes --warmup + --duration (45 s by default).",
+      "Exit status 1 when the node could not be reached."
     })
 public final class LoadCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
@@ -44,7 +46,7 @@ public final class LoadCommand implements Callable<Integer> {
   @Option(names = "--profile", description = "Profile the node during the measured interval: cpu,alloc,lock (any of them).")
   String profile;
 
-  @Option(names = "--profile-dir", defaultValue = ".", description = "Where flame graphs go. Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--profile-dir", defaultValue = ".", description = "Where flame graphs go. Default: the current directory.")
   Path profileDir;
 
   @Option(names = "--pid", description = "The node's pid for --profile (default: from GET /v0/status).")
@@ -63,8 +65,14 @@ public final class LoadCommand implements Callable<Integer> {
     List<ProfileEvent> events = profileEvents();
     LoadSpec load = options.toSpec(rate);
     out.printf("seed %d (replay with --seed %d)%n", load.seed(), load.seed());
-    LoadResult result = Profiled.run(load, events, profileDir, pid, out);
-    out.print(Wrk2Format.format(result));
+    // The header at once and the progress as it goes: a run takes its warmup and duration.
+    out.print(Wrk2Format.header(load));
+    out.flush();
+    LoadResult result;
+    try (RunProgress progress = RunProgress.start(load, out)) {
+      result = Profiled.run(load, events, profileDir, pid, out);
+    }
+    out.print(Wrk2Format.results(result));
     writeOutputs(result);
     warnAboutRange(result, out);
     out.flush();

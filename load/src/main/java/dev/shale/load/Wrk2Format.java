@@ -18,12 +18,20 @@ public final class Wrk2Format {
   private Wrk2Format() {}
 
   public static String format(LoadResult result) {
+    return header(result.spec()) + results(result);
+  }
+
+  /** The lines wrk2 prints before it runs: what, where, how many connections, at what rate. */
+  public static String header(LoadSpec spec) {
+    return String.format(Locale.ROOT, "Running %s test @ %s%n", seconds(spec.duration().toNanos()), spec.url())
+        + String.format(Locale.ROOT, "  %d threads and %d connections%n", spec.threads(), spec.connections())
+        + String.format(Locale.ROOT, "  %s at %s requests/s, warmup %s (not recorded)%n",
+            spec.workload().cliName(), number(spec.rate()), seconds(spec.warmup().toNanos()));
+  }
+
+  /** What the run measured, in the lines wrk2 prints after its header. */
+  public static String results(LoadResult result) {
     StringBuilder out = new StringBuilder();
-    LoadSpec spec = result.spec();
-    out.append(String.format(Locale.ROOT, "Running %s test @ %s%n", seconds(spec.duration().toNanos()), spec.url()));
-    out.append(String.format(Locale.ROOT, "  %d threads and %d connections%n", spec.threads(), spec.connections()));
-    out.append(String.format(Locale.ROOT, "  %s at %s requests/s, warmup %s (not recorded)%n",
-        spec.workload().cliName(), number(spec.rate()), seconds(spec.warmup().toNanos())));
     threadStats(out, result);
     latencyDistribution(out, result.latencyMicros());
     summary(out, result);
