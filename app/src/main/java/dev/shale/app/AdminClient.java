@@ -3,14 +3,10 @@ package dev.shale.app;
 import dev.shale.cluster.AdminSignatures;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.server.Reasons;
-import java.io.IOException;
-import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
@@ -24,9 +20,6 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread safe.
  */
 final class AdminClient {
-  /** Connecting to a node on a reachable network takes milliseconds; past this it is not there. */
-  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
-
   private final NodeAddress node;
   private final @Nullable AdminSignatures signatures; // null: unsigned, for a node without a secret
   private final Duration timeout;
@@ -40,7 +33,7 @@ final class AdminClient {
     this.node = node;
     this.signatures = signatures;
     this.timeout = timeout;
-    this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT).build();
+    this.http = NodeCalls.client();
   }
 
   /** {@code POST target} with no body; {@code target} is the path and query, e.g. {@code /v0/admin/compact}. */
@@ -66,7 +59,8 @@ final class AdminClient {
           .header(AdminSignatures.NONCE_HEADER, signed.nonce())
           .header(AdminSignatures.SIGNATURE_HEADER, signed.signature());
     }
-    HttpResponse<String> response = send(request.build(), method + " " + target);
+    HttpResponse<String> response = NodeCalls.send(http, request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8),
+        node, timeout, method + " " + target);
     String answer = response.body().strip();
     int status = response.statusCode();
     if (status / 100 == 2) return answer;
@@ -76,22 +70,5 @@ final class AdminClient {
           + (signer == null ? "; give the cluster secret with --cluster-secret-file" : ""));
     }
     throw new AdminCallException(node + " answered " + method + " " + target + " with " + status + ": " + reason);
-  }
-
-  private HttpResponse<String> send(HttpRequest request, String what) {
-    try {
-      return http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-    } catch (HttpConnectTimeoutException e) {
-      throw new AdminCallException("cannot connect to " + node + ": no answer within " + CONNECT_TIMEOUT.toSeconds() + " s", e);
-    } catch (ConnectException e) {
-      throw new AdminCallException("cannot connect to " + node + ": connection refused (is a node running there?)", e);
-    } catch (HttpTimeoutException e) {
-      throw new AdminCallException(node + " did not answer " + what + " within " + timeout.toSeconds() + " s", e);
-    } catch (IOException e) {
-      throw new AdminCallException(what + " to " + node + " failed: " + Reasons.oneLine(String.valueOf(e.getMessage())), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AdminCallException(what + " to " + node + " was interrupted", e);
-    }
   }
 }

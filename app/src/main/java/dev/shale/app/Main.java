@@ -1,6 +1,8 @@
 package dev.shale.app;
 
+import java.io.OutputStream;
 import java.io.PrintWriter;
+import java.util.Objects;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.UnmatchedArgumentException;
@@ -34,12 +36,20 @@ public final class Main {
     return commandLine(out, err).execute(args);
   }
 
+  /** The command line, printing to {@code out} and {@code err}; {@code shale get} writes values to standard output. */
   static CommandLine commandLine(PrintWriter out, PrintWriter err) {
-    return new CommandLine(new ShaleCommand())
+    return commandLine(System.out, out, err);
+  }
+
+  /** As above; {@code values}: where {@code shale get} writes a value's bytes, which {@code out} would re-encode. */
+  static CommandLine commandLine(OutputStream values, PrintWriter out, PrintWriter err) {
+    CommandLine commandLine = new CommandLine(new ShaleCommand())
         .setOut(out)
         .setErr(err)
         .setParameterExceptionHandler(Main::usageError)
-        .setExecutionExceptionHandler((e, commandLine, parseResult) -> failure(e, err));
+        .setExecutionExceptionHandler((e, line, parseResult) -> failure(e, err));
+    ((GetCommand) Objects.requireNonNull(commandLine.getSubcommands().get("get"), "shale get").getCommand()).valueOut = values;
+    return commandLine;
   }
 
   private static int usageError(ParameterException e, String[] args) {

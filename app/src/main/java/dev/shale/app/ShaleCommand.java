@@ -17,7 +17,9 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     usageHelpWidth = 100,
     description = {"Shale: a key-value store with an HTTP API on its own LSM-tree storage engine.", ""},
-    subcommands = {ServerCommand.class, ClusterCommand.class, NodesCommand.class, SnapshotCommand.class, ToolCommand.class, LoadCommand.class, KneeCommand.class, ReportCommand.class,
+    subcommands = {ServerCommand.class, ClusterCommand.class, GetCommand.class, PutCommand.class, DeleteCommand.class,
+        ScanCommand.class, NodesCommand.class, SnapshotCommand.class, ToolCommand.class, LoadCommand.class, KneeCommand.class,
+        ReportCommand.class,
         BenchCommand.class, HelpCommand.class},
     footer = {
       "",
