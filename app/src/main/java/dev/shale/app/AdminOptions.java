@@ -48,6 +48,11 @@ final class AdminOptions {
     } catch (IllegalArgumentException e) {
       throw usage("--via: " + e.getMessage());
     }
+    return client(node);
+  }
+
+  /** A client of {@code node} (a member the --via node named) that signs as {@link #client()} does. */
+  AdminClient client(NodeAddress node) {
     if (timeoutMillis < 1) throw usage("--timeout must be at least 1 ms: " + timeoutMillis);
     return new AdminClient(node, signatures(), Duration.ofMillis(timeoutMillis));
   }

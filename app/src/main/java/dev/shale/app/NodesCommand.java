@@ -17,11 +17,13 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     usageHelpWidth = 100,
     description = {
-      "Operates a running cluster through one of its nodes (--via), signing each call with the",
-      "cluster secret (--cluster-secret-file) as the nodes require.",
+      "Operates a running cluster through one of its nodes.",
+      "Each command goes to the --via node, signing its calls with the cluster secret",
+      "(--cluster-secret-file) as the nodes require.",
       ""
     },
-    subcommands = {NodesCompactCommand.class, NodesEndpointsCommand.class, NodesListCommand.class, NodesRemoveCommand.class, NodesRepairCommand.class})
+    subcommands = {NodesCompactCommand.class, NodesEndpointsCommand.class, NodesListCommand.class, NodesRemoveCommand.class,
+        NodesRepairCommand.class, NodesSnapshotCommand.class})
 final class NodesCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 

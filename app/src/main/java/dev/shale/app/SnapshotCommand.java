@@ -24,8 +24,9 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     usageHelpWidth = 100,
     description = {
-      "Makes, lists or deletes snapshots of the --via node's store: point-in-time checkpoints",
-      "under <data>/snapshots/<name> that './shale server --data <copy>' serves as they were.",
+      "Makes, lists or deletes snapshots of one node's store.",
+      "Snapshots of the --via node are point-in-time checkpoints under <data>/snapshots/<name>",
+      "that './shale server --data <copy>' serves as they were.",
       "  create [--name N]   prints the new snapshot's path",
       "  list                prints one line per snapshot: name, tables, bytes, path",
       "  delete --name N     deletes one",
@@ -51,9 +52,7 @@ final class SnapshotCommand implements Callable<Integer> {
     var out = spec.commandLine().getOut();
     switch (action) {
       case "create" -> {
-        String answer = admin.client().post("/v0/admin/snapshot" + nameQuery(false));
-        Matcher path = PATH.matcher(answer);
-        out.println(path.find() ? unescape(path.group(1)) : answer);
+        out.println(pathOf(admin.client().post("/v0/admin/snapshot" + nameQuery(false))));
       }
       case "list" -> {
         if (name != null) throw usage("list takes no --name");
@@ -77,6 +76,12 @@ final class SnapshotCommand implements Callable<Integer> {
       return "";
     }
     return "?name=" + URLEncoder.encode(name, StandardCharsets.UTF_8);
+  }
+
+  /** The path a node's answer to {@code POST /v0/admin/snapshot} names (the whole answer if it names none). */
+  static String pathOf(String answer) {
+    Matcher path = PATH.matcher(answer);
+    return path.find() ? unescape(path.group(1)) : answer;
   }
 
   private static String unescape(String json) {
