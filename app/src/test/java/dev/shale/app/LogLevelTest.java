@@ -24,7 +24,8 @@ class LogLevelTest {
 
   /**
    * Ratis's Netty transport adds Netty's {@code LoggingHandler} at INFO to its channels: a line per
-   * read, bind and connection. Those belong at debug level, not in every member's log.
+   * read, bind and connection; and Ratis logs its configuration and elections at INFO. Those
+   * belong at debug level, not in every member's log.
    */
   @Test
   void theRaftTransportsChannelEventsAreDebugLines(@TempDir Path tmp) {
@@ -36,6 +37,10 @@ class LogLevelTest {
 
     assertThat(quiet).doesNotContain("LoggingHandler");
     assertThat(debug).contains(" DEBUG LoggingHandler");
+    // Ratis's own INFO lines (through SLF4J's JUL provider: its configuration, its elections)
+    // are debug lines too; no SLF4J warning either way.
+    assertThat(quiet).doesNotContain("RaftServerConfigKeys", "SLF4J: ");
+    assertThat(debug).contains(" DEBUG RaftServerConfigKeys").doesNotContain("SLF4J: ");
   }
 
   @Test
