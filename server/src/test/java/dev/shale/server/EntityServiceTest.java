@@ -38,7 +38,11 @@ class EntityServiceTest {
     assertThat(found.outcome()).isEqualTo(EntityResult.Outcome.FOUND);
     assertThat(found.value()).isEqualTo(bytes("v"));
     assertThat(service.delete(key)).isEqualTo(EntityResult.DELETED);
-    assertThat(service.get(key)).as("a tombstone reads as absent").isEqualTo(EntityResult.NOT_FOUND);
+    // A tombstone reads as absent, with its version (the GET's 404 says it: X-Shale-Version).
+    EntityResult deleted = service.get(key);
+    assertThat(deleted.outcome()).as("a tombstone reads as absent").isEqualTo(EntityResult.Outcome.NOT_FOUND);
+    assertThat(deleted.isTombstone()).isTrue();
+    assertThat(deleted.version()).isGreaterThan(found.version());
   }
 
   @Test
