@@ -228,7 +228,7 @@ public final class ShaleServer implements AutoCloseable {
           public long recordsExchanged() {
             return repairRunner.recordsExchanged();
           }
-        });
+        }, clockOffsets);
     ServerBootstrap bootstrap = new ServerBootstrap()
         .group(acceptGroup, ioGroup)
         .channel(channelType)
