@@ -285,7 +285,7 @@ class MetricsTest {
     assertThat(yaml.find()).as("the rules file").isTrue();
     Files.writeString(dir.resolve("shale-rules.yml"), yaml.group(1));
     List<String> alerts = Pattern.compile("- alert: (\\S+)").matcher(yaml.group(1)).results().map(m -> m.group(1)).toList();
-    assertThat(alerts).hasSize(13);
+    assertThat(alerts).hasSize(14);
     String first;
     String last;
     int rounds = 4;
@@ -326,7 +326,7 @@ class MetricsTest {
       queries.add(rules.group(1) != null ? rules.group(1) : rules.group(2));
       ruleCount++;
     }
-    assertThat(ruleCount).as("the alerting rules' expressions").isEqualTo(13);
+    assertThat(ruleCount).as("the alerting rules' expressions").isEqualTo(14);
 
     int portA = FreePort.find();
     int portB = FreePort.find();
