@@ -28,9 +28,10 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     usageHelpWidth = 100,
     description = {
-      "Prints the members that hold KEY's replicas, most preferred first (its preference list), by",
-      "the cluster map of the --via member: where a read of the key goes. While a member joins or",
-      "leaves, also the replicas it will have once the change is done (writes go to both).",
+      "Prints the members that hold KEY's replicas, most preferred first.",
+      "That is the key's preference list by the cluster map of the --via member: where a read of the",
+      "key goes. While a member joins or leaves, also the replicas it will have once the change is",
+      "done (writes go to both).",
       ""
     })
 final class NodesEndpointsCommand implements Callable<Integer> {

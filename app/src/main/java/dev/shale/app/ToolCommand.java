@@ -18,8 +18,8 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     usageHelpWidth = 100,
     description = {
-      "Reads a stopped node's data directory (or one of its files) and never writes to it:",
-      "verify every checksum, dump a table, log segment or manifest, get or scan its records.",
+      "Reads a stopped node's data directory (or one of its files) and never writes to it.",
+      "It verifies every checksum, dumps a table, log segment or manifest, gets or scans records.",
       "A directory a running node holds is refused: stop the node, or read a snapshot of it.",
       ""
     },

@@ -25,7 +25,8 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     usageHelpWidth = 100,
     description = {
-      "Prints one file of a stopped node's data directory, by its name: a table (<n>.sst: its",
+      "Prints one file of a stopped node's data directory.",
+      "By its name: a table (<n>.sst: its",
       "footer, index and every record: key, kind, version, value), a log segment (<n>.wal: every",
       "record with its offset) or a manifest (MANIFEST-<n>: every record, each a snapshot of the",
       "store's tables). Keys and values print as text, \\xNN for bytes that are not printable UTF-8.",

@@ -28,8 +28,8 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     usageHelpWidth = 100,
     description = {
-      "Prints the value a node would serve for KEY from its stopped store: the newest version among",
-      "its tables and log segments. Exits 1, saying so, when the key has no value (never written,",
+      "Prints the value a node would serve for KEY from its stopped store.",
+      "That is the newest version among its tables and log segments. Exits 1, saying so, when the key has no value (never written,",
       "deleted, or expired at --now). The value prints as text, \\xNN for bytes that are not",
       "printable UTF-8. Writes nothing.",
       ""

@@ -29,8 +29,8 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     usageHelpWidth = 100,
     description = {
-      "Prints the live records of a stopped node's store with --start <= key < --end, in key order,",
-      "one line each: the key, a tab, the value (with --verbose: key, version, expiry, value). Keys",
+      "Prints the live records of a stopped node's store with --start <= key < --end, in key order.",
+      "One line each: the key, a tab, the value (with --verbose: key, version, expiry, value). Keys",
       "and values print as text, \\xNN for bytes that are not printable UTF-8 (so a line is a record).",
       "Deleted keys and values expired at --now are left out, as a node's scan leaves them. Writes nothing.",
       ""

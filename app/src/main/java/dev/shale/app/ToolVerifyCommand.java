@@ -23,7 +23,8 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     usageHelpWidth = 100,
     description = {
-      "Checks a stopped node's store: the crc of every table block (data, index, filter, footer),",
+      "Checks a stopped node's store and lists every problem found.",
+      "It checks the crc of every table block (data, index, filter, footer),",
       "of every log record and manifest record, and every check a node makes when it opens the",
       "store (snapshot invariants, tables named vs present, each table the one the manifest",
       "describes, log segments). Lists every problem, one line each (file, offset, what), and",
