@@ -11,11 +11,15 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Every command's --help renders as written: picocli formats descriptions as format strings, so a
  * bare "%" ("99% of the target") makes it print a warning instead of the text's line breaks.
  */
+// Isolated: it replaces System.err to catch picocli's warnings, which would catch any other
+// test's output too (junit-platform.properties runs two classes at once).
+@Isolated
 class HelpTextTest {
   @Test
   void everyCommandsHelpRendersWithoutAPicocliWarning() {

@@ -11,11 +11,15 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The offline tools refuse the data directory of a running node (another process holding its
  * LOCK), in one line, and read it once the node has stopped.
  */
+// The tool commands silence the engine's logger while they run and restore its level after:
+// two of them at once would restore each other's silence.
+@ResourceLock("dev.shale.storage logger level")
 class OfflineToolsOnARunningNodeTest {
   @Test
   void aRunningNodesDirectoryIsRefusedAndReadOnceItStops(@TempDir Path tmp) {

@@ -25,6 +25,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * {@code shale tool verify|dump|get|scan} on a real store written by the real engine and closed:
@@ -32,6 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
  * the directory (its LOCK too) byte for byte and by mtime as it was, also where opening would
  * write (a torn tail it would cut, leftovers it would delete).
  */
+// The tool commands silence the engine's logger while they run and restore its level after:
+// two of them at once would restore each other's silence.
+@ResourceLock("dev.shale.storage logger level")
 class OfflineToolsTest {
   private static final long WRITTEN_AT = 1_750_000_000_000L;
   private static final long TTL_MILLIS = 60_000;
