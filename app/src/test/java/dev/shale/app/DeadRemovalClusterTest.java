@@ -75,7 +75,7 @@ class DeadRemovalClusterTest {
       // Restarted on its old data, the removed node learns it from the members that refuse it
       // (issue 32, item 3: on main it served on, as "normal" at its old map version).
       cluster.restart(3);
-      Await.until("the restarted node says it was removed", TestCluster.READY, () -> status(urls.get(3)).contains("\"status\": \"removed\""));
+      Await.until("the restarted node says it was removed", TestCluster.READY, () -> TestCluster.status(urls.get(3)).contains("\"status\": \"removed\""));
       EntityClient.Reply refused = new EntityClient(urls.get(3)).put("dr-after", "v".getBytes(StandardCharsets.UTF_8));
       assertThat(refused.status()).as(refused.text()).isEqualTo(503);
       assertThat(refused.text()).contains("was removed from the cluster");
@@ -103,19 +103,6 @@ class DeadRemovalClusterTest {
     EntityClient.Reply reply = new EntityClient(urls.get(i % urls.size())).put(id, value.getBytes(StandardCharsets.UTF_8));
     assertThat(reply.status()).as("PUT %s: %s", id, reply.text()).isEqualTo(201);
     live.put(id, value);
-  }
-
-  /** The node's /v0/status, or "" while it cannot be reached. */
-  private static String status(String baseUrl) {
-    try {
-      return HTTP.send(HttpRequest.newBuilder(URI.create(baseUrl + "/v0/status")).timeout(Duration.ofSeconds(10)).build(),
-          HttpResponse.BodyHandlers.ofString()).body();
-    } catch (IOException e) {
-      return "";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
   }
 
   /** The node's own live entries of the test's keys (its local scan), by key. */

@@ -80,8 +80,7 @@ class MembershipClusterTest {
         urls.add(fourth.baseUrl());
         awaitTopology(urls, urls, "normal");
         for (String url : urls) {
-          String status = HTTP.send(HttpRequest.newBuilder(URI.create(url + "/v0/status")).build(), HttpResponse.BodyHandlers.ofString())
-              .body();
+          String status = TestCluster.status(url);
           assertThat(status).as("the map at %s", url).containsPattern("\"topology\": \\{\"version\": \\d+, \"replicationFactor\": 2,");
           assertThat(status.split("\"replicationFactor\": 2\\b", -1)).as("the map and the node at %s: %s", url, status).hasSize(3);
         }
@@ -264,25 +263,17 @@ class MembershipClusterTest {
   }
 
   static Topology topology(String baseUrl) {
-    try {
-      String body = HTTP.send(HttpRequest.newBuilder(URI.create(baseUrl + "/v0/status")).timeout(Duration.ofSeconds(5)).build(),
-          HttpResponse.BodyHandlers.ofString()).body();
-      Matcher version = VERSION.matcher(body);
-      if (!version.find()) return null;
-      List<String> members = new ArrayList<>();
-      List<String> states = new ArrayList<>();
-      Matcher m = MEMBER.matcher(body.substring(version.start()));
-      while (m.find()) {
-        members.add(m.group(1));
-        states.add(m.group(2));
-      }
-      return new Topology(Long.parseLong(version.group(1)), members, states);
-    } catch (IOException e) {
-      return null;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
+    String body = TestCluster.status(baseUrl);
+    Matcher version = VERSION.matcher(body);
+    if (!version.find()) return null;
+    List<String> members = new ArrayList<>();
+    List<String> states = new ArrayList<>();
+    Matcher m = MEMBER.matcher(body.substring(version.start()));
+    while (m.find()) {
+      members.add(m.group(1));
+      states.add(m.group(2));
     }
+    return new Topology(Long.parseLong(version.group(1)), members, states);
   }
 
   /** Polling a condition with a deadline: a short wait between probes. */

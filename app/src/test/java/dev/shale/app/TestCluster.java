@@ -166,17 +166,21 @@ final class TestCluster implements AutoCloseable {
 
   /** The number {@code name} in {@code GET <baseUrl>/v0/status}; -1 when it cannot be read. */
   static long statusNumber(String baseUrl, String name) {
+    Matcher m = Pattern.compile("\"" + name + "\": (\\d+)").matcher(status(baseUrl));
+    return m.find() ? Long.parseLong(m.group(1)) : -1;
+  }
+
+  /** The body of {@code GET <baseUrl>/v0/status} (whatever its status code), or "" while the node cannot be reached. */
+  static String status(String baseUrl) {
     try {
       HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + "/v0/status"))
           .timeout(Duration.ofSeconds(30)).GET().build();
-      String body = HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body();
-      Matcher m = Pattern.compile("\"" + name + "\": (\\d+)").matcher(body);
-      return m.find() ? Long.parseLong(m.group(1)) : -1;
+      return HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body();
     } catch (IOException e) {
-      return -1;
+      return "";
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return -1;
+      throw new AssertionError("interrupted while asking " + baseUrl + " for its status", e);
     }
   }
 
