@@ -82,7 +82,17 @@ final class DumpJson implements DumpSink {
     }
     out.println("{\"type\": \"snapshot\", \"offset\": " + offset + ", \"nextFileNumber\": " + snapshot.nextFileNumber()
         + ", \"logNumber\": " + snapshot.logNumber() + ", \"lastVersion\": " + snapshot.lastVersion()
-        + ", \"segments\": " + snapshot.segments() + ", \"tables\": " + tables + "}");
+        + ", \"segments\": " + snapshot.segments() + ", \"sealedSizes\": " + sealedSizes(snapshot) + ", \"tables\": " + tables + "}");
+  }
+
+  // A JSON object of segment number to sealed size, in segment order.
+  private static String sealedSizes(DumpSink.Snapshot snapshot) {
+    StringBuilder object = new StringBuilder("{");
+    for (var sealed : new java.util.TreeMap<>(snapshot.sealedSizes()).entrySet()) {
+      if (object.length() > 1) object.append(", ");
+      object.append('"').append(sealed.getKey()).append("\": ").append(sealed.getValue());
+    }
+    return object.append('}').toString();
   }
 
   @Override

@@ -71,6 +71,7 @@ final class DumpText implements DumpSink {
     }
     out.println("record at offset " + offset + ": next_file_number " + snapshot.nextFileNumber() + ", log_number "
         + snapshot.logNumber() + ", last_version " + snapshot.lastVersion() + ", segments " + snapshot.segments()
+        + (snapshot.sealedSizes().isEmpty() ? "" : " (sealed sizes " + new java.util.TreeMap<>(snapshot.sealedSizes()) + ")")
         + ", " + snapshot.tables().size() + " tables");
     for (SnapshotTable t : snapshot.tables()) {
       out.println(String.format("  %06d.sst  level %d  %d bytes  %d records  versions %d to %d  keys '%s' to '%s'",

@@ -103,12 +103,16 @@ final class FileSetCommit {
   // they include every frozen memtable's segment and the active one (each listed by its switch's
   // record before it took a write; unlisted only by the commit of its flush).
   private final TreeSet<Long> segments;
+  // Guarded by manifestLock: of those, the ones writes have left, with the size each had then
+  // (docs/format.md, "Manifest", sealed_size). Set by the switch that leaves one, dropped with it.
+  private final Map<Long, Long> sealedSizes;
 
-  /** @param segments the segments the snapshot opening wrote (or is to write) lists */
+  /** @param opened the snapshot opening wrote (or is to write): its segments and their sealed sizes */
   FileSetCommit(Vfs vfs, ReentrantLock lock, CurrentView view, Manifest manifest, FileNumbers fileNumbers,
       ActiveLog log, HybridClock clock, Backpressure backpressure, Hooks.CrashPoints crashPoints,
-      List<Long> segments) {
-    this.segments = new TreeSet<>(segments);
+      ManifestSnapshot opened) {
+    this.segments = new TreeSet<>(opened.segments());
+    this.sealedSizes = new HashMap<>(opened.sealedSizes());
     this.lock = lock;
     this.view = view;
     this.manifest = manifest;
@@ -191,6 +195,8 @@ final class FileSetCommit {
   private void listed(ManifestSnapshot durable) {
     segments.clear();
     segments.addAll(durable.segments());
+    sealedSizes.clear();
+    sealedSizes.putAll(durable.sealedSizes());
   }
 
   // `durable` was just committed: the tables of earlier failed commits it does not name are in
@@ -226,7 +232,7 @@ final class FileSetCommit {
         if (change.flushes(f)) listed.remove(f.logNumber());
       }
       assert listed.contains(log.number()) : "the active segment " + log.number() + " is not listed: " + listed;
-      return snapshot(tables, listed);
+      return snapshot(tables, listed, sealedSizes);
     } finally {
       lock.unlock();
     }
@@ -241,7 +247,11 @@ final class FileSetCommit {
       for (SharedTable t : view.get().tables()) tables.add(t.meta());
       TreeSet<Long> listed = new TreeSet<>(segments);
       listed.add(number);
-      return snapshot(tables, listed);
+      // The leader switching is the only writer, and it appends nothing to the segment it leaves
+      // after this: the size now is the segment's final one.
+      Map<Long, Long> sealed = new HashMap<>(sealedSizes);
+      sealed.put(log.number(), log.sizeBytes());
+      return snapshot(tables, listed, sealed);
     } finally {
       lock.unlock();
     }
@@ -251,9 +261,11 @@ final class FileSetCommit {
   // last_version: the clock now, which is past every record of every segment this snapshot no
   // longer lists (each was frozen before its flush built its snapshot), as opening checks
   // (docs/format.md, "Recovery at open", step 1).
-  private ManifestSnapshot snapshot(List<TableMeta> tables, SortedSet<Long> listed) {
+  private ManifestSnapshot snapshot(List<TableMeta> tables, SortedSet<Long> listed, Map<Long, Long> sealed) {
+    Map<Long, Long> sizes = new HashMap<>(sealed);
+    sizes.keySet().retainAll(listed);
     return new ManifestSnapshot(
-        fileNumbers.peek(), listed.first(), clock.current(), tables, List.copyOf(listed));
+        fileNumbers.peek(), listed.first(), clock.current(), tables, List.copyOf(listed), sizes);
   }
 
   private void install(Change change) {

@@ -9,6 +9,8 @@ import dev.shale.storage.io.RecordFormat;
 import dev.shale.storage.io.RecordReader.TornTail;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.SortedSet;
 import org.jspecify.annotations.Nullable;
 
@@ -26,28 +28,37 @@ import org.jspecify.annotations.Nullable;
 public final class LogDamage {
   private final long lastNonEmptySegment;
   private final long lastSegment;
+  private final Map<Long, Long> fileSizes; // of the segments replayed, by number
+  private final Map<Long, Long> sealedSizes; // the manifest's, by segment number
 
   /**
    * @param lastNonEmptySegment the highest-numbered segment replayed that is longer than its
    *     header, or -1
    * @param lastSegment the highest-numbered segment replayed, or -1
    */
-  public LogDamage(long lastNonEmptySegment, long lastSegment) {
+  private LogDamage(long lastNonEmptySegment, long lastSegment, Map<Long, Long> fileSizes, Map<Long, Long> sealedSizes) {
     this.lastNonEmptySegment = lastNonEmptySegment;
     this.lastSegment = lastSegment;
+    this.fileSizes = fileSizes;
+    this.sealedSizes = sealedSizes;
   }
 
   /**
    * The judge of {@code segments} (the numbers of the segments of {@code directory} being
    * replayed, ascending): the last of them, and the last longer than its header, the only one a
-   * crash can tear.
+   * crash can tear; {@code sealedSizes} are the manifest's sizes of the segments writes left
+   * (docs/format.md, "Manifest", sealed_size; none before format_version 3).
    */
-  public static LogDamage forSegments(Vfs vfs, Path directory, SortedSet<Long> segments) throws IOException {
+  public static LogDamage forSegments(Vfs vfs, Path directory, SortedSet<Long> segments, Map<Long, Long> sealedSizes)
+      throws IOException {
     long lastNonEmpty = -1;
+    Map<Long, Long> fileSizes = new HashMap<>();
     for (long number : segments) {
-      if (vfs.size(directory.resolve(FileNames.log(number))) > RecordFormat.HEADER_BYTES) lastNonEmpty = number;
+      long size = vfs.size(directory.resolve(FileNames.log(number)));
+      fileSizes.put(number, size);
+      if (size > RecordFormat.HEADER_BYTES) lastNonEmpty = number;
     }
-    return new LogDamage(lastNonEmpty, segments.isEmpty() ? -1 : segments.last());
+    return new LogDamage(lastNonEmpty, segments.isEmpty() ? -1 : segments.last(), fileSizes, Map.copyOf(sealedSizes));
   }
 
   /**
@@ -62,6 +73,7 @@ public final class LogDamage {
           + " fsynced before the next segment is created)",
           "To accept losing its records, delete the file and open again.");
     }
+    checkSealedSize(file, number);
     if (tail == null) return;
     if (tail.followedByValidRecords()) {
       throw refusal(file, "has a bad record (" + tail.reason() + ") at offset " + tail.offset()
@@ -73,6 +85,25 @@ public final class LogDamage {
           + ", but a later log segment holds records: only the last one can have a torn tail",
           truncateAt(tail));
     }
+  }
+
+  // docs/format.md, "Recovery at open", step 2: a segment writes left was forced before the first
+  // write to the next, so while a later segment holds records it must be exactly as long as it
+  // was then. Cut at a record boundary, it would read as a log that ended cleanly.
+  private void checkSealedSize(Path file, long number) {
+    Long sealed = sealedSizes.get(number);
+    if (sealed == null || number >= lastNonEmptySegment) return;
+    long size = fileSizes.getOrDefault(number, -1L);
+    if (size == sealed) return;
+    String what = size < sealed
+        ? "is " + size + " bytes long, but was " + sealed + " when writes moved to the next segment (the"
+            + " manifest's sealed_size), and a later segment holds records: " + (sealed - size)
+            + " bytes of records were cut off its end"
+        : "is " + size + " bytes long, but was " + sealed + " when writes moved to the next segment (the"
+            + " manifest's sealed_size): " + (size - sealed) + " bytes were added after its last record";
+    throw refusal(file, what, size < sealed
+        ? "Nothing in the directory holds the records that were cut off."
+        : "To accept dropping the added bytes, truncate the file to " + sealed + " bytes and open again.");
   }
 
   /**

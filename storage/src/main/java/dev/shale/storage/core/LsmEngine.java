@@ -119,7 +119,7 @@ final class LsmEngine implements Engine {
     recovered.levels().all().forEach(SharedTable::release);
     this.backpressure = new Backpressure(options, view, lock, directory.toString());
     FileSetCommit fileSets = new FileSetCommit(options.vfs(),
-        lock, view, manifest, fileNumbers, log, clock, backpressure, crashPoints, recovered.segments());
+        lock, view, manifest, fileNumbers, log, clock, backpressure, crashPoints, recovered.snapshot());
     String name = String.valueOf(directory.getFileName());
     this.activity = new ActivitySummary(directory.toString(), backpressure::writeStalls, System::nanoTime);
     this.compactor = new Compactor(new CompactionHost(view, fileSets, damage, crashPoints), options,

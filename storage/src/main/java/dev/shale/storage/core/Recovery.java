@@ -24,6 +24,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.HashMap;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
@@ -49,10 +51,11 @@ final class Recovery {
    *     caller owns one reference to each memtable
    * @param writes whether opening's writes are done, or wait for room
    * @param damage the damaged files found, which the engine serves around and reports
-   * @param segments the log segments the new manifest lists: the replayed ones kept, and the new one
+   * @param snapshot the snapshot of the new manifest, whose segments are the replayed ones kept
+   *     (with their sealed sizes) and the new one
    */
   record Recovered(Manifest manifest, Levels levels, List<FrozenMemtable> frozen,
-      Writes writes, FileNumbers fileNumbers, DamageRegistry damage, List<Long> segments) {
+      Writes writes, FileNumbers fileNumbers, DamageRegistry damage, ManifestSnapshot snapshot) {
 
     /** Lets everything go when the engine cannot start after all. */
     void closeQuietly() {
@@ -130,20 +133,25 @@ final class Recovery {
     clock.recover(base.lastVersion());
     openTables(base.tables());
     Levels levels = Levels.of(tables);
-    replayLogs(listing, base.logNumber());
+    replayLogs(listing, base);
 
     // Steps 3 and 4: every check passed; only now does opening write.
     for (TornTailCut cut : tornTails) cutTornTail(cut.file(), cut.tail());
     for (Path segment : headerlessSegments) deleteBeforeANewerSegment(segment);
     long logNumber = numbers.allocate();
     List<TableMeta> metas = tables.stream().map(SharedTable::meta).toList();
-    // The segments that must be on disk: the kept ones, oldest (log_number) first, and the new one.
+    // The segments that must be on disk: the kept ones, oldest (log_number) first, each with the
+    // size it has now (torn tails cut), as no write goes to it again; and the new one.
     List<Long> segments = new ArrayList<>();
-    for (FrozenMemtable f : frozen.reversed()) segments.add(f.logNumber());
+    Map<Long, Long> sealedSizes = new HashMap<>();
+    for (FrozenMemtable f : frozen.reversed()) {
+      segments.add(f.logNumber());
+      sealedSizes.put(f.logNumber(), vfs.size(directory.resolve(FileNames.log(f.logNumber()))));
+    }
     segments.add(logNumber);
     // next_file_number: the manifest, numbered as it is written, goes above it (Manifest#commit).
-    ManifestSnapshot snapshot =
-        new ManifestSnapshot(numbers.peek(), segments.getFirst(), clock.current(), metas, segments);
+    ManifestSnapshot snapshot = new ManifestSnapshot(
+        numbers.peek(), segments.getFirst(), clock.current(), metas, segments, sealedSizes);
     OpeningWrites opening =
         new OpeningWrites(vfs, directory, snapshot, logNumber, obsoleteFiles(listing, snapshot));
     Manifest manifest = Manifest.unwritten(vfs, directory);
@@ -161,7 +169,7 @@ final class Recovery {
       throw e;
     }
     logOpened(writes, manifest);
-    return new Recovered(manifest, levels, List.copyOf(frozen), writes, numbers, damage, segments);
+    return new Recovered(manifest, levels, List.copyOf(frozen), writes, numbers, damage, snapshot);
   }
 
   private void logOpened(Writes writes, Manifest manifest) {
@@ -214,9 +222,10 @@ final class Recovery {
   // every segment is checked: left there, it would sit before the segments this open starts,
   // where the next open would take it for damage.
   // A tail that is not one record cut short is dropped the same way, and reported as damage.
-  private void replayLogs(DirectoryListing listing, long logNumber) throws IOException {
+  private void replayLogs(DirectoryListing listing, ManifestSnapshot base) throws IOException {
+    long logNumber = base.logNumber();
     SortedSet<Long> segments = listing.logs().tailSet(logNumber);
-    LogDamage damageCheck = LogDamage.forSegments(vfs, directory, segments);
+    LogDamage damageCheck = LogDamage.forSegments(vfs, directory, segments, base.sealedSizes());
     for (long number : segments) {
       Path file = directory.resolve(FileNames.log(number));
       Memtable memtable = new Memtable(options.memtableSizeBytes());

@@ -3,6 +3,7 @@ package dev.shale.storage.inspect;
 import dev.shale.storage.Entry;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,11 +29,14 @@ public interface DumpSink {
 
   /**
    * A manifest snapshot (docs/format.md, "Manifest"); {@code segments}: the log segments it lists
-   * as holding writes in no table (format_version 2; empty in format_version 1).
+   * as holding writes in no table (format_version 2 and 3; empty in format_version 1);
+   * {@code sealedSizes}: the sizes of those writes left, by segment (format_version 3).
    */
-  record Snapshot(long nextFileNumber, long logNumber, long lastVersion, List<Long> segments, List<SnapshotTable> tables) {
+  record Snapshot(long nextFileNumber, long logNumber, long lastVersion, List<Long> segments, Map<Long, Long> sealedSizes,
+      List<SnapshotTable> tables) {
     public Snapshot {
       segments = List.copyOf(segments);
+      sealedSizes = Map.copyOf(sealedSizes);
       tables = List.copyOf(tables);
     }
   }

@@ -145,6 +145,7 @@ public final class FileDump {
 
   private static DumpSink.Snapshot view(ManifestSnapshot snapshot) {
     return new DumpSink.Snapshot(snapshot.nextFileNumber(), snapshot.logNumber(), snapshot.lastVersion(), snapshot.segments(),
+        snapshot.sealedSizes(),
         snapshot.tables().stream().map(FileDump::view).toList());
   }
 

@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.SortedSet;
@@ -66,6 +67,7 @@ final class StoreContents implements AutoCloseable {
     DirectoryListing listing = DirectoryListing.scan(vfs, directory);
     Optional<ManifestLoader.Loaded> loaded = ManifestLoader.load(vfs, directory);
     long logNumber = 0;
+    Map<Long, Long> sealedSizes = Map.of();
     if (loaded.isPresent()) {
       ManifestSnapshot snapshot = loaded.get().snapshot();
       List<CorruptionException> unaccounted =
@@ -77,11 +79,12 @@ final class StoreContents implements AutoCloseable {
         if (overlaps(meta, start, end)) openTable(vfs, directory, meta);
       }
       logNumber = snapshot.logNumber();
+      sealedSizes = snapshot.sealedSizes();
     } else if (listing.holdsData(vfs, directory)) {
       throw new StorageException(directory + " holds " + listing.logs().size() + " .wal and "
           + listing.tables().size() + " .sst files but no valid MANIFEST: a node refuses to open it");
     }
-    replayLogs(vfs, directory, listing.logs().tailSet(logNumber), start, end);
+    replayLogs(vfs, directory, listing.logs().tailSet(logNumber), sealedSizes, start, end);
   }
 
   private void openTable(Vfs vfs, Path directory, TableMeta meta) throws IOException {
@@ -96,9 +99,9 @@ final class StoreContents implements AutoCloseable {
     metas.add(meta);
   }
 
-  private void replayLogs(Vfs vfs, Path directory, SortedSet<Long> segments, byte[] start, byte @Nullable [] end)
-      throws IOException {
-    LogDamage judge = LogDamage.forSegments(vfs, directory, segments);
+  private void replayLogs(Vfs vfs, Path directory, SortedSet<Long> segments, Map<Long, Long> sealedSizes, byte[] start,
+      byte @Nullable [] end) throws IOException {
+    LogDamage judge = LogDamage.forSegments(vfs, directory, segments, sealedSizes);
     for (long number : segments) {
       Path file = directory.resolve(FileNames.log(number));
       try (LogReader reader = LogReader.open(vfs, file)) {

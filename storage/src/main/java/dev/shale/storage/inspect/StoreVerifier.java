@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
@@ -74,11 +75,11 @@ final class StoreVerifier {
       CorruptionException skipped = RetiredSegments.problem(vfs, directory, chosen, listing);
       if (skipped != null) damage(skipped, -1);
       checkNamedTables(snapshot, listing);
-      checkLogs(listing, snapshot.logNumber());
+      checkLogs(listing, snapshot.logNumber(), snapshot.sealedSizes());
     } else {
       // No snapshot to hold them against: each file's own checks still tell damage.
       for (long number : listing.tables()) checkTable(number, null);
-      checkLogs(listing, 0);
+      checkLogs(listing, 0, Map.of());
     }
     for (Path temporary : listing.temporaries()) {
       add(Finding.note(temporary, -1, "a file being written when the store stopped; opening deletes it"));
@@ -192,13 +193,13 @@ final class StoreVerifier {
     }
   }
 
-  private void checkLogs(DirectoryListing listing, long logNumber) throws IOException {
+  private void checkLogs(DirectoryListing listing, long logNumber, Map<Long, Long> sealedSizes) throws IOException {
     for (long number : listing.logs().headSet(logNumber)) {
       add(Finding.note(directory.resolve(FileNames.log(number)), -1, "below the manifest's log_number " + logNumber
           + ": its records are in tables, and opening deletes it"));
     }
     SortedSet<Long> replayed = listing.logs().tailSet(logNumber);
-    LogDamage judge = LogDamage.forSegments(vfs, directory, replayed);
+    LogDamage judge = LogDamage.forSegments(vfs, directory, replayed, sealedSizes);
     for (long number : replayed) checkSegment(number, judge);
   }
 

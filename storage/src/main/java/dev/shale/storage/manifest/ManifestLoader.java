@@ -24,7 +24,7 @@ public final class ManifestLoader {
   public record Loaded(long fileNumber, int formatVersion, ManifestSnapshot snapshot) {
     /** Whether the snapshot lists its log segments: format_version 2 on (docs/format.md, "Manifest"). */
     public boolean listsSegments() {
-      return formatVersion >= 2;
+      return formatVersion >= ManifestFormat.SEGMENTS_LISTED;
     }
   }
 

@@ -2,6 +2,7 @@ package dev.shale.storage.manifest;
 
 import dev.shale.storage.table.TableMeta;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The state of a store as one manifest record holds it (docs/format.md, "Manifest"): a complete
@@ -15,16 +16,26 @@ import java.util.List;
  * @param segments the log segments that must be on disk, ascending, {@code logNumber} first
  *     (none in a snapshot naming no segment, a checkpoint's); none either in a snapshot read from
  *     a format_version 1 manifest, which does not list them ({@link ManifestLoader.Loaded#listsSegments})
+ * @param sealedSizes for listed segments that writes have left, the size each had then
+ *     (docs/format.md, "Manifest", {@code sealed_size}); never the last listed segment's, the
+ *     one writes go to; none in a snapshot read from a format_version 1 or 2 manifest
  */
 public record ManifestSnapshot(
-    long nextFileNumber, long logNumber, long lastVersion, List<TableMeta> tables, List<Long> segments) {
+    long nextFileNumber, long logNumber, long lastVersion, List<TableMeta> tables, List<Long> segments,
+    Map<Long, Long> sealedSizes) {
 
   public ManifestSnapshot {
     tables = List.copyOf(tables);
     segments = List.copyOf(segments);
+    sealedSizes = Map.copyOf(sealedSizes);
+  }
+
+  /** A snapshot that records no segment's sealed size (a checkpoint's, a new store's, a test's). */
+  public ManifestSnapshot(long nextFileNumber, long logNumber, long lastVersion, List<TableMeta> tables, List<Long> segments) {
+    this(nextFileNumber, logNumber, lastVersion, tables, segments, Map.of());
   }
 
   public ManifestSnapshot withNextFileNumber(long value) {
-    return new ManifestSnapshot(value, logNumber, lastVersion, tables, segments);
+    return new ManifestSnapshot(value, logNumber, lastVersion, tables, segments, sealedSizes);
   }
 }

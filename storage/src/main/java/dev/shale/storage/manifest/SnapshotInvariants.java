@@ -4,6 +4,7 @@ import dev.shale.storage.CorruptionException;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Keys;
 import dev.shale.storage.io.FileNames;
+import dev.shale.storage.io.RecordFormat;
 import dev.shale.storage.table.TableMeta;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -97,6 +98,23 @@ final class SnapshotInvariants {
       if (segment >= snapshot.nextFileNumber()) {
         throw broken(file, recordOffset, "it lists log segment " + FileNames.log(segment)
             + ", not below next_file_number " + snapshot.nextFileNumber());
+      }
+    }
+    checkSealedSizes(file, recordOffset, snapshot);
+  }
+
+  // A sealed_size (format_version 3, stored beside each listed segment) belongs to a segment
+  // writes have left: never the last listed one, the one writes go to, and never below a header.
+  private static void checkSealedSizes(Path file, long recordOffset, ManifestSnapshot snapshot) {
+    for (Map.Entry<Long, Long> sealed : snapshot.sealedSizes().entrySet()) {
+      long segment = sealed.getKey();
+      if (segment == snapshot.segments().getLast()) {
+        throw broken(file, recordOffset, "it gives " + FileNames.log(segment) + " a sealed_size,"
+            + " but only a listed segment before the last (the one writes go to) has one");
+      }
+      if (sealed.getValue() < RecordFormat.HEADER_BYTES) {
+        throw broken(file, recordOffset, "it gives " + FileNames.log(segment) + " a sealed_size of "
+            + sealed.getValue() + " bytes, less than a segment's header");
       }
     }
   }

@@ -11,29 +11,39 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The payload of a manifest record (docs/format.md, "Manifest"):
  * <pre>
  * payload := next_file_number:u64 log_number:u64 last_version:u64
  *            table_count:u32 table[table_count]
- *            segment_count:u32 segment_number:u64[segment_count]   -- format_version 2 only
+ *            segment_count:u32 segment[segment_count]              -- format_version 3
+ *            segment_count:u32 segment_number:u64[segment_count]   -- format_version 2
+ * segment := segment_number:u64 sealed_size:u64                    -- format_version 3
  * table   := file_number:u64 level:u32 file_size:u64 entry_count:u64
  *            min_version:u64 max_version:u64
  *            smallest_length:u32 smallest[smallest_length]
  *            largest_length:u32 largest[largest_length]
  * </pre>
- * Written in format_version 2 ({@link ManifestFormat#FORMAT_VERSION}); read in 1 and 2.
+ * Written in format_version 3 ({@link ManifestFormat#FORMAT_VERSION}); read in 1, 2 and 3.
  */
 final class SnapshotRecord implements Payload {
   /** Do not change: embedded in on-disk data. */
   static final int HEADER_BYTES = 8 + 8 + 8 + 4;
   /** A table's fixed fields and its two key lengths. Do not change: embedded in on-disk data. */
   static final int TABLE_FIXED_BYTES = 8 + 4 + 8 + 8 + 8 + 8 + 4 + 4;
-  /** segment_count:u32, then a u64 per segment (format_version 2). Do not change: embedded in on-disk data. */
+  /**
+   * segment_count:u32, then per segment its number:u64 and (format_version 3) its sealed_size:u64.
+   * Do not change: embedded in on-disk data.
+   */
   static final int SEGMENT_COUNT_BYTES = 4;
-  static final int SEGMENT_BYTES = 8;
+  static final int SEGMENT_NUMBER_BYTES = 8;
+  static final int SEGMENT_BYTES = SEGMENT_NUMBER_BYTES + 8;
+  /** The sealed_size of the segment writes go to. Do not change: embedded in on-disk data. */
+  static final long NOT_SEALED = 0;
 
   private static final ValueLayout.OfInt U32 =
       ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -88,7 +98,10 @@ final class SnapshotRecord implements Payload {
       sink.put(t.largestKey());
     }
     sink.putInt(snapshot.segments().size());
-    for (long segment : snapshot.segments()) sink.putLong(segment);
+    for (long segment : snapshot.segments()) {
+      sink.putLong(segment);
+      sink.putLong(snapshot.sealedSizes().getOrDefault(segment, NOT_SEALED));
+    }
   }
 
   /**
@@ -116,13 +129,20 @@ final class SnapshotRecord implements Payload {
           fileNumber, level, fileSize, entryCount, minVersion, maxVersion, smallest, largest));
     }
     List<Long> segments = new ArrayList<>();
-    if (formatVersion >= 2) {
+    Map<Long, Long> sealedSizes = new HashMap<>();
+    if (formatVersion >= ManifestFormat.SEGMENTS_LISTED) {
+      boolean sized = formatVersion >= ManifestFormat.SEALED_SIZES;
       long segmentCount = Integer.toUnsignedLong(in.u32());
-      in.require(segmentCount * SEGMENT_BYTES, "segment_count " + segmentCount);
-      for (long i = 0; i < segmentCount; i++) segments.add(in.u64());
+      in.require(segmentCount * (sized ? SEGMENT_BYTES : SEGMENT_NUMBER_BYTES), "segment_count " + segmentCount);
+      for (long i = 0; i < segmentCount; i++) {
+        long segment = in.u64();
+        segments.add(segment);
+        long sealedSize = sized ? in.u64() : NOT_SEALED;
+        if (sealedSize != NOT_SEALED) sealedSizes.put(segment, sealedSize);
+      }
     }
     in.requireEnd();
-    return new ManifestSnapshot(nextFileNumber, logNumber, lastVersion, tables, segments);
+    return new ManifestSnapshot(nextFileNumber, logNumber, lastVersion, tables, segments, sealedSizes);
   }
 
   /** Reads a payload front to back, failing with the record's offset on any overrun. */

@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
@@ -187,13 +188,42 @@ class ManifestTest {
     }
   }
 
+  // Format_version 3: each listed segment writes have left carries the size it had then.
+  @Test
+  void sealedSizesAreReadBackAsWritten() throws IOException {
+    ManifestSnapshot written = new ManifestSnapshot(10, 2, 7, List.of(table(4, "a", "m")), List.of(2L, 5L, 8L),
+        Map.of(2L, 4_096L, 5L, 16L));
+    written(Vfs.real(), dir, 1, written).close();
+
+    ManifestLoader.Loaded loaded = ManifestLoader.load(Vfs.real(), dir).orElseThrow();
+    assertThat(loaded.formatVersion()).isEqualTo(3);
+    assertSame(loaded.snapshot(), written);
+  }
+
+  // A sealed_size belongs to a listed segment before the last, and is at least a header.
+  @Test
+  void sealedSizesTheEngineNeverWritesAreRefused() throws IOException {
+    record Case(Map<Long, Long> sealed, String saying) {}
+    List<Case> cases = List.of(
+        new Case(Map.of(8L, 100L), "gives 000008.wal a sealed_size, but only a listed segment before the last"),
+        new Case(Map.of(2L, 15L), "gives 000002.wal a sealed_size of 15 bytes, less than a segment's header"));
+    for (Case c : cases) {
+      Path store = Files.createTempDirectory(dir, "case");
+      written(Vfs.real(), store, 1, new ManifestSnapshot(10, 2, 7, List.of(), List.of(2L, 5L, 8L), c.sealed())).close();
+      assertThatThrownBy(() -> ManifestLoader.load(Vfs.real(), store))
+          .as("sealed sizes %s", c.sealed())
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageContaining(c.saying());
+    }
+  }
+
   // A store written before format_version 2: its records end after the tables, and list no segment.
   @Test
   void aVersion1ManifestIsReadAndListsNoSegment() throws IOException {
     ManifestSnapshot written = snapshot(10, 2, List.of(table(4, "a", "m")));
     byte[] v2 = manifestBytes(1, written);
     ByteBuffer in = ByteBuffer.wrap(v2).order(ByteOrder.LITTLE_ENDIAN);
-    int length = in.getInt(20) - 4 - 8; // without segment_count and its one segment
+    int length = in.getInt(20) - 4 - 16; // without segment_count and its one segment (number, sealed_size)
     ByteBuffer v1 = ByteBuffer.allocate(16 + 8 + length).order(ByteOrder.LITTLE_ENDIAN);
     v1.put(v2, 0, 16).putInt(8, 1); // format_version 1
     v1.position(24);
@@ -214,12 +244,12 @@ class ManifestTest {
   @Test
   void aManifestOfAFormatVersionFromTheFutureIsRefused() throws IOException {
     byte[] bytes = manifestBytes(1, snapshot(10, 2, List.of()));
-    ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putInt(8, 3);
+    ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putInt(8, 4);
     Files.write(dir.resolve(FileNames.manifest(1)), bytes);
 
     assertThatThrownBy(() -> ManifestLoader.load(Vfs.real(), dir))
         .isInstanceOf(CorruptionException.class)
-        .hasMessageContaining("format version 3 at offset 8 is not supported (expected 1 to 2)");
+        .hasMessageContaining("format version 4 at offset 8 is not supported (expected 1 to 3)");
   }
 
   @Test
@@ -314,6 +344,7 @@ class ManifestTest {
     assertThat(actual.logNumber()).isEqualTo(expected.logNumber());
     assertThat(actual.lastVersion()).isEqualTo(expected.lastVersion());
     assertThat(actual.segments()).isEqualTo(expected.segments());
+    assertThat(actual.sealedSizes()).isEqualTo(expected.sealedSizes());
     assertThat(actual.tables()).hasSameSizeAs(expected.tables());
     for (int i = 0; i < expected.tables().size(); i++) {
       TableMeta a = actual.tables().get(i);
