@@ -48,7 +48,7 @@ import org.jspecify.annotations.Nullable;
  *   idle             IdleStateHandler: nothing moved for idleTimeoutMillis -> close (if nothing is owed)
  *   request-timeout  RequestTimeoutHandler: one request took over requestTimeoutMillis to arrive -> 408, close
  *   http             StrictServerCodec: a strict request line (400, 505), request line <= 8 KiB (414),
- *                    headers <= 8 KiB (431)
+ *                    headers <= 8 KiB (431), strict chunked bodies (400): chunk lines and trailers <= 8 KiB
  *   flow             FlowControlHandler: holds decoded requests while the handler does not read
  *   aggregator       RequestAggregator: framing, Host and Expect (RequestHeadCheck: 400, 411, 417, 501),
  *                    body <= maxValueSizeBytes (413), within the body budget (503)

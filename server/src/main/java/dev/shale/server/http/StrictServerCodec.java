@@ -1,9 +1,12 @@
 package dev.shale.server.http;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.CombinedChannelDuplexHandler;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
@@ -11,11 +14,13 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseEncoder;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Netty's HTTP/1.1 server codec, with a request line read strictly (RFC 9112 section 3):
@@ -30,6 +35,14 @@ import java.util.List;
  * hides that there were two). Before a request line only empty lines (CRLF) may come (RFC 9112
  * section 2.2); Netty skips any control byte or space there, which here is a 400 too. The failure's message
  * makes the decoder drop the rest of the connection's bytes.
+ *
+ * <p>Chunked bodies are read here, not by Netty ({@link ChunkedBodyDecoder}): Netty's chunk-size
+ * parsing is private and lenient ({@code " 5"}, {@code "5 garbage"}, {@code "5\x00zz"} read as 5;
+ * folded trailers pass). Netty still reads every head and chooses its framing (and refuses
+ * {@code Transfer-Encoding} where RFC 9112 forbids it); once it has passed on the head of a
+ * request whose body is chunked, the body's bytes go to a {@link ChunkedBodyDecoder}, and at its
+ * end Netty's decoder is {@link HttpRequestDecoder#reset() reset} to read the next request. A
+ * malformed body is a failed {@code LastHttpContent} (400, close), and the rest is dropped.
  *
  * <p>It plays HttpServerCodec's other part too: the response to a HEAD request carries no body,
  * so the encoder pairs each response with the method of the oldest request not yet answered.
@@ -71,20 +84,65 @@ public final class StrictServerCodec extends CombinedChannelDuplexHandler<HttpRe
     private boolean beforeRequestLine = true;
     // A byte other than CR or LF came before the request line being read (-1: none).
     private int junkBeforeRequestLine = -1;
+    // The chunked body being read, or null: Netty's decoder reads the bytes.
+    private @Nullable ChunkedBodyDecoder chunkedBody;
+    // A chunked body was malformed: every byte after it is dropped.
+    private boolean chunkedBodyFailed;
+    private final int maxLineBytes;
+    private final int maxTrailerBytes;
+    private final int maxContentBytes;
 
     StrictRequestDecoder(HttpDecoderConfig config) {
       super(config);
+      maxLineBytes = config.getMaxInitialLineLength();
+      maxTrailerBytes = config.getMaxHeaderSize();
+      maxContentBytes = config.getMaxChunkSize();
     }
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf buffer, List<Object> out) throws Exception {
+      if (chunkedBodyFailed) {
+        buffer.skipBytes(buffer.readableBytes());
+        return;
+      }
+      if (chunkedBody != null) {
+        decodeChunkedBody(chunkedBody, buffer, out);
+        return;
+      }
       if (beforeRequestLine) noteBytesBeforeRequestLine(buffer);
       int before = out.size();
       super.decode(ctx, buffer, out);
       for (int i = before; i < out.size(); i++) {
-        if (out.get(i) instanceof HttpRequest request) unanswered.add(request.method());
+        if (out.get(i) instanceof HttpRequest request) {
+          unanswered.add(request.method());
+          if (hasChunkedBody(request)) chunkedBody = new ChunkedBodyDecoder(maxLineBytes, maxTrailerBytes, maxContentBytes);
+        }
         if (out.get(i) instanceof LastHttpContent) beforeRequestLine = true;
       }
+    }
+
+    // Netty's own test for a chunked body (readHeaders), on a head it passed: it then returns
+    // right after the head, in its READ_CHUNK_SIZE state, with the body's bytes unread.
+    private static boolean hasChunkedBody(HttpRequest request) {
+      return !(request instanceof LastHttpContent) && request.decoderResult().isSuccess()
+          && HttpUtil.isTransferEncodingChunked(request);
+    }
+
+    private void decodeChunkedBody(ChunkedBodyDecoder body, ByteBuf buffer, List<Object> out) {
+      try {
+        if (!body.decode(buffer, out)) return;
+      } catch (MalformedChunkException e) {
+        chunkedBodyFailed = true;
+        chunkedBody = null;
+        buffer.skipBytes(buffer.readableBytes());
+        DefaultLastHttpContent failed = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER);
+        failed.setDecoderResult(DecoderResult.failure(e));
+        out.add(failed);
+        return;
+      }
+      chunkedBody = null;
+      beforeRequestLine = true;
+      reset(); // Netty's decoder, still in its chunked state, starts over at the next byte
     }
 
     // RFC 9112 2.2: empty lines (CRLF) may come before a request line, and nothing else. Netty
