@@ -24,7 +24,8 @@ import java.util.Locale;
  *   <li>the compaction: its read-ahead windows at most, {@link EngineOptions#compactionReadAheadBytes}
  *       (16 MiB with the defaults, which its sources share);</li>
  *   <li>scans: {@link #SCAN_BYTES} each (read-ahead windows of up to 256 KiB for eight table
- *       sources), as many as a sixteenth of the memory holds (32 a GiB), at most 256;</li>
+ *       sources), as many as a sixteenth of the memory holds (32 a GiB), at most 256; a scan
+ *       waiting for its client holds no windows (nor read view): only scans being read do;</li>
  *   <li>the page cache: an eighth, at least 64 MiB, so that log and table writes and the reads
  *       the block cache misses have room without the kernel reclaiming under every request;</li>
  *   <li>the block cache (filters and indexes charged to it): the rest, at least

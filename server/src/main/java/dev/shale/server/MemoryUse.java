@@ -24,6 +24,8 @@ import java.nio.file.Path;
  *     {@code answerLimitBytes}
  * @param answerLimitBytes the answer budget
  * @param maxScans the scans served at once
+ * @param scanViews the scans holding an engine iterator now (tables, memtables, read-ahead
+ *     windows); a scan waiting for its reader holds none
  * @param residentBytes the process's resident memory (VmRSS), or -1 where it cannot be read
  */
 public record MemoryUse(
@@ -37,17 +39,18 @@ public record MemoryUse(
     long answerBytes,
     long answerLimitBytes,
     int maxScans,
+    int scanViews,
     long residentBytes) {
 
   private static final Path PROC_SELF_STATUS = Path.of("/proc/self/status");
 
   /** The node's memory now. */
-  public static MemoryUse now(EngineStats engine, ServerOptions options, AnswerBudget answers) {
+  public static MemoryUse now(EngineStats engine, ServerOptions options, AnswerBudget answers, ScanViews scanViews) {
     Runtime runtime = Runtime.getRuntime();
     return new MemoryUse(options.memoryBytes(), runtime.maxMemory(), runtime.totalMemory() - runtime.freeMemory(),
         engine.blockCacheCapacityBytes(), engine.blockMemoryBytes(), engine.tableIndexBytes(),
         engine.memtableBytes() + engine.frozenMemtableBytes(), answers.heldBytes(), answers.limitBytes(), options.maxScans(),
-        processResidentBytes());
+        scanViews.open(), processResidentBytes());
   }
 
   /** The JSON object of {@code /v0/status}'s "memory". */
@@ -62,6 +65,7 @@ public record MemoryUse(
         + ", \"answerBytes\": " + answerBytes
         + ", \"answerLimitBytes\": " + answerLimitBytes
         + ", \"maxScans\": " + maxScans
+        + ", \"scanViews\": " + scanViews
         + ", \"residentBytes\": " + residentBytes + "}";
   }
 

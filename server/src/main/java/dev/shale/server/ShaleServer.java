@@ -168,7 +168,7 @@ public final class ShaleServer implements AutoCloseable {
     EntityService service = new EntityService(engine);
     ReplicationStats stats = new ReplicationStats(missed);
     NodeMetrics metrics = options.metrics() ? NodeMetrics.on(engine) : NodeMetrics.OFF;
-    metrics.watchMemory(options.memoryBytes(), answerBudget);
+    metrics.watchMemory(options.memoryBytes(), answerBudget, scanThreads.views());
     // Without peers (no cluster, or a cluster of one) every request is served here: no client,
     // no replica calls, no coordinator.
     PeerLinks client = null;

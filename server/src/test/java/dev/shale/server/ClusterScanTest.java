@@ -170,7 +170,9 @@ class ClusterScanTest {
         });
         assertThat(peer.pulledBytes.get()).as("bytes the peer pulled while the client read none of %d", total)
             .isLessThan(total / 2);
-        assertThat(peer.openIterators.get()).isEqualTo(1);
+        // Held back, the peer's scan waits for the coordinator holding no iterator (issue 35 C).
+        dev.shale.testkit.Await.until("the held-back peer's scan to let its iterator go", TestServer.TIMEOUT,
+            () -> peer.openIterators.get() == 0);
       } // the client goes away
       dev.shale.testkit.Await.until("the peer's and the coordinator's scans to be closed", TestServer.TIMEOUT,
           () -> peer.openIterators.get() == 0 && counting.get(0).openIterators.get() == 0);

@@ -533,7 +533,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     // readiness probe must not take it as up (ShaleServer.start has not returned yet).
     HttpResponseStatus code = clock == null || clock.isStarted() ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE;
     return Responses.json(head.protocolVersion(), code, StatusBody.of(engine, service.health(),
-        MemoryUse.now(engine, options, answerBudget), stats,
+        MemoryUse.now(engine, options, answerBudget, scans.views()), stats,
         cluster == null ? 1 : cluster.replicationFactor(), cluster == null ? null : cluster.membership().current(),
         cluster == null ? null : cluster.removal(), clock, repairs, handoff.get()));
   }

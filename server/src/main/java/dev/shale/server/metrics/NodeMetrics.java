@@ -3,6 +3,7 @@ package dev.shale.server.metrics;
 import dev.shale.cluster.ClockOffsets;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.coordination.ReplicationStats;
+import dev.shale.server.ScanViews;
 import dev.shale.server.http.AnswerBudget;
 import dev.shale.server.peer.PeerCallTimer;
 import dev.shale.storage.Engine;
@@ -54,9 +55,9 @@ public final class NodeMetrics {
     return new NodeMetrics(registry, http, peers);
   }
 
-  /** The node's memory budget ({@code --memory}, 0: none) and its answers, from now on. */
-  public void watchMemory(long budgetBytes, AnswerBudget answers) {
-    if (registry != null) registry.register(new MemoryCollector(budgetBytes, answers));
+  /** The node's memory budget ({@code --memory}, 0: none), its answers and its scans' read views, from now on. */
+  public void watchMemory(long budgetBytes, AnswerBudget answers, ScanViews scanViews) {
+    if (registry != null) registry.register(new MemoryCollector(budgetBytes, answers, scanViews));
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.shale.server.scan;
 
+import dev.shale.server.EngineBatches;
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.Consistency;
 import dev.shale.cluster.NodeAddress;
@@ -8,7 +9,6 @@ import dev.shale.server.http.Responses;
 import dev.shale.server.http.StreamingAnswer;
 import dev.shale.server.peer.PeerDialer;
 import dev.shale.storage.Entry;
-import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Keys;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -24,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.PriorityQueue;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -65,7 +64,7 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
   private final Scans.ScanQuery query;
   private final HttpVersion version;
   private final ScanThreads threads;
-  private final Supplier<EntryIterator> localRecords;
+  private final EngineBatches.Source localRecords;
   private final List<NodeStream> streams = new ArrayList<>();
   private final Map<NodeAddress, NodeStream> byNode = new HashMap<>();
   private final PriorityQueue<NodeStream> heap =
@@ -83,7 +82,7 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
 
   ClusterScanAnswer(
       Cluster cluster, PeerDialer dialer, Consistency consistency, Scans.ScanQuery query, HttpVersion version, ScanThreads threads,
-      Supplier<EntryIterator> localRecords) {
+      EngineBatches.Source localRecords) {
     this.cluster = cluster;
     this.map = cluster.map();
     this.dialer = dialer;
@@ -212,7 +211,11 @@ final class ClusterScanAnswer implements StreamingAnswer, NodeStream.Listener {
     } finally {
       pumping = false;
     }
-    if (phase == Phase.STREAMING) ctx().flush();
+    if (phase == Phase.STREAMING) {
+      ctx().flush();
+      // Waiting for the client: this node's stream lets its iterator go meanwhile.
+      if (!ctx().channel().isWritable()) streams.forEach(NodeStream::park);
+    }
   }
 
   /** Takes the smallest key from every stream that holds it, and writes its newest value. */

@@ -2,12 +2,10 @@ package dev.shale.server.scan;
 
 import dev.shale.server.EngineBatches;
 import dev.shale.server.Reasons;
-import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Keys;
 import io.netty.channel.ChannelHandlerContext;
 import java.lang.System.Logger.Level;
 import java.util.Objects;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -15,14 +13,16 @@ import org.jspecify.annotations.Nullable;
  * local scan, or a peer's part of a cluster scan. Backpressure from the socket to the engine: a
  * batch is pulled only once the previous one has been written and the channel is writable, so a
  * reader that reads slowly slows the scan down, and the node holds at most one batch plus
- * Netty's write buffer for it.
+ * Netty's write buffer for it. While it waits for its reader the scan holds no iterator
+ * ({@link EngineBatches#park}): a reader that stops holds no tables, memtables or read-ahead
+ * windows, however long it takes.
  *
  * <p>Confined to the channel's event loop.
  */
 final class EngineScan {
   private static final System.Logger LOG = System.getLogger(EngineScan.class.getName());
 
-  private final Supplier<EntryIterator> open;
+  private final EngineBatches.Source open;
   private final ScanThreads threads;
   private final String what; // for log lines: the range
   private @Nullable ChannelHandlerContext ctx;
@@ -33,7 +33,7 @@ final class EngineScan {
   private boolean waitingForWritable;
   private boolean over;
 
-  EngineScan(Supplier<EntryIterator> open, ScanThreads threads, byte[] start, byte @Nullable [] end) {
+  EngineScan(EngineBatches.Source open, ScanThreads threads, byte[] start, byte @Nullable [] end) {
     this.open = open;
     this.threads = threads;
     this.what = describe(start, end);
@@ -49,7 +49,7 @@ final class EngineScan {
       return;
     }
     began = true;
-    batches = new EngineBatches(open, threads, ctx.executor());
+    batches = new EngineBatches(open, threads, threads.views(), ctx.executor());
     batches.request(this::onBatch);
   }
 
@@ -72,6 +72,7 @@ final class EngineScan {
       batches().request(this::onBatch);
     } else {
       waitingForWritable = true; // writabilityChanged resumes
+      batches().park();
     }
   }
 

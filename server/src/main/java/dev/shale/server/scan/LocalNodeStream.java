@@ -3,9 +3,7 @@ package dev.shale.server.scan;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.server.EngineBatches;
 import dev.shale.storage.Entry;
-import dev.shale.storage.EntryIterator;
 import io.netty.util.concurrent.EventExecutor;
-import java.util.function.Supplier;
 
 /**
  * The coordinator's own records in a cluster scan, read through its engine (tombstones
@@ -15,9 +13,9 @@ final class LocalNodeStream extends NodeStream {
   private final EngineBatches batches;
   private boolean pulling;
 
-  LocalNodeStream(NodeAddress self, ScanRange range, Supplier<EntryIterator> open, ScanThreads threads, EventExecutor loop) {
+  LocalNodeStream(NodeAddress self, ScanRange range, EngineBatches.Source open, ScanThreads threads, EventExecutor loop) {
     super(self, range);
-    this.batches = new EngineBatches(open, threads, loop);
+    this.batches = new EngineBatches(open, threads, threads.views(), loop);
   }
 
   @Override
@@ -44,6 +42,11 @@ final class LocalNodeStream extends NodeStream {
     }
     if (batch.last()) end();
     listener().readable(this);
+  }
+
+  @Override
+  void park() {
+    if (!pulling) batches.park();
   }
 
   @Override

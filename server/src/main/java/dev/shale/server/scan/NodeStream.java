@@ -79,6 +79,9 @@ abstract class NodeStream {
   /** Lets go of the connection or iterator; nothing is reported afterwards. */
   abstract void release();
 
+  /** The merge waits for its client: a stream may let go of what it can take again (its engine iterator). */
+  void park() {}
+
   final Entry peek() {
     return buffered.peekFirst();
   }

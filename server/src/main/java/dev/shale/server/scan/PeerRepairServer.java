@@ -1,5 +1,6 @@
 package dev.shale.server.scan;
 
+import dev.shale.server.EngineBatches;
 import dev.shale.cluster.Placement;
 import dev.shale.cluster.repair.LeafSelection;
 import dev.shale.cluster.repair.LeafSet;
@@ -116,7 +117,9 @@ final class PeerRepairServer {
       failed(ctx, request.id(), PeerMessage.Failed.REFUSED, String.valueOf(e.getMessage()));
       return null;
     }
-    return new EngineScan(() -> RangeRecords.digests(service.scan(FIRST_KEY, null, true), range, selection), threads, FIRST_KEY, null);
+    return new EngineScan(
+        EngineBatches.Source.once(() -> RangeRecords.digests(service.scan(FIRST_KEY, null, true), range, selection)),
+        threads, FIRST_KEY, null);
   }
 
   private static void failed(ChannelHandlerContext ctx, long id, int code, String reason) {

@@ -1,12 +1,12 @@
 package dev.shale.server.scan;
 
+import dev.shale.server.EngineBatches;
 import dev.shale.cluster.Placement;
 import dev.shale.cluster.handoff.GainedKeys;
 import dev.shale.server.EntityService;
 import dev.shale.server.peer.MapFence;
 import dev.shale.server.peer.PeerMessage;
 import dev.shale.server.peer.PeerScans;
-import dev.shale.storage.EntryIterator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
@@ -57,7 +57,8 @@ public final class PeerScanServer implements PeerScans {
 
   @Override
   public void scan(ChannelHandlerContext ctx, long id, byte[] start, byte @Nullable [] end, @Nullable GainedKeys gained) {
-    Supplier<EntryIterator> records = gained == null ? () -> service.scan(start, end, true) : () -> {
+    // A scan that waits for the coordinator lets its iterator go, and resumes after its last key.
+    EngineBatches.Source records = gained == null ? after -> service.scan(from(start, after), end, true) : after -> {
       // On a scan thread. The store read must hold every write that reached this node addressed
       // by a map before the change: else one landing after the scan passed its key reaches no new replica.
       long change = gained.change().mapVersion();
@@ -65,10 +66,14 @@ public final class PeerScanServer implements PeerScans {
         throw new IllegalStateException("this node has not applied the change of map version " + change
             + " (or finished the writes it took before it) within " + FENCE_WAIT_MILLIS + " ms");
       }
-      return new GainedRecords(service.scan(start, end, true), gained);
+      return new GainedRecords(service.scan(from(start, after), end, true), gained);
     };
     EngineScan scan = new EngineScan(records, threads, start, end);
     ctx.pipeline().replace(ctx.name(), "scan", new ServedScan(scan, id));
+  }
+
+  private static byte[] from(byte[] start, byte @Nullable [] after) {
+    return after == null ? start : EngineBatches.keyAfter(after);
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.shale.server.scan;
 
 import dev.shale.server.EngineBatches;
 import dev.shale.server.FixedThreads;
+import dev.shale.server.ScanViews;
 import dev.shale.server.StoragePool;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -26,6 +27,7 @@ public final class ScanThreads implements Executor {
   private final ThreadPoolExecutor executor;
   private final int maxScans;
   private final AtomicInteger running = new AtomicInteger();
+  private final ScanViews views = new ScanViews();
 
   public ScanThreads(int threads, int maxScans) {
     this.maxScans = maxScans;
@@ -48,6 +50,11 @@ public final class ScanThreads implements Executor {
 
   int maxScans() {
     return maxScans;
+  }
+
+  /** The scans that hold an engine iterator now (the others wait for their readers, holding none). */
+  public ScanViews views() {
+    return views;
   }
 
   /** Runs {@code task} on a scan thread; throws RejectedExecutionException once shut down. */

@@ -2,7 +2,9 @@ package dev.shale.server.scan;
 
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.Consistency;
+import dev.shale.server.EngineBatches;
 import dev.shale.server.EntityService;
+import dev.shale.server.ScanViews;
 import dev.shale.server.Reasons;
 import dev.shale.server.http.IdDecoder;
 import dev.shale.server.http.InvalidRequestException;
@@ -55,6 +57,11 @@ public final class Scans {
     this.dialer = dialer;
   }
 
+  /** The scans holding an engine iterator now. */
+  public ScanViews views() {
+    return threads.views();
+  }
+
   /** The route of a request for {@link #ENTITIES_PATH}. */
   public Route route(HttpRequest head, RequestTarget target) {
     HttpVersion version = head.protocolVersion();
@@ -76,7 +83,7 @@ public final class Scans {
 
   private StreamingAnswer local(ScanQuery query, HttpVersion version) {
     return new EngineScanAnswer(
-        new EngineScan(() -> service.scan(query.start(), query.end(), false), threads, query.start(), query.end()), version);
+        new EngineScan(after -> service.scan(resumeAt(query, after), query.end(), false), threads, query.start(), query.end()), version);
   }
 
   private StreamingAnswer cluster(ScanQuery query, HttpVersion version) throws InvalidRequestException {
@@ -92,7 +99,12 @@ public final class Scans {
     PeerDialer peers = dialer;
     if (member == null || nodes == 1 || peers == null) return local(query, version);
     return new ClusterScanAnswer(member, peers, consistency, query, version, threads,
-        () -> service.scan(query.start(), query.end(), true));
+        after -> service.scan(resumeAt(query, after), query.end(), true));
+  }
+
+  // Where a scan (re)opens its iterator: the range's start, or just after the last key it handed over.
+  private static byte[] resumeAt(ScanQuery query, byte @Nullable [] after) {
+    return after == null ? query.start() : EngineBatches.keyAfter(after);
   }
 
   private static Refused refused(HttpVersion version, HttpResponseStatus status, String reason) {
