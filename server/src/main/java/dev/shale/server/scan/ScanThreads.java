@@ -15,9 +15,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the workers point requests need, and so that scans run also when point calls run inline.
  *
  * <p>Bounded both ways: at most {@code maxScans} scans at once server-wide (a scan past it gets
- * 503 before its first byte), and each scan has at most one pull task queued or running at a time
- * ({@link EngineBatches}), so the queue never holds more than {@code maxScans} tasks although
- * its type is unbounded.
+ * 503 before its first byte), and each scan has at most three tasks queued or running at a time
+ * ({@link EngineBatches}: one pull, the release of a {@link EngineBatches#park park} queued before
+ * it, and the {@link EngineBatches#close close}), so the queue never holds more than three times
+ * {@code maxScans} tasks although its type is unbounded.
  *
  * <p>Thread safe.
  */
