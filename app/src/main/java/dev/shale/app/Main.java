@@ -61,6 +61,10 @@ public final class Main {
   }
 
   private static int failure(Exception e, PrintWriter err) {
+    if (e instanceof SettingsRefused) {
+      err.println("shale: " + e.getMessage());
+      return USAGE;
+    }
     if (e instanceof StartupException || e instanceof AdminCallException || e instanceof ToolFailure
         || e instanceof dev.shale.load.LoadException) {
       err.println("shale: " + e.getMessage());

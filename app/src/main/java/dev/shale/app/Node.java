@@ -11,6 +11,7 @@ import dev.shale.cluster.handoff.MapChanges;
 import dev.shale.cluster.coordination.HintedWrites;
 import dev.shale.cluster.coordination.MissedWrites;
 import dev.shale.server.NodeAdmin;
+import dev.shale.server.tls.NodeTls;
 import dev.shale.server.ServerOptions;
 import dev.shale.server.ShaleServer;
 import dev.shale.server.repair.RepairRunner;
@@ -91,7 +92,7 @@ final class Node implements AutoCloseable {
   static Node start(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, @Nullable Cluster cluster,
       HintLimits hintLimits, @Nullable RaftMembership membership, @Nullable DataMovement movement) {
     try {
-      return startServing(dataDir, engineOptions, serverOptions, cluster, hintLimits, membership, movement, null);
+      return startServing(dataDir, engineOptions, serverOptions, cluster, hintLimits, membership, movement, null, null);
     } catch (RuntimeException e) {
       if (membership != null) membership.close();
       throw e;
@@ -105,12 +106,18 @@ final class Node implements AutoCloseable {
    */
   static Node startAlone(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, HintLimits hintLimits,
       @Nullable AdminSignatures adminSignatures) {
-    return startServing(dataDir, engineOptions, serverOptions, null, hintLimits, null, null, adminSignatures);
+    return startAlone(dataDir, engineOptions, serverOptions, hintLimits, adminSignatures, null);
+  }
+
+  /** Like {@link #startAlone(Path, EngineOptions, ServerOptions, HintLimits, AdminSignatures)}, serving TLS with {@code tls} (null: plaintext). */
+  static Node startAlone(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, HintLimits hintLimits,
+      @Nullable AdminSignatures adminSignatures, @Nullable NodeTls tls) {
+    return startServing(dataDir, engineOptions, serverOptions, null, hintLimits, null, null, adminSignatures, tls);
   }
 
   private static Node startServing(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, @Nullable Cluster cluster,
       HintLimits hintLimits, @Nullable RaftMembership membership, @Nullable DataMovement movement,
-      @Nullable AdminSignatures adminSignatures) {
+      @Nullable AdminSignatures adminSignatures, @Nullable NodeTls tls) {
     boolean replicated = cluster != null && cluster.takesPeers();
     if (replicated) {
       try {
@@ -135,7 +142,7 @@ final class Node implements AutoCloseable {
       HintedWrites missed = hints == null ? null : new HintedWrites(hints);
       // Snapshots live beside the store's files; the engine's own scans skip directories.
       NodeAdmin admin = new NodeAdmin(dataDir.resolve(SNAPSHOTS_DIR), adminSignatures);
-      server = ShaleServer.start(engine, serverOptions, cluster, missed == null ? MissedWrites.NONE : missed, admin);
+      server = ShaleServer.start(engine, serverOptions, cluster, missed == null ? MissedWrites.NONE : missed, admin, tls);
       HintedHandoff handoff = null;
       if (hints != null && missed != null) {
         handoff = new HintedHandoff(hints, server.hintSender(), hintLimits);

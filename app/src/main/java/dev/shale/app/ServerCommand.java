@@ -11,6 +11,9 @@ import dev.shale.cluster.handoff.MapChanges;
 import dev.shale.cluster.membership.ClusterMap;
 import dev.shale.app.membership.RaftMembership;
 import dev.shale.server.ServerOptions;
+import dev.shale.server.tls.NodeTls;
+import dev.shale.server.tls.TlsFiles;
+import dev.shale.server.tls.TlsSetupException;
 import dev.shale.storage.Compression;
 import dev.shale.storage.CpuPriority;
 import dev.shale.storage.EngineOptions;
@@ -124,6 +127,23 @@ final class ServerCommand implements Callable<Integer> {
           + "file (at least 16 bytes; as the cluster secret signs them in a cluster), and are then taken "
           + "from anywhere. Without it such a node serves admin calls to loopback clients only.")
   @Nullable Path adminSecretFile;
+
+  @Option(names = "--tls-cert", paramLabel = "<chain.pem>",
+      description =
+          "Serve HTTPS (TLS 1.3 and 1.2) on --port with this certificate chain (PEM: the node's certificate, then its "
+          + "issuers'; 'shale certs node' makes one). Needs --tls-key. The files are reloaded when they change: new "
+          + "connections get the new certificate, open ones keep theirs. A node of a cluster cannot use it yet: TLS "
+          + "between nodes is not built.")
+  @Nullable Path tlsCert;
+
+  @Option(names = "--tls-key", paramLabel = "<key.pem>",
+      description = "The private key of --tls-cert (PEM, PKCS#8 or OpenSSL's EC/RSA form, unencrypted); keep it mode 0600.")
+  @Nullable Path tlsKey;
+
+  @Option(names = "--tls-client-ca", paramLabel = "<ca.pem>",
+      description = "With --tls-cert: every client must present a certificate issued by this CA (mutual TLS; "
+          + "'shale certs client' makes them). Without it clients present none.")
+  @Nullable Path tlsClientCa;
 
   @Option(names = "--trusted-network",
       description =
@@ -341,12 +361,14 @@ final class ServerCommand implements Callable<Integer> {
     if (streamRateBytes < 1 || streamRateBytes > Integer.MAX_VALUE) {
       throw usage("--stream-rate must be in [1, " + Integer.MAX_VALUE + "] bytes a second: " + streamRateBytes);
     }
+    boolean member = MembershipStart.needed(data, membership);
+    NodeTls tls = tls(member);
     ShutdownSignals signals = ShutdownSignals.install(shutdownLimitMillis());
     try {
       // A node alone runs no Raft; any other node's cluster is its Raft-agreed map.
-      Node node = MembershipStart.needed(data, membership)
+      Node node = member
           ? startMember(engineOptions, serverOptions, hintLimits, membership)
-          : Node.startAlone(data, engineOptions, serverOptions, hintLimits, adminSignatures());
+          : Node.startAlone(data, engineOptions, serverOptions, hintLimits, adminSignatures(), tls);
       node.repairEvery(repairIntervalMillis);
       LOG.log(Level.INFO, "shale " + VersionProvider.version() + " serving " + node.describe());
       String why = "an interrupt";
@@ -478,6 +500,24 @@ final class ServerCommand implements Callable<Integer> {
       return new HintLimits(hintMaxSizeBytes, hintMaxAgeMillis, hintDeliveriesPerSecond);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
+    }
+  }
+
+  /**
+   * The TLS of --tls-cert, --tls-key and --tls-client-ca, read and checked now (null without
+   * them): files that cannot be used refuse the start with one line (exit 2).
+   */
+  private @Nullable NodeTls tls(boolean member) {
+    if (tlsCert == null && tlsKey == null && tlsClientCa == null) return null;
+    if (tlsCert == null || tlsKey == null) throw usage("--tls-cert and --tls-key go together (and --tls-client-ca needs them)");
+    if (member) {
+      throw new SettingsRefused("--tls-cert: TLS between the nodes of a cluster is not built yet; a node with --cluster, "
+          + "--join or a cluster's store serves plaintext only");
+    }
+    try {
+      return NodeTls.open(new TlsFiles(tlsCert, tlsKey, tlsClientCa), System::currentTimeMillis);
+    } catch (TlsSetupException e) {
+      throw new SettingsRefused("cannot serve TLS: " + e.getMessage());
     }
   }
 

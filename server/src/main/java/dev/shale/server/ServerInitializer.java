@@ -21,6 +21,8 @@ import dev.shale.server.scan.Scans;
 import dev.shale.storage.Engine;
 import dev.shale.server.peer.PeerEndpoint;
 import dev.shale.server.peer.PortSniffer;
+import dev.shale.server.tls.NodeTls;
+import dev.shale.server.tls.TlsSniffer;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
@@ -38,7 +40,9 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Assembles each connection's pipeline, and with it every limit a connection is held to. First
+ * Assembles each connection's pipeline, and with it every limit a connection is held to. On a
+ * TLS port ({@code --tls-cert}) first {@link TlsSniffer}: a TLS handshake gets an SslHandler of
+ * the certificate in force and the rest sees the decrypted bytes; plaintext is refused. Then
  * only {@link PortSniffer}: a first byte 0x89 and the preface make a peer connection (frame
  * codec, handshake, then {@link dev.shale.server.peer.PeerRequestHandler}; docs/format.md,
  * "Internode protocol"); anything else is HTTP, whose handlers are then:
@@ -90,12 +94,14 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   private final NodeMetrics metrics;
   private final NodeAdmin admin;
   private final @Nullable SnapshotRoutes snapshots; // null: no snapshots
+  private final @Nullable NodeTls tls; // null: the port speaks plaintext
 
   ServerInitializer(
       ServerOptions options, EntityService service, @Nullable StoragePool pool, BodyBudget budget,
       AnswerBudget answerBudget, ChannelGroup connections, BooleanSupplier draining, @Nullable Cluster cluster, @Nullable Coordinator coordinator,
       @Nullable ClockOffsets clock, ReplicationStats stats, Supplier<List<RangeProgress>> handoff, Scans scans, @Nullable PeerEndpoint peers,
-      @Nullable RepairRunner repairs, NodeMetrics metrics, NodeAdmin admin, @Nullable SnapshotRoutes snapshots) {
+      @Nullable RepairRunner repairs, NodeMetrics metrics, NodeAdmin admin, @Nullable SnapshotRoutes snapshots, @Nullable NodeTls tls) {
+    this.tls = tls;
     this.metrics = metrics;
     this.admin = admin;
     this.snapshots = snapshots;
@@ -119,6 +125,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
 
   @Override
   protected void initChannel(SocketChannel channel) {
+    if (tls != null) channel.pipeline().addLast("tls-sniff", new TlsSniffer(tls));
     // The first bytes say whether this is a peer connection or HTTP (PortSniffer).
     channel.pipeline().addLast("sniff", new PortSniffer(this::httpPipeline, peers, options.idleTimeoutMillis()));
     // Added to the group before the check: either ShaleServer.close sees this connection in the

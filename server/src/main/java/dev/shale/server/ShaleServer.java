@@ -30,6 +30,7 @@ import dev.shale.server.repair.RepairRunner;
 import dev.shale.server.scan.PeerScanServer;
 import dev.shale.server.scan.ScanThreads;
 import dev.shale.server.scan.Scans;
+import dev.shale.server.tls.NodeTls;
 import dev.shale.storage.Engine;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -153,6 +154,16 @@ public final class ShaleServer implements AutoCloseable {
    */
   public static ShaleServer start(Engine engine, ServerOptions options, @Nullable Cluster cluster, MissedWrites missed,
       NodeAdmin admin) {
+    return start(engine, options, cluster, missed, admin, null);
+  }
+
+  /**
+   * Like {@link #start(Engine, ServerOptions, Cluster, MissedWrites, NodeAdmin)}, serving TLS on
+   * the port with {@code tls} (null: plaintext), whose files are checked for a new certificate
+   * every {@link #TLS_POLL_MILLIS}.
+   */
+  public static ShaleServer start(Engine engine, ServerOptions options, @Nullable Cluster cluster, MissedWrites missed,
+      NodeAdmin admin, @Nullable NodeTls tls) {
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     Class<? extends ServerChannel> channelType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
@@ -241,7 +252,15 @@ public final class ShaleServer implements AutoCloseable {
         .childHandler(new ServerInitializer(
             options, service, pool, budget, answerBudget, connections, draining::get, cluster, coordinator, clockOffsets, stats,
             () -> handoff.get() == null ? List.of() : handoff.get().progress(), new Scans(service, scanThreads, cluster, dialer), peers,
-            repairs, metrics, admin, admin.snapshots() == null ? null : new SnapshotRoutes(engine, admin.snapshots())));
+            repairs, metrics, admin, admin.snapshots() == null ? null : new SnapshotRoutes(engine, admin.snapshots()), tls));
+    if (tls != null) {
+      bootstrap.childAttr(NodeTls.OF_CONNECTION, tls);
+      // On the acceptor's loop, mostly idle: a poll reads three files' attributes, and a reload
+      // (rare) reads three small files and builds a context, a few milliseconds.
+      acceptGroup.scheduleWithFixedDelay(() -> {
+        tls.reloadIfChanged();
+      }, TLS_POLL_MILLIS, TLS_POLL_MILLIS, TimeUnit.MILLISECONDS);
+    }
     try {
       Channel listener = bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
       // Greets every peer, and returns once they know this node is up: a restarted node's
@@ -330,6 +349,9 @@ public final class ShaleServer implements AutoCloseable {
   public int queuedStorageCalls() {
     return pool == null ? 0 : pool.queued();
   }
+
+  /** How often a TLS node looks at its certificate's files for a new one. */
+  static final long TLS_POLL_MILLIS = 1_000;
 
   /** How long a start waits at most for its greetings to the peers to end (see {@link PeerLinks#greetAll}). */
   static final long MAX_GREETING_WAIT_MILLIS = 1_000;

@@ -26,6 +26,12 @@ public final class StatusBody {
 
   private StatusBody() {}
 
+  /** {@code body} (an object, as {@link #of} makes) with one more member, {@code name}: {@code json}. */
+  public static String withMember(String body, String name, String json) {
+    if (!body.endsWith("}")) throw new IllegalArgumentException("not a JSON object: " + body);
+    return body.substring(0, body.length() - 1) + ", " + quote(name) + ": " + json + "}";
+  }
+
   /**
    * {@code replicationFactor}: how many nodes keep each key (1 for a node without a cluster);
    * {@code topology}: the cluster map, as "topology" (none without a cluster); {@code removal}:

@@ -17,6 +17,7 @@ import dev.shale.server.Reasons;
 import dev.shale.server.RepairBody;
 import dev.shale.server.ServerOptions;
 import dev.shale.server.StatusBody;
+import dev.shale.server.tls.NodeTls;
 import dev.shale.server.StoragePool;
 import dev.shale.server.metrics.NodeMetrics;
 import dev.shale.server.metrics.RequestRoute;
@@ -532,10 +533,13 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     // Until its start measured the clock against the members' the node serves no client: a
     // readiness probe must not take it as up (ShaleServer.start has not returned yet).
     HttpResponseStatus code = clock == null || clock.isStarted() ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE;
-    return Responses.json(head.protocolVersion(), code, StatusBody.of(engine, service.health(),
+    String body = StatusBody.of(engine, service.health(),
         MemoryUse.now(engine, options, answerBudget, scans.views()), stats,
         cluster == null ? 1 : cluster.replicationFactor(), cluster == null ? null : cluster.membership().current(),
-        cluster == null ? null : cluster.removal(), clock, repairs, handoff.get()));
+        cluster == null ? null : cluster.removal(), clock, repairs, handoff.get());
+    // A TLS port's certificate in force (its subject and expiry, never key material).
+    NodeTls tls = ctx().channel().attr(NodeTls.OF_CONNECTION).get();
+    return Responses.json(head.protocolVersion(), code, tls == null ? body : StatusBody.withMember(body, "tls", tls.statusJson()));
   }
 
   /**
