@@ -1,7 +1,9 @@
 package dev.shale.app;
 
 import dev.shale.cluster.NodeAddress;
+import java.nio.file.Path;
 import java.time.Duration;
+import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -16,12 +18,24 @@ import picocli.CommandLine.Spec;
 final class ClientOptions {
   /** Where {@code shale server} listens unless told otherwise (its --host and --port defaults). */
   static final String DEFAULT_VIA = "http://127.0.0.1:8080";
+  private static final String HTTPS = "https://";
 
   @Spec(Spec.Target.MIXEE) CommandSpec spec;
 
   @Option(names = "--via", paramLabel = "<url>", defaultValue = DEFAULT_VIA,
-      description = "The node to ask, as its base URL; in a cluster any member. Default: ${DEFAULT-VALUE}.")
+      description = "The node to ask, as its base URL (https:// for a node serving TLS); in a cluster any member. Default: ${DEFAULT-VALUE}.")
   String via;
+
+  @Option(names = "--ca-cert", paramLabel = "<ca.pem>",
+      description = "With an https:// --via: trust the node's certificate if this CA (PEM) issued it. Default: the JDK's trusted CAs.")
+  @Nullable Path caCert;
+
+  @Option(names = "--cert", paramLabel = "<chain.pem>",
+      description = "With an https:// --via: present this client certificate (PEM chain; 'shale certs client' makes one) to a node that requires one.")
+  @Nullable Path cert;
+
+  @Option(names = "--key", paramLabel = "<key.pem>", description = "The private key of --cert (PEM).")
+  @Nullable Path key;
 
   @Option(names = "--ack", paramLabel = "<n>",
       description = "How many replicas must answer (a cluster's consistency; README, \"Cluster\"). Default: the node's, a majority of --from.")
@@ -38,15 +52,27 @@ final class ClientOptions {
   /** The calls to the {@code --via} node with these options; a usage error if one is wrong. */
   EntityCalls calls() {
     NodeAddress node;
+    String given = via.trim();
+    boolean https = given.regionMatches(true, 0, HTTPS, 0, HTTPS.length());
     try {
-      node = NodeAddress.parse(via);
+      node = NodeAddress.parse(https ? "http://" + given.substring(HTTPS.length()) : given);
     } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), "--via: " + e.getMessage());
+      throw new ParameterException(spec.commandLine(), "--via: " + String.valueOf(e.getMessage()).replace("http://host", "http(s)://host"));
+    }
+    SSLContext tls = null;
+    if (https) {
+      try {
+        tls = ClientTls.context(caCert, cert, key);
+      } catch (IllegalArgumentException e) {
+        throw new ParameterException(spec.commandLine(), e.getMessage());
+      }
+    } else if (caCert != null || cert != null || key != null) {
+      throw new ParameterException(spec.commandLine(), "--ca-cert, --cert and --key are for an https:// --via, not " + via);
     }
     if (timeoutMillis < 1) throw new ParameterException(spec.commandLine(), "--timeout must be at least 1 ms: " + timeoutMillis);
     if (ack != null && ack < 1) throw new ParameterException(spec.commandLine(), "--ack must be at least 1: " + ack);
     if (from != null && from < 1) throw new ParameterException(spec.commandLine(), "--from must be at least 1: " + from);
-    return new EntityCalls(node, consistencyQuery(), Duration.ofMillis(timeoutMillis));
+    return new EntityCalls(node, tls, consistencyQuery(), Duration.ofMillis(timeoutMillis));
   }
 
   /** {@code &ack=A&from=F} for what was given (the node checks them: a 400 says what is wrong). */

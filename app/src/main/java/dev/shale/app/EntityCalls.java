@@ -9,6 +9,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,15 +30,33 @@ final class EntityCalls {
   }
 
   private final NodeAddress node;
+  private final @Nullable SSLContext tls; // null: plain http
   private final String consistency; // "&ack=..&from=..", or empty
   private final Duration timeout;
-  private final HttpClient http = NodeCalls.client();
+  private final HttpClient http;
 
   /** Calls of {@code node}, each with the query {@code consistency} and bounded by {@code timeout}. */
   EntityCalls(NodeAddress node, String consistency, Duration timeout) {
+    this(node, null, consistency, timeout);
+  }
+
+  /** As above, over TLS with {@code tls} (null: plain http). */
+  EntityCalls(NodeAddress node, @Nullable SSLContext tls, String consistency, Duration timeout) {
     this.node = node;
+    this.tls = tls;
     this.consistency = consistency;
     this.timeout = timeout;
+    this.http = NodeCalls.client(tls);
+  }
+
+  /** The TLS the calls use; null: plain http. */
+  @Nullable SSLContext tls() {
+    return tls;
+  }
+
+  /** The node's base URL: {@code http://host:port}, or {@code https://} over TLS. */
+  String baseUrl() {
+    return tls == null ? node.url() : "https://" + node.id();
   }
 
   NodeAddress node() {
@@ -75,7 +94,7 @@ final class EntityCalls {
   }
 
   private Answer call(String method, String target, HttpRequest.BodyPublisher body) {
-    HttpRequest request = HttpRequest.newBuilder(URI.create(node.url() + target)).timeout(timeout).method(method, body).build();
+    HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl() + target)).timeout(timeout).method(method, body).build();
     HttpResponse<byte[]> response = NodeCalls.send(http, request, HttpResponse.BodyHandlers.ofByteArray(), node, timeout,
         method + " " + target);
     return new Answer(response.statusCode(), response.body());

@@ -10,6 +10,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLHandshakeException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sends one HTTP request to a node for a command (the admin calls of {@link AdminClient}, the
@@ -24,7 +27,14 @@ final class NodeCalls {
 
   /** An HTTP/1.1 client that gives up connecting after {@link #CONNECT_TIMEOUT}. */
   static HttpClient client() {
-    return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT).build();
+    return client(null);
+  }
+
+  /** As above, over TLS with {@code tls} for https:// URLs (null: the JDK's default TLS). */
+  static HttpClient client(@Nullable SSLContext tls) {
+    HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT);
+    if (tls != null) builder.sslContext(tls);
+    return builder.build();
   }
 
   /**
@@ -39,6 +49,8 @@ final class NodeCalls {
       throw new AdminCallException("cannot connect to " + node + ": no answer within " + CONNECT_TIMEOUT.toSeconds() + " s", e);
     } catch (ConnectException e) {
       throw new AdminCallException("cannot connect to " + node + ": connection refused (is a node running there?)", e);
+    } catch (SSLHandshakeException e) {
+      throw new AdminCallException(ClientTls.handshakeFailure(node, e), e);
     } catch (HttpTimeoutException e) {
       throw new AdminCallException(node + " did not answer " + what + " within " + timeout.toMillis() + " ms", e);
     } catch (IOException e) {

@@ -12,6 +12,11 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import org.jspecify.annotations.Nullable;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.function.BiConsumer;
@@ -37,10 +42,16 @@ final class ScanReader {
    * before the last chunk, or no byte for {@code timeout}: an {@link AdminCallException} saying so.
    */
   static long read(NodeAddress node, String target, Duration timeout, BiConsumer<byte[], byte[]> entry) {
+    return read(node, null, target, timeout, entry);
+  }
+
+  /** As above, over TLS with {@code tls} (null: in clear), checking that the node's certificate names its host. */
+  static long read(NodeAddress node, @Nullable SSLContext tls, String target, Duration timeout, BiConsumer<byte[], byte[]> entry) {
     String what = "GET " + target;
-    try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress(node.host(), node.port()), (int) NodeCalls.CONNECT_TIMEOUT.toMillis());
-      socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+    try (Socket plain = new Socket()) {
+      plain.connect(new InetSocketAddress(node.host(), node.port()), (int) NodeCalls.CONNECT_TIMEOUT.toMillis());
+      plain.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+      Socket socket = tls == null ? plain : handshake(tls, plain, node);
       socket.getOutputStream().write((what + " HTTP/1.1\r\nHost: " + node.id() + "\r\nConnection: close\r\n\r\n")
           .getBytes(StandardCharsets.UTF_8));
       InputStream in = new BufferedInputStream(socket.getInputStream(), 64 << 10);
@@ -54,11 +65,22 @@ final class ScanReader {
       return entries(in, entry, node, what);
     } catch (ConnectException e) {
       throw new AdminCallException("cannot connect to " + node + ": connection refused (is a node running there?)", e);
+    } catch (SSLHandshakeException e) {
+      throw new AdminCallException(ClientTls.handshakeFailure(node, e), e);
     } catch (SocketTimeoutException e) {
       throw new AdminCallException(node + " sent nothing of " + what + " for " + timeout.toMillis() + " ms", e);
     } catch (IOException e) {
       throw new AdminCallException(what + " to " + node + " failed: " + Reasons.oneLine(String.valueOf(e.getMessage())), e);
     }
+  }
+
+  private static Socket handshake(SSLContext tls, Socket plain, NodeAddress node) throws IOException {
+    SSLSocket socket = (SSLSocket) tls.getSocketFactory().createSocket(plain, node.host(), node.port(), true);
+    SSLParameters parameters = socket.getSSLParameters();
+    parameters.setEndpointIdentificationAlgorithm("HTTPS"); // the certificate must name the host, as curl checks
+    socket.setSSLParameters(parameters);
+    socket.startHandshake();
+    return socket;
   }
 
   private static long entries(InputStream in, BiConsumer<byte[], byte[]> entry, NodeAddress node, String what) throws IOException {
