@@ -9,6 +9,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -21,6 +22,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class AdminClient {
   private final NodeAddress node;
+  private final String baseUrl; // http://host:port, or https:// over TLS
   private final @Nullable AdminSignatures signatures; // null: unsigned, for a node without a secret
   private final Duration timeout;
   private final HttpClient http;
@@ -30,10 +32,16 @@ final class AdminClient {
    * cluster secret takes them); {@code timeout} bounds each call, from connecting to its answer.
    */
   AdminClient(NodeAddress node, @Nullable AdminSignatures signatures, Duration timeout) {
+    this(node, null, signatures, timeout);
+  }
+
+  /** As above, over TLS with {@code tls} (null: plain http). */
+  AdminClient(NodeAddress node, @Nullable SSLContext tls, @Nullable AdminSignatures signatures, Duration timeout) {
     this.node = node;
+    this.baseUrl = tls == null ? node.url() : "https://" + node.id();
     this.signatures = signatures;
     this.timeout = timeout;
-    this.http = NodeCalls.client();
+    this.http = NodeCalls.client(tls);
   }
 
   /** {@code POST target} with no body; {@code target} is the path and query, e.g. {@code /v0/admin/compact}. */
@@ -49,7 +57,7 @@ final class AdminClient {
   /** Sends {@code method target} with {@code body}, signed; answers the body of a 2xx answer. */
   String call(String method, String target, byte[] body) {
     if (!target.startsWith("/")) throw new IllegalArgumentException("a target is a path: " + target);
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(node.url() + target))
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + target))
         .timeout(timeout)
         .method(method, body.length == 0 ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
     AdminSignatures signer = signatures;

@@ -4,6 +4,7 @@ import dev.shale.cluster.AdminSignatures;
 import dev.shale.cluster.NodeAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -19,8 +20,19 @@ final class AdminOptions {
   @Spec(Spec.Target.MIXEE) CommandSpec spec;
 
   @Option(names = "--via", paramLabel = "<url>", required = true,
-      description = "A node of the cluster, as its base URL (e.g. http://10.0.0.1:8080): the call goes to it.")
+      description = "A node of the cluster, as its base URL (e.g. http://10.0.0.1:8080, or https:// for a node serving TLS): the call goes to it.")
   String via;
+
+  @Option(names = "--ca-cert", paramLabel = "<ca.pem>",
+      description = "With an https:// --via: trust the node's certificate if this CA (PEM) issued it. Default: the JDK's trusted CAs.")
+  @Nullable Path caCert;
+
+  @Option(names = "--cert", paramLabel = "<chain.pem>",
+      description = "With an https:// --via: present this client certificate (PEM chain) to a node that requires one.")
+  @Nullable Path cert;
+
+  @Option(names = "--key", paramLabel = "<key.pem>", description = "The private key of --cert (PEM).")
+  @Nullable Path key;
 
   @Option(names = "--cluster-secret-file", paramLabel = "<file>",
       description = "A file holding the cluster secret (as given to the nodes), to sign the call with. "
@@ -44,7 +56,7 @@ final class AdminOptions {
   AdminClient client() {
     NodeAddress node;
     try {
-      node = NodeAddress.parse(via);
+      node = ClientTls.parseVia(via);
     } catch (IllegalArgumentException e) {
       throw usage("--via: " + e.getMessage());
     }
@@ -54,7 +66,13 @@ final class AdminOptions {
   /** A client of {@code node} (a member the --via node named) that signs as {@link #client()} does. */
   AdminClient client(NodeAddress node) {
     if (timeoutMillis < 1) throw usage("--timeout must be at least 1 ms: " + timeoutMillis);
-    return new AdminClient(node, signatures(), Duration.ofMillis(timeoutMillis));
+    @Nullable SSLContext tls;
+    try {
+      tls = ClientTls.forVia(via, caCert, cert, key);
+    } catch (IllegalArgumentException e) {
+      throw usage(e.getMessage());
+    }
+    return new AdminClient(node, tls, signatures(), Duration.ofMillis(timeoutMillis));
   }
 
   private @Nullable AdminSignatures signatures() {

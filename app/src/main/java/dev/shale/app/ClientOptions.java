@@ -18,7 +18,6 @@ import picocli.CommandLine.Spec;
 final class ClientOptions {
   /** Where {@code shale server} listens unless told otherwise (its --host and --port defaults). */
   static final String DEFAULT_VIA = "http://127.0.0.1:8080";
-  private static final String HTTPS = "https://";
 
   @Spec(Spec.Target.MIXEE) CommandSpec spec;
 
@@ -52,22 +51,16 @@ final class ClientOptions {
   /** The calls to the {@code --via} node with these options; a usage error if one is wrong. */
   EntityCalls calls() {
     NodeAddress node;
-    String given = via.trim();
-    boolean https = given.regionMatches(true, 0, HTTPS, 0, HTTPS.length());
     try {
-      node = NodeAddress.parse(https ? "http://" + given.substring(HTTPS.length()) : given);
+      node = ClientTls.parseVia(via);
     } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), "--via: " + String.valueOf(e.getMessage()).replace("http://host", "http(s)://host"));
+      throw new ParameterException(spec.commandLine(), "--via: " + e.getMessage());
     }
-    SSLContext tls = null;
-    if (https) {
-      try {
-        tls = ClientTls.context(caCert, cert, key);
-      } catch (IllegalArgumentException e) {
-        throw new ParameterException(spec.commandLine(), e.getMessage());
-      }
-    } else if (caCert != null || cert != null || key != null) {
-      throw new ParameterException(spec.commandLine(), "--ca-cert, --cert and --key are for an https:// --via, not " + via);
+    @Nullable SSLContext tls;
+    try {
+      tls = ClientTls.forVia(via, caCert, cert, key);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
     }
     if (timeoutMillis < 1) throw new ParameterException(spec.commandLine(), "--timeout must be at least 1 ms: " + timeoutMillis);
     if (ack != null && ack < 1) throw new ParameterException(spec.commandLine(), "--ack must be at least 1: " + ack);

@@ -24,7 +24,41 @@ import org.jspecify.annotations.Nullable;
  * into one line that says what to do.
  */
 final class ClientTls {
+  private static final String HTTPS = "https://";
+
   private ClientTls() {}
+
+  /** Whether {@code url} is an https:// URL (any case). */
+  static boolean isHttps(String url) {
+    return url.trim().regionMatches(true, 0, HTTPS, 0, HTTPS.length());
+  }
+
+  /** {@code url} with an https:// scheme written http://, for NodeAddress.parse, which knows host and port only. */
+  static String asHttp(String url) {
+    String given = url.trim();
+    return isHttps(given) ? "http://" + given.substring(HTTPS.length()) : given;
+  }
+
+  /** The node an http:// or https:// --via names; an IllegalArgumentException names the URL as given. */
+  static NodeAddress parseVia(String via) {
+    try {
+      return NodeAddress.parse(asHttp(via));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(String.valueOf(e.getMessage()).replace(asHttp(via), via.trim()), e);
+    }
+  }
+
+  /**
+   * The TLS of a command's --via: the context of {@link #context} for an https:// URL, null for
+   * an http:// one (then any of the TLS options is an IllegalArgumentException).
+   */
+  static @Nullable SSLContext forVia(String via, @Nullable Path caCert, @Nullable Path cert, @Nullable Path key) {
+    if (isHttps(via)) return context(caCert, cert, key);
+    if (caCert != null || cert != null || key != null) {
+      throw new IllegalArgumentException("--ca-cert, --cert and --key are for an https:// --via, not " + via);
+    }
+    return null;
+  }
 
   /**
    * An SSLContext trusting the certificates in {@code caCert} (null: the JDK's defaults) and

@@ -42,6 +42,11 @@ class TlsNodeTest {
       assertThat(run("scan", "--via", url, "--ca-cert", ca)).as(err.toString()).isZero();
       assertThat(out.toString()).contains("greeting");
       assertThat(run("delete", "--via", url, "--ca-cert", ca, "greeting")).as(err.toString()).isZero();
+      // Admin calls too (loopback, unsigned, as a single node without a secret takes them).
+      assertThat(run("snapshot", "create", "--name", "tls", "--via", url, "--ca-cert", ca)).as(err.toString()).isZero();
+      assertThat(out.toString()).contains("snapshots").contains("tls");
+      assertThat(run("snapshot", "list", "--via", url)).isEqualTo(Main.FAILED);
+      assertThat(err.toString()).contains("is not trusted").hasLineCount(1);
 
       assertThat(run("get", "--via", url, "greeting")).isEqualTo(Main.FAILED);
       assertThat(err.toString()).isEqualTo("shale: the certificate of https://127.0.0.1:" + port + " is not trusted (unable to find valid certification path "
