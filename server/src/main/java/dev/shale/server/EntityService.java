@@ -244,6 +244,11 @@ public final class EntityService {
   }
 
   /** The engine's counters and sizes, for the status page. */
+  /** The engine clock's wall time, epoch milliseconds: the time the node stamps on what it records. */
+  public long wallMillis() {
+    return engine.clock().wallMillis();
+  }
+
   public EngineStats stats() {
     return engine.stats();
   }

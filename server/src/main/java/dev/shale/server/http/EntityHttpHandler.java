@@ -4,6 +4,7 @@ import dev.shale.cluster.AdminSignatures;
 import dev.shale.cluster.ClockOffsets;
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.Consistency;
+import dev.shale.cluster.auth.TokenAuth;
 import dev.shale.cluster.coordination.Coordinator;
 import dev.shale.cluster.coordination.ReplicationStats;
 import dev.shale.cluster.handoff.RangeProgress;
@@ -111,6 +112,8 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final @Nullable TopologyRoutes topology; // null without a cluster
   private final Scans scans;
   private final AdminGate adminGate;
+  private final @Nullable TokenGate tokenGate; // null: the node requires no tokens
+  private final @Nullable TokenRoutes tokenRoutes; // null: the node keeps no tokens
   private final @Nullable SnapshotRoutes snapshots; // null: this node takes no snapshots
   private final AnswerBudget answerBudget;
   private final RecentValueSizes valueSizes; // node-wide
@@ -151,6 +154,11 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     this.cluster = cluster;
     this.topology = cluster == null ? null : new TopologyRoutes(cluster.membership());
     this.adminGate = adminGate(cluster, admin);
+    TokenAuth tokens = admin.tokens();
+    AdminSignatures signatures = signatures(cluster, admin);
+    this.tokenGate = tokens == null || !admin.tokensRequired() ? null
+        : new TokenGate(tokens, signatures == null ? null : AdminGate.signed(signatures), EntityService.MAX_ID_BYTES);
+    this.tokenRoutes = tokens == null ? null : new TokenRoutes(tokens.tokens(), service::wallMillis, EntityService.MAX_ID_BYTES);
   }
 
   @Override
@@ -283,10 +291,31 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
 
   private Action route(InboundRequest.Received request, RequestTarget target) {
     HttpRequest head = request.head();
+    TokenGate tokens = tokenGate;
+    if (tokens != null) {
+      // Tokens replace the loopback rule: an admin call passes with the admin scope or a signature.
+      switch (tokens.decide(head, target, request.body(), ctx().channel().remoteAddress())) {
+        case TokenGate.Decision.Refuse refuse -> {
+          return new Answer(refuse.response());
+        }
+        case TokenGate.Decision.HealthOnly ignored -> {
+          return new Answer(health(head));
+        }
+        case TokenGate.Decision.Pass ignored -> {
+          return routeAllowed(request, target);
+        }
+      }
+    }
     if (AdminGate.isAdmin(target.path())) {
       FullHttpResponse refusal = adminGate.refusal(head, request.body(), ctx().channel().remoteAddress());
       if (refusal != null) return new Answer(refusal);
     }
+    return routeAllowed(request, target);
+  }
+
+  /** Routes a request its credentials allow. */
+  private Action routeAllowed(InboundRequest.Received request, RequestTarget target) {
+    HttpRequest head = request.head();
     String refusal = clientRefusal();
     if (refusal != null && (target.path().equals(ENTITY_PATH) || target.path().equals(Scans.ENTITIES_PATH))) {
       return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.SERVICE_UNAVAILABLE, refusal));
@@ -305,6 +334,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       case TopologyRoutes.TOPOLOGY_PATH, TopologyRoutes.JOIN_PATH, TopologyRoutes.REMOVE_PATH -> topology(head, target);
       case REPAIR_PATH -> repair(head);
       case SnapshotRoutes.SNAPSHOT_PATH, SnapshotRoutes.SNAPSHOTS_PATH -> snapshot(head, target);
+      case TokenRoutes.TOKENS_PATH -> tokens(head, target);
       default -> new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.BAD_REQUEST,
           "unknown path " + target.path() + "; the API is " + ENTITY_PATH + "?id=<id>"));
     };
@@ -590,6 +620,33 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.NOT_FOUND, "this node takes no snapshots"));
     }
     return new Pending(() -> routes.answer(head, target));
+  }
+
+  /** The API token routes: answered once the change is applied here. */
+  private Action tokens(HttpRequest head, RequestTarget target) {
+    TokenRoutes routes = tokenRoutes;
+    if (routes == null) {
+      return new Answer(Responses.error(head.protocolVersion(), HttpResponseStatus.NOT_FOUND, "this node keeps no API tokens"));
+    }
+    return new Pending(() -> routes.answer(head, target.query()));
+  }
+
+  /**
+   * The status without a token, on a node that requires one: only whether it is up, with the
+   * code a readiness probe reads (as {@link #status}), and nothing about its data or members.
+   */
+  private FullHttpResponse health(HttpRequest head) {
+    if (!HttpMethod.GET.equals(head.method())) {
+      return Responses.methodNotAllowed(head.protocolVersion(), head.method().name(), STATUS_METHODS);
+    }
+    boolean up = clock == null || clock.isStarted();
+    return Responses.json(head.protocolVersion(), up ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
+        up ? "{\"status\": \"up\"}" : "{\"status\": \"starting\"}");
+  }
+
+  // The secret admin calls are signed with: the cluster's, or a single node's --admin-secret-file.
+  private static @Nullable AdminSignatures signatures(@Nullable Cluster cluster, NodeAdmin admin) {
+    return cluster != null ? cluster.auth().adminSignatures() : admin.signatures();
   }
 
   // A cluster node signs with the cluster's secret, or trusts its network; a single node signs

@@ -1,0 +1,65 @@
+package dev.shale.cluster.auth;
+
+import java.security.MessageDigest;
+import java.util.List;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Resolves a request's credentials to a {@link Principal}: today its {@code Authorization:
+ * Bearer} token, looked up by the SHA-256 of the secret in the node's {@link Tokens}, or the
+ * bootstrap admin token given at start ({@code --admin-token-file}), which has every scope. The
+ * seam for other credentials: a mutual-TLS client certificate's name would resolve here too, to
+ * the token of that name.
+ *
+ * <p>Never puts a secret in a reason: a reason says what was wrong, not what was sent.
+ *
+ * <p>Thread safe.
+ */
+public final class TokenAuth {
+  /** The bootstrap admin token's name; no stored token may take it. */
+  public static final String BOOTSTRAP_NAME = "bootstrap-admin";
+  static final String SCHEME = "bearer";
+
+  private final Tokens tokens;
+  private final byte @Nullable [] bootstrapHash; // null: no --admin-token-file
+
+  public TokenAuth(Tokens tokens, @Nullable String bootstrapSecret) {
+    this.tokens = tokens;
+    this.bootstrapHash = bootstrapSecret == null ? null : TokenSecrets.hash(bootstrapSecret);
+  }
+
+  public Tokens tokens() {
+    return tokens;
+  }
+
+  /** What a request's credentials come to. */
+  public sealed interface Resolution {
+    /** No credentials at all. */
+    record Missing() implements Resolution {}
+
+    /** Credentials that name no principal: {@code reason} says what was wrong (one line, no secret). */
+    record Unknown(String reason) implements Resolution {}
+
+    record Known(Principal principal) implements Resolution {}
+  }
+
+  /** Resolves the values of the request's {@code Authorization} headers (usually none or one). */
+  public Resolution resolve(List<String> authorization) {
+    if (authorization.isEmpty()) return new Resolution.Missing();
+    if (authorization.size() > 1) return new Resolution.Unknown("the request has more than one Authorization header");
+    String value = authorization.getFirst().strip();
+    int space = value.indexOf(' ');
+    if (space < 0 || !value.substring(0, space).toLowerCase(Locale.ROOT).equals(SCHEME)) {
+      return new Resolution.Unknown("the Authorization header must be 'Bearer <token>'");
+    }
+    String secret = value.substring(space + 1).strip();
+    if (secret.isEmpty()) return new Resolution.Unknown("the Authorization header has no token after 'Bearer'");
+    byte[] hash = TokenSecrets.hash(secret);
+    byte[] bootstrap = bootstrapHash;
+    if (bootstrap != null && MessageDigest.isEqual(bootstrap, hash)) return new Resolution.Known(new Principal(BOOTSTRAP_NAME, Grant.ALL));
+    ApiToken token = tokens.current().find(hash);
+    if (token == null) return new Resolution.Unknown("the token is not known to this node (revoked, mistyped, or of another cluster)");
+    return new Resolution.Known(token.principal());
+  }
+}

@@ -1,0 +1,51 @@
+package dev.shale.cluster.auth;
+
+import dev.shale.cluster.WholeFile;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * A token set kept in a file (docs/format.md, "API tokens"), written whole, fsynced and renamed
+ * into place ({@link WholeFile}, as the cluster map's file): old or new after any crash.
+ */
+public final class TokenFile {
+  private final Path file;
+
+  public TokenFile(Path file) {
+    this.file = file;
+  }
+
+  public Path path() {
+    return file;
+  }
+
+  /** @throws IllegalStateException for a damaged file, UncheckedIOException for one that cannot be read */
+  public Optional<TokenSet> read() {
+    byte[] bytes;
+    try {
+      bytes = Files.readAllBytes(file);
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the token set " + file + ": " + e.getMessage(), e);
+    }
+    try {
+      return Optional.of(TokenSetCodec.decode(bytes));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException("the token set " + file + " is damaged: " + e.getMessage(), e);
+    }
+  }
+
+  public void write(TokenSet set) {
+    try {
+      Files.createDirectories(file.getParent());
+      WholeFile.write(file, TokenSetCodec.encode(set));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the token set " + file + ": " + e.getMessage(), e);
+    }
+  }
+}
