@@ -131,8 +131,9 @@ final class TokenGate {
     return new Decision.Refuse(Responses.error(head.protocolVersion(), HttpResponseStatus.FORBIDDEN, Reasons.oneLine(reason)));
   }
 
-  // The target and the reason only: the secret travels in a header, which is never logged.
+  // The target and the reason only: the secret travels in a header, which is never logged. One
+  // line per reason (it names the token) per interval: a client retrying cannot flood the log.
   private static void log(HttpRequest head, String reason) {
-    REFUSALS.log("refused " + head.method().name() + " " + Reasons.oneLine(head.uri()) + ": " + Reasons.oneLine(reason));
+    REFUSALS.log(reason, () -> "refused " + head.method().name() + " " + Reasons.oneLine(head.uri()) + ": " + Reasons.oneLine(reason));
   }
 }
