@@ -25,6 +25,7 @@ final class AdminClient {
   private final String baseUrl; // http://host:port, or https:// over TLS
   private final @Nullable AdminSignatures signatures; // null: unsigned, for a node without a secret
   private final Duration timeout;
+  private final @Nullable String token; // null: no Authorization header
   private final HttpClient http;
 
   /**
@@ -32,15 +33,20 @@ final class AdminClient {
    * cluster secret takes them); {@code timeout} bounds each call, from connecting to its answer.
    */
   AdminClient(NodeAddress node, @Nullable AdminSignatures signatures, Duration timeout) {
-    this(node, null, signatures, timeout);
+    this(node, null, signatures, timeout, null);
   }
 
-  /** As above, over TLS with {@code tls} (null: plain http). */
-  AdminClient(NodeAddress node, @Nullable SSLContext tls, @Nullable AdminSignatures signatures, Duration timeout) {
+  /**
+   * As above, over TLS with {@code tls} (null: plain http), also sending the API token
+   * {@code token} (null: none).
+   */
+  AdminClient(NodeAddress node, @Nullable SSLContext tls, @Nullable AdminSignatures signatures, Duration timeout,
+      @Nullable String token) {
     this.node = node;
     this.baseUrl = tls == null ? node.url() : "https://" + node.id();
     this.signatures = signatures;
     this.timeout = timeout;
+    this.token = token;
     this.http = NodeCalls.client(tls);
   }
 
@@ -60,6 +66,7 @@ final class AdminClient {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + target))
         .timeout(timeout)
         .method(method, body.length == 0 ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+    if (token != null) request.header(BearerToken.HEADER, BearerToken.value(token));
     AdminSignatures signer = signatures;
     if (signer != null) {
       AdminSignatures.Signed signed = signer.sign(method, target, body);
@@ -75,7 +82,11 @@ final class AdminClient {
     String reason = Reasons.oneLine(answer);
     if (status == 403) {
       throw new AdminCallException(node + " refused " + method + " " + target + " (403): " + reason
-          + (signer == null ? "; give the cluster secret with --cluster-secret-file" : ""));
+          + (signer == null && token == null ? "; give the cluster secret with --cluster-secret-file" : ""));
+    }
+    if (status == 401) {
+      throw new AdminCallException(node + " refused " + method + " " + target + " (401): " + reason
+          + (token == null ? "; give an admin token with --token-file or SHALE_TOKEN" : ""));
     }
     throw new AdminCallException(node + " answered " + method + " " + target + " with " + status + ": " + reason);
   }

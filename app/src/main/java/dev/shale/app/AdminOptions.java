@@ -48,6 +48,11 @@ final class AdminOptions {
           + "cluster), to sign the call with.")
   @Nullable Path adminSecretFile;
 
+  @Option(names = "--token-file", paramLabel = "<file>",
+      description = "A file holding an API token with the admin scope, for a node started with --auth tokens "
+          + "(sent as Authorization: Bearer). Default: the SHALE_TOKEN environment variable, if set.")
+  @Nullable Path tokenFile;
+
   @Option(names = "--timeout", paramLabel = "<ms>", defaultValue = "3600000",
       description = "Longest the call may take, from connecting to its answer. Default: ${DEFAULT-VALUE} (1 h).")
   long timeoutMillis;
@@ -72,7 +77,8 @@ final class AdminOptions {
     } catch (IllegalArgumentException e) {
       throw usage(e.getMessage());
     }
-    return new AdminClient(node, tls, signatures(), Duration.ofMillis(timeoutMillis));
+    return new AdminClient(node, tls, signatures(), Duration.ofMillis(timeoutMillis),
+        BearerToken.resolve(tokenFile, System.getenv(), this::usage));
   }
 
   private @Nullable AdminSignatures signatures() {

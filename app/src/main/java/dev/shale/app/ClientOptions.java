@@ -44,6 +44,11 @@ final class ClientOptions {
       description = "Of how many replicas of the key (the first of its preference list). Default: the replication factor.")
   @Nullable Integer from;
 
+  @Option(names = "--token-file", paramLabel = "<file>",
+      description = "A file holding the API token to send (Authorization: Bearer) to a node started with --auth tokens. "
+          + "Default: the SHALE_TOKEN environment variable, if set.")
+  @Nullable Path tokenFile;
+
   @Option(names = "--timeout", paramLabel = "<ms>", defaultValue = "30000",
       description = "Longest the call may take, from connecting to its answer (a scan: to each entry). Default: ${DEFAULT-VALUE}.")
   long timeoutMillis;
@@ -65,7 +70,8 @@ final class ClientOptions {
     if (timeoutMillis < 1) throw new ParameterException(spec.commandLine(), "--timeout must be at least 1 ms: " + timeoutMillis);
     if (ack != null && ack < 1) throw new ParameterException(spec.commandLine(), "--ack must be at least 1: " + ack);
     if (from != null && from < 1) throw new ParameterException(spec.commandLine(), "--from must be at least 1: " + from);
-    return new EntityCalls(node, tls, consistencyQuery(), Duration.ofMillis(timeoutMillis));
+    String token = BearerToken.resolve(tokenFile, System.getenv(), m -> new ParameterException(spec.commandLine(), m));
+    return new EntityCalls(node, tls, consistencyQuery(), Duration.ofMillis(timeoutMillis), token);
   }
 
   /** {@code &ack=A&from=F} for what was given (the node checks them: a 400 says what is wrong). */

@@ -33,19 +33,19 @@ final class EntityCalls {
   private final @Nullable SSLContext tls; // null: plain http
   private final String consistency; // "&ack=..&from=..", or empty
   private final Duration timeout;
+  private final @Nullable String token; // the API token sent with each call; null: none
   private final HttpClient http;
 
-  /** Calls of {@code node}, each with the query {@code consistency} and bounded by {@code timeout}. */
-  EntityCalls(NodeAddress node, String consistency, Duration timeout) {
-    this(node, null, consistency, timeout);
-  }
-
-  /** As above, over TLS with {@code tls} (null: plain http). */
-  EntityCalls(NodeAddress node, @Nullable SSLContext tls, String consistency, Duration timeout) {
+  /**
+   * Calls of {@code node}, each with the query {@code consistency}, bounded by {@code timeout},
+   * over TLS with {@code tls} (null: plain http), and with the API token {@code token} (null: none).
+   */
+  EntityCalls(NodeAddress node, @Nullable SSLContext tls, String consistency, Duration timeout, @Nullable String token) {
     this.node = node;
     this.tls = tls;
     this.consistency = consistency;
     this.timeout = timeout;
+    this.token = token;
     this.http = NodeCalls.client(tls);
   }
 
@@ -57,6 +57,10 @@ final class EntityCalls {
   /** The node's base URL: {@code http://host:port}, or {@code https://} over TLS. */
   String baseUrl() {
     return tls == null ? node.url() : "https://" + node.id();
+  }
+
+  @Nullable String token() {
+    return token;
   }
 
   NodeAddress node() {
@@ -94,7 +98,9 @@ final class EntityCalls {
   }
 
   private Answer call(String method, String target, HttpRequest.BodyPublisher body) {
-    HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl() + target)).timeout(timeout).method(method, body).build();
+    HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(baseUrl() + target)).timeout(timeout).method(method, body);
+    if (token != null) builder.header(BearerToken.HEADER, BearerToken.value(token));
+    HttpRequest request = builder.build();
     HttpResponse<byte[]> response = NodeCalls.send(http, request, HttpResponse.BodyHandlers.ofByteArray(), node, timeout,
         method + " " + target);
     return new Answer(response.statusCode(), response.body());

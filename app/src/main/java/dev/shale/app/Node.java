@@ -2,6 +2,10 @@ package dev.shale.app;
 
 import dev.shale.app.membership.RaftMembership;
 import dev.shale.cluster.AdminSignatures;
+import dev.shale.cluster.auth.LocalTokens;
+import dev.shale.cluster.auth.TokenAuth;
+import dev.shale.cluster.auth.TokenFile;
+import dev.shale.cluster.auth.Tokens;
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.HintLimits;
 import dev.shale.cluster.HintStore;
@@ -91,8 +95,14 @@ final class Node implements AutoCloseable {
    */
   static Node start(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, @Nullable Cluster cluster,
       HintLimits hintLimits, @Nullable RaftMembership membership, @Nullable DataMovement movement) {
+    return start(dataDir, engineOptions, serverOptions, cluster, hintLimits, membership, movement, TokenOptions.NONE);
+  }
+
+  /** Like the above, with the API tokens {@code tokens} asks for (kept with the membership's Raft group). */
+  static Node start(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, @Nullable Cluster cluster,
+      HintLimits hintLimits, @Nullable RaftMembership membership, @Nullable DataMovement movement, TokenOptions tokens) {
     try {
-      return startServing(dataDir, engineOptions, serverOptions, cluster, hintLimits, membership, movement, null, null);
+      return startServing(dataDir, engineOptions, serverOptions, cluster, hintLimits, membership, movement, null, null, tokens);
     } catch (RuntimeException e) {
       if (membership != null) membership.close();
       throw e;
@@ -106,18 +116,22 @@ final class Node implements AutoCloseable {
    */
   static Node startAlone(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, HintLimits hintLimits,
       @Nullable AdminSignatures adminSignatures) {
-    return startAlone(dataDir, engineOptions, serverOptions, hintLimits, adminSignatures, null);
+    return startAlone(dataDir, engineOptions, serverOptions, hintLimits, adminSignatures, null, TokenOptions.NONE);
   }
 
-  /** Like {@link #startAlone(Path, EngineOptions, ServerOptions, HintLimits, AdminSignatures)}, serving TLS with {@code tls} (null: plaintext). */
+  /**
+   * Like the above, serving TLS with {@code tls} (null: plaintext) and with the API tokens
+   * {@code tokens} asks for (kept in {@code <data>/tokens}).
+   */
   static Node startAlone(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, HintLimits hintLimits,
-      @Nullable AdminSignatures adminSignatures, @Nullable NodeTls tls) {
-    return startServing(dataDir, engineOptions, serverOptions, null, hintLimits, null, null, adminSignatures, tls);
+      @Nullable AdminSignatures adminSignatures, @Nullable NodeTls tls, TokenOptions tokens) {
+    return startServing(dataDir, engineOptions, serverOptions, null, hintLimits, null, null, adminSignatures, tls, tokens);
   }
 
   private static Node startServing(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, @Nullable Cluster cluster,
       HintLimits hintLimits, @Nullable RaftMembership membership, @Nullable DataMovement movement,
-      @Nullable AdminSignatures adminSignatures, @Nullable NodeTls tls) {
+      @Nullable AdminSignatures adminSignatures, @Nullable NodeTls tls, TokenOptions tokenOptions) {
+    TokenAuth tokens = tokenAuth(dataDir, cluster, membership, tokenOptions);
     boolean replicated = cluster != null && cluster.takesPeers();
     if (replicated) {
       try {
@@ -141,7 +155,7 @@ final class Node implements AutoCloseable {
       // server, and hears from the coordinator which replicas answer.
       HintedWrites missed = hints == null ? null : new HintedWrites(hints);
       // Snapshots live beside the store's files; the engine's own scans skip directories.
-      NodeAdmin admin = new NodeAdmin(dataDir.resolve(SNAPSHOTS_DIR), adminSignatures);
+      NodeAdmin admin = new NodeAdmin(dataDir.resolve(SNAPSHOTS_DIR), adminSignatures, tokens, tokenOptions.required());
       server = ShaleServer.start(engine, serverOptions, cluster, missed == null ? MissedWrites.NONE : missed, admin, tls);
       HintedHandoff handoff = null;
       if (hints != null && missed != null) {
@@ -169,6 +183,26 @@ final class Node implements AutoCloseable {
       engine.close();
       throw e instanceof StartupException s ? s : new StartupException(e.getMessage(), e);
     }
+  }
+
+  /**
+   * The node's API tokens: a node alone keeps them in {@code <data>/tokens}, a member of a
+   * cluster agreed with Raft in its Raft group; a fixed cluster (tests) keeps none.
+   */
+  private static @Nullable TokenAuth tokenAuth(Path dataDir, @Nullable Cluster cluster, @Nullable RaftMembership membership,
+      TokenOptions options) {
+    Tokens store;
+    try {
+      store = membership != null ? membership.tokens()
+          : cluster == null ? LocalTokens.open(new TokenFile(dataDir.resolve(LocalTokens.FILE_NAME))) : null;
+    } catch (RuntimeException e) {
+      throw new StartupException("cannot read the API tokens: " + e.getMessage(), e);
+    }
+    if (store == null) {
+      if (options.required()) throw new StartupException("--auth tokens needs a node alone or a cluster agreed with Raft");
+      return null;
+    }
+    return new TokenAuth(store, options.bootstrapSecret());
   }
 
   private static HintStore openHints(Path dataDir, HintLimits limits, EngineOptions engineOptions) {

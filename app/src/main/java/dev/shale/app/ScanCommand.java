@@ -50,7 +50,7 @@ final class ScanCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     String target = calls.scanTarget(start == null || start.isEmpty() ? FIRST_KEY : start, end, cluster);
     try {
-      ScanReader.read(calls.node(), calls.tls(), target, calls.timeout(),
+      ScanReader.read(calls.node(), calls.tls(), target, calls.timeout(), calls.token(),
           (key, value) -> out.append(EscapedBytes.of(key)).append('\t').append(EscapedBytes.of(value)).append('\n'));
     } finally {
       out.flush(); // what came before a failure is printed, then the failure's line

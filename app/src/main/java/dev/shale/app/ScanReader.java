@@ -20,6 +20,7 @@ import org.jspecify.annotations.Nullable;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.function.BiConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads a scan's answer ({@code GET /v0/entities}; README, "Range scans") entry by entry. Its
@@ -42,17 +43,22 @@ final class ScanReader {
    * before the last chunk, or no byte for {@code timeout}: an {@link AdminCallException} saying so.
    */
   static long read(NodeAddress node, String target, Duration timeout, BiConsumer<byte[], byte[]> entry) {
-    return read(node, null, target, timeout, entry);
+    return read(node, null, target, timeout, null, entry);
   }
 
-  /** As above, over TLS with {@code tls} (null: in clear), checking that the node's certificate names its host. */
-  static long read(NodeAddress node, @Nullable SSLContext tls, String target, Duration timeout, BiConsumer<byte[], byte[]> entry) {
+  /**
+   * As above, over TLS with {@code tls} (null: in clear), checking that the node's certificate
+   * names its host, and sending the API token {@code token} (null: none).
+   */
+  static long read(NodeAddress node, @Nullable SSLContext tls, String target, Duration timeout, @Nullable String token,
+      BiConsumer<byte[], byte[]> entry) {
     String what = "GET " + target;
     try (Socket plain = new Socket()) {
       plain.connect(new InetSocketAddress(node.host(), node.port()), (int) NodeCalls.CONNECT_TIMEOUT.toMillis());
       plain.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
       Socket socket = tls == null ? plain : handshake(tls, plain, node);
-      socket.getOutputStream().write((what + " HTTP/1.1\r\nHost: " + node.id() + "\r\nConnection: close\r\n\r\n")
+      String authorization = token == null ? "" : BearerToken.HEADER + ": " + BearerToken.value(token) + "\r\n";
+      socket.getOutputStream().write((what + " HTTP/1.1\r\nHost: " + node.id() + "\r\n" + authorization + "Connection: close\r\n\r\n")
           .getBytes(StandardCharsets.UTF_8));
       InputStream in = new BufferedInputStream(socket.getInputStream(), 64 << 10);
       Head head = Head.read(in);

@@ -144,6 +144,19 @@ final class ServerCommand implements Callable<Integer> {
       description = "With --tls-cert: every client must present a certificate issued by this CA (mutual TLS; "
           + "'shale certs client' makes them). Without it clients present none.")
   @Nullable Path tlsClientCa;
+  @Option(names = "--auth", paramLabel = "<none|tokens>", defaultValue = "none",
+      description =
+          "tokens: every client request needs an API token (Authorization: Bearer <token>; README, \"API tokens\"): "
+          + "401 without one, 403 outside its scopes or key prefixes; /v0/status without one says only up or down. "
+          + "Give every node of a cluster the same. Default: ${DEFAULT-VALUE}.")
+  String auth;
+
+  @Option(names = "--admin-token-file", paramLabel = "<file>",
+      description =
+          "A file holding the bootstrap admin token (every scope; trailing white space ignored; keep it mode 0600): "
+          + "the first token, with which to add the others (shale tokens add). Not stored: give it to each node "
+          + "at start, and remove it once other admin tokens exist.")
+  @Nullable Path adminTokenFile;
 
   @Option(names = "--trusted-network",
       description =
@@ -357,6 +370,7 @@ final class ServerCommand implements Callable<Integer> {
     HintLimits hintLimits = hintLimits();
     MembershipStart.Options membership = membershipOptions();
     cluster(); // checks --cluster and the secret before anything starts
+    tokenOptions(); // and --auth with its token file
     if (repairIntervalMillis < 0) throw usage("--repair-interval must be >= 0 (0: never): " + repairIntervalMillis);
     if (streamRateBytes < 1 || streamRateBytes > Integer.MAX_VALUE) {
       throw usage("--stream-rate must be in [1, " + Integer.MAX_VALUE + "] bytes a second: " + streamRateBytes);
@@ -368,7 +382,7 @@ final class ServerCommand implements Callable<Integer> {
       // A node alone runs no Raft; any other node's cluster is its Raft-agreed map.
       Node node = member
           ? startMember(engineOptions, serverOptions, hintLimits, membership)
-          : Node.startAlone(data, engineOptions, serverOptions, hintLimits, adminSignatures(), tls);
+          : Node.startAlone(data, engineOptions, serverOptions, hintLimits, adminSignatures(), tls, tokenOptions());
       node.repairEvery(repairIntervalMillis);
       LOG.log(Level.INFO, "shale " + VersionProvider.version() + " serving " + node.describe());
       String why = "an interrupt";
@@ -413,7 +427,7 @@ final class ServerCommand implements Callable<Integer> {
       throw usage(optionNames(e.getMessage()));
     }
     return Node.start(data, engineOptions, serverOptions, cluster, hintLimits, started.membership(),
-        new Node.DataMovement(changes, (int) streamRateBytes));
+        new Node.DataMovement(changes, (int) streamRateBytes), tokenOptions());
   }
 
   /** What the options say of the node's membership, or a usage error. */
@@ -519,6 +533,23 @@ final class ServerCommand implements Callable<Integer> {
     } catch (TlsSetupException e) {
       throw new SettingsRefused("cannot serve TLS: " + e.getMessage());
     }
+  }
+
+  /** What --auth and --admin-token-file ask for, or a usage error. */
+  TokenOptions tokenOptions() {
+    boolean required = switch (auth) {
+      case "none" -> false;
+      case "tokens" -> true;
+      default -> throw usage("--auth must be none or tokens, not '" + auth + "'");
+    };
+    if (required && trustedNetwork) {
+      throw usage("--auth tokens needs a cluster secret (--cluster-secret-file): the nodes sign their own admin calls with it");
+    }
+    if (adminTokenFile == null) return new TokenOptions(required, null);
+    if (!required) throw usage("--admin-token-file needs --auth tokens");
+    byte[] secret = SecretFile.read(adminTokenFile, this::usage);
+    if (secret.length < 32) throw usage("--admin-token-file: the token must be at least 32 bytes (shale tokens new-secret makes one)");
+    return new TokenOptions(true, new String(secret, java.nio.charset.StandardCharsets.UTF_8));
   }
 
   // --admin-secret-file, for a node without a cluster (whose members sign with the cluster secret).

@@ -18,7 +18,8 @@ import picocli.CommandLine.Spec;
     usageHelpWidth = 100,
     description = {"Shale: a key-value store with an HTTP API on its own LSM-tree storage engine.", ""},
     subcommands = {ServerCommand.class, ClusterCommand.class, GetCommand.class, PutCommand.class, DeleteCommand.class,
-        ScanCommand.class, NodesCommand.class, SnapshotCommand.class, CertsCommand.class, ToolCommand.class, LoadCommand.class, KneeCommand.class,
+        ScanCommand.class, NodesCommand.class, TokensCommand.class, SnapshotCommand.class, CertsCommand.class, ToolCommand.class,
+        LoadCommand.class, KneeCommand.class,
         ReportCommand.class,
         BenchCommand.class, HelpCommand.class},
     footer = {

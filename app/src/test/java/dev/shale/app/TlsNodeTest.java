@@ -104,7 +104,7 @@ class TlsNodeTest {
     NodeTls tls = NodeTls.open(new TlsFiles(certs.resolve("node.n1.crt"), certs.resolve("node.n1.key"), clientCa),
         System::currentTimeMillis);
     return Node.startAlone(dir.resolve("data"), EngineOptions.defaults(), ServerOptions.defaults().withPort(port),
-        HintLimits.DEFAULT, null, tls);
+        HintLimits.DEFAULT, null, tls, TokenOptions.NONE);
   }
 
   private int run(String... args) {

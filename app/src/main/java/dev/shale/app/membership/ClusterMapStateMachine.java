@@ -1,6 +1,10 @@
 package dev.shale.app.membership;
 
 import dev.shale.cluster.WholeFile;
+import dev.shale.cluster.auth.TokenChangeRefused;
+import dev.shale.cluster.auth.TokenFile;
+import dev.shale.cluster.auth.TokenSet;
+import dev.shale.cluster.auth.TokenSetCodec;
 import dev.shale.cluster.membership.ClusterMap;
 import dev.shale.cluster.membership.ClusterMapCodec;
 import dev.shale.cluster.membership.TopologyChange;
@@ -33,6 +37,9 @@ import org.jspecify.annotations.Nullable;
  * The cluster map as a Raft state machine: applies the {@link TopologyChange}s of the log in
  * order ({@link ClusterMap#apply}), answers each with the map it made or why it was refused, and
  * writes the whole map as its snapshot (it is a line per member), so the log is purged up to it.
+ * Beside the map it keeps the cluster's API tokens: a log entry that is a token change
+ * ({@link TokenSetCodec#isChange}) changes the {@link TokenSet} instead, kept in
+ * {@code <data>/raft/tokens} and at the end of the snapshot (docs/format.md, "API tokens").
  *
  * <p>Ratis calls {@link #applyTransaction} on one thread, in log order; {@link #current} is read
  * from any thread (a volatile immutable map).
@@ -47,16 +54,24 @@ final class ClusterMapStateMachine extends BaseStateMachine {
   private final TopologyListener listener;
   private final MapFile mapFile;
   private volatile ClusterMap map = ClusterMap.EMPTY;
+  private final TokenFile tokenFile;
+  private volatile TokenSet tokens = TokenSet.EMPTY;
   // Futures of callers waiting for the map to reach a version: completed as the log is applied.
   private final ConcurrentSkipListMap<Long, CompletableFuture<ClusterMap>> waiters = new ConcurrentSkipListMap<>();
 
-  ClusterMapStateMachine(TopologyListener listener, MapFile mapFile) {
+  ClusterMapStateMachine(TopologyListener listener, MapFile mapFile, TokenFile tokenFile) {
     this.listener = listener;
     this.mapFile = mapFile;
+    this.tokenFile = tokenFile;
   }
 
   ClusterMap current() {
     return map;
+  }
+
+  /** The token set as this node has applied it. */
+  TokenSet tokens() {
+    return tokens;
   }
 
   /** Completes with the map once this node has applied the log up to {@code index}. */
@@ -89,6 +104,31 @@ final class ClusterMapStateMachine extends BaseStateMachine {
     LogEntryProto entry = trx.getLogEntry();
     long index = entry.getIndex();
     byte[] data = entry.getStateMachineLogEntry().getLogData().toByteArray();
+    String reply = TokenSetCodec.isChange(data) ? applyTokenChange(data, index) : applyTopologyChange(data, index);
+    updateLastAppliedTermIndex(entry.getTerm(), index);
+    completeWaiters(index);
+    return CompletableFuture.completedFuture(Message.valueOf(reply));
+  }
+
+  /** Applies a token change; refused alike on every node (a name taken, no such token). */
+  private String applyTokenChange(byte[] data, long index) {
+    try {
+      TokenSet after = tokens.apply(TokenSetCodec.decodeChange(data), index);
+      tokens = after;
+      try {
+        tokenFile.write(after);
+      } catch (RuntimeException e) {
+        // The Raft log still holds the change; only a restart's first set is older.
+        LOG.log(Level.ERROR, "cannot persist token set version " + after.version() + ": " + e.getMessage());
+      }
+      LOG.log(Level.INFO, () -> "token set version " + after.version() + ": " + after.tokens().size() + " tokens");
+      return APPLIED + "tokens " + after.version();
+    } catch (TokenChangeRefused | IllegalArgumentException e) {
+      return REFUSED + e.getMessage();
+    }
+  }
+
+  private String applyTopologyChange(byte[] data, long index) {
     String reply;
     ClusterMap before = map;
     try {
@@ -102,9 +142,7 @@ final class ClusterMapStateMachine extends BaseStateMachine {
       // Refused on every node alike: the map stays as it is, and the proposer hears why.
       reply = REFUSED + e.getMessage();
     }
-    updateLastAppliedTermIndex(entry.getTerm(), index);
-    completeWaiters(index);
-    return CompletableFuture.completedFuture(Message.valueOf(reply));
+    return reply;
   }
 
   @Override
@@ -121,10 +159,11 @@ final class ClusterMapStateMachine extends BaseStateMachine {
   @Override
   public long takeSnapshot() throws IOException {
     ClusterMap snapshot = map;
+    TokenSet tokenSnapshot = tokens;
     TermIndex last = getLastAppliedTermIndex();
     if (last == null || last.getIndex() < 0) return RaftLog.INVALID_LOG_INDEX;
     File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-    WholeFile.write(file.toPath(), ClusterMapCodec.encode(snapshot));
+    WholeFile.write(file.toPath(), SnapshotText.encode(snapshot, tokenSnapshot));
     storage.loadLatestSnapshot();
     return last.getIndex();
   }
@@ -133,7 +172,9 @@ final class ClusterMapStateMachine extends BaseStateMachine {
     if (snapshot == null) return;
     File file = snapshot.getFile().getPath().toFile();
     try {
-      map = ClusterMapCodec.decode(Files.readAllBytes(file.toPath()));
+      SnapshotText.Decoded decoded = SnapshotText.decode(Files.readAllBytes(file.toPath()));
+      map = decoded.map();
+      tokens = decoded.tokens();
     } catch (IllegalArgumentException e) {
       throw new IOException("the cluster map snapshot " + file + " is damaged: " + e.getMessage(), e);
     }

@@ -1,6 +1,12 @@
 package dev.shale.app.membership;
 
 import dev.shale.cluster.NodeAddress;
+import dev.shale.cluster.auth.TokenChange;
+import dev.shale.cluster.auth.TokenChangeRefused;
+import dev.shale.cluster.auth.TokenFile;
+import dev.shale.cluster.auth.TokenSet;
+import dev.shale.cluster.auth.TokenSetCodec;
+import dev.shale.cluster.auth.Tokens;
 import dev.shale.cluster.membership.ClusterMap;
 import dev.shale.cluster.membership.Member;
 import dev.shale.cluster.membership.Membership;
@@ -25,6 +31,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.Message;
@@ -55,6 +62,8 @@ import org.jspecify.annotations.Nullable;
 public final class RaftMembership implements Membership, AutoCloseable {
   /** The Raft storage's directory under the data directory. */
   public static final String RAFT_DIR = "raft";
+  /** The cluster's API tokens as this node applied them last, under the Raft directory (docs/format.md, "API tokens"). */
+  static final String TOKENS_FILE = "tokens";
   /** The one Raft group of a Shale cluster. Do not change: it names the group's directory in stored data. */
   static final RaftGroupId GROUP_ID = RaftGroupId.valueOf(UUID.nameUUIDFromBytes("shale cluster map".getBytes(StandardCharsets.UTF_8)));
   /** How long a change may take to be agreed and applied here before the caller hears it failed. */
@@ -71,13 +80,17 @@ public final class RaftMembership implements Membership, AutoCloseable {
   private final ExecutorService changes;
   // The map the node starts serving with (stored, bootstrapped or joined), until it applies a newer one.
   private volatile ClusterMap assumed;
+  // The token set stored when the node started, served until the node applies a newer one.
+  private final TokenSet storedTokens;
+  private final Tokens tokens = new RaftTokens();
   // Confined to the changes thread: the client of the group as it was last seen, remade when it changes.
   private @Nullable RaftClient client;
   private @Nullable RaftGroup clientGroup;
 
   private RaftMembership(NodeAddress self, RaftProperties properties, RaftServer server, ClusterMapStateMachine machine,
-      boolean completesAtOnce, ClusterMap assumed) {
+      boolean completesAtOnce, ClusterMap assumed, TokenSet storedTokens) {
     this.self = self;
+    this.storedTokens = storedTokens;
     this.assumed = assumed;
     this.properties = properties;
     this.server = server;
@@ -123,7 +136,10 @@ public final class RaftMembership implements Membership, AutoCloseable {
       TopologyListener listener, boolean completesAtOnce) {
     Path raftDir = dataDir.resolve(RAFT_DIR);
     RaftProperties properties = RaftSettings.properties(raftDir, raftHost, raftPort);
-    ClusterMapStateMachine machine = new ClusterMapStateMachine(new RemovalNotice(self, listener), new MapFile(raftDir));
+    TokenFile tokenFile = new TokenFile(raftDir.resolve(TOKENS_FILE));
+    // A restarted member enforces the tokens it had at once, before Raft replays its log.
+    TokenSet storedTokens = start instanceof Start.Recover ? tokenFile.read().orElse(TokenSet.EMPTY) : TokenSet.EMPTY;
+    ClusterMapStateMachine machine = new ClusterMapStateMachine(new RemovalNotice(self, listener), new MapFile(raftDir), tokenFile);
     RaftGroup group = switch (start) {
       case Start.Recover ignored -> RaftGroup.valueOf(GROUP_ID);
       case Start.Bootstrap b -> RaftGroup.valueOf(GROUP_ID, peers(b.members()));
@@ -146,7 +162,7 @@ public final class RaftMembership implements Membership, AutoCloseable {
         case Start.Bootstrap b -> new ClusterMap(0, b.members(), b.replicationFactor());
         case Start.Join ignored -> ClusterMap.EMPTY;
       };
-      RaftMembership membership = new RaftMembership(self, properties, server, machine, completesAtOnce, assumed);
+      RaftMembership membership = new RaftMembership(self, properties, server, machine, completesAtOnce, assumed, storedTokens);
       if (start instanceof Start.Bootstrap b) membership.bootstrapInBackground(b);
       return membership;
     } catch (IOException e) {
@@ -237,9 +253,42 @@ public final class RaftMembership implements Membership, AutoCloseable {
 
   /** Proposes a change and waits until it is applied here: the map it made, or why it was refused. */
   private ClusterMap propose(TopologyChange change) {
+    return awaitApplied(agree(TopologyChangeCodec.encode(change), TopologyChangeRefused::new));
+  }
+
+  /**
+   * The cluster's API tokens, agreed with Raft: a change is a log entry every member applies in
+   * order ({@link ClusterMapStateMachine}), answered once applied here.
+   */
+  public Tokens tokens() {
+    return tokens;
+  }
+
+  private final class RaftTokens implements Tokens {
+    @Override
+    public TokenSet current() {
+      TokenSet applied = machine.tokens();
+      TokenSet stored = storedTokens;
+      return applied.version() >= stored.version() ? applied : stored;
+    }
+
+    @Override
+    public CompletableFuture<TokenSet> change(TokenChange change) {
+      return CompletableFuture.supplyAsync(() -> {
+        awaitApplied(agree(TokenSetCodec.encode(change), TokenChangeRefused::new));
+        return current();
+      }, changes);
+    }
+  }
+
+  /**
+   * Proposes a log entry of {@code data} and returns its index once agreed; a state machine's
+   * refusal is thrown as {@code refused} makes it.
+   */
+  private long agree(byte[] data, Function<String, RuntimeException> refused) {
     RaftClientReply reply;
     try {
-      reply = client().io().send(Message.valueOf(ByteString.copyFrom(TopologyChangeCodec.encode(change))));
+      reply = client().io().send(Message.valueOf(ByteString.copyFrom(data)));
     } catch (IOException e) {
       throw new MembershipUnavailable("the cluster did not agree on the change (" + e.getMessage() + ")", e);
     }
@@ -248,9 +297,9 @@ public final class RaftMembership implements Membership, AutoCloseable {
     }
     String answer = reply.getMessage().getContent().toStringUtf8();
     if (answer.startsWith(ClusterMapStateMachine.REFUSED)) {
-      throw new TopologyChangeRefused(answer.substring(ClusterMapStateMachine.REFUSED.length()));
+      throw refused.apply(answer.substring(ClusterMapStateMachine.REFUSED.length()));
     }
-    return awaitApplied(reply.getLogIndex());
+    return reply.getLogIndex();
   }
 
   /** Makes the Raft group's members the map's members. */
