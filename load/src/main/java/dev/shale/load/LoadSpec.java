@@ -2,6 +2,7 @@ package dev.shale.load;
 
 import java.net.URI;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One open-loop run: {@code rate} requests per second in total over {@code connections}
@@ -24,7 +25,8 @@ public record LoadSpec(
     KeyDistribution distribution,
     KeyOrder keyOrder,
     Duration timeout,
-    long seed) {
+    long seed,
+    @Nullable String token) {
 
   /** How GETs choose among existing keys. */
   public enum KeyDistribution { UNIFORM, ZIPF }
@@ -44,34 +46,56 @@ public record LoadSpec(
     threads = Math.min(threads, connections);
   }
 
+  /** A run without an API token. */
+  public LoadSpec(URI url, Workload workload, double rate, int connections, int threads, Duration duration, Duration warmup,
+      int valueSizeBytes, long keys, KeyDistribution distribution, KeyOrder keyOrder, Duration timeout, long seed) {
+    this(url, workload, rate, connections, threads, duration, warmup, valueSizeBytes, keys, distribution, keyOrder, timeout,
+        seed, null);
+  }
+
+  /** The same run, sending {@code newToken} ({@code Authorization: Bearer}) with every request. */
+  public LoadSpec withToken(@Nullable String newToken) {
+    return new LoadSpec(url, workload, rate, connections, threads, duration, warmup, valueSizeBytes, keys,
+        distribution, keyOrder, timeout, seed, newToken);
+  }
+
+  @Override
+  public String toString() {
+    // Never the token's secret, wherever a spec is printed.
+    return "LoadSpec[url=" + url + ", workload=" + workload + ", rate=" + rate + ", connections=" + connections + ", threads="
+        + threads + ", duration=" + duration + ", warmup=" + warmup + ", valueSizeBytes=" + valueSizeBytes + ", keys=" + keys
+        + ", distribution=" + distribution + ", keyOrder=" + keyOrder + ", timeout=" + timeout + ", seed=" + seed
+        + ", token=" + (token == null ? "none" : "given") + "]";
+  }
+
   /** The same run at another target rate. */
   public LoadSpec withRate(double newRate) {
     return new LoadSpec(url, workload, newRate, connections, threads, duration, warmup, valueSizeBytes, keys,
-        distribution, keyOrder, timeout, seed);
+        distribution, keyOrder, timeout, seed, token);
   }
 
   /** The same run with other durations. */
   public LoadSpec withDurations(Duration newDuration, Duration newWarmup) {
     return new LoadSpec(url, workload, rate, connections, threads, newDuration, newWarmup, valueSizeBytes, keys,
-        distribution, keyOrder, timeout, seed);
+        distribution, keyOrder, timeout, seed, token);
   }
 
   /** The same run with another key space. */
   public LoadSpec withKeys(long newKeys) {
     return new LoadSpec(url, workload, rate, connections, threads, duration, warmup, valueSizeBytes, newKeys,
-        distribution, keyOrder, timeout, seed);
+        distribution, keyOrder, timeout, seed, token);
   }
 
   /** The same run with {@code query} (say {@code ack=1&from=3}) as the URL's query, added to every request. */
   public LoadSpec withQuery(String query) {
     URI withQuery = URI.create(url.getScheme() + "://" + url.getRawAuthority() + "/?" + query);
     return new LoadSpec(withQuery, workload, rate, connections, threads, duration, warmup, valueSizeBytes, keys,
-        distribution, keyOrder, timeout, seed);
+        distribution, keyOrder, timeout, seed, token);
   }
 
   /** The same run of another workload. */
   public LoadSpec withWorkload(Workload newWorkload, int newConnections, int newValueSizeBytes) {
     return new LoadSpec(url, newWorkload, rate, newConnections, threads, duration, warmup, newValueSizeBytes, keys,
-        distribution, keyOrder, timeout, seed);
+        distribution, keyOrder, timeout, seed, token);
   }
 }

@@ -86,6 +86,8 @@ final class RequestSource {
     FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, path + params,
         withValue ? values.next(random) : Unpooled.EMPTY_BUFFER);
     request.headers().set(HttpHeaderNames.HOST, host);
+    String token = spec.token();
+    if (token != null) request.headers().set(HttpHeaderNames.AUTHORIZATION, "Bearer " + token);
     request.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, withValue ? values.valueSizeBytes() : 0);
     return request;
   }
