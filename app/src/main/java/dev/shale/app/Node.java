@@ -32,6 +32,7 @@ import org.jspecify.annotations.Nullable;
 final class Node implements AutoCloseable {
   /** The hint store's directory under the data directory; the engine ignores names it does not know. */
   static final String HINTS_DIR = "hints";
+  private static final System.Logger LOG = System.getLogger(Node.class.getName());
   /** Where the handoff keeps the progress of its pulls ({@code <data>/handoff}; docs/format.md, "Handoff progress"). */
   static final String HANDOFF_DIR = "handoff";
   /** Under the data directory: the snapshots {@code POST /v0/admin/snapshot} makes (docs/operations.md). */
@@ -155,7 +156,7 @@ final class Node implements AutoCloseable {
       // server, and hears from the coordinator which replicas answer.
       HintedWrites missed = hints == null ? null : new HintedWrites(hints);
       // Snapshots live beside the store's files; the engine's own scans skip directories.
-      NodeAdmin admin = new NodeAdmin(dataDir.resolve(SNAPSHOTS_DIR), adminSignatures, tokens, tokenOptions.required());
+      NodeAdmin admin = new NodeAdmin(dataDir.resolve(SNAPSHOTS_DIR), adminSignatures, tokens);
       server = ShaleServer.start(engine, serverOptions, cluster, missed == null ? MissedWrites.NONE : missed, admin, tls);
       HintedHandoff handoff = null;
       if (hints != null && missed != null) {
@@ -202,7 +203,12 @@ final class Node implements AutoCloseable {
       if (options.required()) throw new StartupException("--auth tokens needs a node alone or a cluster agreed with Raft");
       return null;
     }
-    return new TokenAuth(store, options.bootstrapSecret());
+    if (membership != null && options.required()) membership.requireTokensInBackground();
+    else if (membership != null && store.current().required()) {
+      LOG.log(System.Logger.Level.WARNING, "this cluster requires API tokens (a member was started with --auth tokens): "
+          + "this node requires them too, whatever its own --auth");
+    }
+    return new TokenAuth(store, options.bootstrapSecret(), options.required());
   }
 
   private static HintStore openHints(Path dataDir, HintLimits limits, EngineOptions engineOptions) {

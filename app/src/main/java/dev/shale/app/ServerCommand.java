@@ -148,7 +148,7 @@ final class ServerCommand implements Callable<Integer> {
       description =
           "tokens: every client request needs an API token (Authorization: Bearer <token>; README, \"API tokens\"): "
           + "401 without one, 403 outside its scopes or key prefixes; /v0/status without one says only up or down. "
-          + "Give every node of a cluster the same. Default: ${DEFAULT-VALUE}.")
+          + "In a cluster, once one member has it every member requires tokens. Default: ${DEFAULT-VALUE}.")
   String auth;
 
   @Option(names = "--admin-token-file", paramLabel = "<file>",

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.function.IntPredicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import dev.shale.testkit.NodeProcess;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A 3-node cluster of real processes started with {@code --auth tokens}: a token added through
  * one member is taken by every member, its revocation through another is seen by every member
- * within the deadline, and a restarted member keeps the set (docs/design.md, "API tokens").
+ * within the deadline, a restarted member keeps the set, and one restarted without
+ * {@code --auth tokens} still requires them (docs/design.md, "API tokens").
  */
 class TokensClusterTest {
   private static final String BOOTSTRAP = "shale_cluster-test-bootstrap-secret-0123456789abcdef";
@@ -65,6 +67,16 @@ class TokensClusterTest {
       String list = call(restarted, "GET", "/v0/admin/tokens", BOOTSTRAP).body();
       assertThat(list).contains("\"keeper\"").doesNotContain("\"reader\"", keeper, reader);
       for (int i = 0; i < 3; i++) assertThat(cluster.node(i).log()).doesNotContain(reader, keeper, BOOTSTRAP);
+
+      // The members agree: one restarted without --auth tokens still requires them (the set says so).
+      cluster.stop(1);
+      try (NodeProcess plain = NodeProcess.start(cluster.port(1), cluster.dataDir(1), List.of("-Xmx128m"),
+          List.of("--cluster-secret-file", cluster.secretFile().toString()))) {
+        plain.awaitReady(TestCluster.READY);
+        assertThat(call(urls.get(1), "GET", "/v0/entity?id=k", null).statusCode()).isEqualTo(401);
+        assertThat(call(urls.get(1), "GET", "/v0/entity?id=k", keeper).statusCode()).isEqualTo(404);
+        assertThat(plain.log()).contains("this cluster requires API tokens");
+      }
     }
   }
 

@@ -13,22 +13,16 @@ import org.jspecify.annotations.Nullable;
  * @param signatures a node without a cluster started with {@code --admin-secret-file}: admin
  *     calls must be signed with that secret, from anywhere; null: admin calls are served unsigned,
  *     to loopback clients only. A node of a cluster uses the cluster's secret instead.
- * @param tokens the node's API tokens, served under {@code /v0/admin/tokens}; null: the node
- *     keeps none (404)
- * @param tokensRequired every client request needs a token ({@code --auth tokens}; docs/design.md,
- *     "API tokens"); only with {@code tokens}
+ * @param tokens the node's API tokens, served under {@code /v0/admin/tokens}, and required of every
+ *     client request while {@link TokenAuth#required} (docs/design.md, "API tokens"); null: the
+ *     node keeps none (404) and requires none
  */
-public record NodeAdmin(@Nullable Path snapshots, @Nullable AdminSignatures signatures, @Nullable TokenAuth tokens,
-    boolean tokensRequired) {
+public record NodeAdmin(@Nullable Path snapshots, @Nullable AdminSignatures signatures, @Nullable TokenAuth tokens) {
   /** No snapshots, and admin calls from loopback clients only. */
   public static final NodeAdmin NONE = new NodeAdmin(null, null);
 
-  public NodeAdmin {
-    if (tokensRequired && tokens == null) throw new IllegalArgumentException("a node that requires tokens needs a token set");
-  }
-
   /** Without tokens. */
   public NodeAdmin(@Nullable Path snapshots, @Nullable AdminSignatures signatures) {
-    this(snapshots, signatures, null, false);
+    this(snapshots, signatures, null);
   }
 }

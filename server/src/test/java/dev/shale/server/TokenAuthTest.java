@@ -44,9 +44,9 @@ class TokenAuthTest {
   @BeforeEach
   void start() {
     engine = Engine.open(dir.resolve("data"), EngineOptions.defaults());
-    TokenAuth auth = new TokenAuth(LocalTokens.open(new TokenFile(dir.resolve("data").resolve(LocalTokens.FILE_NAME))), BOOTSTRAP);
+    TokenAuth auth = new TokenAuth(LocalTokens.open(new TokenFile(dir.resolve("data").resolve(LocalTokens.FILE_NAME))), BOOTSTRAP, true);
     server = ShaleServer.start(engine, TestServer.options(), null, MissedWrites.NONE,
-        new NodeAdmin(dir.resolve("data").resolve("snapshots"), AdminSignatures.withSecret(ADMIN_SECRET), auth, true));
+        new NodeAdmin(dir.resolve("data").resolve("snapshots"), AdminSignatures.withSecret(ADMIN_SECRET), auth));
   }
 
   @AfterEach

@@ -264,6 +264,26 @@ public final class RaftMembership implements Membership, AutoCloseable {
     return tokens;
   }
 
+  /**
+   * Records in the cluster's token set that its members require tokens (this node was started
+   * with {@code --auth tokens}), so that every member enforces them: proposed until agreed (or
+   * found so already), in the background, as a bootstrap is.
+   */
+  public void requireTokensInBackground() {
+    changes.execute(() -> {
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+      while (!tokens.current().required() && System.nanoTime() < deadline && !changes.isShutdown()) {
+        try {
+          awaitApplied(agree(TokenSetCodec.encode(new TokenChange.Require()), TokenChangeRefused::new));
+        } catch (TokenChangeRefused e) {
+          return; // another member recorded it first
+        } catch (RuntimeException e) {
+          LOG.log(Level.DEBUG, () -> "requiring tokens not agreed yet, retrying: " + e.getMessage());
+        }
+      }
+    });
+  }
+
   private final class RaftTokens implements Tokens {
     @Override
     public TokenSet current() {

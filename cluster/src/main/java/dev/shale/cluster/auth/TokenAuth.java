@@ -23,14 +23,24 @@ public final class TokenAuth {
 
   private final Tokens tokens;
   private final byte @Nullable [] bootstrapHash; // null: no --admin-token-file
+  private final boolean requiredHere; // this node's --auth tokens
 
-  public TokenAuth(Tokens tokens, @Nullable String bootstrapSecret) {
+  public TokenAuth(Tokens tokens, @Nullable String bootstrapSecret, boolean requiredHere) {
     this.tokens = tokens;
     this.bootstrapHash = bootstrapSecret == null ? null : TokenSecrets.hash(bootstrapSecret);
+    this.requiredHere = requiredHere;
   }
 
   public Tokens tokens() {
     return tokens;
+  }
+
+  /**
+   * Whether client requests need a token now: this node was started with {@code --auth tokens},
+   * or its cluster's set says a member was ({@link TokenSet#required}), so all members agree.
+   */
+  public boolean required() {
+    return requiredHere || tokens.current().required();
   }
 
   /** What a request's credentials come to. */

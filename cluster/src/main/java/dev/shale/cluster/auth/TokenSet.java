@@ -8,13 +8,20 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The tokens a node or a cluster accepts, sorted by name, and the version of the last change
- * that made them (docs/format.md, "API tokens"). Immutable: a change makes a new set.
+ * The tokens a node or a cluster accepts, sorted by name, the version of the last change that
+ * made them, and whether the cluster requires tokens of every client (docs/format.md, "API
+ * tokens"): set by the first member started with {@code --auth tokens}, so that every member
+ * enforces them, whatever its own option. Immutable: a change makes a new set.
  */
-public record TokenSet(long version, List<ApiToken> tokens) {
-  public static final TokenSet EMPTY = new TokenSet(0, List.of());
+public record TokenSet(long version, boolean required, List<ApiToken> tokens) {
+  public static final TokenSet EMPTY = new TokenSet(0, false, List.of());
   /** Kept small: every request's lookup compares with each one (constant time, {@link #find}). */
   public static final int MAX_TOKENS = 1_000;
+
+  /** A set that does not require tokens. */
+  public TokenSet(long version, List<ApiToken> tokens) {
+    this(version, false, tokens);
+  }
 
   public TokenSet {
     tokens = tokens.stream().sorted(Comparator.comparing(ApiToken::name)).toList();
@@ -49,7 +56,12 @@ public record TokenSet(long version, List<ApiToken> tokens) {
    */
   public TokenSet apply(TokenChange change, long version) {
     List<ApiToken> after = new ArrayList<>(tokens);
+    boolean requiredAfter = required;
     switch (change) {
+      case TokenChange.Require ignored -> {
+        if (required) throw new TokenChangeRefused("the cluster requires tokens already");
+        requiredAfter = true;
+      }
       case TokenChange.Add add -> {
         ApiToken token = add.token();
         if (named(token.name()).isPresent()) throw new TokenChangeRefused("a token named " + token.name() + " exists already");
@@ -61,6 +73,6 @@ public record TokenSet(long version, List<ApiToken> tokens) {
         if (!after.removeIf(t -> t.name().equals(revoke.name()))) throw new TokenChangeRefused("no token named " + revoke.name());
       }
     }
-    return new TokenSet(version, after);
+    return new TokenSet(version, requiredAfter, after);
   }
 }

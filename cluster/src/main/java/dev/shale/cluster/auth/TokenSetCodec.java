@@ -14,6 +14,8 @@ public final class TokenSetCodec {
   public static final String HEADER = "shale-tokens 1";
   static final String ADD = "token-add";
   static final String REVOKE = "token-revoke";
+  static final String REQUIRE = "token-require";
+  static final String REQUIRED_LINE = "required";
   /** A Raft log entry whose data starts with it is a token change. */
   public static final String CHANGE_PREFIX = "token-";
 
@@ -21,6 +23,7 @@ public final class TokenSetCodec {
 
   public static byte[] encode(TokenSet set) {
     StringBuilder text = new StringBuilder(HEADER).append('\n').append("version ").append(set.version()).append('\n');
+    if (set.required()) text.append(REQUIRED_LINE).append('\n');
     for (ApiToken token : set.tokens()) text.append("token ").append(tokenWords(token)).append('\n');
     return text.toString().getBytes(StandardCharsets.UTF_8);
   }
@@ -32,18 +35,20 @@ public final class TokenSetCodec {
     if (!lines[1].startsWith("version ")) throw new IllegalArgumentException("the second line is not 'version <n>'");
     long version = Long.parseLong(lines[1].substring("version ".length()));
     List<ApiToken> tokens = new ArrayList<>();
-    for (int i = 2; i < lines.length; i++) {
+    boolean required = lines.length > 2 && lines[2].equals(REQUIRED_LINE);
+    for (int i = required ? 3 : 2; i < lines.length; i++) {
       String[] words = lines[i].split(" ", -1);
       if (!words[0].equals("token")) throw new IllegalArgumentException("line " + (i + 1) + " is not a token");
       tokens.add(token(words, 1));
     }
-    return new TokenSet(version, tokens);
+    return new TokenSet(version, required, tokens);
   }
 
   public static byte[] encode(TokenChange change) {
     String line = switch (change) {
       case TokenChange.Add add -> ADD + " " + tokenWords(add.token());
       case TokenChange.Revoke revoke -> REVOKE + " " + revoke.name();
+      case TokenChange.Require ignored -> REQUIRE;
     };
     return line.getBytes(StandardCharsets.UTF_8);
   }
@@ -61,6 +66,10 @@ public final class TokenSetCodec {
     try {
       return switch (words[0]) {
         case ADD -> new TokenChange.Add(token(words, 1));
+        case REQUIRE -> {
+          if (words.length != 1) throw new IllegalArgumentException("expected 1 word, got " + words.length);
+          yield new TokenChange.Require();
+        }
         case REVOKE -> {
           if (words.length != 2) throw new IllegalArgumentException("expected 2 words, got " + words.length);
           yield new TokenChange.Revoke(words[1]);

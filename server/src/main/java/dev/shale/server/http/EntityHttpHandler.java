@@ -112,7 +112,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private final @Nullable TopologyRoutes topology; // null without a cluster
   private final Scans scans;
   private final AdminGate adminGate;
-  private final @Nullable TokenGate tokenGate; // null: the node requires no tokens
+  private final @Nullable TokenGate tokenGate; // null: the node keeps no tokens
   private final @Nullable TokenRoutes tokenRoutes; // null: the node keeps no tokens
   private final @Nullable SnapshotRoutes snapshots; // null: this node takes no snapshots
   private final AnswerBudget answerBudget;
@@ -156,9 +156,9 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     this.adminGate = adminGate(cluster, admin);
     TokenAuth tokens = admin.tokens();
     AdminSignatures signatures = signatures(cluster, admin);
-    this.tokenGate = tokens == null || !admin.tokensRequired() ? null
+    this.tokenGate = tokens == null ? null
         : new TokenGate(tokens, signatures == null ? null : AdminGate.signed(signatures), EntityService.MAX_ID_BYTES);
-    this.tokenRoutes = tokens == null ? null : new TokenRoutes(tokens.tokens(), service::wallMillis, EntityService.MAX_ID_BYTES);
+    this.tokenRoutes = tokens == null ? null : new TokenRoutes(tokens, service::wallMillis, EntityService.MAX_ID_BYTES);
   }
 
   @Override
@@ -292,7 +292,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
   private Action route(InboundRequest.Received request, RequestTarget target) {
     HttpRequest head = request.head();
     TokenGate tokens = tokenGate;
-    if (tokens != null) {
+    if (tokens != null && tokens.active()) {
       // Tokens replace the loopback rule: an admin call passes with the admin scope or a signature.
       switch (tokens.decide(head, target, request.body(), ctx().channel().remoteAddress())) {
         case TokenGate.Decision.Refuse refuse -> {

@@ -45,6 +45,11 @@ final class TokenGate {
     this.maxIdBytes = maxIdBytes;
   }
 
+  /** Whether requests need tokens now (this node's option, or its cluster's agreed set). */
+  boolean active() {
+    return auth.required();
+  }
+
   /** What the gate decided. */
   sealed interface Decision {
     /** Route it; {@code principal} null: an admin call signed with the node's secret. */

@@ -40,12 +40,14 @@ final class TokenRoutes {
   static final String TOKENS_PATH = "/v0/admin/tokens";
 
   private final Tokens tokens;
+  private final TokenAuth auth;
   private final LongSupplier wallMillis;
   private final SecureRandom random = new SecureRandom();
   private final int maxIdBytes;
 
-  TokenRoutes(Tokens tokens, LongSupplier wallMillis, int maxIdBytes) {
-    this.tokens = tokens;
+  TokenRoutes(TokenAuth auth, LongSupplier wallMillis, int maxIdBytes) {
+    this.auth = auth;
+    this.tokens = auth.tokens();
     this.wallMillis = wallMillis;
     this.maxIdBytes = maxIdBytes;
   }
@@ -54,7 +56,7 @@ final class TokenRoutes {
     HttpVersion version = head.protocolVersion();
     HttpMethod method = head.method();
     try {
-      if (HttpMethod.GET.equals(method)) return done(Responses.json(version, HttpResponseStatus.OK, list(tokens.current())));
+      if (HttpMethod.GET.equals(method)) return done(Responses.json(version, HttpResponseStatus.OK, list(tokens.current(), auth.required())));
       if (HttpMethod.POST.equals(method)) return add(version, query);
       if (HttpMethod.DELETE.equals(method)) {
         String name = required(query, "name");
@@ -89,8 +91,10 @@ final class TokenRoutes {
     });
   }
 
-  static String list(TokenSet set) {
-    StringBuilder json = new StringBuilder("{\"version\": ").append(set.version()).append(", \"tokens\": [");
+  /** The set as JSON; {@code required}: whether this node requires tokens now. */
+  static String list(TokenSet set, boolean required) {
+    StringBuilder json = new StringBuilder("{\"version\": ").append(set.version()).append(", \"required\": ")
+        .append(required).append(", \"tokens\": [");
     for (ApiToken token : set.tokens()) {
       if (json.charAt(json.length() - 1) != '[') json.append(", ");
       json.append("{\"name\": ").append(StatusBody.quote(token.name())).append(", \"scopes\": ").append(scopes(token))
