@@ -65,6 +65,13 @@ final class ServerCommand implements Callable<Integer> {
           "Address to listen on; 0.0.0.0 for every interface. Default: ${DEFAULT-VALUE}.")
   String host;
 
+  @Option(names = "--insecure",
+      description =
+          "Serve on a --host that is not a loopback address with neither TLS (--tls-cert) nor API tokens "
+          + "(--auth tokens): anyone who reaches the port reads, writes and deletes every key, in clear. Without "
+          + "it such a node refuses to start. Not needed on loopback, where only this machine's processes reach it.")
+  boolean insecure;
+
   @Option(names = "--port", paramLabel = "<port>", defaultValue = "8080",
       description =
           "TCP port to listen on (0: any free port, logged at startup). Default: "
@@ -377,6 +384,7 @@ final class ServerCommand implements Callable<Integer> {
     }
     boolean member = MembershipStart.needed(data, membership);
     NodeTls tls = tls(member);
+    requireCredentialsOffLoopback(tls != null || tokenOptions().required());
     ShutdownSignals signals = ShutdownSignals.install(shutdownLimitMillis());
     try {
       // A node alone runs no Raft; any other node's cluster is its Raft-agreed map.
@@ -532,6 +540,31 @@ final class ServerCommand implements Callable<Integer> {
       return NodeTls.open(new TlsFiles(tlsCert, tlsKey, tlsClientCa), System::currentTimeMillis);
     } catch (TlsSetupException e) {
       throw new SettingsRefused("cannot serve TLS: " + e.getMessage());
+    }
+  }
+
+  /**
+   * A node that anyone on a network can reach serves only with credentials, unless told to serve
+   * without (as CockroachDB's --insecure): TLS or API tokens, or --insecure, said loudly. On a
+   * loopback address only this machine's processes reach it, so the quick start needs neither.
+   */
+  private void requireCredentialsOffLoopback(boolean credentials) {
+    if (credentials || isLoopback(host)) return;
+    if (!insecure) {
+      throw new SettingsRefused("--host " + host + " is not a loopback address and the node has neither TLS (--tls-cert)"
+          + " nor API tokens (--auth tokens): anyone reaching it could read and write every key; give one of them, or"
+          + " --insecure to serve without credentials");
+    }
+    LOG.log(Level.WARNING, "INSECURE: serving on " + host + " without TLS or API tokens (--insecure): anyone who"
+        + " reaches port " + port + " reads, writes and deletes every key, in clear");
+  }
+
+  // A name that does not resolve now is taken for what it will be: an address others reach.
+  private static boolean isLoopback(String host) {
+    try {
+      return java.net.InetAddress.getByName(host).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      return false;
     }
   }
 

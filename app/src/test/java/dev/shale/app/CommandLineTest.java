@@ -55,6 +55,16 @@ class CommandLineTest {
     assertThat(out.toString()).doesNotContain("${");
   }
 
+  // Issue 35: a node anyone on a network can reach serves only with credentials (TLS or API
+  // tokens) or when told --insecure; refused before it opens its store or binds its port.
+  @Test
+  void aNodeOnANetworkAddressWithNeitherTlsNorTokensRefusesToStartNamingInsecure(@TempDir Path dir) {
+    assertThat(run("server", "--host", "0.0.0.0", "--port", "0", "--data", dir.resolve("data").toString())).isEqualTo(2);
+    assertThat(err.toString()).contains("--host 0.0.0.0 is not a loopback address").contains("--insecure");
+    assertThat(err.toString().strip().lines()).as("one line: %s", err).hasSize(1);
+    assertThat(dir.resolve("data")).as("nothing was opened").doesNotExist();
+  }
+
   @Test
   void noCommandIsAUsageError() {
     assertThat(run()).isEqualTo(2);

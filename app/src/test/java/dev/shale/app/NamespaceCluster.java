@@ -34,7 +34,10 @@ final class NamespaceCluster implements AutoCloseable {
     }
     List<String> urls = new ArrayList<>();
     for (int i = 0; i < nodes.length; i++) urls.add(network.nodeUrl(i));
-    List<String> args = new ArrayList<>(List.of("--cluster", String.join(",", urls), "--cluster-secret-file", secretFile.toString()));
+    // The nodes listen on their namespaces' addresses, not loopback: in clear and without tokens,
+    // as the faults under test have nothing to do with credentials.
+    List<String> args = new ArrayList<>(List.of("--cluster", String.join(",", urls), "--cluster-secret-file", secretFile.toString(),
+        "--insecure"));
     args.addAll(extraArgs);
     try {
       start(dir, args);

@@ -143,7 +143,7 @@ class ReleaseClusterTest {
       command.addAll(List.of(tree.resolve("bin/shale").toString(), "server",
           "--host", network.nodeAddress(i), "--port", Integer.toString(NamespaceNetwork.NODE_PORT),
           "--data", host(i).resolve("data-" + starts++).toString(),
-          "--cluster-secret-file", secretFile(i).toString()));
+          "--cluster-secret-file", secretFile(i).toString(), "--insecure"));
       command.addAll(clusterArgs);
       Map<String, String> env = new TreeMap<>(environment);
       env.put("SHALE_JAVA_OPTS", "-Xmx128m -XX:TieredStopAtLevel=1");
