@@ -5,8 +5,6 @@ import dev.shale.cluster.membership.ClusterMap;
 import dev.shale.cluster.membership.ClusterMapCodec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -29,16 +27,10 @@ final class MapFile {
   }
 
   Optional<ClusterMap> read() {
-    byte[] bytes;
+    Optional<byte[]> bytes = WholeFile.readIfPresent(file, "the cluster map");
+    if (bytes.isEmpty()) return Optional.empty();
     try {
-      bytes = Files.readAllBytes(file);
-    } catch (NoSuchFileException e) {
-      return Optional.empty();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read the cluster map " + file + ": " + e.getMessage(), e);
-    }
-    try {
-      return Optional.of(ClusterMapCodec.decode(bytes));
+      return Optional.of(ClusterMapCodec.decode(bytes.get()));
     } catch (IllegalArgumentException e) {
       throw new IllegalStateException("the cluster map " + file + " is damaged (" + e.getMessage()
           + "); delete it and the node takes the map from the other members", e);

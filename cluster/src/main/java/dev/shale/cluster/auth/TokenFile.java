@@ -4,7 +4,6 @@ import dev.shale.cluster.WholeFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -25,16 +24,10 @@ public final class TokenFile {
 
   /** @throws IllegalStateException for a damaged file, UncheckedIOException for one that cannot be read */
   public Optional<TokenSet> read() {
-    byte[] bytes;
+    Optional<byte[]> bytes = WholeFile.readIfPresent(file, "the token set");
+    if (bytes.isEmpty()) return Optional.empty();
     try {
-      bytes = Files.readAllBytes(file);
-    } catch (NoSuchFileException e) {
-      return Optional.empty();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read the token set " + file + ": " + e.getMessage(), e);
-    }
-    try {
-      return Optional.of(TokenSetCodec.decode(bytes));
+      return Optional.of(TokenSetCodec.decode(bytes.get()));
     } catch (IllegalArgumentException e) {
       throw new IllegalStateException("the token set " + file + " is damaged: " + e.getMessage(), e);
     }
