@@ -7,6 +7,7 @@ import java.time.Duration;
 import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -23,16 +24,7 @@ final class AdminOptions {
       description = "A node of the cluster, as its base URL (e.g. http://10.0.0.1:8080, or https:// for a node serving TLS): the call goes to it.")
   String via;
 
-  @Option(names = "--ca-cert", paramLabel = "<ca.pem>",
-      description = "With an https:// --via: trust the node's certificate if this CA (PEM) issued it. Default: the JDK's trusted CAs.")
-  @Nullable Path caCert;
-
-  @Option(names = "--cert", paramLabel = "<chain.pem>",
-      description = "With an https:// --via: present this client certificate (PEM chain) to a node that requires one.")
-  @Nullable Path cert;
-
-  @Option(names = "--key", paramLabel = "<key.pem>", description = "The private key of --cert (PEM).")
-  @Nullable Path key;
+  @Mixin ClientTlsOptions tls;
 
   @Option(names = "--cluster-secret-file", paramLabel = "<file>",
       description = "A file holding the cluster secret (as given to the nodes), to sign the call with. "
@@ -71,13 +63,8 @@ final class AdminOptions {
   /** A client of {@code node} (a member the --via node named) that signs as {@link #client()} does. */
   AdminClient client(NodeAddress node) {
     if (timeoutMillis < 1) throw usage("--timeout must be at least 1 ms: " + timeoutMillis);
-    @Nullable SSLContext tls;
-    try {
-      tls = ClientTls.forVia(via, caCert, cert, key);
-    } catch (IllegalArgumentException e) {
-      throw usage(e.getMessage());
-    }
-    return new AdminClient(node, tls, signatures(), Duration.ofMillis(timeoutMillis),
+    @Nullable SSLContext context = tls.context(via, this::usage);
+    return new AdminClient(node, context, signatures(), Duration.ofMillis(timeoutMillis),
         BearerToken.resolve(tokenFile, System.getenv(), this::usage));
   }
 

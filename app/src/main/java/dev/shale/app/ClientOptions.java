@@ -6,6 +6,7 @@ import java.time.Duration;
 import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -25,16 +26,7 @@ final class ClientOptions {
       description = "The node to ask, as its base URL (https:// for a node serving TLS); in a cluster any member. Default: ${DEFAULT-VALUE}.")
   String via;
 
-  @Option(names = "--ca-cert", paramLabel = "<ca.pem>",
-      description = "With an https:// --via: trust the node's certificate if this CA (PEM) issued it. Default: the JDK's trusted CAs.")
-  @Nullable Path caCert;
-
-  @Option(names = "--cert", paramLabel = "<chain.pem>",
-      description = "With an https:// --via: present this client certificate (PEM chain; 'shale certs client' makes one) to a node that requires one.")
-  @Nullable Path cert;
-
-  @Option(names = "--key", paramLabel = "<key.pem>", description = "The private key of --cert (PEM).")
-  @Nullable Path key;
+  @Mixin ClientTlsOptions tls;
 
   @Option(names = "--ack", paramLabel = "<n>",
       description = "How many replicas must answer (a cluster's consistency; README, \"Cluster\"). Default: the node's, a majority of --from.")
@@ -61,17 +53,12 @@ final class ClientOptions {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--via: " + e.getMessage());
     }
-    @Nullable SSLContext tls;
-    try {
-      tls = ClientTls.forVia(via, caCert, cert, key);
-    } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), e.getMessage());
-    }
+    @Nullable SSLContext context = tls.context(via, m -> new ParameterException(spec.commandLine(), m));
     if (timeoutMillis < 1) throw new ParameterException(spec.commandLine(), "--timeout must be at least 1 ms: " + timeoutMillis);
     if (ack != null && ack < 1) throw new ParameterException(spec.commandLine(), "--ack must be at least 1: " + ack);
     if (from != null && from < 1) throw new ParameterException(spec.commandLine(), "--from must be at least 1: " + from);
     String token = BearerToken.resolve(tokenFile, System.getenv(), m -> new ParameterException(spec.commandLine(), m));
-    return new EntityCalls(node, tls, consistencyQuery(), Duration.ofMillis(timeoutMillis), token);
+    return new EntityCalls(node, context, consistencyQuery(), Duration.ofMillis(timeoutMillis), token);
   }
 
   /** {@code &ack=A&from=F} for what was given (the node checks them: a 400 says what is wrong). */
