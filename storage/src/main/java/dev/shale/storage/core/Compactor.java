@@ -63,6 +63,8 @@ final class Compactor implements Runnable {
   private final Condition wake = lock.newCondition();
   private boolean changed = true; // guarded by lock: the file set may have work; pick again
   private boolean stopping; // guarded by lock
+  private boolean ended; // guarded by lock: the thread has returned, or died of an Error
+  private static final String DIED = "the compaction thread died (the engine's health says of what)";
   private volatile boolean stopRequested; // stopping, readable without the lock
   private final ArrayDeque<FullRequest> fullRequests = new ArrayDeque<>(); // guarded by lock
 
@@ -85,7 +87,12 @@ final class Compactor implements Runnable {
     this.thread = ThreadNiceness.backgroundThread(threadName, options.compactionPriority(), this);
   }
 
-  void start() {
+  /**
+   * Starts the thread; {@code onDeath} gets what ends it other than a normal return (an Error,
+   * or a bug's exception), so that the engine knows it lost the thread.
+   */
+  void start(Thread.UncaughtExceptionHandler onDeath) {
+    thread.setUncaughtExceptionHandler(onDeath);
     thread.start();
   }
 
@@ -115,6 +122,9 @@ final class Compactor implements Runnable {
     try {
       if (stopping) {
         request.completeExceptionally(new StorageException("engine is closed"));
+      } else if (ended) {
+        // Nothing would ever take the request: the engine refuses writes, naming the thread's death.
+        request.completeExceptionally(new StorageException(DIED));
       } else {
         fullRequests.add(new FullRequest(request, dropKeys));
         wake.signalAll();
@@ -234,17 +244,21 @@ final class Compactor implements Runnable {
     }
   }
 
+  // The thread ends (closing, or an Error): no request is taken from now on.
   private void failPendingRequests() {
     List<CompletableFuture<Void>> pending;
+    String why;
     lock.lock();
     try {
+      ended = true;
+      why = stopping ? "engine closed" : DIED;
       pending = new ArrayList<>(fullRequests.stream().map(FullRequest::done).toList());
       fullRequests.clear();
     } finally {
       lock.unlock();
     }
     for (CompletableFuture<Void> r : pending) {
-      r.completeExceptionally(new StorageException("engine closed before compact() finished"));
+      r.completeExceptionally(new StorageException(why + " before compact() finished"));
     }
   }
 
@@ -277,6 +291,10 @@ final class Compactor implements Runnable {
     FullOutcome outcome;
     try {
       outcome = fullCompaction(pinned, request.dropKeys());
+    } catch (Error e) {
+      // The thread dies of it (the engine then refuses writes); its caller is told, not left waiting.
+      request.done().completeExceptionally(new StorageException(DIED + " before compact() finished", e));
+      throw e;
     } finally {
       pinned.release();
     }

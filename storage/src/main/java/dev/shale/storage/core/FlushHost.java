@@ -1,5 +1,6 @@
 package dev.shale.storage.core;
 
+import dev.shale.storage.StorageException;
 import dev.shale.storage.table.TableMeta;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -8,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -91,17 +93,24 @@ final class FlushHost implements Flusher.Host {
 
   /**
    * Waits (the write lock held) until none of {@code toFlush} is in the current view any more,
-   * that is each is in a table; throws once the engine closes.
+   * that is each is in a table; throws once the engine closes or refuses writes for good.
    */
-  void awaitFlushed(List<FrozenMemtable> toFlush) {
-    while (!view.isClosed() && view.get().frozen().stream().anyMatch(toFlush::contains)) {
+  void awaitFlushed(List<FrozenMemtable> toFlush, Supplier<@Nullable StorageException> refusal) {
+    while (!view.isClosed() && refusal.get() == null && view.get().frozen().stream().anyMatch(toFlush::contains)) {
       flushLanded.awaitUninterruptibly();
     }
     if (view.isClosed()) throw view.closedException();
+    StorageException refused = refusal.get();
+    // Refused for good (the log failed, or the flush thread died and no flush will ever land):
+    // the caller is told rather than left waiting.
+    if (refused != null) throw new StorageException("flush not done: " + refused.getMessage(), refused);
   }
 
-  /** The engine closes (the write lock held): the flush thread and waiters for a flush stop. */
-  void wakeAtClose() {
+  /**
+   * The engine closes, or refuses writes for good (the write lock held): the flush thread and
+   * waiters for a flush stop.
+   */
+  void wakeWaiters() {
     frozenAdded.signalAll();
     flushLanded.signalAll();
   }

@@ -77,7 +77,13 @@ final class Flusher implements Runnable {
     this.thread = Thread.ofPlatform().daemon().name(threadName).unstarted(this);
   }
 
-  void start() {
+  /**
+   * Starts the thread; {@code onDeath} gets what ends it other than a normal return (an Error,
+   * such as an OutOfMemoryError: other failures are retried), so that the engine knows it lost
+   * the thread.
+   */
+  void start(Thread.UncaughtExceptionHandler onDeath) {
+    thread.setUncaughtExceptionHandler(onDeath);
     thread.start();
   }
 

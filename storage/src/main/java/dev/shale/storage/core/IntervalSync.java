@@ -28,7 +28,12 @@ final class IntervalSync implements Runnable {
     this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this);
   }
 
-  void start() {
+  /**
+   * Starts the thread; {@code onDeath} gets what ends it other than a normal return (an Error,
+   * or a bug's exception), so that the engine knows it lost the thread.
+   */
+  void start(Thread.UncaughtExceptionHandler onDeath) {
+    thread.setUncaughtExceptionHandler(onDeath);
     thread.start();
   }
 

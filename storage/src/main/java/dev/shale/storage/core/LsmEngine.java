@@ -163,11 +163,11 @@ final class LsmEngine implements Engine {
         LsmEngine engine =
             new LsmEngine(directory, options, hooks, clock, directoryLock, recovered, blockCache);
         if (engine.pendingStart.isPresent()) {
-          engine.pendingStart.get().start();
+          engine.pendingStart.get().start(engine.writes::refuseAfterDeathOf);
         } else {
           engine.startBackgroundWork();
         }
-        engine.intervalSync.ifPresent(IntervalSync::start);
+        engine.intervalSync.ifPresent(sync -> sync.start(engine.writes::refuseAfterDeathOf));
         return engine;
       } catch (RuntimeException | Error e) {
         recovered.closeQuietly();
@@ -416,8 +416,8 @@ final class LsmEngine implements Engine {
   // The flush and compaction threads: at open, or, on a disk that was full then, once opening's
   // writes are done (PendingStart).
   private void startBackgroundWork() {
-    flusher.start();
-    compactor.start();
+    flusher.start(writes::refuseAfterDeathOf);
+    compactor.start(writes::refuseAfterDeathOf);
   }
 
   /** How the engine takes the log segment that opening on a full disk could create at last. */

@@ -169,7 +169,7 @@ final class WriteQueue {
       awaitTurn(request);
       if (!request.done) leadFreeze(request);
       if (request.failure != null) throw request.failure;
-      flushes.awaitFlushed(view.get().frozen());
+      flushes.awaitFlushed(view.get().frozen(), poison::get);
     } finally {
       lock.unlock();
     }
@@ -185,7 +185,7 @@ final class WriteQueue {
       if (view.isClosed()) return false;
       view.markClosed();
       backpressure.roomMade();
-      flushes.wakeAtClose();
+      flushes.wakeWaiters();
       PendingWrite head = writers.peekFirst();
       if (head != null) head.wake();
       while (!writers.isEmpty()) queueDrained.awaitUninterruptibly();
@@ -215,8 +215,28 @@ final class WriteQueue {
     return poison.get();
   }
 
+  /**
+   * A background thread (flush, compaction, interval sync) ended by a throwable it does not
+   * handle, an OutOfMemoryError say. Without it memtables are no longer flushed (or tables
+   * compacted, or the log synced): writes would stall until their deadline, or level 0 grow
+   * without bound, while the store looked healthy. So writes are refused from now on, naming the
+   * cause, and the writers waiting for room are woken to be refused too; reads go on. Only a
+   * restart brings the thread back, the log replaying what no table holds (RocksDB turns
+   * read-only on a background error the same way).
+   */
+  void refuseAfterDeathOf(Thread thread, Throwable cause) {
+    poison("the background thread " + thread.getName(), cause);
+    lock.lock();
+    try {
+      backpressure.roomMade(); // stalled writers look again and find the refusal
+      flushes.wakeWaiters(); // and so do waiters for a flush
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Refuses every later write, naming {@code cause}; logs the first such failure. */
-  StorageException poison(String what, IOException cause) {
+  StorageException poison(String what, Throwable cause) {
     StorageException failure = new StorageException(
         what + " failed: " + cause + "; the engine accepts no more writes", cause);
     if (poison.compareAndSet(null, failure)) {
