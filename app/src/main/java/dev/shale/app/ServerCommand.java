@@ -304,8 +304,9 @@ final class ServerCommand implements Callable<Integer> {
       converter = ByteSizeConverter.class,
       description =
           "Memory for request bodies being received or stored, server-wide; a body that "
-          + "does not fit gets 503 with Retry-After. 0: a quarter of the heap (-Xmx), at most "
-          + "256m, at least --max-value-size. Otherwise at least --max-value-size. Default: 0.")
+          + "does not fit gets 503 with Retry-After. A body of more than 64k counts twice its size "
+          + "until it is whole. 0: a quarter of the heap (-Xmx), at most 256m, at least twice "
+          + "--max-value-size. Otherwise at least twice --max-value-size. Default: 0.")
   long inflightBodyBytes;
 
   @Option(names = "--max-inflight-answers", paramLabel = "<size>", defaultValue = "0",

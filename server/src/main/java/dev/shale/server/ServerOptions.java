@@ -1,5 +1,6 @@
 package dev.shale.server;
 
+import dev.shale.server.http.RequestAggregator;
 import dev.shale.storage.Engine;
 
 /**
@@ -85,11 +86,12 @@ public record ServerOptions(
       throw new IllegalArgumentException(
           "maxValueSizeBytes must be in [0, " + MAX_VALUE_SIZE_LIMIT_BYTES + "]: " + maxValueSizeBytes);
     }
-    // 0 is the heap-derived default; otherwise a value of the largest allowed size must fit, or
-    // it could never be stored.
-    if (inflightBodyBytes != 0 && inflightBodyBytes < maxValueSizeBytes) {
+    // 0 is the heap-derived default; otherwise a body of the largest allowed size must fit, or
+    // such a value could never be stored.
+    if (inflightBodyBytes != 0 && inflightBodyBytes < largestBodyCost(maxValueSizeBytes)) {
       throw new IllegalArgumentException("inflightBodyBytes (" + inflightBodyBytes
-          + ") must be 0 (from the heap) or >= maxValueSizeBytes (" + maxValueSizeBytes + ")");
+          + ") must be 0 (from the heap) or >= twice maxValueSizeBytes (" + maxValueSizeBytes
+          + "): a large body is held twice while it is joined");
     }
     // 0 is the heap-derived default; otherwise a value of the largest allowed size must fit.
     if (inflightAnswerBytes != 0 && inflightAnswerBytes < maxValueSizeBytes) {
@@ -121,12 +123,21 @@ public record ServerOptions(
 
   /**
    * The body budget in bytes: {@code inflightBodyBytes}, or when it is 0 the default part of
-   * {@code maxHeapBytes}, capped at {@link #DEFAULT_BODY_BUDGET_CAP_BYTES}, but at least one value
-   * of {@code maxValueSizeBytes}.
+   * {@code maxHeapBytes}, capped at {@link #DEFAULT_BODY_BUDGET_CAP_BYTES}, but at least what
+   * the body of one value of {@code maxValueSizeBytes} reserves (twice its size).
    */
   public long bodyBudgetBytes(long maxHeapBytes) {
     if (inflightBodyBytes != 0) return inflightBodyBytes;
-    return atLeastOneValue(Math.min(DEFAULT_BODY_BUDGET_CAP_BYTES, (long) (maxHeapBytes * DEFAULT_BODY_HEAP_FRACTION)));
+    long fromHeap = Math.min(DEFAULT_BODY_BUDGET_CAP_BYTES, (long) (maxHeapBytes * DEFAULT_BODY_HEAP_FRACTION));
+    return Math.max(largestBodyCost(maxValueSizeBytes), fromHeap);
+  }
+
+  /**
+   * What the body of a value of {@code maxValueSizeBytes} reserves at most: twice its size when
+   * it is gathered in blocks and joined ({@link RequestAggregator#JOINED_BODY_COST}); at least 1.
+   */
+  private static long largestBodyCost(int maxValueSizeBytes) {
+    return Math.max(1, (long) RequestAggregator.JOINED_BODY_COST * maxValueSizeBytes);
   }
 
   // A budget smaller than one value could never serve a value of the largest allowed size.
