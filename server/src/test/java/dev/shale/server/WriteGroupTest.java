@@ -4,14 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.Engine;
 import dev.shale.storage.Entry;
+import dev.shale.testkit.Await;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,6 +56,7 @@ class WriteGroupTest {
     assertThat(engine.entered.await(30, TimeUnit.SECONDS)).as("the first group reached the engine").isTrue();
 
     List<Socket> sockets = new ArrayList<>();
+    int requestBytes = 0;
     try {
       for (int i = 0; i < CONNECTIONS; i++) {
         Socket socket = new Socket(InetAddress.getLoopbackAddress(), node.server.port());
@@ -63,7 +67,13 @@ class WriteGroupTest {
         OutputStream out = socket.getOutputStream();
         out.write(request.getBytes(StandardCharsets.US_ASCII));
         out.flush();
+        requestBytes += request.length();
       }
+      // The loop reads all eight in one turn only if all their bytes are in by then: on a busy
+      // machine the kernel may take its time over loopback, so wait until it shows them.
+      int expected = requestBytes;
+      Await.until("the requests' bytes at the node's sockets", TestServer.TIMEOUT,
+          () -> bytesWaitingAt(node.server.port()) == expected);
       engine.release.countDown();
       assertThat(first.get().statusCode()).isEqualTo(201);
       for (int i = 0; i < CONNECTIONS; i++) {
@@ -85,6 +95,31 @@ class WriteGroupTest {
         assertThat(new String(read.body(), StandardCharsets.US_ASCII)).isEqualTo("v" + i);
       }
     }
+  }
+
+  /**
+   * The bytes received and not yet read by the sockets of local TCP port {@code port}, accepted
+   * or still in the listening socket's queue: the rx_queue of /proc/net/tcp (and tcp6), whose
+   * columns are {@code sl local_address rem_address st tx_queue:rx_queue ...} in hex.
+   */
+  private static long bytesWaitingAt(int port) {
+    long bytes = 0;
+    for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+      List<String> lines;
+      try {
+        lines = Files.readAllLines(Path.of(table));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      for (String line : lines.subList(1, lines.size())) {
+        String[] fields = line.trim().split("\\s+");
+        String local = fields[1];
+        boolean established = fields[3].equals("01");
+        int localPort = Integer.parseInt(local.substring(local.indexOf(':') + 1), 16);
+        if (established && localPort == port) bytes += Long.parseLong(fields[4].substring(fields[4].indexOf(':') + 1), 16);
+      }
+    }
+    return bytes;
   }
 
   // The status line of the first answer on a connection.
