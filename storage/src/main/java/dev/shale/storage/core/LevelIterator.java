@@ -1,7 +1,8 @@
 package dev.shale.storage.core;
 
 import dev.shale.storage.Entry;
-import dev.shale.storage.EntryIterator;
+import dev.shale.storage.table.FoundRecord;
+import dev.shale.storage.table.PeekableRecords;
 import dev.shale.storage.table.ReadAhead;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -14,24 +15,25 @@ import org.jspecify.annotations.Nullable;
  * key, so reading them one after the other yields increasing keys. A table is opened (sought to
  * the range, for a scan) only once the one before it is exhausted.
  *
- * <p>Why one source per level rather than per table: the merge holds one decoded record per
- * source, values included, and each open table iterator holds its read-ahead window. A level of
- * 256 tables of 1 MiB values would otherwise pin 256 MiB of decoded values in a scan, and a full
- * compaction of 565 tables held 565 windows of 2 MiB (1.1 GiB: a node with a 2 GiB budget was
- * killed for it); this way a merge holds one record and one window per level (and per
+ * <p>Why one source per level rather than per table: the merge holds a position per source (a
+ * key, the record left in its block), and each open table iterator holds its read-ahead window.
+ * A full compaction of 565 tables held 565 windows of 2 MiB (1.1 GiB: a node with a 2 GiB budget
+ * was killed for it); this way a merge holds one position and one window per level (and per
  * level-0 table and memtable), whatever the size of the store (LevelDB's concatenating iterator).
+ * Like a table's, its next record can be peeked at ({@link PeekableRecords}): the merge copies
+ * out only the record that wins its key.
  *
  * <p>Not thread safe; the caller's view keeps the tables open while it iterates. Each table's
  * iterator is closed once exhausted, and the one being read by {@link #close}.
  */
-final class LevelIterator implements EntryIterator {
+final class LevelIterator implements PeekableRecords {
   private final List<SharedTable> tables; // of one level >= 1, by key, each overlapping the range
-  private final Function<SharedTable, EntryIterator> open; // a table's iterator, as the reader reads
+  private final Function<SharedTable, PeekableRecords> open; // a table's iterator, as the reader reads
   private int nextTable;
-  private @Nullable EntryIterator current; // the table being read; null before the first and once closed
+  private @Nullable PeekableRecords current; // the table being read; null before the first and once closed
   private boolean closed;
 
-  private LevelIterator(List<SharedTable> tables, Function<SharedTable, EntryIterator> open) {
+  private LevelIterator(List<SharedTable> tables, Function<SharedTable, PeekableRecords> open) {
     this.tables = tables;
     this.open = open;
   }
@@ -49,7 +51,7 @@ final class LevelIterator implements EntryIterator {
   @Override
   public boolean hasNext() {
     if (closed) return false;
-    EntryIterator reading = current;
+    PeekableRecords reading = current;
     while (reading == null || !reading.hasNext()) {
       if (reading != null) reading.close();
       if (nextTable == tables.size()) {
@@ -63,14 +65,34 @@ final class LevelIterator implements EntryIterator {
 
   @Override
   public Entry next() {
+    return reading().next();
+  }
+
+  @Override
+  public byte[] peekKey() {
+    return reading().peekKey();
+  }
+
+  @Override
+  public FoundRecord peekRecord() {
+    return reading().peekRecord();
+  }
+
+  @Override
+  public void skip() {
+    reading().skip();
+  }
+
+  // The table whose next record is the level's next.
+  private PeekableRecords reading() {
     if (!hasNext()) throw new NoSuchElementException();
-    return Objects.requireNonNull(current, "hasNext() opened a table").next();
+    return Objects.requireNonNull(current, "hasNext() opened a table");
   }
 
   @Override
   public void close() {
     closed = true;
-    EntryIterator reading = current;
+    PeekableRecords reading = current;
     current = null;
     if (reading != null) reading.close();
   }

@@ -28,7 +28,8 @@ final class ScanIterator implements EntryIterator {
    * Tombstones. Dropping one is a step of the loop in hasNext(): a run of a million tombstones is
    * a million cheap steps through blocks read once each, never a new seek per tombstone.
    *
-   * Memory. The merge holds one record per source; each table source one block and its
+   * Memory. The merge holds a key per table source (the record itself stays in the block) and a
+   * record per memtable source; each table source one block and its
    * read-ahead window (up to 256 KiB, ReadAhead.SCAN); memtable sources a skip-list position. A level below 0 is one source that reads its
    * tables in turn (LevelIterator), so the sources are the memtables, the level-0 tables and one
    * per deeper level: a scan costs O(sources), not O(range) nor O(tables).

@@ -7,6 +7,7 @@ import dev.shale.storage.Vfs;
 import dev.shale.storage.table.BlockCache;
 import dev.shale.storage.table.BlockPins;
 import dev.shale.storage.table.FoundRecord;
+import dev.shale.storage.table.PeekableRecords;
 import dev.shale.storage.table.ReadAhead;
 import dev.shale.storage.table.Table;
 import dev.shale.storage.table.TableIdentity;
@@ -143,7 +144,7 @@ final class SharedTable {
    * All records in key order, read ahead in windows of {@code readAhead} (a compaction's); the
    * caller holds a reference while it iterates, and closes the iterator.
    */
-  EntryIterator iterator(ReadAhead readAhead) {
+  PeekableRecords iterator(ReadAhead readAhead) {
     return file.table.iterator(null, null, readAhead);
   }
 
@@ -177,7 +178,7 @@ final class SharedTable {
    * The table's records in {@code [fromInclusive, toExclusive)}, read ahead as a scan reads; see
    * {@link Table#iterator(byte[], byte[], ReadAhead)}. The caller closes it.
    */
-  EntryIterator iterator(byte @Nullable [] fromInclusive, byte @Nullable [] toExclusive) {
+  PeekableRecords iterator(byte @Nullable [] fromInclusive, byte @Nullable [] toExclusive) {
     return file.table.iterator(fromInclusive, toExclusive, ReadAhead.SCAN);
   }
 

@@ -56,6 +56,12 @@ sealed interface DataBlock permits FixedEntryBlock, PrefixEntryBlock {
     /** The current entry, its key and value copied out of the block. */
     Entry entry();
 
+    /** A copy of the current entry's key. */
+    byte[] key();
+
+    /** The current entry named by {@code key} (a copy of its key, {@link #key}), its value copied out. */
+    Entry entry(byte[] key);
+
     /** The current entry, its value a view of the block. */
     FoundRecord record();
   }

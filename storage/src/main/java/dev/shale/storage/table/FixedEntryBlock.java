@@ -81,7 +81,17 @@ final class FixedEntryBlock implements DataBlock {
 
     @Override
     public Entry entry() {
-      return decode(i).copy(reader.keyAt(i));
+      return entry(key());
+    }
+
+    @Override
+    public byte[] key() {
+      return reader.keyAt(i);
+    }
+
+    @Override
+    public Entry entry(byte[] key) {
+      return decode(i).copy(key);
     }
 
     @Override

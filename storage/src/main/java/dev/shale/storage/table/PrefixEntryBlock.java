@@ -139,7 +139,16 @@ final class PrefixEntryBlock implements DataBlock {
 
     @Override
     public Entry entry() {
-      byte[] copiedKey = Arrays.copyOf(key, keyLength);
+      return entry(key());
+    }
+
+    @Override
+    public byte[] key() {
+      return Arrays.copyOf(key, keyLength);
+    }
+
+    @Override
+    public Entry entry(byte[] copiedKey) {
       if (type == TableFormat.TYPE_VALUE && valueLength <= MAX_VALUE_BYTES) {
         // The common case of a scan, without the record's slice of the block.
         return new Entry(copiedKey, version, SegmentBytes.copyOf(block, valueOffset, valueLength));

@@ -148,7 +148,7 @@ public final class Table implements AutoCloseable {
   }
 
   /** All records in key order, lazily, one block at a time, read ahead as a scan does. */
-  public EntryIterator iterator() {
+  public PeekableRecords iterator() {
     return new TableIterator(this, null, null, ReadAhead.SCAN);
   }
 
@@ -160,12 +160,12 @@ public final class Table implements AutoCloseable {
    *
    * @throws CorruptionException (from hasNext/next, naming the file) if a block it reaches is bad
    */
-  public EntryIterator iterator(byte @Nullable [] fromInclusive) {
+  public PeekableRecords iterator(byte @Nullable [] fromInclusive) {
     return new TableIterator(this, fromInclusive, null, ReadAhead.SCAN);
   }
 
   /** {@link #iterator(byte[], byte[], ReadAhead)}, reading ahead as a scan does. */
-  public EntryIterator iterator(byte @Nullable [] fromInclusive, byte @Nullable [] toExclusive) {
+  public PeekableRecords iterator(byte @Nullable [] fromInclusive, byte @Nullable [] toExclusive) {
     return new TableIterator(this, fromInclusive, toExclusive, ReadAhead.SCAN);
   }
 
@@ -175,7 +175,7 @@ public final class Table implements AutoCloseable {
    * they lie in the block, so the record past the range is never decoded. The caller closes the
    * iterator (running out closes it too): it holds native memory until then.
    */
-  public EntryIterator iterator(byte @Nullable [] fromInclusive, byte @Nullable [] toExclusive, ReadAhead readAhead) {
+  public PeekableRecords iterator(byte @Nullable [] fromInclusive, byte @Nullable [] toExclusive, ReadAhead readAhead) {
     return new TableIterator(this, fromInclusive, toExclusive, readAhead);
   }
 

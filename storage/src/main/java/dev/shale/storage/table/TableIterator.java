@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * per thread); the table must stay open until the iterator is closed, which frees its window (so
  * does running out).
  */
-final class TableIterator implements EntryIterator {
+final class TableIterator implements PeekableRecords {
   /*
    * Seek. The index holds each block's last key, so the first block whose last key is >= from is
    * the only one where the range can start; the block's own seek finds the first key >= from in
@@ -31,7 +31,8 @@ final class TableIterator implements EntryIterator {
    * range whose end lies past a block's last key must read the next block to learn where it starts.
    *
    * Advance. next() returns the cursor's entry and leaves the cursor on it; the following
-   * hasNext() moves it on, so damage in a record is reported by the call that reaches it.
+   * hasNext() moves it on, so damage in a record is reported by the call that reaches it. skip()
+   * consumes the entry without copying it out (a merge's record that lost to a newer one).
    *
    * Memory: the read-ahead window and decompression buffer (SequentialBlocks), one block's
    * cursor (a view of either, or of a cached block) and the previous key.
@@ -46,6 +47,7 @@ final class TableIterator implements EntryIterator {
   private DataBlock.@Nullable Cursor cursor; // null before the first block and once done
   private boolean consumed; // next() returned the cursor's entry: hasNext() moves past it
   private byte @Nullable [] previousKey; // null before the first record
+  private byte @Nullable [] cursorKey; // the cursor's key once copied (peekKey), until it moves
   private long returned;
   private boolean done;
 
@@ -60,6 +62,7 @@ final class TableIterator implements EntryIterator {
   @Override
   public boolean hasNext() {
     if (done) return false;
+    if (cursorKey != null) return true; // peeked at, in range, not consumed: nothing moved since
     if (seekKey != null) seek(seekKey);
     DataBlock.Cursor current = cursor;
     if (consumed && current != null) {
@@ -80,15 +83,44 @@ final class TableIterator implements EntryIterator {
 
   @Override
   public Entry next() {
+    byte[] key = peekKey();
+    Entry entry = current().entry(key);
+    consume(key);
+    return entry;
+  }
+
+  @Override
+  public byte[] peekKey() {
     if (!hasNext()) throw new NoSuchElementException();
-    Entry entry = Objects.requireNonNull(cursor, "hasNext() found a block").entry();
-    if (previousKey != null && Keys.compare(previousKey, entry.key()) >= 0) {
+    byte[] key = cursorKey;
+    if (key == null) key = cursorKey = current().key();
+    return key;
+  }
+
+  @Override
+  public FoundRecord peekRecord() {
+    if (!hasNext()) throw new NoSuchElementException();
+    return current().record();
+  }
+
+  @Override
+  public void skip() {
+    consume(peekKey());
+  }
+
+  private DataBlock.Cursor current() {
+    return Objects.requireNonNull(cursor, "hasNext() found a block");
+  }
+
+  // The cursor's entry is returned or skipped: the following hasNext() moves past it.
+  private void consume(byte[] key) {
+    if (previousKey != null && Keys.compare(previousKey, key) >= 0) {
       throw table.corruptBlock(nextBlock - 1, "a key does not follow the key before it");
     }
     consumed = true;
-    previousKey = entry.key();
+    cursorKey = null;
+    previousKey = key;
     returned++;
-    return entry;
   }
 
   /** Positions the iteration at the first record whose key is {@code >= seekKey}. */
