@@ -21,6 +21,7 @@ import dev.shale.server.scan.Scans;
 import dev.shale.storage.Engine;
 import dev.shale.server.peer.PeerEndpoint;
 import dev.shale.server.peer.PortSniffer;
+import dev.shale.server.tls.ClientCertificateRefusal;
 import dev.shale.server.tls.NodeTls;
 import dev.shale.server.tls.TlsSniffer;
 import io.netty.channel.ChannelInitializer;
@@ -42,10 +43,14 @@ import org.jspecify.annotations.Nullable;
 /**
  * Assembles each connection's pipeline, and with it every limit a connection is held to. On a
  * TLS port ({@code --tls-cert}) first {@link TlsSniffer}: a TLS handshake gets an SslHandler of
- * the certificate in force and the rest sees the decrypted bytes; plaintext is refused. Then
+ * the certificate in force and the rest sees the decrypted bytes; plaintext is refused (but for a
+ * peer preface, which goes on to the peer handshake to be refused there, by name). Then
  * only {@link PortSniffer}: a first byte 0x89 and the preface make a peer connection (frame
  * codec, handshake, then {@link dev.shale.server.peer.PeerRequestHandler}; docs/format.md,
- * "Internode protocol"); anything else is HTTP, whose handlers are then:
+ * "Internode protocol"; with TLS between nodes the handshake also requires a node certificate of
+ * the cluster CA naming the sender); anything else is HTTP (refused with 403 when the port asks
+ * for client certificates without requiring them and the client has none of its client CA:
+ * {@link ClientCertificateRefusal}), whose handlers are then:
  *
  * <pre>
  *   linger           LingeringClose: after a refusal that closes, the answer goes out before the close
@@ -135,6 +140,13 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   }
 
   private void httpPipeline(ChannelPipeline pipeline) {
+    // A port that takes peers asks for a client certificate without requiring one: with a client
+    // CA, what the handshake did not require is required here (NodeTls.httpClientRefusal).
+    String refusal = tls == null ? null : tls.httpClientRefusal(pipeline.channel());
+    if (refusal != null) {
+      pipeline.addLast("refused", new ClientCertificateRefusal(refusal));
+      return;
+    }
     RequestTimeoutHandler requestTimeout = new RequestTimeoutHandler(options.requestTimeoutMillis());
     LingeringClose lingeringClose = new LingeringClose();
     pipeline.addLast("linger", lingeringClose);

@@ -160,10 +160,17 @@ public final class ShaleServer implements AutoCloseable {
   /**
    * Like {@link #start(Engine, ServerOptions, Cluster, MissedWrites, NodeAdmin)}, serving TLS on
    * the port with {@code tls} (null: plaintext), whose files are checked for a new certificate
-   * every {@link #TLS_POLL_MILLIS}.
+   * every {@link #TLS_POLL_MILLIS}. A node with peers needs {@code tls} with a cluster CA (or
+   * none): its connections to and from its peers then run over mutual TLS too.
    */
   public static ShaleServer start(Engine engine, ServerOptions options, @Nullable Cluster cluster, MissedWrites missed,
       NodeAdmin admin, @Nullable NodeTls tls) {
+    // Invariant: a TLS port of a node with peers has a cluster CA. Without one its peers would
+    // come in clear past the TLS port (TlsSniffer hands a peer preface on to the handshake, which
+    // refuses it only under a cluster CA).
+    if (tls != null && !tls.betweenNodes() && cluster != null && cluster.takesPeers()) {
+      throw new IllegalArgumentException("a node with peers serves TLS only with a cluster CA (--tls-cluster-ca)");
+    }
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     Class<? extends ServerChannel> channelType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
@@ -197,7 +204,7 @@ public final class ShaleServer implements AutoCloseable {
     ClockProbes clockProbes = null;
     if (cluster != null && cluster.takesPeers()) {
       int maxValue = options.maxValueSizeBytes();
-      dialer = new PeerDialer(cluster.topology().self(), cluster.membership(), cluster.auth(),
+      dialer = new PeerDialer(cluster.topology().self(), cluster.membership(), cluster.auth(), tls,
           epoll ? EpollSocketChannel.class : NioSocketChannel.class, maxValue, cluster.forwardTimeoutMillis());
       client = new PeerLinks(cluster.topology().peers(), ioGroup, dialer, cluster.forwardTimeoutMillis(), cluster.maxPendingPerPeer(),
           metrics.peerTimers());
@@ -212,7 +219,7 @@ public final class ShaleServer implements AutoCloseable {
       ClockOffsets clock = clockOffsets;
       clockProbes = new ClockProbes(cluster.topology().self(), () -> live.map().addresses(), client, ioGroup, clock);
       PeerScanServer peerScans = new PeerScanServer(service, scanThreads, live::livePlacement, fence);
-      peers = new PeerEndpoint(cluster.topology().self(), cluster.membership(), cluster.auth(), maxValue,
+      peers = new PeerEndpoint(cluster.topology().self(), cluster.membership(), cluster.auth(), tls, maxValue,
           sender -> new PeerRequestHandler(sender, service, pool, answerBudget, peerScans, fence, clock, maxValue),
           client::peerAuthenticated);
       replicaCalls = new ReplicaCalls(cluster.topology().self(), service, pool, client, missed, fence, () -> live.map().version());

@@ -50,7 +50,7 @@ final class FakeScanPeer implements AutoCloseable {
   FakeScanPeer(List<String> urls, int self, byte[] secret, List<Step> script) {
     int port = Integer.parseInt(urls.get(self).substring(urls.get(self).lastIndexOf(':') + 1));
     Topology topology = Topology.fromUrls(urls, "127.0.0.1", port);
-    PeerEndpoint endpoint = new PeerEndpoint(topology.self(), StaticMembership.of(topology), InternalAuth.withSecret(secret), 1 << 20,
+    PeerEndpoint endpoint = new PeerEndpoint(topology.self(), StaticMembership.of(topology), InternalAuth.withSecret(secret), null, 1 << 20,
         sender -> new Scripted(script, openScanConnections), sender -> {});
     listener = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
         .childHandler(new ChannelInitializer<SocketChannel>() {

@@ -115,7 +115,19 @@ public final class PeerWire implements AutoCloseable {
    */
   public static PeerWire open(int port, byte @Nullable [] secret, String sender, String receiver)
       throws IOException {
-    PeerWire wire = connect(port);
+    return handshake(connect(port), secret, sender, receiver);
+  }
+
+  /**
+   * As {@link #open(int, byte[], String, String)}, over {@code connected}, a socket already
+   * connected (a TLS socket, say, for a node whose peers must come over TLS).
+   */
+  public static PeerWire open(Socket connected, byte @Nullable [] secret, String sender, String receiver) throws IOException {
+    connected.setSoTimeout(15_000);
+    return handshake(new PeerWire(connected), secret, sender, receiver);
+  }
+
+  private static PeerWire handshake(PeerWire wire, byte @Nullable [] secret, String sender, String receiver) throws IOException {
     try {
       wire.sendBytes(PREFACE);
       byte[] hello = hello(PROTOCOL_VERSION, secret == null ? MODE_TRUSTED : MODE_SECRET, sender, receiver, 0, nonce());

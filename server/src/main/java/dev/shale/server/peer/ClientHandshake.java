@@ -7,6 +7,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.lang.System.Logger.Level;
@@ -96,6 +97,16 @@ final class ClientHandshake extends ChannelInboundHandlerAdapter {
     ctx.close();
   }
 
+  /** A failed TLS handshake (with TLS between nodes) fails the dial with what to fix; the SslHandler closes. */
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+    if (event instanceof SslHandshakeCompletionEvent completion && !completion.isSuccess()) {
+      fail(ctx, PeerTlsFailure.reason(server, completion.cause()));
+      return;
+    }
+    ctx.fireUserEventTriggered(event);
+  }
+
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     ready.tryFailure(new HandshakeRefused(server + " closed the connection during the handshake"));
@@ -104,6 +115,10 @@ final class ClientHandshake extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (PeerTlsFailure.isTls(cause)) {
+      fail(ctx, PeerTlsFailure.reason(server, cause));
+      return;
+    }
     ready.tryFailure(new HandshakeRefused("the handshake with " + server + " failed: "
         + PeerConnections.oneLine(String.valueOf(cause.getMessage()))));
     PeerConnections.closeOnError(ctx, cause, "peer connection to " + server + " in its handshake");

@@ -4,6 +4,8 @@ import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.membership.ClusterMap;
 import dev.shale.cluster.membership.Membership;
+import dev.shale.server.tls.NodeTls;
+import io.netty.channel.Channel;
 import java.security.SecureRandom;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -27,14 +29,37 @@ final class Handshakes {
   private final NodeAddress self;
   private final Membership membership;
   private final InternalAuth auth;
+  private final @Nullable NodeTls tls; // null: connections between nodes in clear
   private final SecureRandom random = new SecureRandom();
   // Told of every peer that refused this node's HELLO (a REFUSED frame); set once the node runs.
   private volatile Consumer<NodeAddress> refusedBy = peer -> {};
 
-  Handshakes(NodeAddress self, Membership membership, InternalAuth auth) {
+  Handshakes(NodeAddress self, Membership membership, InternalAuth auth, @Nullable NodeTls tls) {
     this.self = self;
     this.membership = membership;
     this.auth = auth;
+    this.tls = tls;
+  }
+
+  /** The node's TLS, whose cluster CA every peer connection runs under; null: connections between nodes in clear. */
+  @Nullable NodeTls tls() {
+    return tls;
+  }
+
+  /**
+   * Why the connection {@code channel}, whose HELLO names {@code sender}, may not be a peer's
+   * under this node's TLS, or null (always null for a node without TLS between nodes). Checked
+   * before the HELLO itself: a stranger learns nothing of the cluster map.
+   */
+  @Nullable String tlsRefusal(Channel channel, String sender) {
+    if (tls == null) return null;
+    String host;
+    try {
+      host = NodeAddress.ofId(sender).host();
+    } catch (IllegalArgumentException e) {
+      return "sender '" + sender + "' is not a node id (host:port)";
+    }
+    return tls.peerRefusal(channel, host);
   }
 
   InternalAuth auth() {

@@ -3,6 +3,7 @@ package dev.shale.server.peer;
 import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.membership.Membership;
+import dev.shale.server.tls.NodeTls;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -13,14 +14,18 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Opens authenticated connections to peers (docs/format.md, "Internode protocol"): connects,
- * sends the preface and runs the client side of the handshake. Each {@link #dial} opens a new
+ * with TLS between nodes shakes hands in TLS (presenting this node's certificate, and accepting
+ * only a node certificate of the cluster CA that names the peer's host: docs/design.md, "TLS
+ * between nodes"), then sends the preface and runs the client side of the handshake. Each {@link #dial} opens a new
  * connection; the multiplexed replica connections and each scan (one
  * connection per scan) use it.
  *
- * <p>A dialed channel's pipeline is the frame codec: {@code "peer-frames"} (a decoder of frames
+ * <p>A dialed channel's pipeline is {@code "tls"} (with TLS between nodes: an SslHandler of the
+ * certificate in force when it was dialed, so a reloaded certificate reaches new connections), then the frame codec: {@code "peer-frames"} (a decoder of frames
  * into {@link PeerMessage}s) and {@code "peer-encoder"} (which writes {@link PeerMessage}s as
  * frames); the caller adds its own handler last, in the listener of the dial's future, which
  * runs on the channel's loop before any frame after READY is read.
@@ -39,13 +44,15 @@ public final class PeerDialer {
    * @param self this node, in whose name it dials
    * @param membership the cluster map, whose version its HELLOs carry
    * @param auth the cluster secret (or trusted network) the handshake proves
+   * @param tls the node's TLS, under whose cluster CA every peer connection runs; null: in clear
    * @param channelType the socket channel class of the event loops' transport
    * @param maxValueBytes this node's --max-value-size: answers may be that and a key long
    * @param connectTimeoutMillis how long a TCP connect may take
    */
   public PeerDialer(
-      NodeAddress self, Membership membership, InternalAuth auth, Class<? extends Channel> channelType, int maxValueBytes, long connectTimeoutMillis) {
-    this.handshakes = new Handshakes(self, membership, auth);
+      NodeAddress self, Membership membership, InternalAuth auth, @Nullable NodeTls tls, Class<? extends Channel> channelType,
+      int maxValueBytes, long connectTimeoutMillis) {
+    this.handshakes = new Handshakes(self, membership, auth, tls);
     this.maxFrameBytes = Frames.maxFrameBytes(maxValueBytes);
     this.bootstrap = new Bootstrap()
         .channel(channelType)
@@ -77,6 +84,8 @@ public final class PeerDialer {
         .handler(new ChannelInitializer<>() {
           @Override
           protected void initChannel(Channel channel) {
+            NodeTls tls = handshakes.tls();
+            if (tls != null) channel.pipeline().addLast("tls", tls.peerClient().newHandler(channel.alloc(), peer.host(), peer.port()));
             channel.pipeline()
                 .addLast("peer-frames", new FrameDecoder(FrameDecoder.Side.CLIENT))
                 .addLast("peer-encoder", FrameEncoder.INSTANCE)

@@ -3,7 +3,10 @@ package dev.shale.server.peer;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
+import dev.shale.storage.ThrottledLog;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.ssl.SslHandler;
+import java.lang.System.Logger.Level;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.Arrays;
 import java.util.List;
@@ -24,6 +27,11 @@ import org.jspecify.annotations.Nullable;
  * <p>Confined to the channel's event loop.
  */
 public final class PortSniffer extends ByteToMessageDecoder {
+  private static final System.Logger LOG = System.getLogger(PortSniffer.class.getName());
+  // Each peer retries at its reconnect rate: one line per 10 s.
+  private static final ThrottledLog TLS_ON_CLEAR_PORT_LOG = new ThrottledLog(LOG, Level.WARNING, ThrottledLog.DEFAULT_INTERVAL_MILLIS);
+  private static final int TLS_HANDSHAKE_RECORD = 0x16; // RFC 8446 section 5.1
+
   private final Consumer<ChannelPipeline> http;
   private final @Nullable PeerEndpoint peers; // null: this node takes no peer connections
   private final long timeoutMillis;
@@ -56,6 +64,13 @@ public final class PortSniffer extends ByteToMessageDecoder {
   @Override
   protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
     int first = in.getUnsignedByte(in.readerIndex());
+    if (first == TLS_HANDSHAKE_RECORD && peers != null && ctx.pipeline().get(SslHandler.class) == null) {
+      // A plaintext node of a cluster met a TLS handshake: a node of its cluster started with TLS
+      // among nodes without (or an https:// client). HTTP answers it 400; the log says why.
+      TLS_ON_CLEAR_PORT_LOG.log("tls on clear port", () -> "a TLS handshake from " + ctx.channel().remoteAddress()
+          + " on this node's plaintext port: if it is a node of this cluster, the cluster mixes nodes with TLS (--tls-cert, "
+          + "--tls-cluster-ca) and nodes without (this one); give every node the same");
+    }
     if (first != (Frames.PREFACE[0] & 0xFF)) {
       http.accept(ctx.pipeline());
       ctx.pipeline().remove(this);

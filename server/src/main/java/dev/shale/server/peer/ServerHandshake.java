@@ -58,7 +58,8 @@ final class ServerHandshake extends ChannelInboundHandlerAdapter {
   }
 
   private void onHello(ChannelHandlerContext ctx, PeerMessage.Hello received) {
-    String refusal = endpoint.handshakes().refusal(received);
+    String refusal = endpoint.handshakes().tlsRefusal(ctx.channel(), received.sender());
+    if (refusal == null) refusal = endpoint.handshakes().refusal(received);
     if (refusal != null) {
       refuse(ctx, received.sender(), refusal);
       return;

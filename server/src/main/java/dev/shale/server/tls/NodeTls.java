@@ -1,21 +1,30 @@
 package dev.shale.server.tls;
 
+import io.netty.channel.Channel;
+import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.AttributeKey;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.security.cert.CertificateException;
+import java.security.cert.X509Certificate;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.LongSupplier;
+import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The TLS of a node's port: the SslContext new connections get, reloaded when the files of its
- * {@link TlsFiles} change (docs/operations.md, "Rotating certificates").
+ * {@link TlsFiles} change (docs/operations.md, "Rotating certificates"). With a cluster CA, also
+ * the TLS between the nodes (docs/design.md, "TLS between nodes"): the context this node dials its
+ * peers with ({@link #peerClient}), and the checks a connection must pass to be a peer's
+ * ({@link #peerRefusal}) or, on a port asking for certificates without requiring them, an HTTP
+ * client's ({@link #httpClientRefusal}). A reload replaces them all together.
  *
  * <p>{@link #reloadIfChanged} is called about every second (the server schedules it): it compares
  * each file's modification time, size and inode with what it last loaded, and only when one
@@ -39,8 +48,16 @@ public final class NodeTls {
   private @Nullable List<Object> failedStamp;
   private boolean failureLogged;
 
-  /** The credentials and context in force, and the stamp of the files they were read from. */
-  private record Loaded(ServerCredentials credentials, SslContext context, List<Object> stamp) {}
+  /**
+   * The credentials and contexts in force, and the stamp of the files they were read from.
+   *
+   * @param peerClient the context of connections this node dials to its peers; null without a cluster CA
+   * @param clusterTrust the cluster CA, which a peer's certificate must lead to; null without one
+   * @param clientTrust the client CA, with a cluster CA only (the port then asks clients for a
+   *     certificate without requiring one, and this checks it); null otherwise
+   */
+  private record Loaded(ServerCredentials credentials, SslContext context, @Nullable SslContext peerClient,
+      @Nullable CaTrust clusterTrust, @Nullable CaTrust clientTrust, List<Object> stamp) {}
 
   private NodeTls(TlsFiles files, LongSupplier wallMillis, Loaded loaded) {
     this.files = files;
@@ -61,6 +78,85 @@ public final class NodeTls {
     return loaded.context;
   }
 
+  /** Whether the connections between nodes run over TLS: the files have a cluster CA. */
+  public boolean betweenNodes() {
+    return loaded.clusterTrust != null;
+  }
+
+  /**
+   * The context of a new connection to a peer, of the certificate in force (so a reload reaches
+   * new peer connections too); an IllegalStateException without a cluster CA.
+   */
+  public SslContext peerClient() {
+    SslContext context = loaded.peerClient;
+    if (context == null) throw new IllegalStateException("no TLS between nodes without a cluster CA (--tls-cluster-ca)");
+    return context;
+  }
+
+  /**
+   * The same credentials for the node's own HTTPS calls to another member (a join asking a
+   * member, a node asking for the map after a refusal): the JDK's context behind
+   * {@link #peerClient} (the HTTP client checks the host name itself).
+   */
+  public SSLContext peerHttps() {
+    return ((JdkSslContext) peerClient()).context();
+  }
+
+  /**
+   * Why {@code channel} may not be a peer connection of the member whose host is {@code
+   * senderHost}, or null when it may: it must be TLS with a node certificate of the cluster CA
+   * that names that host (docs/design.md, "TLS between nodes").
+   */
+  public @Nullable String peerRefusal(Channel channel, String senderHost) {
+    CaTrust cluster = loaded.clusterTrust;
+    if (cluster == null) return null;
+    X509Certificate[] chain = ConnectionCertificates.of(channel);
+    if (chain == null) {
+      return "it came in clear, and this node takes peer connections over TLS only (--tls-cluster-ca): "
+          + "start every node of the cluster with --tls-cert, --tls-key and --tls-cluster-ca";
+    }
+    if (chain.length == 0) {
+      return "it presented no certificate of a CA this node trusts; a peer presents its node certificate of the cluster CA";
+    }
+    String subject = chain[0].getSubjectX500Principal().getName();
+    try {
+      cluster.checkNode(chain);
+    } catch (CertificateException e) {
+      return "its certificate (" + subject + ") is not a node certificate of the cluster CA: " + ConnectionCertificates.reason(e);
+    }
+    if (!HostNames.names(chain[0], senderHost)) {
+      return "its certificate (" + subject + ") does not name " + senderHost + ", the host of the member it says it is";
+    }
+    return null;
+  }
+
+  /**
+   * Why the HTTP client of {@code channel} may not be served, or null when it may. Only a port
+   * with both a client CA and a cluster CA decides here (its handshake asks for a certificate
+   * without requiring one): a client's certificate of the client CA, or a node's of the cluster
+   * CA (the members' own calls), is required. Without a cluster CA the handshake itself required it.
+   */
+  public @Nullable String httpClientRefusal(Channel channel) {
+    CaTrust clients = loaded.clientTrust;
+    CaTrust cluster = loaded.clusterTrust;
+    if (clients == null || cluster == null) return null;
+    X509Certificate[] chain = ConnectionCertificates.of(channel);
+    if (chain == null) return null;
+    if (chain.length == 0) return "this node serves only clients presenting a certificate of its client CA (--tls-client-ca)";
+    try {
+      clients.checkClient(chain);
+      return null;
+    } catch (CertificateException e) {
+      try {
+        cluster.checkNode(chain);
+        return null;
+      } catch (CertificateException notNode) {
+        return "the client certificate (" + chain[0].getSubjectX500Principal().getName() + ") is not one of this node's client CA: "
+            + ConnectionCertificates.reason(e);
+      }
+    }
+  }
+
   /** The credentials in force. */
   public ServerCredentials credentials() {
     return loaded.credentials;
@@ -73,7 +169,8 @@ public final class NodeTls {
         + "\", \"issuer\": \"" + jsonEscape(certificate.getIssuerX500Principal().getName())
         + "\", \"notBefore\": \"" + certificate.getNotBefore().toInstant()
         + "\", \"notAfter\": \"" + certificate.getNotAfter().toInstant()
-        + "\", \"clientCertificates\": " + (loaded.credentials.clientCas().isEmpty() ? "\"none\"" : "\"required\"") + "}";
+        + "\", \"clientCertificates\": " + (loaded.credentials.clientCas().isEmpty() ? "\"none\"" : "\"required\"")
+        + ", \"betweenNodes\": " + (betweenNodes() ? "\"mutual TLS\"" : "\"none\"") + "}";
   }
 
   /** Reloads the files if they changed since they were last loaded; true when a new context is in force. */
@@ -88,7 +185,8 @@ public final class NodeTls {
     try {
       Loaded next = load(files, wallMillis);
       // Read after the load: files replaced while it read are loaded again at the next poll.
-      loaded = new Loaded(next.credentials, next.context, stamp.equals(next.stamp) ? stamp : List.of());
+      loaded = new Loaded(next.credentials, next.context, next.peerClient, next.clusterTrust, next.clientTrust,
+          stamp.equals(next.stamp) ? stamp : List.of());
       failedStamp = null;
       LOG.log(System.Logger.Level.INFO, "TLS: new connections now get the certificate "
           + next.credentials.certificate().getSubjectX500Principal().getName() + ", valid to "
@@ -119,13 +217,16 @@ public final class NodeTls {
       stamp = List.of(); // the load below names the file it cannot read
     }
     ServerCredentials credentials = ServerCredentials.load(files, Instant.ofEpochMilli(wallMillis.getAsLong()));
-    return new Loaded(credentials, TlsContexts.server(credentials), stamp);
+    if (credentials.clusterCas().isEmpty()) return new Loaded(credentials, TlsContexts.server(credentials), null, null, null, stamp);
+    CaTrust cluster = CaTrust.of(credentials.clusterCas());
+    CaTrust clients = credentials.clientCas().isEmpty() ? null : CaTrust.of(credentials.clientCas());
+    return new Loaded(credentials, TlsContexts.server(credentials), TlsContexts.peerClient(credentials, cluster), cluster, clients, stamp);
   }
 
   /** What identifies the files' contents without reading them: per file its mtime, size and inode. */
   private static List<Object> stamp(TlsFiles files) throws IOException {
     List<Object> stamp = new ArrayList<>();
-    for (Path file : new Path[] {files.certificateChain(), files.key(), files.clientCa()}) {
+    for (Path file : new Path[] {files.certificateChain(), files.key(), files.clientCa(), files.clusterCa()}) {
       if (file == null) continue;
       try {
         BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);

@@ -3,6 +3,7 @@ package dev.shale.server.tls;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.PrivateKey;
+import java.security.cert.CertificateException;
 import java.security.cert.CertificateExpiredException;
 import java.security.cert.CertificateNotYetValidException;
 import java.security.cert.X509Certificate;
@@ -18,11 +19,15 @@ import org.jspecify.annotations.Nullable;
  *
  * @param chain the node's certificate first, then its issuers'
  * @param clientCas the CAs HTTP clients' certificates must chain to; empty: no client certificates
+ * @param clusterCas the CAs every node's certificate chains to (this node's too); empty: a node
+ *     without TLS between nodes
  */
-public record ServerCredentials(List<X509Certificate> chain, PrivateKey key, List<X509Certificate> clientCas) {
+public record ServerCredentials(List<X509Certificate> chain, PrivateKey key, List<X509Certificate> clientCas,
+    List<X509Certificate> clusterCas) {
   public ServerCredentials {
     chain = List.copyOf(chain);
     clientCas = List.copyOf(clientCas);
+    clusterCas = List.copyOf(clusterCas);
   }
 
   /** The credentials in {@code files}, checked at {@code now}. */
@@ -43,7 +48,24 @@ public record ServerCredentials(List<X509Certificate> chain, PrivateKey key, Lis
     }
     @Nullable Path clientCa = files.clientCa();
     List<X509Certificate> clientCas = clientCa == null ? List.of() : read(() -> PemFiles.readCertificates(clientCa));
-    return new ServerCredentials(chain, key, clientCas);
+    @Nullable Path clusterCa = files.clusterCa();
+    List<X509Certificate> clusterCas = clusterCa == null ? List.of() : read(() -> PemFiles.readCertificates(clusterCa));
+    if (clusterCa != null) requireNodeCertificate(chain, files.certificateChain(), clusterCas, clusterCa);
+    return new ServerCredentials(chain, key, clientCas, clusterCas);
+  }
+
+  /**
+   * Peers accept this node only with a node certificate of the cluster CA: one that is not (of
+   * another CA, or a client's) would be refused by every peer, so the node does not start with it.
+   */
+  private static void requireNodeCertificate(List<X509Certificate> chain, Path chainFile, List<X509Certificate> clusterCas, Path clusterCa)
+      throws TlsSetupException {
+    try {
+      CaTrust.of(clusterCas).checkNode(chain.toArray(X509Certificate[]::new));
+    } catch (CertificateException e) {
+      throw new TlsSetupException("the certificate in " + chainFile + " (" + chain.getFirst().getSubjectX500Principal().getName()
+          + ") is not a node certificate of the cluster CA in " + clusterCa + ": " + ConnectionCertificates.reason(e));
+    }
   }
 
   /** The node's own certificate. */

@@ -14,14 +14,23 @@ import java.util.List;
  * section 5.1) gets an {@link SslHandler} of the context in force now, and what follows it (the
  * port's own sniffing of HTTP or the peer protocol) sees the decrypted bytes. Anything else is
  * plaintext, which a TLS port refuses: a request line that looks like HTTP gets a one-line 400
- * in clear (so curl says why), anything else is closed. Either way no plaintext byte reaches the
- * handlers behind, and the node serves the next connection as before.
+ * in clear (so curl says why), anything else is closed, and the node serves the next connection
+ * as before.
+ *
+ * <p>One exception, so that a cluster mixing TLS and clear nodes says so by name on both sides:
+ * a first byte 0x89 (the peer protocol's preface, {@code Frames.PREFACE}) goes on in clear to the
+ * port's sniffer, and so to the peer handshake, which refuses it at its HELLO (a TLS port of a
+ * node with peers has a cluster CA, and under one a peer must come over TLS: NodeTls.peerRefusal)
+ * with a REFUSED frame and a log line naming the sender. No plaintext byte reaches any other
+ * handler.
  *
  * <p>Confined to the channel's event loop.
  */
 public final class TlsSniffer extends ByteToMessageDecoder {
   private static final System.Logger LOG = System.getLogger(TlsSniffer.class.getName());
   private static final int HANDSHAKE_RECORD = 0x16;
+  private static final int PEER_PREFACE = 0x89; // Frames.PREFACE[0]: docs/format.md, "Internode protocol", "Transport"
+
   private static final byte[] PLAINTEXT_REFUSAL = ("HTTP/1.1 400 Bad Request\r\n"
       + "Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: 46\r\n\r\n"
       + "this port speaks TLS only: use https:// URLs\r\n").getBytes(StandardCharsets.US_ASCII);
@@ -40,6 +49,10 @@ public final class TlsSniffer extends ByteToMessageDecoder {
       ctx.pipeline().addAfter(ctx.name(), "tls-failures", new TlsFailures());
       // Replacing a ByteToMessageDecoder hands the bytes it holds to the SslHandler.
       ctx.pipeline().replace(this, "tls", ssl);
+      return;
+    }
+    if (first == PEER_PREFACE) {
+      ctx.pipeline().remove(this); // hands the bytes on to the port's sniffer
       return;
     }
     in.skipBytes(in.readableBytes());
