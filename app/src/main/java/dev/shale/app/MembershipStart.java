@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Stream;
+import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -56,13 +57,15 @@ record MembershipStart(RaftMembership membership, Topology topology) {
    * @param signatures signs a join's calls to its member (null: a node without a secret)
    * @param completesAtOnce true while no data movement is wired: joins become normal, and leaves
    *     removals, as soon as they are committed ({@link RaftMembership#start})
+   * @param peerHttps with TLS between the nodes, the TLS of a join's calls to its member (the
+   *     node's certificate, trusting the cluster CA); null: in clear
    * @throws StartupException with a one-line reason when it cannot
    */
   static MembershipStart start(Path dataDir, Options options, @Nullable AdminSignatures signatures, TopologyListener listener,
-      boolean completesAtOnce) {
+      boolean completesAtOnce, @Nullable SSLContext peerHttps) {
     NodeAddress self = selfAddress(options);
     if (RaftMembership.hasStoredGroup(dataDir)) return restart(dataDir, self, options, listener, completesAtOnce);
-    if (options.joinUrl() != null) return join(dataDir, self, options, signatures, listener, completesAtOnce);
+    if (options.joinUrl() != null) return join(dataDir, self, options, signatures, listener, completesAtOnce, peerHttps);
     return bootstrap(dataDir, self, options, listener, completesAtOnce);
   }
 
@@ -121,12 +124,12 @@ record MembershipStart(RaftMembership membership, Topology topology) {
    * member answered with a map that has this node.
    */
   private static MembershipStart join(Path dataDir, NodeAddress self, Options options, @Nullable AdminSignatures signatures,
-      TopologyListener listener, boolean completesAtOnce) {
+      TopologyListener listener, boolean completesAtOnce, @Nullable SSLContext peerHttps) {
     if (self.host().equals("0.0.0.0") || self.host().equals("::")) {
       throw new StartupException("--join needs --host to be the address the other members reach this node at, not " + self.host());
     }
     NodeAddress member = NodeAddress.parse(Objects.requireNonNull(options.joinUrl()));
-    TopologyCalls calls = new TopologyCalls(new AdminClient(member, signatures, JOIN_TIMEOUT));
+    TopologyCalls calls = new TopologyCalls(new AdminClient(member, peerHttps, signatures, JOIN_TIMEOUT, null));
     int raftPort = raftPort(options);
     String raftAddress = RaftAddress.of(self.host(), raftPort);
     ClusterMap current;

@@ -102,8 +102,18 @@ final class Node implements AutoCloseable {
   /** Like the above, with the API tokens {@code tokens} asks for (kept with the membership's Raft group). */
   static Node start(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, @Nullable Cluster cluster,
       HintLimits hintLimits, @Nullable RaftMembership membership, @Nullable DataMovement movement, TokenOptions tokens) {
+    return start(dataDir, engineOptions, serverOptions, cluster, hintLimits, membership, movement, tokens, null);
+  }
+
+  /**
+   * Like the above, serving TLS with {@code tls} (null: plaintext), which with peers has a
+   * cluster CA: every connection to and from the other nodes runs over mutual TLS.
+   */
+  static Node start(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, @Nullable Cluster cluster,
+      HintLimits hintLimits, @Nullable RaftMembership membership, @Nullable DataMovement movement, TokenOptions tokens,
+      @Nullable NodeTls tls) {
     try {
-      return startServing(dataDir, engineOptions, serverOptions, cluster, hintLimits, membership, movement, null, null, tokens);
+      return startServing(dataDir, engineOptions, serverOptions, cluster, hintLimits, membership, movement, null, tls, tokens);
     } catch (RuntimeException e) {
       if (membership != null) membership.close();
       throw e;
@@ -172,7 +182,7 @@ final class Node implements AutoCloseable {
       if (membership != null && cluster != null && replicated) {
         // A member removed while it was down learns it from the members that refuse it.
         HintedHandoff delivering = handoff;
-        removals = new RemovalWatch(cluster.topology().self(), membership, cluster.auth().adminSignatures(), () -> {
+        removals = new RemovalWatch(cluster.topology().self(), membership, cluster.auth().adminSignatures(), tls, () -> {
           if (delivering != null) delivering.close();
         });
         server.onRefusedByPeer(removals::refusedBy);

@@ -4,6 +4,7 @@ import dev.shale.app.membership.RaftMembership;
 import dev.shale.cluster.AdminSignatures;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.membership.ClusterMap;
+import dev.shale.server.tls.NodeTls;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
@@ -36,6 +37,7 @@ final class RemovalWatch implements AutoCloseable {
   private final NodeAddress self;
   private final RaftMembership membership;
   private final @Nullable AdminSignatures signatures;
+  private final @Nullable NodeTls tls; // with TLS between the nodes: the node's certificate in force
   private final Runnable onRemoved;
   private final ExecutorService calls = Executors.newSingleThreadExecutor(r -> {
     Thread thread = new Thread(r, "shale-removal-watch");
@@ -46,10 +48,12 @@ final class RemovalWatch implements AutoCloseable {
   private final AtomicBoolean removed = new AtomicBoolean();
   private final AtomicLong lastAskedNanos = new AtomicLong(System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(INTERVAL_MILLIS));
 
-  RemovalWatch(NodeAddress self, RaftMembership membership, @Nullable AdminSignatures signatures, Runnable onRemoved) {
+  RemovalWatch(NodeAddress self, RaftMembership membership, @Nullable AdminSignatures signatures, @Nullable NodeTls tls,
+      Runnable onRemoved) {
     this.self = self;
     this.membership = membership;
     this.signatures = signatures;
+    this.tls = tls;
     this.onRemoved = onRemoved;
   }
 
@@ -75,7 +79,7 @@ final class RemovalWatch implements AutoCloseable {
   private void check(NodeAddress member) {
     ClusterMap theirs;
     try {
-      theirs = new TopologyCalls(new AdminClient(member, signatures, CALL_TIMEOUT)).map();
+      theirs = new TopologyCalls(new AdminClient(member, tls == null ? null : tls.peerHttps(), signatures, CALL_TIMEOUT, null)).map();
     } catch (RuntimeException e) { // AdminCallException: the member said no or could not be reached
       LOG.log(Level.DEBUG, () -> "asked " + member + " for its cluster map after it refused this node: " + e.getMessage());
       return;

@@ -12,8 +12,6 @@ import dev.shale.cluster.membership.ClusterMap;
 import dev.shale.app.membership.RaftMembership;
 import dev.shale.server.ServerOptions;
 import dev.shale.server.tls.NodeTls;
-import dev.shale.server.tls.TlsFiles;
-import dev.shale.server.tls.TlsSetupException;
 import dev.shale.storage.Compression;
 import dev.shale.storage.CpuPriority;
 import dev.shale.storage.EngineOptions;
@@ -28,6 +26,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -59,6 +58,8 @@ final class ServerCommand implements Callable<Integer> {
   static final long SHUTDOWN_SLACK_MILLIS = 4_500;
 
   @Spec CommandSpec spec;
+
+  @Mixin TlsOptions tlsOptions;
 
   @Option(names = "--host", paramLabel = "<host>", defaultValue = "127.0.0.1",
       description =
@@ -135,22 +136,6 @@ final class ServerCommand implements Callable<Integer> {
           + "from anywhere. Without it such a node serves admin calls to loopback clients only.")
   @Nullable Path adminSecretFile;
 
-  @Option(names = "--tls-cert", paramLabel = "<chain.pem>",
-      description =
-          "Serve HTTPS (TLS 1.3 and 1.2) on --port with this certificate chain (PEM: the node's certificate, then its "
-          + "issuers'; 'shale certs node' makes one). Needs --tls-key. The files are reloaded when they change: new "
-          + "connections get the new certificate, open ones keep theirs. A node of a cluster cannot use it yet: TLS "
-          + "between nodes is not built.")
-  @Nullable Path tlsCert;
-
-  @Option(names = "--tls-key", paramLabel = "<key.pem>",
-      description = "The private key of --tls-cert (PEM, PKCS#8 or OpenSSL's EC/RSA form, unencrypted); keep it mode 0600.")
-  @Nullable Path tlsKey;
-
-  @Option(names = "--tls-client-ca", paramLabel = "<ca.pem>",
-      description = "With --tls-cert: every client must present a certificate issued by this CA (mutual TLS; "
-          + "'shale certs client' makes them). Without it clients present none.")
-  @Nullable Path tlsClientCa;
   @Option(names = "--auth", paramLabel = "<none|tokens>", defaultValue = "none",
       description =
           "tokens: every client request needs an API token (Authorization: Bearer <token>; README, \"API tokens\"): "
@@ -384,13 +369,13 @@ final class ServerCommand implements Callable<Integer> {
       throw usage("--stream-rate must be in [1, " + Integer.MAX_VALUE + "] bytes a second: " + streamRateBytes);
     }
     boolean member = MembershipStart.needed(data, membership);
-    NodeTls tls = tls(member);
+    NodeTls tls = tlsOptions.open(member, System::currentTimeMillis);
     requireCredentialsOffLoopback(tls != null || tokenOptions().required());
     ShutdownSignals signals = ShutdownSignals.install(shutdownLimitMillis());
     try {
       // A node alone runs no Raft; any other node's cluster is its Raft-agreed map.
       Node node = member
-          ? startMember(engineOptions, serverOptions, hintLimits, membership)
+          ? startMember(engineOptions, serverOptions, hintLimits, membership, tls)
           : Node.startAlone(data, engineOptions, serverOptions, hintLimits, adminSignatures(), tls, tokenOptions());
       node.repairEvery(repairIntervalMillis);
       LOG.log(Level.INFO, "shale " + VersionProvider.version() + " serving " + node.describe());
@@ -421,12 +406,13 @@ final class ServerCommand implements Callable<Integer> {
    * or a bootstrap: {@link MembershipStart}), then the node over the members it starts with.
    */
   private Node startMember(EngineOptions engineOptions, ServerOptions serverOptions, HintLimits hintLimits,
-      MembershipStart.Options options) {
+      MembershipStart.Options options, @Nullable NodeTls tls) {
     InternalAuth auth = auth(join != null || (cluster != null && cluster.size() > 1));
     // The handoff hears the map's changes (once the node serves: Node attaches it), and finishes
     // joins and leaves once the data moved: they do not complete when committed.
     MapChanges changes = new MapChanges();
-    MembershipStart started = MembershipStart.start(data, options, auth.adminSignatures(), changes, false);
+    MembershipStart started = MembershipStart.start(data, options, auth.adminSignatures(), changes, false,
+        tls == null ? null : tls.peerHttps());
     Cluster cluster;
     try {
       cluster = new Cluster(new Placement(started.topology()), auth, forwardTimeoutMillis, maxPendingPerPeer, readSpeculationMillis,
@@ -436,7 +422,7 @@ final class ServerCommand implements Callable<Integer> {
       throw usage(optionNames(e.getMessage()));
     }
     return Node.start(data, engineOptions, serverOptions, cluster, hintLimits, started.membership(),
-        new Node.DataMovement(changes, (int) streamRateBytes), tokenOptions());
+        new Node.DataMovement(changes, (int) streamRateBytes), tokenOptions(), tls);
   }
 
   /** What the options say of the node's membership, or a usage error. */
@@ -523,24 +509,6 @@ final class ServerCommand implements Callable<Integer> {
       return new HintLimits(hintMaxSizeBytes, hintMaxAgeMillis, hintDeliveriesPerSecond);
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
-    }
-  }
-
-  /**
-   * The TLS of --tls-cert, --tls-key and --tls-client-ca, read and checked now (null without
-   * them): files that cannot be used refuse the start with one line (exit 2).
-   */
-  private @Nullable NodeTls tls(boolean member) {
-    if (tlsCert == null && tlsKey == null && tlsClientCa == null) return null;
-    if (tlsCert == null || tlsKey == null) throw usage("--tls-cert and --tls-key go together (and --tls-client-ca needs them)");
-    if (member) {
-      throw new SettingsRefused("--tls-cert: TLS between the nodes of a cluster is not built yet; a node with --cluster, "
-          + "--join or a cluster's store serves plaintext only");
-    }
-    try {
-      return NodeTls.open(new TlsFiles(tlsCert, tlsKey, tlsClientCa), System::currentTimeMillis);
-    } catch (TlsSetupException e) {
-      throw new SettingsRefused("cannot serve TLS: " + e.getMessage());
     }
   }
 
