@@ -87,7 +87,7 @@ final class ServerCommand implements Callable<Integer> {
   @Option(names = "--cluster", paramLabel = "<url>", split = ",",
       description =
           "Every node of the cluster, this one included, as base URLs, comma-separated (e.g. "
-          + "http://10.0.0.1:8080,http://10.0.0.2:8080). Give every node the same list, in any "
+          + "http://10.0.0.1:8080,http://10.0.0.2:8080; https:// with --tls-cert). Give every node the same list, in any "
           + "order; this node is the URL with its --port and its --host (or, with --host "
           + "0.0.0.0, any address of this machine). Each key is stored on the first "
           + "--replication-factor nodes of its preference list and any node answers for any key. "
@@ -96,7 +96,7 @@ final class ServerCommand implements Callable<Integer> {
 
   @Option(names = "--join", paramLabel = "<url>",
       description =
-          "Join the running cluster that this member (its base URL) belongs to: this node becomes a "
+          "Join the running cluster that this member (its base URL; https:// with --tls-cert) belongs to: this node becomes a "
           + "member, joining then normal, and the members agree on it (Raft). Needs the cluster secret. "
           + "Ignored once the node is a member (its data directory holds the cluster map).")
   @Nullable String join;
@@ -356,6 +356,7 @@ final class ServerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
+    acceptHttpsUrls();
     ServerOptions serverOptions = serverOptions();
     EngineOptions engineOptions = engineOptions();
     NodeMemory memory = memory();
@@ -510,6 +511,24 @@ final class ServerCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw usage(optionNames(e.getMessage()));
     }
+  }
+
+  /**
+   * --cluster and --join URLs may be written https:// on a node with TLS: a node is named by its
+   * host and port (the cluster map keeps no scheme), and with TLS every connection between the
+   * nodes is TLS whatever the scheme written. On a node without TLS an https:// URL would promise
+   * what the node does not do, so it is refused.
+   */
+  private void acceptHttpsUrls() {
+    List<String> urls = cluster;
+    String member = join;
+    boolean https = (urls != null && urls.stream().anyMatch(ClientTls::isHttps)) || (member != null && ClientTls.isHttps(member));
+    if (!https) return;
+    if (!tlsOptions.serves()) {
+      throw new SettingsRefused("https:// URLs in --cluster or --join need --tls-cert, --tls-key and --tls-cluster-ca");
+    }
+    if (urls != null) cluster = urls.stream().map(ClientTls::asHttp).toList();
+    if (member != null) join = ClientTls.asHttp(member);
   }
 
   /**

@@ -36,6 +36,11 @@ final class TlsOptions {
           + "certificate of this CA naming the host of its URL in the cluster map. Every node of a cluster needs it, or none.")
   @Nullable Path clusterCa;
 
+  /** Whether the node serves TLS (--tls-cert given). */
+  boolean serves() {
+    return certificateChain != null;
+  }
+
   /**
    * The node's TLS, read and checked now (null without the options); {@code member}: the node is
    * one of a cluster (--cluster, --join, or a cluster's store). Options that do not go together

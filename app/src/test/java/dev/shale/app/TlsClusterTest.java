@@ -74,6 +74,47 @@ class TlsClusterTest {
   }
 
   @Test
+  void aNodeJoinsOverTlsWithHttpsUrls() throws Exception {
+    Path certs = dir.resolve("certs");
+    assertThat(run("certs", "ca", "--dir", certs.toString())).as(err.toString()).isZero();
+    Path secret = dir.resolve("secret");
+    SecretFile.write(secret, TestCluster.SECRET.getBytes(StandardCharsets.UTF_8));
+    HttpClient https = HttpClient.newBuilder().sslContext(ClientTls.context(certs.resolve("ca.crt"), null, null))
+        .connectTimeout(Duration.ofSeconds(2)).build();
+    int first = TestCluster.nodePort();
+    int joining = TestCluster.nodePort();
+    List<NodeProcess> nodes = new ArrayList<>();
+    try {
+      for (String name : List.of("a", "b")) {
+        assertThat(run("certs", "node", "--dir", certs.toString(), "--name", name, "--host", "127.0.0.1")).as(err.toString()).isZero();
+      }
+      nodes.add(NodeProcess.start(first, dir.resolve("a"), List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"),
+          tlsArgs(certs, "a", secret, "--cluster", "https://127.0.0.1:" + first)));
+      awaitReady(https, nodes.get(0), first);
+      // The join's calls to its member go over TLS with the node's certificate, then the two are peers.
+      nodes.add(NodeProcess.start(joining, dir.resolve("b"), List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"),
+          tlsArgs(certs, "b", secret, "--join", "https://127.0.0.1:" + first)));
+      awaitReady(https, nodes.get(1), joining);
+      Await.until("a write on both nodes through the joined one", TestCluster.READY,
+          () -> send(https, joining, "PUT", "/v0/entity?id=joined&ack=2&from=2", "yes").statusCode() == 201);
+      HttpResponse<String> read = send(https, first, "GET", "/v0/entity?id=joined&ack=2&from=2", null);
+      assertThat(read.statusCode()).isEqualTo(200);
+      assertThat(read.body()).isEqualTo("yes");
+      for (NodeProcess node : nodes) assertThat(node.log()).doesNotContain("no peer connection");
+    } finally {
+      for (NodeProcess node : nodes) node.close();
+    }
+  }
+
+  private static List<String> tlsArgs(Path certs, String name, Path secret, String... more) {
+    List<String> args = new ArrayList<>(List.of("--cluster-secret-file", secret.toString(),
+        "--tls-cert", certs.resolve("node." + name + ".crt").toString(), "--tls-key", certs.resolve("node." + name + ".key").toString(),
+        "--tls-cluster-ca", certs.resolve("ca.crt").toString()));
+    args.addAll(List.of(more));
+    return args;
+  }
+
+  @Test
   void tlsOptionsThatDoNotGoTogetherRefuseTheStartWithOneLine() throws Exception {
     Path certs = dir.resolve("certs");
     assertThat(run("certs", "ca", "--dir", certs.toString())).as(err.toString()).isZero();
@@ -93,6 +134,8 @@ class TlsClusterTest {
     assertRefused(concat(cluster, "--tls-cluster-ca", ca), "--tls-cert and --tls-key go together");
     assertRefused(concat(cluster, "--tls-cert", cert, "--tls-key", key), "--tls-cert on a node of a cluster needs --tls-cluster-ca");
     assertRefused(List.of("--tls-cert", cert, "--tls-key", key, "--tls-cluster-ca", ca), "--tls-cluster-ca is for a node of a cluster");
+    assertRefused(List.of("--join", "https://127.0.0.1:" + port, "--cluster-secret-file", secret.toString()),
+        "https:// URLs in --cluster or --join need --tls-cert, --tls-key and --tls-cluster-ca");
     assertRefused(concat(cluster, "--tls-cert", cert, "--tls-key", key, "--tls-cluster-ca", other.resolve("ca.crt").toString()),
         "cannot serve TLS: the certificate in " + cert + " (CN=n0) is not a node certificate of the cluster CA in " + other.resolve("ca.crt"));
   }
