@@ -99,7 +99,12 @@ public final class NodeTls {
    * {@link #peerClient} (the HTTP client checks the host name itself).
    */
   public SSLContext peerHttps() {
-    return ((JdkSslContext) peerClient()).context();
+    // The JDK's provider (TlsContexts.PROVIDER) makes JdkSslContexts; another engine would need
+    // a JDK context of its own made here from the same credentials.
+    if (!(peerClient() instanceof JdkSslContext jdk)) {
+      throw new IllegalStateException("the peers' TLS context is not the JDK's: " + peerClient().getClass().getName());
+    }
+    return jdk.context();
   }
 
   /**
