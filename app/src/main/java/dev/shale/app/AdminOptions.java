@@ -73,7 +73,7 @@ final class AdminOptions {
       throw usage("give either --admin-secret-file (a node without a cluster) or the cluster secret, not both");
     }
     byte[] secret = adminSecretFile != null
-        ? SecretFile.fromOptions(null, adminSecretFile, this::usage)
+        ? SecretFile.read(adminSecretFile, "--admin-secret-file", this::usage)
         : SecretFile.fromOptions(clusterSecret, clusterSecretFile, this::usage);
     if (secret == null) return null;
     try {

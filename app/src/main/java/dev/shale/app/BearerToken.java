@@ -19,8 +19,8 @@ final class BearerToken {
 
   static @Nullable String resolve(@Nullable Path file, Map<String, String> env, Function<String, ? extends RuntimeException> usage) {
     if (file != null) {
-      byte[] secret = SecretFile.read(file, usage);
-      if (secret.length == 0) throw usage.apply("the token file " + file + " is empty");
+      byte[] secret = SecretFile.read(file, "--token-file", usage);
+      if (secret.length == 0) throw usage.apply("--token-file " + file + " is empty");
       return new String(secret, StandardCharsets.UTF_8);
     }
     String fromEnv = env.get(ENV);

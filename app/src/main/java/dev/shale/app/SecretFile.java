@@ -12,7 +12,10 @@ import java.util.Set;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
-/** Reads and writes the cluster secret file: the secret's bytes, without trailing white space. */
+/**
+ * Reads and writes a file holding a secret (the cluster secret, an admin secret, an API token): the
+ * secret's bytes, without trailing white space. Messages name the option that gave the file.
+ */
 final class SecretFile {
   private static final System.Logger LOG = System.getLogger("dev.shale.app.shale");
   private static final Set<PosixFilePermission> OWNER_ONLY = EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
@@ -27,18 +30,21 @@ final class SecretFile {
   static byte @Nullable [] fromOptions(@Nullable String secret, @Nullable Path file,
       Function<String, ? extends RuntimeException> error) {
     if (secret != null && file != null) throw error.apply("give either --cluster-secret or --cluster-secret-file, not both");
-    if (file != null) return read(file, error);
+    if (file != null) return read(file, "--cluster-secret-file", error);
     return secret == null ? null : secret.getBytes(StandardCharsets.UTF_8);
   }
 
-  /** The secret in {@code file}; a file that cannot be read is {@code error}'s exception. */
-  static byte[] read(Path file, Function<String, ? extends RuntimeException> error) {
+  /**
+   * The secret in {@code file}, given by the command-line option {@code option}; a file that
+   * cannot be read is {@code error}'s exception, naming the option.
+   */
+  static byte[] read(Path file, String option, Function<String, ? extends RuntimeException> error) {
     byte[] bytes;
     try {
       bytes = Files.readAllBytes(file);
-      warnIfShared(file);
+      warnIfShared(file, option);
     } catch (IOException e) {
-      throw error.apply("cannot read the cluster secret file " + file + ": " + e);
+      throw error.apply("cannot read " + option + " " + file + ": " + e);
     }
     int end = bytes.length;
     while (end > 0 && Character.isWhitespace(bytes[end - 1])) end--;
@@ -51,11 +57,11 @@ final class SecretFile {
     Files.write(file, secret);
   }
 
-  private static void warnIfShared(Path file) throws IOException {
+  private static void warnIfShared(Path file, String option) throws IOException {
     try {
       Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(file);
       if (!OWNER_ONLY.containsAll(permissions)) {
-        LOG.log(System.Logger.Level.WARNING, "the cluster secret file " + file + " is readable by others ("
+        LOG.log(System.Logger.Level.WARNING, option + " " + file + " is readable by others ("
             + PosixFilePermissions.toString(permissions) + "); chmod 600 it");
       }
     } catch (UnsupportedOperationException e) {

@@ -568,7 +568,7 @@ final class ServerCommand implements Callable<Integer> {
     }
     if (adminTokenFile == null) return new TokenOptions(required, null);
     if (!required) throw usage("--admin-token-file needs --auth tokens");
-    byte[] secret = SecretFile.read(adminTokenFile, this::usage);
+    byte[] secret = SecretFile.read(adminTokenFile, "--admin-token-file", this::usage);
     if (secret.length < 32) throw usage("--admin-token-file: the token must be at least 32 bytes (shale tokens new-secret makes one)");
     return new TokenOptions(true, new String(secret, java.nio.charset.StandardCharsets.UTF_8));
   }
@@ -576,8 +576,7 @@ final class ServerCommand implements Callable<Integer> {
   // --admin-secret-file, for a node without a cluster (whose members sign with the cluster secret).
   private @Nullable AdminSignatures adminSignatures() {
     if (adminSecretFile == null) return null;
-    byte[] secret = SecretFile.fromOptions(null, adminSecretFile, this::usage);
-    if (secret == null) return null;
+    byte[] secret = SecretFile.read(adminSecretFile, "--admin-secret-file", this::usage);
     try {
       return AdminSignatures.withSecret(secret);
     } catch (IllegalArgumentException e) {

@@ -248,7 +248,7 @@ class CommandLineTest {
     assertThat(run("server", nodes, "--cluster-secret=short")).isEqualTo(2);
     assertThat(err.toString()).contains("at least 16 bytes");
     assertThat(run("server", nodes, "--cluster-secret-file=" + tmp.resolve("none"))).isEqualTo(2);
-    assertThat(err.toString()).contains("cannot read the cluster secret file");
+    assertThat(err.toString()).contains("cannot read --cluster-secret-file");
     assertThat(run("server", nodes, "--cluster-secret=0123456789abcdef", "--trusted-network")).isEqualTo(2);
     assertThat(err.toString()).contains("not both");
   }
