@@ -16,7 +16,7 @@ public final class Profiled {
   public static LoadResult run(LoadSpec spec, List<ProfileEvent> events, Path dir, Long pid, PrintWriter out)
       throws LoadException, java.io.IOException {
     if (events.isEmpty()) return LoadRun.run(spec, MeasurementListener.NONE);
-    long nodePid = pid != null ? pid : NodeStatus.pid(spec.url());
+    long nodePid = pid != null ? pid : NodeStatus.pid(spec);
     Files.createDirectories(dir);
     return LoadRun.run(spec, new NodeProfiler(nodePid, events, dir.resolve(prefix(spec)), out));
   }

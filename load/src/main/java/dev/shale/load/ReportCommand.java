@@ -192,7 +192,7 @@ public final class ReportCommand implements Callable<Integer> {
       unit = "memory";
       wanted = memoryFactor;
     } else {
-      unitBytes = NodeStatus.maxHeapBytes(base.url());
+      unitBytes = NodeStatus.maxHeapBytes(base);
       unit = "heap";
       wanted = heapFactor;
     }
@@ -208,7 +208,7 @@ public final class ReportCommand implements Callable<Integer> {
     List<Outcome> outcomes = new ArrayList<>();
     for (Scenario scenario : getScenarios(size)) outcomes.add(measure(scenario, store, s, events, flameDir, log));
     log.println("compacting the whole store (POST /v0/admin/compact)");
-    String compacted = NodeStatus.compact(base.url(), Duration.ofHours(1));
+    String compacted = NodeStatus.compact(base, Duration.ofHours(1));
     log.println(compacted);
     Scenario after = new Scenario("GET uniform, " + size + " compacted, 64 conn", Workload.GET, 64,
         GET_STORE_VALUE_BYTES, LoadSpec.KeyDistribution.UNIFORM);
@@ -221,7 +221,7 @@ public final class ReportCommand implements Callable<Integer> {
 
   /** The node's --memory, or a usage error if it runs without one. */
   private long memoryBudget(LoadSpec node) throws LoadException {
-    long budget = NodeStatus.memoryBudgetBytes(node.url());
+    long budget = NodeStatus.memoryBudgetBytes(node);
     if (budget == 0) {
       throw new ParameterException(spec.commandLine(), "--memory-factor: the node at " + node.url()
           + " runs without --memory, so its memory is not known; start it with --memory (in a memory cgroup of that size)");
@@ -296,7 +296,7 @@ public final class ReportCommand implements Callable<Integer> {
     List<String> notes = new ArrayList<>();
     if (knee.stableRate() > 0 && !events.isEmpty()) {
       Files.createDirectories(flameDir);
-      NodeProfiler profiler = new NodeProfiler(NodeStatus.pid(base.url()), events, flameDir.resolve(scenario.id()), log);
+      NodeProfiler profiler = new NodeProfiler(NodeStatus.pid(base), events, flameDir.resolve(scenario.id()), log);
       LoadRun.run(spec.withRate(knee.stableRate()), profiler);
       flames.putAll(profiler.flameGraphs());
       Exception failure = profiler.failure();

@@ -18,7 +18,7 @@ final class ReportWriter {
   /** The node's URL and, when it runs on this host, its CPUs and command line (its JVM flags matter). */
   private static String nodeDescription(LoadSpec base) {
     try {
-      long pid = NodeStatus.pid(base.url());
+      long pid = NodeStatus.pid(base);
       return base.url() + ", pid " + pid + ", CPUs " + Environment.cpusAllowed(Long.toString(pid)) + ": `"
           + Environment.commandLine(pid).replace("`", "'") + "`";
     } catch (LoadException e) {
