@@ -32,7 +32,7 @@ class LoadCommandLineTest {
       "load --url http://127.0.0.1:1 --rate 10 --connections 0      | --connections must be at least 1",
       "load --url http://127.0.0.1:1 --rate 10 --workload scan      | unknown workload 'scan'; expected one of put|get|get-absent|mixed|delete|range",
       "load --url http://127.0.0.1:1 --rate 10 --duration soon      | 'soon' is not a duration",
-      "load --url https://127.0.0.1:1 --rate 10                     | must be http://host:port",
+      "load --url ftp://127.0.0.1:1 --rate 10                       | must be http://host:port or https://host:port",
       "load --url http://127.0.0.1:1 --rate 10 --distribution pareto | --distribution 'pareto' is not one of [uniform, zipf]",
       "load --url http://127.0.0.1:1 --rate 10 --profile cpu,disk   | unknown profile event 'disk'",
       "load --url http://127.0.0.1:1                                | --rate is required (or --fill N)",

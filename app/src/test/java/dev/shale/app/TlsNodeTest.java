@@ -58,6 +58,24 @@ class TlsNodeTest {
     }
   }
 
+  /** The load generator (and its fill) speaks https:// with --ca-cert, as the client commands do. */
+  @Test
+  void theLoadGeneratorRunsOverHttpsAgainstANodeItTrusts() throws Exception {
+    Path certs = makeCertificates();
+    int port = FreePort.find();
+    String url = "https://127.0.0.1:" + port;
+    String ca = certs.resolve("ca.crt").toString();
+    try (Node node = startTlsNode(certs, port, null)) {
+      assertThat(run("load", "--url", url, "--ca-cert", ca, "--workload", "put", "--keys", "50", "--rate", "100",
+          "--duration", "2s", "--warmup", "0s")).as(err.toString()).isZero();
+      assertThat(out.toString()).contains("Requests/sec").doesNotContain("Non-2xx");
+      assertThat(run("get", "--via", url, "--ca-cert", ca, "k0")).as(err.toString()).isZero();
+      assertThat(run("load", "--url", "http://127.0.0.1:" + port, "--ca-cert", ca, "--rate", "10", "--duration", "1s"))
+          .isEqualTo(Main.USAGE);
+      assertThat(err.toString()).startsWith("shale: --ca-cert, --cert and --key are for an https:// --url\n");
+    }
+  }
+
   @Test
   void aNodeRequiringClientCertificatesServesOnlyClientsPresentingOne() throws Exception {
     Path certs = makeCertificates();

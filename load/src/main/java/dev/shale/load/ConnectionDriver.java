@@ -69,6 +69,7 @@ final class ConnectionDriver extends ChannelInboundHandlerAdapter {
       protected void initChannel(Channel ch) {
         ch.pipeline().addLast(new ByteCounter(), new HttpClientCodec(), new HttpObjectAggregator(MAX_ANSWER_BYTES),
             ConnectionDriver.this);
+        LoadTls.addTo(ch, source.spec()); // first: the bytes counted are those of the requests and answers
       }
     }).connect();
     channel = future.channel();

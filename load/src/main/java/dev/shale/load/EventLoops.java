@@ -38,6 +38,7 @@ final class EventLoops {
   }
 
   static int port(URI url) {
-    return url.getPort() > 0 ? url.getPort() : 80;
+    if (url.getPort() > 0) return url.getPort();
+    return "https".equals(url.getScheme()) ? 443 : 80;
   }
 }

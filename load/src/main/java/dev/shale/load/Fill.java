@@ -100,6 +100,7 @@ public final class Fill {
         @Override
         protected void initChannel(Channel ch) {
           ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(1 << 20), Filler.this);
+          LoadTls.addTo(ch, spec);
         }
       };
     }

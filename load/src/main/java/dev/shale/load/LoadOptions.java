@@ -16,7 +16,7 @@ import picocli.CommandLine.Spec;
 public final class LoadOptions {
   @Spec(Spec.Target.MIXEE) CommandSpec spec;
 
-  @Option(names = "--url", required = true, description = "The node, e.g. http://127.0.0.1:8080. A query (http://127.0.0.1:8080/?ack=1&from=3) is added to every request.")
+  @Option(names = "--url", required = true, description = "The node, e.g. http://127.0.0.1:8080 (or https:// for a node serving TLS). A query (http://127.0.0.1:8080/?ack=1&from=3) is added to every request.")
   String url;
 
   @Option(names = "--workload", defaultValue = "put",
@@ -63,6 +63,17 @@ public final class LoadOptions {
           + "with --auth tokens. Default: the SHALE_TOKEN environment variable, if set.")
   @Nullable Path tokenFile;
 
+  @Option(names = "--ca-cert", paramLabel = "<ca.pem>",
+      description = "With an https:// --url: trust the node's certificate when this CA (PEM) issued it. Default: the JDK's trusted roots.")
+  @Nullable Path caCert;
+
+  @Option(names = "--cert", paramLabel = "<chain.pem>",
+      description = "With an https:// --url: present this client certificate chain (PEM) to a node that asks for one. Needs --key.")
+  @Nullable Path cert;
+
+  @Option(names = "--key", paramLabel = "<key.pem>", description = "The private key of --cert (PEM, unencrypted).")
+  @Nullable Path key;
+
   @Option(names = "--seed", description = "Seed of the random choices (printed; default: random).")
   Long seed;
 
@@ -84,10 +95,16 @@ public final class LoadOptions {
   /** The checked spec at {@code rate}; a usage error (exit 2) names the bad option. */
   LoadSpec toSpec(double rate) {
     try {
-      return new LoadSpec(parseUrl(), Workload.parse(workload), rate, connections, threads, duration, warmup,
+      URI node = parseUrl();
+      boolean https = "https".equals(node.getScheme());
+      if (!https && (caCert != null || cert != null || key != null)) {
+        throw new IllegalArgumentException("--ca-cert, --cert and --key are for an https:// --url");
+      }
+      return new LoadSpec(node, Workload.parse(workload), rate, connections, threads, duration, warmup,
           valueSize, keys, parseEnum(LoadSpec.KeyDistribution.class, distribution, "--distribution"),
           parseEnum(LoadSpec.KeyOrder.class, keyOrder, "--key-order"), timeout,
-          seed != null ? seed : new java.util.SplittableRandom().nextLong(), token());
+          seed != null ? seed : new java.util.SplittableRandom().nextLong(), token(),
+          https ? LoadTls.context(caCert, cert, key) : null);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -100,10 +117,11 @@ public final class LoadOptions {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("--url '" + url + "' is not a URL: " + e.getMessage());
     }
-    if (!"http".equals(uri.getScheme()) || uri.getHost() == null) {
-      throw new IllegalArgumentException("--url '" + url + "' must be http://host:port (https is not supported)");
+    boolean https = "https".equals(uri.getScheme());
+    if (!(https || "http".equals(uri.getScheme())) || uri.getHost() == null) {
+      throw new IllegalArgumentException("--url '" + url + "' must be http://host:port or https://host:port");
     }
-    return uri.getPort() > 0 ? uri : URI.create("http://" + uri.getHost() + ":80");
+    return uri.getPort() > 0 ? uri : URI.create(uri.getScheme() + "://" + uri.getHost() + ":" + EventLoops.port(uri));
   }
 
   private static <E extends Enum<E>> E parseEnum(Class<E> type, String value, String option) {

@@ -1,5 +1,6 @@
 package dev.shale.load;
 
+import io.netty.handler.ssl.SslContext;
 import java.net.URI;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
@@ -26,7 +27,8 @@ public record LoadSpec(
     KeyOrder keyOrder,
     Duration timeout,
     long seed,
-    @Nullable String token) {
+    @Nullable String token,
+    @Nullable SslContext tls) {
 
   /** How GETs choose among existing keys. */
   public enum KeyDistribution { UNIFORM, ZIPF }
@@ -50,13 +52,19 @@ public record LoadSpec(
   public LoadSpec(URI url, Workload workload, double rate, int connections, int threads, Duration duration, Duration warmup,
       int valueSizeBytes, long keys, KeyDistribution distribution, KeyOrder keyOrder, Duration timeout, long seed) {
     this(url, workload, rate, connections, threads, duration, warmup, valueSizeBytes, keys, distribution, keyOrder, timeout,
-        seed, null);
+        seed, null, null);
+  }
+
+  /** The same run over TLS with {@code newTls} (an https:// URL), or in clear (null). */
+  public LoadSpec withTls(@Nullable SslContext newTls) {
+    return new LoadSpec(url, workload, rate, connections, threads, duration, warmup, valueSizeBytes, keys,
+        distribution, keyOrder, timeout, seed, token, newTls);
   }
 
   /** The same run, sending {@code newToken} ({@code Authorization: Bearer}) with every request. */
   public LoadSpec withToken(@Nullable String newToken) {
     return new LoadSpec(url, workload, rate, connections, threads, duration, warmup, valueSizeBytes, keys,
-        distribution, keyOrder, timeout, seed, newToken);
+        distribution, keyOrder, timeout, seed, newToken, tls);
   }
 
   @Override
@@ -65,37 +73,37 @@ public record LoadSpec(
     return "LoadSpec[url=" + url + ", workload=" + workload + ", rate=" + rate + ", connections=" + connections + ", threads="
         + threads + ", duration=" + duration + ", warmup=" + warmup + ", valueSizeBytes=" + valueSizeBytes + ", keys=" + keys
         + ", distribution=" + distribution + ", keyOrder=" + keyOrder + ", timeout=" + timeout + ", seed=" + seed
-        + ", token=" + (token == null ? "none" : "given") + "]";
+        + ", token=" + (token == null ? "none" : "given") + ", tls=" + (tls != null) + "]";
   }
 
   /** The same run at another target rate. */
   public LoadSpec withRate(double newRate) {
     return new LoadSpec(url, workload, newRate, connections, threads, duration, warmup, valueSizeBytes, keys,
-        distribution, keyOrder, timeout, seed, token);
+        distribution, keyOrder, timeout, seed, token, tls);
   }
 
   /** The same run with other durations. */
   public LoadSpec withDurations(Duration newDuration, Duration newWarmup) {
     return new LoadSpec(url, workload, rate, connections, threads, newDuration, newWarmup, valueSizeBytes, keys,
-        distribution, keyOrder, timeout, seed, token);
+        distribution, keyOrder, timeout, seed, token, tls);
   }
 
   /** The same run with another key space. */
   public LoadSpec withKeys(long newKeys) {
     return new LoadSpec(url, workload, rate, connections, threads, duration, warmup, valueSizeBytes, newKeys,
-        distribution, keyOrder, timeout, seed, token);
+        distribution, keyOrder, timeout, seed, token, tls);
   }
 
   /** The same run with {@code query} (say {@code ack=1&from=3}) as the URL's query, added to every request. */
   public LoadSpec withQuery(String query) {
     URI withQuery = URI.create(url.getScheme() + "://" + url.getRawAuthority() + "/?" + query);
     return new LoadSpec(withQuery, workload, rate, connections, threads, duration, warmup, valueSizeBytes, keys,
-        distribution, keyOrder, timeout, seed, token);
+        distribution, keyOrder, timeout, seed, token, tls);
   }
 
   /** The same run of another workload. */
   public LoadSpec withWorkload(Workload newWorkload, int newConnections, int newValueSizeBytes) {
     return new LoadSpec(url, newWorkload, rate, newConnections, threads, duration, warmup, newValueSizeBytes, keys,
-        distribution, keyOrder, timeout, seed, token);
+        distribution, keyOrder, timeout, seed, token, tls);
   }
 }

@@ -37,7 +37,7 @@ public final class NodeStatus {
   /** Compacts the node's whole store, waiting up to {@code timeout}; returns the node's one-line report. */
   public static String compact(LoadSpec node, Duration timeout) throws LoadException {
     URI compact = node.url().resolve("/v0/admin/compact");
-    HttpResponse<String> response = send(request(compact, node.token()).timeout(timeout)
+    HttpResponse<String> response = send(node, request(compact, node.token()).timeout(timeout)
         .POST(HttpRequest.BodyPublishers.noBody()).build());
     if (response.statusCode() != 200) {
       throw new LoadException(compact + " answered " + response.statusCode() + ": " + response.body().strip());
@@ -47,7 +47,7 @@ public final class NodeStatus {
 
   private static long field(LoadSpec node, String name) throws LoadException {
     URI status = node.url().resolve("/v0/status");
-    HttpResponse<String> response = send(request(status, node.token()).timeout(Duration.ofSeconds(10)).build());
+    HttpResponse<String> response = send(node, request(status, node.token()).timeout(Duration.ofSeconds(10)).build());
     Matcher m = Pattern.compile("\"" + name + "\"\\s*:\\s*(\\d+)").matcher(response.body());
     if (response.statusCode() != 200 || !m.find()) {
       throw new LoadException(status + " answered " + response.statusCode() + " without \"" + name + "\""
@@ -62,8 +62,8 @@ public final class NodeStatus {
     return request;
   }
 
-  private static HttpResponse<String> send(HttpRequest request) throws LoadException {
-    try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
+  private static HttpResponse<String> send(LoadSpec node, HttpRequest request) throws LoadException {
+    try (HttpClient client = LoadTls.httpClient(node).connectTimeout(Duration.ofSeconds(5)).build()) {
       return client.send(request, HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       throw new LoadException("cannot reach " + request.uri() + ": " + e.getMessage(), e);

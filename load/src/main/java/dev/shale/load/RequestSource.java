@@ -32,6 +32,10 @@ final class RequestSource {
   private final String params;
   private long counter;
 
+  LoadSpec spec() {
+    return spec;
+  }
+
   RequestSource(LoadSpec spec, int index, @Nullable ZipfianKeys zipf, ValuePool values) {
     this.spec = spec;
     this.index = index;
