@@ -42,7 +42,8 @@ class LoadCommandLineTest {
       "knee --url http://127.0.0.1:1 --start 100 --max 10           | at most --max",
       "report --url http://127.0.0.1:1 --out /tmp/x --profile gc    | unknown profile event 'gc'",
       "report --out /tmp/x                                          | give --url, --cluster-url or both",
-      "report --cluster-url ftp://127.0.0.1:1 --out /tmp/x          | --cluster-url 'ftp://127.0.0.1:1' must be http://host:port",
+      "report --cluster-url ftp://127.0.0.1:1 --out /tmp/x          | --cluster-url 'ftp://127.0.0.1:1' must be http://host:port or https://host:port",
+      "report --url http://127.0.0.1:1 --out /tmp/x --ca-cert ca.pem | --ca-cert, --cert and --key are for an https:// URL",
       "report --url http://127.0.0.1:1 --out /tmp/x --start 9 --max 8 | --start must be at most --max",
   })
   void badOptionIsAUsageErrorNamingIt(String commandLine, String message) {

@@ -72,7 +72,7 @@ class TlsNodeTest {
       assertThat(run("get", "--via", url, "--ca-cert", ca, "k0")).as(err.toString()).isZero();
       assertThat(run("load", "--url", "http://127.0.0.1:" + port, "--ca-cert", ca, "--rate", "10", "--duration", "1s"))
           .isEqualTo(Main.USAGE);
-      assertThat(err.toString()).startsWith("shale: --ca-cert, --cert and --key are for an https:// --url\n");
+      assertThat(err.toString()).startsWith("shale: --ca-cert, --cert and --key are for an https:// URL\n");
     }
   }
 

@@ -1,12 +1,8 @@
 package dev.shale.load;
 
-import java.io.IOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -58,56 +54,23 @@ public final class LoadOptions {
       description = "After the run, how long to wait for the last answers before counting them as timeouts. Default: ${DEFAULT-VALUE}.")
   Duration timeout;
 
-  @Option(names = "--token-file", paramLabel = "<file>",
-      description = "A file holding the API token to send with every request (Authorization: Bearer), for a node started "
-          + "with --auth tokens. Default: the SHALE_TOKEN environment variable, if set.")
-  @Nullable Path tokenFile;
-
-  @Option(names = "--ca-cert", paramLabel = "<ca.pem>",
-      description = "With an https:// --url: trust the node's certificate when this CA (PEM) issued it. Default: the JDK's trusted roots.")
-  @Nullable Path caCert;
-
-  @Option(names = "--cert", paramLabel = "<chain.pem>",
-      description = "With an https:// --url: present this client certificate chain (PEM) to a node that asks for one. Needs --key.")
-  @Nullable Path cert;
-
-  @Option(names = "--key", paramLabel = "<key.pem>", description = "The private key of --cert (PEM, unencrypted).")
-  @Nullable Path key;
+  @Mixin NodeAccess access;
 
   @Option(names = "--seed", description = "Seed of the random choices (printed; default: random).")
   Long seed;
 
-  /** The API token of --token-file, else of SHALE_TOKEN; null: none. */
-  private @Nullable String token() {
-    if (tokenFile == null) {
-      String fromEnv = System.getenv("SHALE_TOKEN");
-      return fromEnv == null || fromEnv.isBlank() ? null : fromEnv.strip();
-    }
-    try {
-      String secret = Files.readString(tokenFile, StandardCharsets.UTF_8).strip();
-      if (secret.isEmpty()) throw new ParameterException(spec.commandLine(), "--token-file " + tokenFile + " is empty");
-      return secret;
-    } catch (IOException e) {
-      throw new ParameterException(spec.commandLine(), "cannot read --token-file " + tokenFile + ": " + e.getMessage());
-    }
-  }
-
   /** The checked spec at {@code rate}; a usage error (exit 2) names the bad option. */
   LoadSpec toSpec(double rate) {
+    LoadSpec node;
     try {
-      URI node = parseUrl();
-      boolean https = "https".equals(node.getScheme());
-      if (!https && (caCert != null || cert != null || key != null)) {
-        throw new IllegalArgumentException("--ca-cert, --cert and --key are for an https:// --url");
-      }
-      return new LoadSpec(node, Workload.parse(workload), rate, connections, threads, duration, warmup,
+      node = new LoadSpec(parseUrl(), Workload.parse(workload), rate, connections, threads, duration, warmup,
           valueSize, keys, parseEnum(LoadSpec.KeyDistribution.class, distribution, "--distribution"),
           parseEnum(LoadSpec.KeyOrder.class, keyOrder, "--key-order"), timeout,
-          seed != null ? seed : new java.util.SplittableRandom().nextLong(), token(),
-          https ? LoadTls.context(caCert, cert, key) : null);
+          seed != null ? seed : new java.util.SplittableRandom().nextLong());
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
+    return access.applyTo(node);
   }
 
   private URI parseUrl() {

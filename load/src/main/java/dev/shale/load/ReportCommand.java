@@ -13,6 +13,7 @@ import java.util.concurrent.Callable;
 import org.HdrHistogram.Histogram;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -95,6 +96,8 @@ public final class ReportCommand implements Callable<Integer> {
   @Option(names = "--max-steps", description = "Bisection steps at most. Default: 5 (--quick: 2).")
   Integer maxSteps;
 
+  @Mixin NodeAccess access;
+
   @Option(names = "--threads", defaultValue = "1", description = "Generator event-loop threads. Default: ${DEFAULT-VALUE}.")
   int threads;
 
@@ -148,17 +151,20 @@ public final class ReportCommand implements Callable<Integer> {
   }
 
   private LoadSpec base(Settings s, String url, String option) {
+    LoadSpec node;
     try {
       java.net.URI uri = java.net.URI.create(url);
-      if (!"http".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 0) {
-        throw new IllegalArgumentException(option + " '" + url + "' must be http://host:port");
+      boolean web = "http".equals(uri.getScheme()) || "https".equals(uri.getScheme());
+      if (!web || uri.getHost() == null || uri.getPort() < 0) {
+        throw new IllegalArgumentException(option + " '" + url + "' must be http://host:port or https://host:port");
       }
-      return new LoadSpec(uri, Workload.PUT, s.start, 1, threads, s.duration, s.warmup, 100, s.keys,
+      node = new LoadSpec(uri, Workload.PUT, s.start, 1, threads, s.duration, s.warmup, 100, s.keys,
           LoadSpec.KeyDistribution.UNIFORM, LoadSpec.KeyOrder.SEQUENTIAL, Duration.ofSeconds(10),
           new java.util.SplittableRandom().nextLong());
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
+    return access.applyTo(node);
   }
 
   static List<Scenario> putScenarios() {
@@ -288,7 +294,8 @@ public final class ReportCommand implements Callable<Integer> {
       PrintWriter log) throws Exception {
     LoadSpec spec = new LoadSpec(base.url(), scenario.workload(), s.start, scenario.connections(),
         Math.min(threads, scenario.connections()), s.duration, s.warmup, scenario.valueSizeBytes(), base.keys(),
-        scenario.distribution(), LoadSpec.KeyOrder.SEQUENTIAL, base.timeout(), base.seed());
+        scenario.distribution(), LoadSpec.KeyOrder.SEQUENTIAL, base.timeout(), base.seed())
+        .withToken(base.token()).withTls(base.tls());
     log.printf(Locale.ROOT, "%n== %s: searching the stable rate%n%s%n", scenario.name(), KneeTable.HEADER);
     KneeSearch.Knee knee = new KneeSearch(StableRate.DEFAULT, s.precision, s.bisections)
         .search(rate -> LoadRun.run(spec.withRate(rate), MeasurementListener.NONE), s.start, s.max, log);
