@@ -64,14 +64,19 @@ final class CaTrust {
    */
   void checkNode(X509Certificate[] chain) throws CertificateException {
     checkClient(chain);
+    requireNodeUsage(chain[0]);
+  }
+
+  /** Checks that {@code certificate} may serve as a node's: extended key usage serverAuth, or none. */
+  static void requireNodeUsage(X509Certificate certificate) throws CertificateException {
     List<String> purposes;
     try {
-      purposes = chain[0].getExtendedKeyUsage();
+      purposes = certificate.getExtendedKeyUsage();
     } catch (CertificateParsingException e) {
       throw new CertificateException("unreadable extended key usage: " + e.getMessage(), e);
     }
     if (purposes != null && !purposes.contains(SERVER_AUTH)) {
-      throw new CertificateException(chain[0].getSubjectX500Principal().getName()
+      throw new CertificateException(certificate.getSubjectX500Principal().getName()
           + " is not a node certificate (its extended key usage has no serverAuth)");
     }
   }

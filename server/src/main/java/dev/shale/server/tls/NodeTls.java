@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.LongSupplier;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.X509ExtendedKeyManager;
+import javax.net.ssl.X509ExtendedTrustManager;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -105,6 +107,26 @@ public final class NodeTls {
       throw new IllegalStateException("the peers' TLS context is not the JDK's: " + peerClient().getClass().getName());
     }
     return jdk.context();
+  }
+
+  /**
+   * The JDK key manager of connections between nodes made outside Netty's contexts (the Raft
+   * group's gRPC transport): presents the node's certificate in force at each handshake, so a
+   * reload reaches those transports' new connections too. An IllegalStateException without a
+   * cluster CA.
+   */
+  public X509ExtendedKeyManager peerKeyManager() {
+    peerClient(); // without a cluster CA: the IllegalStateException
+    return new PeerKeyManager(() -> loaded.credentials);
+  }
+
+  /**
+   * The JDK trust manager of those connections: a node certificate of the cluster CA in force
+   * ({@link PeerTrustManager}). An IllegalStateException without a cluster CA.
+   */
+  public X509ExtendedTrustManager peerTrustManager() {
+    peerClient();
+    return new PeerTrustManager(() -> Objects.requireNonNull(loaded.clusterTrust, "a cluster CA, kept by every reload"));
   }
 
   /**
