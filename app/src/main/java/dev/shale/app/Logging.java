@@ -15,9 +15,9 @@ final class Logging {
 
   /**
    * Ratis, the Raft library under the cluster map, logs at INFO what are debug lines to an
-   * operator of Shale: its configuration (some 70 lines at each start), each election's votes,
-   * and, through Netty's {@code LoggingHandler} on its channels, every read, bind and connection
-   * of the Raft group; some 150 lines per node at a cluster's start. Its INFO lines are logged at
+   * operator of Shale: its configuration (some 70 lines at each start, its gRPC transport's
+   * among them), each election's votes and the transport's services; lines by the dozen per node
+   * at a cluster's start. Its INFO lines are logged at
    * debug level; its warnings and errors stay what they are. What the cluster map does, Shale's
    * own membership code logs at INFO (a member joined, left, the map's version).
    */

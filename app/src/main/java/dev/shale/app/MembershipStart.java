@@ -1,6 +1,7 @@
 package dev.shale.app;
 
 import dev.shale.app.membership.RaftMembership;
+import dev.shale.app.membership.RaftTls;
 import dev.shale.cluster.AdminSignatures;
 import dev.shale.cluster.Cluster;
 import dev.shale.cluster.NodeAddress;
@@ -10,6 +11,7 @@ import dev.shale.cluster.membership.Member;
 import dev.shale.cluster.membership.MemberState;
 import dev.shale.cluster.membership.RaftAddress;
 import dev.shale.cluster.membership.TopologyListener;
+import dev.shale.server.tls.NodeTls;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
@@ -57,20 +59,23 @@ record MembershipStart(RaftMembership membership, Topology topology) {
    * @param signatures signs a join's calls to its member (null: a node without a secret)
    * @param completesAtOnce true while no data movement is wired: joins become normal, and leaves
    *     removals, as soon as they are committed ({@link RaftMembership#start})
-   * @param peerHttps with TLS between the nodes, the TLS of a join's calls to its member (the
-   *     node's certificate, trusting the cluster CA); null: in clear
+   * @param tls the node's TLS with a cluster CA: a join's calls to its member, and the Raft group,
+   *     run over mutual TLS with the node's certificate (docs/design.md, "Security"); null: in clear
    * @throws StartupException with a one-line reason when it cannot
    */
   static MembershipStart start(Path dataDir, Options options, @Nullable AdminSignatures signatures, TopologyListener listener,
-      boolean completesAtOnce, @Nullable SSLContext peerHttps) {
+      boolean completesAtOnce, @Nullable NodeTls tls) {
     NodeAddress self = selfAddress(options);
-    if (RaftMembership.hasStoredGroup(dataDir)) return restart(dataDir, self, options, listener, completesAtOnce);
-    if (options.joinUrl() != null) return join(dataDir, self, options, signatures, listener, completesAtOnce, peerHttps);
-    return bootstrap(dataDir, self, options, listener, completesAtOnce);
+    RaftTls raftTls = tls == null ? null : new RaftTls(tls);
+    if (RaftMembership.hasStoredGroup(dataDir)) return restart(dataDir, self, options, listener, completesAtOnce, raftTls);
+    if (options.joinUrl() != null) {
+      return join(dataDir, self, options, signatures, listener, completesAtOnce, tls == null ? null : tls.peerHttps(), raftTls);
+    }
+    return bootstrap(dataDir, self, options, listener, completesAtOnce, raftTls);
   }
 
   private static MembershipStart restart(Path dataDir, NodeAddress selfByOptions, Options options, TopologyListener listener,
-      boolean completesAtOnce) {
+      boolean completesAtOnce, @Nullable RaftTls tls) {
     Optional<ClusterMap> stored = RaftMembership.storedMap(dataDir);
     List<String> clusterUrls = options.clusterUrls();
     Topology bootstrap = clusterUrls == null ? null : Topology.fromUrls(clusterUrls, options.host(), options.port());
@@ -102,11 +107,11 @@ record MembershipStart(RaftMembership membership, Topology topology) {
           + "/raft; give --cluster (a new cluster) or delete " + dataDir + "/raft and --join a cluster");
     }
     return new MembershipStart(startRaft(dataDir, self, options.host(), raftPort, new RaftMembership.Start.Recover(assumed),
-        listener, completesAtOnce), topology);
+        listener, completesAtOnce, tls), topology);
   }
 
   private static MembershipStart bootstrap(Path dataDir, NodeAddress self, Options options, TopologyListener listener,
-      boolean completesAtOnce) {
+      boolean completesAtOnce, @Nullable RaftTls tls) {
     List<String> urls = Objects.requireNonNull(options.clusterUrls());
     Topology topology = Topology.fromUrls(urls, options.host(), options.port());
     if (options.raftPort() != null && options.raftPort() != RaftAddress.defaultPort(options.port())) {
@@ -114,7 +119,7 @@ record MembershipStart(RaftMembership membership, Topology topology) {
           + RaftAddress.DEFAULT_OFFSET + ", or - when that exceeds 65535): " + RaftAddress.defaultPort(options.port()));
     }
     RaftMembership membership = startRaft(dataDir, self, options.host(), RaftAddress.defaultPort(options.port()),
-        new RaftMembership.Start.Bootstrap(bootstrapMembers(topology), replicationFactor(topology, options)), listener, completesAtOnce);
+        new RaftMembership.Start.Bootstrap(bootstrapMembers(topology), replicationFactor(topology, options)), listener, completesAtOnce, tls);
     return new MembershipStart(membership, topology);
   }
 
@@ -124,7 +129,7 @@ record MembershipStart(RaftMembership membership, Topology topology) {
    * member answered with a map that has this node.
    */
   private static MembershipStart join(Path dataDir, NodeAddress self, Options options, @Nullable AdminSignatures signatures,
-      TopologyListener listener, boolean completesAtOnce, @Nullable SSLContext peerHttps) {
+      TopologyListener listener, boolean completesAtOnce, @Nullable SSLContext peerHttps, @Nullable RaftTls tls) {
     if (self.host().equals("0.0.0.0") || self.host().equals("::")) {
       throw new StartupException("--join needs --host to be the address the other members reach this node at, not " + self.host());
     }
@@ -140,7 +145,7 @@ record MembershipStart(RaftMembership membership, Topology topology) {
     }
     if (current.isEmpty()) throw new StartupException("--join " + member + ": that cluster is not bootstrapped yet; retry");
     RaftMembership membership = startRaft(dataDir, self, options.host(), raftPort,
-        new RaftMembership.Start.Join(), listener, completesAtOnce);
+        new RaftMembership.Start.Join(), listener, completesAtOnce, tls);
     try {
       LOG.log(Level.INFO, "joining the cluster of " + member + " (map version " + current.version() + ": "
           + current.addresses() + ") as " + self + ", Raft on " + raftAddress);
@@ -206,9 +211,9 @@ record MembershipStart(RaftMembership membership, Topology topology) {
 
   /** {@link RaftMembership#start}, its failure to start (a taken port, unreadable storage) a one-line startup error. */
   private static RaftMembership startRaft(Path dataDir, NodeAddress self, String raftHost, int raftPort, RaftMembership.Start start,
-      TopologyListener listener, boolean completesAtOnce) {
+      TopologyListener listener, boolean completesAtOnce, @Nullable RaftTls tls) {
     try {
-      return RaftMembership.start(dataDir, self, raftHost, raftPort, start, listener, completesAtOnce);
+      return RaftMembership.start(dataDir, self, raftHost, raftPort, start, listener, completesAtOnce, tls);
     } catch (UncheckedIOException e) {
       throw new StartupException(e.getMessage(), e);
     }

@@ -412,8 +412,7 @@ final class ServerCommand implements Callable<Integer> {
     // The handoff hears the map's changes (once the node serves: Node attaches it), and finishes
     // joins and leaves once the data moved: they do not complete when committed.
     MapChanges changes = new MapChanges();
-    MembershipStart started = MembershipStart.start(data, options, auth.adminSignatures(), changes, false,
-        tls == null ? null : tls.peerHttps());
+    MembershipStart started = MembershipStart.start(data, options, auth.adminSignatures(), changes, false, tls);
     Cluster cluster;
     try {
       cluster = new Cluster(new Placement(started.topology()), auth, forwardTimeoutMillis, maxPendingPerPeer, readSpeculationMillis,

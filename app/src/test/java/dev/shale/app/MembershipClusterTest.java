@@ -263,7 +263,11 @@ class MembershipClusterTest {
   }
 
   static Topology topology(String baseUrl) {
-    String body = TestCluster.status(baseUrl);
+    return topologyOf(TestCluster.status(baseUrl));
+  }
+
+  /** The topology in a /v0/status body; null when it has none. */
+  static Topology topologyOf(String body) {
     Matcher version = VERSION.matcher(body);
     if (!version.find()) return null;
     List<String> members = new ArrayList<>();

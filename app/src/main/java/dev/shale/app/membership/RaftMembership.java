@@ -18,6 +18,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
 import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,6 +35,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -74,6 +77,9 @@ public final class RaftMembership implements Membership, AutoCloseable {
 
   private final NodeAddress self;
   private final RaftProperties properties;
+  // The transport's TLS (every Raft client made here takes it), or none: in clear.
+  private final Parameters parameters;
+  private final @Nullable RaftTls tls;
   private final RaftServer server;
   private final ClusterMapStateMachine machine;
   private final boolean completesAtOnce;
@@ -87,12 +93,14 @@ public final class RaftMembership implements Membership, AutoCloseable {
   private @Nullable RaftClient client;
   private @Nullable RaftGroup clientGroup;
 
-  private RaftMembership(NodeAddress self, RaftProperties properties, RaftServer server, ClusterMapStateMachine machine,
-      boolean completesAtOnce, ClusterMap assumed, TokenSet storedTokens) {
+  private RaftMembership(NodeAddress self, RaftProperties properties, Parameters parameters, @Nullable RaftTls tls, RaftServer server,
+      ClusterMapStateMachine machine, boolean completesAtOnce, ClusterMap assumed, TokenSet storedTokens) {
     this.self = self;
     this.storedTokens = storedTokens;
     this.assumed = assumed;
     this.properties = properties;
+    this.parameters = parameters;
+    this.tls = tls;
     this.server = server;
     this.machine = machine;
     this.completesAtOnce = completesAtOnce;
@@ -125,20 +133,28 @@ public final class RaftMembership implements Membership, AutoCloseable {
     return new MapFile(dataDir.resolve(RAFT_DIR)).read();
   }
 
+  /** {@link #start(Path, NodeAddress, String, int, Start, TopologyListener, boolean, RaftTls)} in clear: no TLS. */
+  public static RaftMembership start(Path dataDir, NodeAddress self, String raftHost, int raftPort, Start start,
+      TopologyListener listener, boolean completesAtOnce) {
+    return start(dataDir, self, raftHost, raftPort, start, listener, completesAtOnce, null);
+  }
+
   /**
    * Starts this node's Raft server, listening on {@code raftHost:raftPort}.
    *
+   * @param tls mutual TLS for the server and its clients (every member must have it then); null: in clear
    * @param completesAtOnce true when no data movement is wired: a join becomes normal and a leave
    *     a removal as soon as it is committed (nothing is streamed)
    * @throws UncheckedIOException when the server cannot start (its port taken, its storage unreadable)
    */
   public static RaftMembership start(Path dataDir, NodeAddress self, String raftHost, int raftPort, Start start,
-      TopologyListener listener, boolean completesAtOnce) {
+      TopologyListener listener, boolean completesAtOnce, @Nullable RaftTls tls) {
     Path raftDir = dataDir.resolve(RAFT_DIR);
     RaftProperties properties = RaftSettings.properties(raftDir, raftHost, raftPort);
     TokenFile tokenFile = new TokenFile(raftDir.resolve(TOKENS_FILE));
     // A restarted member enforces the tokens it had at once, before Raft replays its log.
     TokenSet storedTokens = start instanceof Start.Recover ? tokenFile.read().orElse(TokenSet.EMPTY) : TokenSet.EMPTY;
+    Parameters parameters = tls == null ? new Parameters() : tls.parameters();
     ClusterMapStateMachine machine = new ClusterMapStateMachine(new RemovalNotice(self, listener), new MapFile(raftDir), tokenFile);
     RaftGroup group = switch (start) {
       case Start.Recover ignored -> RaftGroup.valueOf(GROUP_ID);
@@ -149,11 +165,13 @@ public final class RaftMembership implements Membership, AutoCloseable {
     };
     try {
       Files.createDirectories(raftDir);
+      requireFreePort(raftHost, raftPort);
       RaftServer server = RaftServer.newBuilder()
           .setServerId(peerId(self))
           .setGroup(group)
           .setStateMachine(machine)
           .setProperties(properties)
+          .setParameters(parameters)
           .setOption(start instanceof Start.Recover ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
           .build();
       server.start();
@@ -162,7 +180,8 @@ public final class RaftMembership implements Membership, AutoCloseable {
         case Start.Bootstrap b -> new ClusterMap(0, b.members(), b.replicationFactor());
         case Start.Join ignored -> ClusterMap.EMPTY;
       };
-      RaftMembership membership = new RaftMembership(self, properties, server, machine, completesAtOnce, assumed, storedTokens);
+      RaftMembership membership = new RaftMembership(self, properties, parameters, tls, server, machine, completesAtOnce, assumed,
+          storedTokens);
       if (start instanceof Start.Bootstrap b) membership.bootstrapInBackground(b);
       return membership;
     } catch (IOException e) {
@@ -172,6 +191,19 @@ public final class RaftMembership implements Membership, AutoCloseable {
             + "every node's Raft port from its --port (README, \"Running a cluster\"), so start this node on another --port", e);
       }
       throw new UncheckedIOException("cannot start the Raft server on " + raftHost + ":" + raftPort + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Fails with a BindException when {@code host:port} is taken. Ratis's gRPC server does not
+   * report a failed bind to its caller: it logs it and calls System.exit(1) (ExitUtils.terminate),
+   * so the node would stop without saying which option to change. Checked just before the server
+   * binds; a port taken in between still stops the node, with Ratis's line in the log.
+   */
+  private static void requireFreePort(String host, int port) throws IOException {
+    try (ServerSocket probe = new ServerSocket()) {
+      probe.setReuseAddress(true); // as the server's own socket: a closed connection's TIME_WAIT does not count
+      probe.bind(new InetSocketAddress(host, port));
     }
   }
 
@@ -220,9 +252,26 @@ public final class RaftMembership implements Membership, AutoCloseable {
   @Override
   public CompletableFuture<ClusterMap> join(NodeAddress address, String raftAddress) {
     return CompletableFuture.supplyAsync(() -> {
+      probe(address, raftAddress);
       ClusterMap joined = apply(new TopologyChange.Join(address, raftAddress));
       return completesAtOnce ? apply(new TopologyChange.MarkNormal(address)) : joined;
     }, changes);
+  }
+
+  /**
+   * With TLS, refuses a joining node whose Raft port the group could not reach: no certificate of
+   * the cluster CA naming its host. The map is left as it was. (A member asking again for itself,
+   * already in the map, is checked the same way: the group must reach it as well.)
+   */
+  private void probe(NodeAddress address, String raftAddress) {
+    RaftTls checked = tls;
+    if (checked == null) return;
+    try {
+      checked.probe(raftAddress);
+    } catch (IOException | RuntimeException e) {
+      throw new TopologyChangeRefused("cannot add " + address + ": its Raft port " + raftAddress + " is not reachable over the cluster's "
+          + "mutual TLS (" + e.getMessage() + "); give it a node certificate of the cluster CA naming that host");
+    }
   }
 
   /**
@@ -373,19 +422,24 @@ public final class RaftMembership implements Membership, AutoCloseable {
     });
   }
 
-  /** A client of the group's current members (on the changes thread only). */
-  private RaftClient client() {
-    RaftGroup group;
+  /** The Raft group as this node's server has it now: its members' peers. */
+  RaftGroup group() {
     try {
-      group = server.getDivision(GROUP_ID).getGroup();
+      return server.getDivision(GROUP_ID).getGroup();
     } catch (IOException e) {
       throw new MembershipUnavailable("this node's Raft group is not running: " + e.getMessage(), e);
     }
+  }
+
+  /** A client of the group's current members (on the changes thread only). */
+  private RaftClient client() {
+    RaftGroup group = group();
     RaftClient current = client;
     if (current != null && group.equals(clientGroup)) return current;
     closeClient();
     RaftClient made = RaftClient.newBuilder()
         .setProperties(properties)
+        .setParameters(parameters)
         .setRaftGroup(group)
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(60, TimeDuration.valueOf(250, TimeUnit.MILLISECONDS)))
         .build();

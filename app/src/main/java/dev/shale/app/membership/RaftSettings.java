@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.netty.NettyConfigKeys;
+import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.util.TimeDuration;
@@ -19,9 +19,12 @@ final class RaftSettings {
 
   static RaftProperties properties(Path raftDir, String host, int port) {
     RaftProperties properties = new RaftProperties();
-    RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.NETTY);
-    NettyConfigKeys.Server.setHost(properties, host);
-    NettyConfigKeys.Server.setPort(properties, port);
+    // gRPC, not Netty: of Ratis's transports only gRPC takes TLS (RaftTls). It serves the peers,
+    // the clients and the admin calls on this one port (their own ports unset), in clear or all
+    // on TLS.
+    RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
+    GrpcConfigKeys.Server.setHost(properties, host);
+    GrpcConfigKeys.Server.setPort(properties, port);
     RaftServerConfigKeys.setStorageDir(properties, List.of(raftDir.toFile()));
     // The map changes rarely and nobody waits on a leader for reads: longer election timeouts than
     // Ratis's 150-300 ms keep a busy node (a compaction, a GC pause) from losing its leadership.
