@@ -23,9 +23,9 @@ class LogLevelTest {
   }
 
   /**
-   * Ratis's Netty transport adds Netty's {@code LoggingHandler} at INFO to its channels: a line per
-   * read, bind and connection; and Ratis logs its configuration and elections at INFO. Those
-   * belong at debug level, not in every member's log.
+   * Ratis logs its transport's configuration and services (gRPC: {@code GrpcConfigKeys},
+   * {@code GrpcServicesImpl}), its own configuration and its elections at INFO. Those belong at
+   * debug level, not in every member's log.
    */
   @Test
   void theRaftTransportsChannelEventsAreDebugLines(@TempDir Path tmp) {
@@ -35,8 +35,8 @@ class LogLevelTest {
     String debug = startAndStop(port, tmp.resolve("debug"), List.of("-Xmx128m", "-D" + Logging.LEVEL_PROPERTY + "=fine"),
         oneMemberCluster);
 
-    assertThat(quiet).doesNotContain("LoggingHandler");
-    assertThat(debug).contains(" DEBUG LoggingHandler");
+    assertThat(quiet).doesNotContain("GrpcConfigKeys", "GrpcServicesImpl");
+    assertThat(debug).contains(" DEBUG GrpcConfigKeys", " DEBUG GrpcServicesImpl");
     // Ratis's own INFO lines (through SLF4J's JUL provider: its configuration, its elections)
     // are debug lines too; no SLF4J warning either way.
     assertThat(quiet).doesNotContain("RaftServerConfigKeys", "SLF4J: ");
