@@ -17,13 +17,11 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * A failure that every request meets does not flood the log: one line per distinct failure per
  * interval, the next line saying how often it recurred meanwhile.
  */
-@Isolated // reads a logger's lines (LogCapture): no other class's server may log meanwhile
 class LogFloodTest {
   private static final Pattern REPEATED = Pattern.compile("\\(repeated (\\d+) times in the last (\\d+) s\\)");
 

@@ -42,7 +42,6 @@ import javax.net.ssl.TrustManagerFactory;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * TLS between the nodes of a cluster (docs/design.md, "TLS between nodes"): real servers on free
@@ -51,7 +50,6 @@ import org.junit.jupiter.api.parallel.Isolated;
  * member's host, a clear or uncertified connection posing as a peer, and a clear node among TLS
  * ones are refused, each named in the log; a reloaded cluster CA reaches new peer connections.
  */
-@Isolated // reads a logger's lines (LogCapture): no other class's server may log meanwhile
 class PeerTlsTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
   private static final byte[] SECRET = "peer-tls-test-secret".getBytes(StandardCharsets.UTF_8);

@@ -38,13 +38,11 @@ import javax.net.ssl.TrustManagerFactory;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * TLS on the node's port: real handshakes with a real server on a free loopback port. The
  * certificates are made now, valid around now (the node checks them against its clock).
  */
-@Isolated // reads a logger's lines (LogCapture): no other class's server may log meanwhile
 class TlsPortTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
   private static final Instant NOW = Instant.now();

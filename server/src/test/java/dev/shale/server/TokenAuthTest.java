@@ -24,14 +24,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * A real server that requires API tokens, over real HTTP: every route against each scope, key
  * prefixes on every verb and on scans, the 401 and 403 reasons, revocation, and that no secret
  * shows in a log line, the status or the metrics.
  */
-@Isolated // reads a logger's lines (LogCapture): no other class's server may log meanwhile
 class TokenAuthTest {
   private static final String BOOTSTRAP = "shale_bootstrap-secret-for-tests-0123456789abcdef";
   private static final byte[] ADMIN_SECRET = "token-test-admin-secret-0123456789".getBytes(StandardCharsets.UTF_8);

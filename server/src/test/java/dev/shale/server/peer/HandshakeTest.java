@@ -19,9 +19,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.parallel.Isolated;
 
-@Isolated // reads a logger's lines (LogCapture): no other class's server may log meanwhile
 class HandshakeTest {
   @Test
   void aNodeOfTheClusterIsAcceptedAndItsRequestsAnswered() throws Exception {
