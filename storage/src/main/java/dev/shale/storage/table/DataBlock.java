@@ -54,7 +54,9 @@ sealed interface DataBlock permits FixedEntryBlock, PrefixEntryBlock {
     int compareKey(byte[] key);
 
     /** The current entry, its key and value copied out of the block. */
-    Entry entry();
+    default Entry entry() {
+      return entry(key());
+    }
 
     /** A copy of the current entry's key. */
     byte[] key();

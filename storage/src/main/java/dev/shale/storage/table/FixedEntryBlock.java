@@ -80,11 +80,6 @@ final class FixedEntryBlock implements DataBlock {
     }
 
     @Override
-    public Entry entry() {
-      return entry(key());
-    }
-
-    @Override
     public byte[] key() {
       return reader.keyAt(i);
     }

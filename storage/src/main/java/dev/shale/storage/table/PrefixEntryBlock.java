@@ -138,11 +138,6 @@ final class PrefixEntryBlock implements DataBlock {
     }
 
     @Override
-    public Entry entry() {
-      return entry(key());
-    }
-
-    @Override
     public byte[] key() {
       return Arrays.copyOf(key, keyLength);
     }
