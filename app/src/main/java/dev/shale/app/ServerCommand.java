@@ -16,6 +16,7 @@ import dev.shale.storage.Compression;
 import dev.shale.storage.CpuPriority;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.SyncMode;
+import dev.shale.storage.Vfs;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.util.List;
@@ -252,6 +253,14 @@ final class ServerCommand implements Callable<Integer> {
           + "come on top of it. Not with --memory, which sizes it. Default: 32m.")
   @Nullable Long blockCacheBytes;
 
+  @Option(names = "--direct-reads",
+      description =
+          "Read the table blocks of GETs with O_DIRECT, past the page cache (where the file system "
+          + "allows it): the block cache is then their only cache, and a store larger than memory "
+          + "does not churn the page cache. Scans, compactions and writes still use the page cache. "
+          + "Default: off.")
+  boolean directReads;
+
   @Option(names = "--memory", paramLabel = "<size>",
       converter = ByteSizeConverter.class,
       description =
@@ -474,6 +483,7 @@ final class ServerCommand implements Callable<Integer> {
   private EngineOptions baseEngineOptions() {
     try {
       return EngineOptions.defaults()
+          .withVfs(directReads ? Vfs.realDirect() : Vfs.real())
           .withSyncMode(sync)
           .withSyncIntervalMillis(syncIntervalMillis)
           .withMemtableSizeBytes(memtableSizeBytes)

@@ -15,6 +15,7 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A file open for reading through the C library's {@code open}, {@code pread}, {@code
@@ -33,6 +34,13 @@ import java.nio.file.Path;
 final class PosixFile {
   private static final int O_RDONLY = 0;
   private static final int O_CLOEXEC = 0x80000; // Linux x86-64 and aarch64
+  // O_DIRECT differs between architectures (asm-generic/fcntl.h, arm64's own); 0 where unknown.
+  private static final int O_DIRECT = switch (System.getProperty("os.arch")) {
+    case "amd64", "x86_64" -> 0x4000;
+    case "aarch64" -> 0x10000;
+    default -> 0;
+  };
+  private static final int EINVAL = 22;
   private static final int SEEK_END = 2;
   private static final int EINTR = 4;
   private static final int POSIX_FADV_RANDOM = 1;
@@ -71,13 +79,37 @@ final class PosixFile {
 
   /** Opens {@code path} read-only (NoSuchFileException, or an IOException naming errno). */
   static PosixFile open(Path path) throws IOException {
+    PosixFile opened = open(path, 0);
+    if (opened == null) throw failure("open", path, EINVAL);
+    return opened;
+  }
+
+  /**
+   * Opens {@code path} read-only with {@code O_DIRECT}: its reads go from the disk to the caller's
+   * memory without the page cache, and must be aligned ({@link #DIRECT_ALIGNMENT}). Null where
+   * direct I/O is not to be had: a file system that refuses it (EINVAL, as tmpfs before Linux
+   * 6.6), or an architecture whose flag this class does not know.
+   */
+  static @Nullable PosixFile openDirect(Path path) throws IOException {
+    return O_DIRECT == 0 ? null : open(path, O_DIRECT);
+  }
+
+  /**
+   * What the offset, length and memory address of a read through {@link #openDirect} must be
+   * multiples of: the logical block size of the device, which is 512 or 4096 bytes; 4096 serves both.
+   */
+  static final long DIRECT_ALIGNMENT = 4096;
+
+  // Null if the open flags are refused (EINVAL).
+  private static @Nullable PosixFile open(Path path, int flags) throws IOException {
     try (Arena arena = Arena.ofConfined()) {
       MemorySegment name = arena.allocateFrom(path.toString());
       MemorySegment errno = arena.allocate(CAPTURED);
-      int fd = (int) OPEN.invokeExact(errno, name, O_RDONLY | O_CLOEXEC, 0);
+      int fd = (int) OPEN.invokeExact(errno, name, O_RDONLY | O_CLOEXEC | flags, 0);
       if (fd < 0) {
         int code = errno(errno);
         if (code == 2) throw new java.nio.file.NoSuchFileException(path.toString());
+        if (code == EINVAL && flags != 0) return null;
         throw failure("open", path, code);
       }
       return new PosixFile(path, fd);
@@ -107,12 +139,22 @@ final class PosixFile {
    * ends first, an IOException naming errno if a read fails (interrupted reads are retried).
    */
   void readFully(MemorySegment target, long position) throws IOException {
+    readAtLeast(target, position, target.byteSize());
+  }
+
+  /**
+   * Reads into {@code target} the bytes at {@code position}, at least {@code wanted} of them (the
+   * rest of {@code target} only as far as the file goes): an {@link EOFException} if the file ends
+   * before {@code wanted}, an IOException naming errno if a read fails (interrupted reads are
+   * retried). How a direct read of whole aligned blocks reads the file's last, partial one.
+   */
+  void readAtLeast(MemorySegment target, long position, long wanted) throws IOException {
     try (Arena arena = Arena.ofConfined()) {
       MemorySegment errno = arena.allocate(CAPTURED);
       long done = 0;
-      long wanted = target.byteSize();
+      long room = target.byteSize();
       while (done < wanted) {
-        long n = (long) PREAD.invokeExact(errno, fd, target.asSlice(done), wanted - done, position + done);
+        long n = (long) PREAD.invokeExact(errno, fd, target.asSlice(done), room - done, position + done);
         if (n > 0) {
           done += n;
         } else if (n == 0) {
@@ -120,7 +162,7 @@ final class PosixFile {
               + (position + done) + ")");
         } else {
           int code = errno(errno);
-          if (code != EINTR) throw failure("pread of " + wanted + " bytes at offset " + position, path, code);
+          if (code != EINTR) throw failure("pread of " + room + " bytes at offset " + position, path, code);
         }
       }
     } catch (IOException | RuntimeException | Error e) {

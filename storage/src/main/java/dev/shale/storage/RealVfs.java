@@ -17,13 +17,18 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * {@link Vfs#real()}: the operating system's filesystem, through file channels, and for reading
- * through the C library's {@code pread} ({@link PosixFile}).
+ * {@link Vfs#real()} and {@link Vfs#realDirect()}: the operating system's filesystem, through
+ * file channels, and for reading through the C library's {@code pread} ({@link PosixReadableFile}).
  */
 final class RealVfs implements Vfs {
-  static final RealVfs INSTANCE = new RealVfs();
+  static final RealVfs INSTANCE = new RealVfs(false);
+  static final RealVfs DIRECT_POINT_READS = new RealVfs(true);
 
-  private RealVfs() {}
+  private final boolean directPointReads;
+
+  private RealVfs(boolean directPointReads) {
+    this.directPointReads = directPointReads;
+  }
 
   @Override
   public WritableFile create(Path file) throws IOException {
@@ -54,42 +59,7 @@ final class RealVfs implements Vfs {
 
   @Override
   public ReadableFile open(Path file) throws IOException {
-    PosixFile opened = PosixFile.open(file);
-    return new ReadableFile() {
-      @Override
-      public long size() throws IOException {
-        return opened.size();
-      }
-
-      @Override
-      public void readFully(MemorySegment target, long position) throws IOException {
-        opened.readFully(target, position);
-      }
-
-      @Override
-      public void adviseRandom() {
-        opened.adviseRandom();
-      }
-
-      @Override
-      public void prefetch(long position, long length) {
-        opened.adviseWillNeed(position, length);
-      }
-
-      @Override
-      public MemorySegment map(Arena arena) throws IOException {
-        // Logs and manifests, read once from start to end at open: a mapping of their own.
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-          long size = channel.size();
-          return size == 0 ? MemorySegment.NULL : channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
-        }
-      }
-
-      @Override
-      public void close() throws IOException {
-        opened.close();
-      }
-    };
+    return PosixReadableFile.open(file, directPointReads);
   }
 
   @Override

@@ -37,6 +37,16 @@ public interface Vfs {
   }
 
   /**
+   * {@link #real()}, with the point reads of table blocks ({@link ReadableFile#readBlock}) made
+   * with {@code O_DIRECT}, past the page cache, where the file system allows it: the block cache
+   * is then the only cache of what gets read (docs/design.md, "Reading tables"). All other reads
+   * and every write go through the page cache as with {@link #real()}.
+   */
+  static Vfs realDirect() {
+    return RealVfs.DIRECT_POINT_READS;
+  }
+
+  /**
    * Makes {@code link} a second name of the existing file {@code existing} (a hard link: both
    * names share the file's bytes, which stay on disk until the last name is deleted), in the
    * same file system. For checkpoints; a file system without hard links throws.
@@ -137,6 +147,15 @@ public interface Vfs {
      * {@link java.io.EOFException} if the file ends first.
      */
     void readFully(MemorySegment target, long position) throws IOException;
+
+    /**
+     * {@link #readFully}, for a point read of one table block, which nothing reads after it but
+     * through the block cache: a file system may read it past its page cache ({@link
+     * Vfs#realDirect()}). The default is {@link #readFully}.
+     */
+    default void readBlock(MemorySegment target, long position) throws IOException {
+      readFully(target, position);
+    }
 
     /**
      * Advises that this handle's reads are random, each for what it needs and no more: the kernel

@@ -256,7 +256,7 @@ public final class Table implements AutoCloseable {
     if (cached != null) return cached;
     MemorySegment stored = NativeMemory.allocate(handle.length());
     try {
-      readStored(stored, handle.offset());
+      readStored(stored, handle.offset(), true);
     } catch (RuntimeException | Error e) {
       NativeMemory.free(stored);
       throw e;
@@ -277,8 +277,17 @@ public final class Table implements AutoCloseable {
    * fails.
    */
   void readStored(MemorySegment target, long offset) {
+    readStored(target, offset, false);
+  }
+
+  // pointRead: one block for a get, which the file may read past the page cache (Vfs.ReadableFile.readBlock).
+  private void readStored(MemorySegment target, long offset, boolean pointRead) {
     try {
-      file.readFully(target, offset);
+      if (pointRead) {
+        file.readBlock(target, offset);
+      } else {
+        file.readFully(target, offset);
+      }
     } catch (EOFException e) {
       throw TableCorruption.at(path, offset, target.byteSize() + " bytes run past the end of the file");
     } catch (IOException e) {

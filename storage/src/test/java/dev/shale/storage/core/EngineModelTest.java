@@ -7,6 +7,7 @@ import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
 import dev.shale.storage.Keys;
 import dev.shale.storage.SyncMode;
+import dev.shale.storage.Vfs;
 import dev.shale.testkit.TestSeed;
 import dev.shale.storage.core.EngineTesting.Model;
 import java.nio.charset.StandardCharsets;
@@ -32,14 +33,24 @@ class EngineModelTest {
 
   @Test
   void randomOperationsMatchTheModelAcrossCloseAndReopen() {
-    long seed = TestSeed.forTest("randomOperationsMatchTheModelAcrossCloseAndReopen");
+    randomOperationsMatchTheModel("randomOperationsMatchTheModelAcrossCloseAndReopen", options(SyncMode.INTERVAL), OPERATIONS);
+  }
+
+  /** The same with the gets' blocks read with O_DIRECT (Vfs.realDirect), 1 KiB blocks at every offset. */
+  @Test
+  void randomOperationsMatchTheModelWithDirectReads() {
+    randomOperationsMatchTheModel(
+        "randomOperationsMatchTheModelWithDirectReads", options(SyncMode.INTERVAL).withVfs(Vfs.realDirect()), OPERATIONS / 4);
+  }
+
+  private void randomOperationsMatchTheModel(String name, EngineOptions options, int operations) {
+    long seed = TestSeed.forTest(name);
     Random random = new Random(seed);
     Model model = new Model();
-    EngineOptions options = options(SyncMode.INTERVAL);
     LsmEngine engine = LsmEngine.open(dir, options, Hooks.none());
     int reopens = 0;
     long flushes = 0;
-    for (int op = 0; op < OPERATIONS; op++) {
+    for (int op = 0; op < operations; op++) {
       step(engine, model, random, "seed " + seed + ", op " + op);
       if (random.nextInt(1_000) < 3) {
         flushes += engine.stats().flushes();
