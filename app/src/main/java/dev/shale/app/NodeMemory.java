@@ -26,8 +26,10 @@ import java.util.Locale;
  *   <li>scans: {@link #SCAN_BYTES} each (read-ahead windows of up to 256 KiB for eight table
  *       sources), as many as a sixteenth of the memory holds (32 a GiB), at most 256; a scan
  *       waiting for its client holds no windows (nor read view): only scans being read do;</li>
- *   <li>the page cache: an eighth, at least 64 MiB, so that log and table writes and the reads
- *       the block cache misses have room without the kernel reclaiming under every request;</li>
+ *   <li>the page cache: an eighth, at least {@link #MIN_PAGE_CACHE_BYTES}, so that log and table
+ *       writes and the reads the block cache misses have room without the kernel reclaiming under
+ *       every request; with direct reads ({@code --direct-reads}) the reads the block cache misses
+ *       bypass it, and it keeps only the floor, for writes, scans and compactions;</li>
  *   <li>the block cache (filters and indexes charged to it): the rest, at least
  *       {@link #MIN_BLOCK_CACHE_BYTES}; a smaller budget is refused.</li>
  * </ul>
@@ -48,22 +50,24 @@ record NodeMemory(
   static final long HINT_STORE_MEMTABLE_BYTES = 12L << 20;
   /** What one scan may hold in read-ahead windows: eight table sources of 256 KiB. */
   static final long SCAN_BYTES = 2L << 20;
+  /** The least room left to the page cache: log and table writes, scans' and compactions' reads. */
+  static final long MIN_PAGE_CACHE_BYTES = 64L << 20;
   /** The smallest block cache a budget may leave (with the filters and indexes in it). */
   static final long MIN_BLOCK_CACHE_BYTES = 32L << 20;
 
   /**
    * The plan for {@code totalBytes} with a heap of {@code heapBytes}, memtables as {@code engine}
-   * sizes them and an answer budget of {@code answerBudgetBytes}; an IllegalArgumentException
-   * saying what does not fit.
+   * sizes them and an answer budget of {@code answerBudgetBytes}, gets reading their blocks past
+   * the page cache if {@code directReads}; an IllegalArgumentException saying what does not fit.
    */
-  static NodeMemory plan(long totalBytes, long heapBytes, EngineOptions engine, long answerBudgetBytes) {
+  static NodeMemory plan(long totalBytes, long heapBytes, EngineOptions engine, long answerBudgetBytes, boolean directReads) {
     if (heapBytes > totalBytes / 2) {
       throw new IllegalArgumentException("the heap (" + mib(heapBytes) + ", -Xmx) takes more than half of --memory "
           + mib(totalBytes) + ": start the JVM with a smaller -Xmx (SHALE_JAVA_OPTS), or give more memory");
     }
     long memtables = (engine.maxImmutableMemtables() + 1) * engine.memtableSizeBytes() + HINT_STORE_MEMTABLE_BYTES;
     int maxScans = (int) Math.max(1, Math.min(256, totalBytes / 16 / SCAN_BYTES));
-    long pageCache = Math.max(64L << 20, totalBytes / 8);
+    long pageCache = directReads ? MIN_PAGE_CACHE_BYTES : Math.max(MIN_PAGE_CACHE_BYTES, totalBytes / 8);
     long compaction = engine.compactionReadAheadBytes();
     long fixed = heapBytes + JVM_BYTES + memtables + compaction + answerBudgetBytes + maxScans * SCAN_BYTES + pageCache;
     long blockCache = totalBytes - fixed;

@@ -507,7 +507,7 @@ final class ServerCommand implements Callable<Integer> {
     }
     long heapBytes = Runtime.getRuntime().maxMemory();
     try {
-      return NodeMemory.plan(memoryBytes, heapBytes, baseEngineOptions(), baseServerOptions().answerBudgetBytes(heapBytes));
+      return NodeMemory.plan(memoryBytes, heapBytes, baseEngineOptions(), baseServerOptions().answerBudgetBytes(heapBytes), directReads);
     } catch (IllegalArgumentException e) {
       throw usage(e.getMessage());
     }

@@ -118,7 +118,7 @@ class CommandLineTest {
     ServerCommand command = parse("--memory=3g");
     long heap = Runtime.getRuntime().maxMemory(); // the test JVM's: -Xmx1g
     NodeMemory memory = NodeMemory.plan(3L << 30, heap, command.engineOptions().withIndexesInBlockCache(false),
-        command.serverOptions().answerBudgetBytes(heap));
+        command.serverOptions().answerBudgetBytes(heap), false);
     assertThat(command.memory()).isEqualTo(memory);
     EngineOptions engine = command.engineOptions();
     assertThat(engine.blockCacheBytes()).isEqualTo(memory.blockCacheBytes());
