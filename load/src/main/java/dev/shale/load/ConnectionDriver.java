@@ -159,11 +159,12 @@ final class ConnectionDriver extends ChannelInboundHandlerAdapter {
    */
   private void record(long now, long due, int status) {
     boolean arrivedInWindow = now >= windowStartNanos && now < endNanos;
+    long micros = (now - due) / 1_000;
     if (arrivedInWindow || due >= windowStartNanos) {
-      recorder.recordLatency((now - due) / 1_000);
+      recorder.recordLatency(micros);
       recorder.recordStatus(status);
     }
-    if (arrivedInWindow) recorder.countAnswer(now - windowStartNanos);
+    if (arrivedInWindow) recorder.countAnswer(now - windowStartNanos, micros);
   }
 
   @Override

@@ -34,6 +34,12 @@ public final class JsonSummary {
     field(json, "socket_errors", String.format(Locale.ROOT, "{\"connect\": %d, \"read\": %d, \"write\": %d, \"timeout\": %d}",
         errors.connect(), errors.read(), errors.write(), errors.timeout()));
     field(json, "unsent", r.unsent());
+    StringJoiner bySecond = new StringJoiner(", ", "[", "]");
+    for (LatencyTimeline.Second s : r.latencyBySecond()) {
+      bySecond.add(String.format(Locale.ROOT, "{\"second\": %d, \"answers\": %d, \"p50_us\": %d, \"p99_us\": %d, \"max_us\": %d}",
+          s.second() + 1, s.answers(), s.p50Micros(), s.p99Micros(), s.maxMicros()));
+    }
+    field(json, "latency_by_second", bySecond.toString());
     field(json, "generator_cpu_us_per_request", number(r.generatorCpuMicrosPerRequest()));
     json.append("  \"generator_cpu_percent_of_core\": ").append(number(r.generatorCpuPercentOfCore())).append("\n}\n");
     return json.toString();

@@ -24,6 +24,16 @@ public final class KneeSearch {
     public List<Trial> byRate() {
       return trials.stream().sorted(Comparator.comparingDouble(Trial::target)).toList();
     }
+
+    /**
+     * The trial at the lowest rate above the stable rate that was not stable: where the run's
+     * latency second by second shows what broke it (stalls, or a steady climb). Empty if every
+     * rate tried above it was stable.
+     */
+    public java.util.Optional<Trial> lowestUnstable() {
+      return trials.stream().filter(t -> !t.stable() && t.target() > stableRate)
+          .min(Comparator.comparingDouble(Trial::target));
+    }
   }
 
   /** Runs one trial at a rate (a real run in use; a model in tests of the search itself). */

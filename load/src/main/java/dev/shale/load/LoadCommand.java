@@ -43,6 +43,10 @@ public final class LoadCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Write a JSON summary here.")
   Path json;
 
+  @Option(names = "--timeline-plot", paramLabel = "<png>",
+      description = "Plot the latency second by second (p50, p99, max) here, as the table after the results shows it.")
+  Path timelinePlot;
+
   @Option(names = "--profile", description = "Profile the node during the measured interval: cpu,alloc,lock (any of them).")
   String profile;
 
@@ -91,6 +95,10 @@ public final class LoadCommand implements Callable<Integer> {
   private void writeOutputs(LoadResult result) throws IOException {
     if (hgrm != null) Files.writeString(hgrm, Wrk2Format.spectrum(result.latencyMicros()));
     if (json != null) Files.writeString(json, JsonSummary.of(result));
+    if (timelinePlot != null) {
+      Plots.latencyOverTime(result.spec().workload().cliName() + " at " + Math.round(result.spec().rate()) + " requests/s",
+          result.latencyBySecond(), timelinePlot);
+    }
   }
 
   static void warnAboutRange(LoadResult result, PrintWriter out) {

@@ -16,6 +16,8 @@ import org.HdrHistogram.Histogram;
  * @param unsent requests due in the interval that were never sent: the run ended while the
  *     connection was still behind its schedule
  * @param answersPerSecondByThread per event-loop thread, answers in each second of the interval
+ * @param latencyBySecond each second of the interval: the answers that arrived in it, and their
+ *     latency's p50, p99 and maximum (a stall shows in the second it ended)
  * @param generatorCpuNanos CPU time this process used during the interval (all its threads)
  */
 public record LoadResult(
@@ -28,6 +30,7 @@ public record LoadResult(
     SocketErrors socketErrors,
     long unsent,
     List<long[]> answersPerSecondByThread,
+    List<LatencyTimeline.Second> latencyBySecond,
     long generatorCpuNanos) {
 
   /** wrk's socket error counts; {@code timeout}: requests still unanswered when the run gave up. */

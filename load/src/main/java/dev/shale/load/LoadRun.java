@@ -61,11 +61,13 @@ public final class LoadRun {
     ValuePool values = new ValuePool(spec.valueSizeBytes(), spec.seed());
     List<EventLoop> loops = loops(group, spec.threads());
     int windowSeconds = (int) Math.ceil(spec.duration().toNanos() / 1e9);
+    List<LatencyTimeline> timelines = new ArrayList<>(); // one per loop: its connections share it
+    for (int t = 0; t < loops.size(); t++) timelines.add(new LatencyTimeline(windowSeconds));
     List<ConnectionDriver> drivers = new ArrayList<>();
     List<ChannelFuture> connecting = new ArrayList<>();
     for (int i = 0; i < spec.connections(); i++) {
       ConnectionDriver driver = new ConnectionDriver(loops.get(i % loops.size()), bootstrap,
-          new RequestSource(spec, i, zipf, values), new Recorder(windowSeconds));
+          new RequestSource(spec, i, zipf, values), new Recorder(windowSeconds, timelines.get(i % loops.size())));
       drivers.add(driver);
       connecting.add(driver.connect());
     }
@@ -100,7 +102,9 @@ public final class LoadRun {
 
   private static LoadResult merge(LoadSpec spec, List<Recorder> recorders, long cpuNanos) {
     int seconds = recorders.getFirst().answersPerSecond.length;
-    Recorder total = new Recorder(seconds);
+    LatencyTimeline timeline = new LatencyTimeline(seconds);
+    Recorder total = new Recorder(seconds, timeline);
+    recorders.stream().map(r -> r.timeline).distinct().forEach(timeline::add);
     List<long[]> perThread = new ArrayList<>();
     for (int t = 0; t < spec.threads(); t++) perThread.add(new long[seconds]);
     for (int i = 0; i < recorders.size(); i++) {
@@ -111,7 +115,7 @@ public final class LoadRun {
     }
     return new LoadResult(spec, total.latencyMicros, total.answeredInWindow, total.bytesRead, spec.duration(),
         total.statuses(), new LoadResult.SocketErrors(total.connectErrors, total.readErrors, total.writeErrors,
-            total.timeouts), total.unsent, perThread, cpuNanos);
+            total.timeouts), total.unsent, perThread, timeline.seconds(), cpuNanos);
   }
 
   /** CPU time of this process so far (all threads: the event loops and the GC alike). */

@@ -69,6 +69,33 @@ public final class Plots {
     save(chart, png);
   }
 
+  /** {@code plot} with "-timeline" before its extension: knee.png gives knee-timeline.png. */
+  public static Path timelineBeside(Path plot) {
+    String name = plot.getFileName().toString();
+    int dot = name.lastIndexOf('.');
+    String timeline = dot > 0 ? name.substring(0, dot) + "-timeline" + name.substring(dot) : name + "-timeline";
+    return plot.resolveSibling(timeline);
+  }
+
+  /**
+   * p50, p99 and max (ms, log scale) of each second of a run: where a stall happened and how long
+   * it lasted. Seconds without answers are left out.
+   */
+  public static void latencyOverTime(String title, List<LatencyTimeline.Second> seconds, Path png) throws IOException {
+    XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title)
+        .xAxisTitle("second of the measured interval").yAxisTitle("latency, ms").build();
+    chart.getStyler().setYAxisLogarithmic(true);
+    chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+    List<LatencyTimeline.Second> answered = seconds.stream().filter(s -> s.answers() > 0).toList();
+    if (!answered.isEmpty()) {
+      List<Integer> x = answered.stream().map(s -> s.second() + 1).toList();
+      chart.addSeries("p50", x, answered.stream().map(s -> millisAtLeast(s.p50Micros())).toList()).setMarker(SeriesMarkers.NONE);
+      chart.addSeries("p99", x, answered.stream().map(s -> millisAtLeast(s.p99Micros())).toList()).setMarker(SeriesMarkers.NONE);
+      chart.addSeries("max", x, answered.stream().map(s -> millisAtLeast(s.maxMicros())).toList()).setMarker(SeriesMarkers.NONE);
+    }
+    save(chart, png);
+  }
+
   // A log axis cannot show 0: a latency under 1 us is drawn at 1 us.
   private static double millisAtLeast(long micros) {
     return Math.max(1, micros) / 1000.0;

@@ -19,6 +19,8 @@ final class Recorder {
   final Histogram latencyMicros = newHistogram();
   final long[] statusCounts = new long[600];
   final long[] answersPerSecond;
+  /** The connection's event loop's, shared with the other connections on that loop. */
+  final LatencyTimeline timeline;
   long answeredInWindow;
   long bytesRead;
   long connectErrors;
@@ -28,8 +30,9 @@ final class Recorder {
   /** Requests whose send time came in the measured interval but were never sent: the run ended first. */
   long unsent;
 
-  Recorder(int seconds) {
+  Recorder(int seconds, LatencyTimeline timeline) {
     this.answersPerSecond = new long[Math.max(1, seconds)];
+    this.timeline = timeline;
   }
 
   static Histogram newHistogram() {
@@ -44,13 +47,15 @@ final class Recorder {
     statusCounts[status >= 100 && status < 600 ? status : 0]++;
   }
 
-  void countAnswer(long sinceWindowStartNanos) {
+  /** An answer that arrived in the interval, {@code latencyMicros} after it was due. */
+  void countAnswer(long sinceWindowStartNanos, long latencyMicros) {
+    timeline.record(sinceWindowStartNanos, latencyMicros);
     answeredInWindow++;
     int second = (int) (sinceWindowStartNanos / 1_000_000_000L);
     if (second < answersPerSecond.length) answersPerSecond[second]++;
   }
 
-  /** Adds {@code other} into this one (after the run). */
+  /** Adds {@code other} into this one (after the run); timelines are merged on their own. */
   void add(Recorder other) {
     latencyMicros.add(other.latencyMicros);
     for (int i = 0; i < statusCounts.length; i++) statusCounts[i] += other.statusCounts[i];

@@ -35,7 +35,23 @@ public final class Wrk2Format {
     threadStats(out, result);
     latencyDistribution(out, result.latencyMicros());
     summary(out, result);
+    latencyBySecond(out, result);
     return out.toString();
+  }
+
+  /**
+   * The latency second by second (not in wrk2's layout, after it): where a stall happened and how
+   * long it lasted; a second's answers are those that arrived in it.
+   */
+  static void latencyBySecond(StringBuilder out, LoadResult result) {
+    if (result.latencyBySecond().isEmpty()) return;
+    out.append("Latency by second (answers that arrived in it):\n");
+    out.append(String.format(Locale.ROOT, "  %6s %9s %10s %10s %10s%n", "second", "answers", "p50", "p99", "max"));
+    for (LatencyTimeline.Second s : result.latencyBySecond()) {
+      out.append(String.format(Locale.ROOT, "  %6d %9d", s.second() + 1, s.answers()))
+          .append(units(s.p50Micros(), TIME, 11)).append(units(s.p99Micros(), TIME, 11))
+          .append(units(s.maxMicros(), TIME, 11)).append('\n');
+    }
   }
 
   private static void threadStats(StringBuilder out, LoadResult result) {

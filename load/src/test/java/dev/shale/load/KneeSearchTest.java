@@ -23,7 +23,7 @@ class KneeSearchTest {
     h.recordValueWithCount(rate <= capacity ? 500 : 1_000_000, 1000);
     long answered = Math.round(Math.min(rate, capacity) * 30);
     return new LoadResult(spec, h, answered, 0, Duration.ofSeconds(30), Map.of(201, answered),
-        new LoadResult.SocketErrors(0, 0, 0, 0), 0, List.of(new long[30]), 0);
+        new LoadResult.SocketErrors(0, 0, 0, 0), 0, List.of(new long[30]), List.of(), 0);
   }
 
   KneeSearch.Knee search(double capacity, double start, double max) throws LoadException {
@@ -40,6 +40,8 @@ class KneeSearchTest {
     assertThat(knee.trials()).extracting(KneeSearch.Trial::target).startsWith(1000.0, 2000.0, 4000.0, 8000.0, 16000.0);
     assertThat(knee.trials()).allMatch(t -> t.stable() == (t.target() <= 12_345));
     assertThat(log.toString()).contains("no (achieved < 99%)");
+    assertThat(knee.lowestUnstable()).map(KneeSearch.Trial::target)
+        .contains(knee.trials().stream().filter(t -> t.target() > 12_345).mapToDouble(KneeSearch.Trial::target).min().orElseThrow());
   }
 
   @Test
@@ -57,6 +59,7 @@ class KneeSearchTest {
     assertThat(knee.stableRate()).isEqualTo(5000);
     assertThat(knee.reachedMax()).isTrue();
     assertThat(KneeCommand.verdict(knee)).contains("the knee is higher");
+    assertThat(knee.lowestUnstable()).isEmpty();
   }
 
   @Test
@@ -71,7 +74,7 @@ class KneeSearchTest {
   void aRateBehindTheTargetIsNotStableEvenWithALowP99() {
     LoadResult fast = modelRun(1000, 1e9);
     LoadResult shortOfTarget = new LoadResult(fast.spec(), fast.latencyMicros(), 29_000, 0, fast.measured(),
-        fast.statuses(), fast.socketErrors(), 0, fast.answersPerSecondByThread(), 0);
+        fast.statuses(), fast.socketErrors(), 0, fast.answersPerSecondByThread(), fast.latencyBySecond(), 0);
 
     assertThat(StableRate.DEFAULT.isStable(fast)).isTrue();
     assertThat(StableRate.DEFAULT.isStable(shortOfTarget)).isFalse();

@@ -71,6 +71,15 @@ class LoadModelTest {
       // loop would have sent (and recorded) only one per connection.
       assertThat(r.latencyMicros().getCountBetweenValues(500_000L, Recorder.HIGHEST_MICROS)).isGreaterThanOrEqualTo(50L);
       assertThat(r.socketErrors().total()).isZero();
+
+      // Second by second, the stall shows where it ended (its backlog answered at about 1 s into
+      // the interval), and is over by the last second.
+      List<LatencyTimeline.Second> seconds = r.latencyBySecond();
+      assertThat(seconds).hasSize(4);
+      assertThat(seconds.stream().mapToLong(LatencyTimeline.Second::answers).sum()).isEqualTo(r.answered());
+      assertThat(seconds.subList(0, 3)).as("the seconds of %s", seconds)
+          .anySatisfy(second -> assertThat(second.maxMicros()).isGreaterThanOrEqualTo(900_000L));
+      assertThat(seconds.getLast().maxMicros()).as("the last second of %s", seconds).isLessThan(500_000L);
     } finally {
       server.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
     }
@@ -90,7 +99,9 @@ class LoadModelTest {
       assertThat(text).containsPattern("(?m)^Requests/sec:\\s+\\d+\\.\\d{2}$");
       assertThat(text).contains("  Latency Distribution (HdrHistogram - Recorded Latency)", "  Detailed Percentile spectrum:",
           "  Thread Stats   Avg      Stdev     Max   +/- Stdev", "#[Mean    =");
-      assertThat(JsonSummary.of(r)).contains("\"p99_9_us\": ", "\"status_counts\": {\"200\": ");
+      assertThat(JsonSummary.of(r)).contains("\"p99_9_us\": ", "\"status_counts\": {\"200\": ",
+          "\"latency_by_second\": [{\"second\": 1, \"answers\": ");
+      assertThat(text).containsPattern("(?m)^Latency by second \\(answers that arrived in it\\):\n\\s+second\\s+answers\\s+p50\\s+p99\\s+max\n\\s+1\\s+\\d+\\s+\\d+\\.\\d{2}(us|ms)");
     }
   }
 
@@ -143,6 +154,14 @@ class LoadModelTest {
       Path plot = dir.resolve("knee.png");
       Plots.latencyVsRate("knee", knee.trials(), Duration.ofMillis(10), plot);
       assertThat(plot).isNotEmptyFile();
+      // Past the capacity the backlog grows second by second: the lowest unstable trial shows it.
+      KneeSearch.Trial unstable = knee.lowestUnstable().orElseThrow();
+      assertThat(unstable.target()).isGreaterThan(knee.stableRate());
+      assertThat(unstable.result().latencyBySecond()).hasSize(2);
+      Path timeline = Plots.timelineBeside(plot);
+      assertThat(timeline.getFileName().toString()).isEqualTo("knee-timeline.png");
+      Plots.latencyOverTime("knee", unstable.result().latencyBySecond(), timeline);
+      assertThat(timeline).isNotEmptyFile();
     }
   }
 
