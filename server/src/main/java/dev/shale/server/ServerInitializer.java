@@ -147,6 +147,8 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
       pipeline.addLast("refused", new ClientCertificateRefusal(refusal));
       return;
     }
+    // Read once per connection: a connection keeps the certificate it shook hands with.
+    if (tls != null) pipeline.channel().attr(NodeTls.CLIENT_IDENTITY).set(tls.clientIdentity(pipeline.channel()));
     RequestTimeoutHandler requestTimeout = new RequestTimeoutHandler(options.requestTimeoutMillis());
     LingeringClose lingeringClose = new LingeringClose();
     pipeline.addLast("linger", lingeringClose);

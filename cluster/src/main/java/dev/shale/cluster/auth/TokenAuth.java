@@ -6,11 +6,12 @@ import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Resolves a request's credentials to a {@link Principal}: today its {@code Authorization:
- * Bearer} token, looked up by the SHA-256 of the secret in the node's {@link Tokens}, or the
- * bootstrap admin token given at start ({@code --admin-token-file}), which has every scope. The
- * seam for other credentials: a mutual-TLS client certificate's name would resolve here too, to
- * the token of that name.
+ * Resolves a request's credentials to a {@link Principal}: its {@code Authorization: Bearer}
+ * token, looked up by the SHA-256 of the secret in the node's {@link Tokens}, or the bootstrap
+ * admin token given at start ({@code --admin-token-file}), which has every scope; without one, the
+ * mutual-TLS client certificate of its connection, whose common name names a stored token
+ * ({@link CertificateIdentity}). A bearer token, when sent, wins over the certificate: a client
+ * holding both chooses per request, as with etcd, and a request never has two principals.
  *
  * <p>Never puts a secret in a reason: a reason says what was wrong, not what was sent.
  *
@@ -51,7 +52,35 @@ public final class TokenAuth {
     /** Credentials that name no principal: {@code reason} says what was wrong (one line, no secret). */
     record Unknown(String reason) implements Resolution {}
 
+    /**
+     * No bearer token, and a client certificate that names no token this node knows (or none at
+     * all): {@code reason} says which (one line). Kept apart from {@link Unknown} so that a
+     * health check presenting a certificate of no token still learns whether the node is up.
+     */
+    record Unmapped(String reason) implements Resolution {}
+
     record Known(Principal principal) implements Resolution {}
+  }
+
+  /**
+   * Resolves the values of the request's {@code Authorization} headers (usually none or one) and,
+   * when there are none, the client certificate of its connection ({@code certificate}; null:
+   * the connection presented none that this node takes as a credential).
+   */
+  public Resolution resolve(List<String> authorization, @Nullable CertificateIdentity certificate) {
+    if (!authorization.isEmpty() || certificate == null) return resolve(authorization);
+    return switch (certificate) {
+      case CertificateIdentity.Unnamed unnamed -> new Resolution.Unmapped(unnamed.reason());
+      case CertificateIdentity.Named named -> {
+        // Looked up at every request, in the set in force: a revocation committed to this node
+        // refuses the certificate's next request, as it does the token's secret.
+        ApiToken token = tokens.current().named(named.tokenName()).orElse(null);
+        yield token == null
+            ? new Resolution.Unmapped("the client certificate (" + named.subject() + ") names token " + named.tokenName()
+                + ", which this node does not know (never added, or revoked)")
+            : new Resolution.Known(token.principal());
+      }
+    };
   }
 
   /** Resolves the values of the request's {@code Authorization} headers (usually none or one). */

@@ -294,7 +294,8 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
     TokenGate tokens = tokenGate;
     if (tokens != null && tokens.active()) {
       // Tokens replace the loopback rule: an admin call passes with the admin scope or a signature.
-      switch (tokens.decide(head, target, request.body(), ctx().channel().remoteAddress())) {
+      switch (tokens.decide(head, target, request.body(), ctx().channel().remoteAddress(),
+          ctx().channel().attr(NodeTls.CLIENT_IDENTITY).get())) {
         case TokenGate.Decision.Refuse refuse -> {
           return new Answer(refuse.response());
         }

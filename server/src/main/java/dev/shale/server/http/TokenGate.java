@@ -1,6 +1,7 @@
 package dev.shale.server.http;
 
 import dev.shale.cluster.AdminSignatures;
+import dev.shale.cluster.auth.CertificateIdentity;
 import dev.shale.cluster.auth.Grant;
 import dev.shale.cluster.auth.Principal;
 import dev.shale.cluster.auth.Scope;
@@ -27,6 +28,9 @@ import org.jspecify.annotations.Nullable;
  * calls). {@code /v0/status} without a token says only whether the node is up, for health checks.
  * A scan whose range leaves the token's prefixes is refused, not clipped: a client that asked
  * for a range learns it cannot have it, rather than reading a silently shorter answer.
+ * A request without an Authorization header is judged by the token its connection's client
+ * certificate names, if any (docs/design.md, "Client certificates"); one with the header by that
+ * token alone.
  *
  * <p>Every reason is one line and names the token, never its secret. Thread safe.
  */
@@ -61,7 +65,12 @@ final class TokenGate {
     record Refuse(FullHttpResponse response) implements Decision {}
   }
 
-  Decision decide(HttpRequest head, RequestTarget target, byte[] body, @Nullable SocketAddress client) {
+  /**
+   * Decides {@code head}; {@code certificate}: the token the connection's client certificate
+   * names, used only when the request sends no Authorization header (a bearer token wins).
+   */
+  Decision decide(HttpRequest head, RequestTarget target, byte[] body, @Nullable SocketAddress client,
+      @Nullable CertificateIdentity certificate) {
     String path = target.path();
     boolean admin = AdminGate.isAdmin(path);
     AdminGate signed = signedAdmin;
@@ -69,12 +78,17 @@ final class TokenGate {
       FullHttpResponse refusal = signed.refusal(head, body, client);
       return refusal == null ? new Decision.Pass(null) : new Decision.Refuse(refusal);
     }
-    TokenAuth.Resolution resolution = auth.resolve(head.headers().getAll(HttpHeaderNames.AUTHORIZATION));
+    TokenAuth.Resolution resolution = auth.resolve(head.headers().getAll(HttpHeaderNames.AUTHORIZATION), certificate);
     return switch (resolution) {
       case TokenAuth.Resolution.Missing ignored -> path.equals(EntityHttpHandler.STATUS_PATH)
           ? new Decision.HealthOnly()
           : unauthorized(head, "this node requires an API token: send 'Authorization: Bearer <token>'", false);
       case TokenAuth.Resolution.Unknown unknown -> unauthorized(head, unknown.reason(), true);
+      // A certificate of no token is a credential of the connection, not a wrong token: a health
+      // check that presents one still learns whether the node is up.
+      case TokenAuth.Resolution.Unmapped unmapped -> path.equals(EntityHttpHandler.STATUS_PATH)
+          ? new Decision.HealthOnly()
+          : unauthorized(head, unmapped.reason() + "; send 'Authorization: Bearer <token>'", false);
       case TokenAuth.Resolution.Known known -> authorize(head, target, known.principal());
     };
   }

@@ -1,5 +1,6 @@
 package dev.shale.server.tls;
 
+import dev.shale.cluster.auth.CertificateIdentity;
 import io.netty.channel.Channel;
 import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContext;
@@ -42,6 +43,11 @@ public final class NodeTls {
   private static final System.Logger LOG = System.getLogger(NodeTls.class.getName());
   /** On every connection of a TLS port: the node's TLS, for /v0/status. */
   public static final AttributeKey<NodeTls> OF_CONNECTION = AttributeKey.valueOf(NodeTls.class, "tls");
+  /**
+   * On an HTTP connection whose client presented a certificate of the client CA: the token it
+   * names ({@link #clientIdentity}), read once after the handshake; unset otherwise.
+   */
+  public static final AttributeKey<CertificateIdentity> CLIENT_IDENTITY = AttributeKey.valueOf(NodeTls.class, "client-identity");
 
   private final TlsFiles files;
   private final LongSupplier wallMillis;
@@ -182,6 +188,32 @@ public final class NodeTls {
             + ConnectionCertificates.reason(e);
       }
     }
+  }
+
+  /**
+   * The token the client certificate of {@code channel} names, for a node that requires API
+   * tokens (docs/design.md, "Client certificates"); null when the connection presented no
+   * certificate, or the node has no client CA ({@code --tls-client-ca}: only the client CA makes
+   * a certificate a client's credential). Call it once the handshake is done and {@link
+   * #httpClientRefusal} let the client in: a certificate here chains to a CA the port trusts.
+   */
+  public @Nullable CertificateIdentity clientIdentity(Channel channel) {
+    Loaded now = loaded;
+    if (now.credentials.clientCas().isEmpty()) return null;
+    X509Certificate[] chain = ConnectionCertificates.of(channel);
+    if (chain == null || chain.length == 0) return null;
+    CaTrust clients = now.clientTrust;
+    if (clients != null) {
+      // A port with a cluster CA as well took the certificate as either CA's: only the client
+      // CA's name clients (a node certificate of the cluster CA is a member's own call).
+      try {
+        clients.checkClient(chain);
+      } catch (CertificateException e) {
+        return new CertificateIdentity.Unnamed("the certificate (" + chain[0].getSubjectX500Principal().getName()
+            + ") is not one of this node's client CA, so it names no token");
+      }
+    }
+    return ClientCertificateNames.of(chain[0]);
   }
 
   /** The credentials in force. */
