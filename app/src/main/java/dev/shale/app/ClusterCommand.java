@@ -29,7 +29,10 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code shale cluster}: a local cluster to try, as child processes of this one, each a
- * {@code shale server} on this JVM's class path. Stops them all (SIGTERM, then waits) on
+ * {@code shale server} on this JVM's class path. Secure unless told {@code --insecure}, as
+ * CockroachDB's {@code start-single-node} is: TLS on every port and between the nodes, and API
+ * tokens, with credentials it makes under {@code --data} ({@link LocalClusterCredentials}), so
+ * that what one tries locally is what one deploys. Stops them all (SIGTERM, then waits) on
  * SIGTERM or SIGINT.
  */
 @Command(
@@ -42,8 +45,12 @@ import picocli.CommandLine.Spec;
       "Starts a local cluster to try, one node process per node.",
       "The nodes listen on consecutive ports from --base-port, with their data under --data",
       "(node-0, node-1, ...) and a freshly generated cluster secret in --data/cluster.secret",
-      "(mode 0600). Says what it starts as it goes, then prints the nodes' URLs; any of them serves",
-      "any key. Ctrl-C (SIGINT) or SIGTERM stops every node gracefully.",
+      "(mode 0600). The nodes serve HTTPS and talk to each other over mutual TLS, with a CA and node",
+      "certificates made in --data/certs (ca.crt is what clients trust; an existing CA is kept), and",
+      "require API tokens: the admin token is in --data/admin.token (mode 0600; kept if it exists).",
+      "--insecure: plain HTTP and no tokens instead. Says what it starts as it goes, then prints the",
+      "nodes' URLs and how to call them with curl and ./shale; any node serves any key.",
+      "Ctrl-C (SIGINT) or SIGTERM stops every node gracefully.",
       ""
     })
 final class ClusterCommand implements Callable<Integer> {
@@ -69,6 +76,11 @@ final class ClusterCommand implements Callable<Integer> {
   @Option(names = "--data", paramLabel = "<dir>", defaultValue = "./cluster-data",
       description = "Directory of the nodes' stores, logs and secret. Default: ${DEFAULT-VALUE}.")
   Path data;
+
+  @Option(names = "--insecure",
+      description = "Plain HTTP and no API tokens: anyone reaching the ports reads and writes every key, in clear. "
+          + "Default: TLS and tokens.")
+  boolean insecure;
 
   @Option(names = "--replication-factor", paramLabel = "<n>",
       description = "How many nodes keep each key (1 to --nodes). Default: 3, or every node when fewer.")
@@ -98,8 +110,9 @@ final class ClusterCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     checkOptions();
     Path secret = writeSecret();
+    LocalClusterCredentials credentials = insecure ? null : LocalClusterCredentials.prepare(data, host, nodes);
     List<String> urls = new ArrayList<>();
-    for (int i = 0; i < nodes; i++) urls.add("http://" + host + ":" + (basePort + i));
+    for (int i = 0; i < nodes; i++) urls.add((insecure ? "http://" : "https://") + host + ":" + (basePort + i));
     ShutdownSignals signals = ShutdownSignals.install(nodes * STOP_TIMEOUT_MILLIS);
     List<Process> processes = new ArrayList<>();
     PrintWriter out = spec.commandLine().getOut();
@@ -108,10 +121,11 @@ final class ClusterCommand implements Callable<Integer> {
       // at once, and each node as it serves, rather than nothing until the last one does.
       out.println("starting " + nodes + " nodes under " + data + " (secret " + secret + ", logs node-<i>.log)...");
       out.flush();
-      for (int i = 0; i < nodes; i++) processes.add(startNode(i, urls, secret));
-      awaitReady(processes, urls, out);
+      for (int i = 0; i < nodes; i++) processes.add(startNode(i, urls, secret, credentials));
+      awaitReady(processes, urls, credentials, out);
       out.println("shale cluster of " + nodes + " nodes serving (Ctrl-C stops it):");
       for (int i = 0; i < nodes; i++) out.println("  " + urls.get(i) + "  (log " + log(i) + ")");
+      LocalClusterUsage.print(out, urls.getFirst(), credentials);
       out.flush();
       String why = signals.awaitStopRequest();
       LOG.log(Level.INFO, "stopping the cluster on " + why);
@@ -147,7 +161,7 @@ final class ClusterCommand implements Callable<Integer> {
     }
   }
 
-  private Process startNode(int i, List<String> urls, Path secret) {
+  private Process startNode(int i, List<String> urls, Path secret, @Nullable LocalClusterCredentials credentials) {
     List<String> command = new ArrayList<>(List.of(
         ProcessHandle.current().info().command().orElse("java"),
         "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"));
@@ -159,6 +173,13 @@ final class ClusterCommand implements Callable<Integer> {
         "--io-threads", Integer.toString(nodeIoThreads != null ? nodeIoThreads
             : ioThreadsPerNode(Runtime.getRuntime().availableProcessors(), nodes))));
     if (replicationFactor != null) command.addAll(List.of("--replication-factor", replicationFactor.toString()));
+    if (credentials == null) {
+      command.add("--insecure"); // asked for: a --host off loopback then serves (with a warning) rather than refusing
+    } else {
+      command.addAll(List.of("--tls-cert", credentials.nodeCertificates().get(i).toString(),
+          "--tls-key", credentials.nodeKeys().get(i).toString(), "--tls-cluster-ca", credentials.caCertificate().toString(),
+          "--auth", "tokens", "--admin-token-file", credentials.adminToken().toString()));
+    }
     try {
       return new ProcessBuilder(command)
           .redirectErrorStream(true)
@@ -197,8 +218,12 @@ final class ClusterCommand implements Callable<Integer> {
    * Waits until every node answers /v0/status, printing each as it does, or fails naming the node
    * that did not.
    */
-  private void awaitReady(List<Process> processes, List<String> urls, PrintWriter out) throws InterruptedException {
-    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+  private void awaitReady(List<Process> processes, List<String> urls, @Nullable LocalClusterCredentials credentials, PrintWriter out)
+      throws InterruptedException {
+    HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1));
+    // The status without a token answers whether the node is up: all this needs.
+    if (credentials != null) builder.sslContext(ClientTls.context(credentials.caCertificate(), null, null));
+    HttpClient http = builder.build();
     long startNanos = System.nanoTime();
     long deadline = startNanos + READY_TIMEOUT.toNanos();
     for (int i = 0; i < processes.size(); i++) {

@@ -557,7 +557,7 @@ final class ServerCommand implements Callable<Integer> {
   }
 
   // A name that does not resolve now is taken for what it will be: an address others reach.
-  private static boolean isLoopback(String host) {
+  static boolean isLoopback(String host) {
     try {
       return java.net.InetAddress.getByName(host).isLoopbackAddress();
     } catch (java.net.UnknownHostException e) {

@@ -7,8 +7,15 @@ import dev.shale.testkit.Await;
 import dev.shale.testkit.EntityClient;
 import dev.shale.testkit.FreePort;
 import dev.shale.testkit.NodeProcess;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,10 +23,15 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code shale cluster}: three nodes that serve, a private secret, and a clean stop on SIGTERM. */
+/**
+ * {@code shale cluster}: three nodes that serve over TLS with API tokens by default (or plain with
+ * {@code --insecure}), private credentials, what it prints working as printed, and a clean stop
+ * on SIGTERM. One cluster per test: each costs seconds.
+ */
 class ClusterCommandTest {
 
   @Test
@@ -30,13 +42,15 @@ class ClusterCommandTest {
     try (NodeProcess launcher = NodeProcess.startCommand(base + 2, tmp, List.of("-Xmx256m", "-XX:SoftMaxHeapSize=192m"),
         List.of("cluster", "--nodes", "3", "--base-port", Integer.toString(base), "--data", data.toString(),
             "--node-heap", "128m"))) {
-      launcher.awaitReady(Duration.ofMinutes(2));
-      Await.until("the cluster to print its URLs", Duration.ofSeconds(60),
-          () -> launcher.log().contains("shale cluster of 3 nodes serving"));
-      assertThat(launcher.log()).contains("http://127.0.0.1:" + base, "http://127.0.0.1:" + (base + 1));
+      // The launcher's own probe speaks plain HTTP, which a TLS port refuses: wait for the banner.
+      Await.until("the cluster to print its URLs", Duration.ofMinutes(2), () -> {
+        if (!launcher.isAlive()) throw new AssertionError("shale cluster exited:\n" + launcher.log());
+        return launcher.log().contains("shale cluster of 3 nodes serving");
+      });
+      assertThat(launcher.log()).contains("https://127.0.0.1:" + base, "https://127.0.0.1:" + (base + 1));
       // Issue 36, stumble 10: what it does, said at once and node by node, before the banner.
       String said = launcher.log();
-      assertThat(said).contains("starting 3 nodes under " + data, "  node-0 serving at http://127.0.0.1:" + base + " (");
+      assertThat(said).contains("starting 3 nodes under " + data, "  node-0 serving at https://127.0.0.1:" + base + " (");
       assertThat(said.indexOf("starting 3 nodes")).isLessThan(said.indexOf("  node-2 serving at"));
       assertThat(said.indexOf("  node-2 serving at")).isLessThan(said.indexOf("shale cluster of 3 nodes serving"));
       String eventLoops = "transport (epoll|nio), "
@@ -46,18 +60,32 @@ class ClusterCommandTest {
         Await.until("node " + i + "'s startup line, naming its share of the cores", Duration.ofSeconds(60),
             () -> Pattern.compile(eventLoops).matcher(text(log)).find());
       }
-      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(data.resolve("cluster.secret"))))
-          .isEqualTo("rw-------");
+      Path ca = data.resolve("certs").resolve("ca.crt");
+      Path adminToken = data.resolve("admin.token");
+      for (Path secret : List.of(data.resolve("cluster.secret"), adminToken, data.resolve("certs").resolve("ca.key"),
+          data.resolve("certs").resolve("node.node-0.key"))) {
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(secret))).as(secret.toString()).isEqualTo("rw-------");
+      }
 
-      byte[] value = "through node 0".getBytes(StandardCharsets.UTF_8);
+      // How to call it, printed: curl with the CA and the admin token, and ./shale with the same.
+      String url = "https://127.0.0.1:" + base;
+      String curl = "  curl --cacert " + ca + " -H \"Authorization: Bearer $(cat " + adminToken + ")\" ";
+      assertThat(said).contains(curl + "'" + url + "/v0/entity?id=greeting'\n", curl + "-X PUT --data-binary hello '" + url);
+      String token = Files.readString(adminToken).strip();
+      HttpClient https = HttpClient.newBuilder().sslContext(ClientTls.context(ca, null, null)).connectTimeout(Duration.ofSeconds(5)).build();
       for (int i = 0; i < 20; i++) {
-        assertThat(new EntityClient("http://127.0.0.1:" + base).put("id" + i, value).status()).isEqualTo(201);
+        assertThat(send(https, base, "PUT", "id" + i, "through node 0", token).statusCode()).isEqualTo(201);
       }
       for (int i = 0; i < 20; i++) {
-        EntityClient.Reply reply = new EntityClient("http://127.0.0.1:" + (base + 1 + i % 2)).get("id" + i);
-        assertThat(reply.status()).isEqualTo(200);
-        assertThat(reply.body()).isEqualTo(value);
+        HttpResponse<String> reply = send(https, base + 1 + i % 2, "GET", "id" + i, null, token);
+        assertThat(reply.statusCode()).isEqualTo(200);
+        assertThat(reply.body()).isEqualTo("through node 0");
       }
+      HttpResponse<String> anonymous = send(https, base + 1, "GET", "id0", null, null);
+      assertThat(anonymous.statusCode()).as("without the token").isEqualTo(401);
+      assertThat(anonymous.body()).contains("requires an API token");
+      assertThat(printedCommand(said, "  ./shale put ")).as("./shale put as printed").isEqualTo("OK\n");
+      assertThat(printedCommand(said, "  ./shale get ")).as("./shale get as printed").isEqualTo("hello");
 
       assertThat(launcher.terminate(Duration.ofSeconds(60))).as("exit status after SIGTERM").isZero();
       for (int i = 0; i < 3; i++) {
@@ -80,9 +108,12 @@ class ClusterCommandTest {
     int base = freeRunOfThree();
     List<ProcessHandle> nodes;
     try (NodeProcess launcher = NodeProcess.startCommand(base + 2, tmp, List.of("-Xmx64m"),
-        List.of("cluster", "--nodes", "3", "--base-port", Integer.toString(base), "--data", tmp.resolve("c").toString(),
+        List.of("cluster", "--insecure", "--nodes", "3", "--base-port", Integer.toString(base), "--data", tmp.resolve("c").toString(),
             "--node-heap", "128m"))) {
       launcher.awaitReady(Duration.ofMinutes(2));
+      Await.until("the cluster to print how to call it", Duration.ofSeconds(60),
+          () -> launcher.log().contains("plain HTTP and no API tokens (--insecure)"));
+      assertThat(launcher.log()).contains("  curl 'http://127.0.0.1:" + base);
       nodes = ProcessHandle.of(launcher.pid()).orElseThrow().descendants().toList();
       assertThat(nodes).as("the launcher's node processes").hasSizeGreaterThanOrEqualTo(3);
     } // closed without the SIGTERM a passing test sends: as when an assertion failed
@@ -97,6 +128,32 @@ class ClusterCommandTest {
     assertThat(ClusterCommand.ioThreadsPerNode(8, 3)).isEqualTo(2);
     assertThat(ClusterCommand.ioThreadsPerNode(16, 4)).isEqualTo(4);
     assertThat(ClusterCommand.ioThreadsPerNode(1, 1)).isEqualTo(1);
+  }
+
+  private static HttpResponse<String> send(HttpClient https, int port, String method, String id, @Nullable String value,
+      @Nullable String token) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + "/v0/entity?id=" + id))
+        .timeout(Duration.ofSeconds(30))
+        .method(method, value == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(value));
+    if (token != null) request.header("Authorization", "Bearer " + token);
+    return https.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /**
+   * Runs the command of the printed line that starts with {@code start} (`./shale ...`, its words
+   * split at spaces: the test's paths need no quoting) in this JVM; what it wrote to stdout.
+   */
+  private static String printedCommand(String printed, String start) {
+    String line = printed.lines().filter(l -> l.startsWith(start)).findFirst()
+        .orElseThrow(() -> new AssertionError("no line starting with '" + start + "' in:\n" + printed));
+    List<String> words = List.of(line.strip().split(" +"));
+    ByteArrayOutputStream values = new ByteArrayOutputStream();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int status = Main.commandLine(values, new PrintWriter(out, true), new PrintWriter(err, true))
+        .execute(words.subList(1, words.size()).toArray(String[]::new));
+    assertThat(status).as(line + ": " + err).isZero();
+    return out + values.toString(StandardCharsets.UTF_8);
   }
 
   private static String text(Path file) {
