@@ -74,7 +74,8 @@ final class ClusterCommand implements Callable<Integer> {
   String host;
 
   @Option(names = "--data", paramLabel = "<dir>", defaultValue = "./cluster-data",
-      description = "Directory of the nodes' stores, logs and secret. Default: ${DEFAULT-VALUE}.")
+      description = "Directory of the nodes' stores, logs, secret, certificates (certs/) and admin token. "
+          + "Default: ${DEFAULT-VALUE}.")
   Path data;
 
   @Option(names = "--insecure",
