@@ -29,8 +29,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code shale cluster}: a local cluster to try, as child processes of this one, each a
- * {@code shale server} on this JVM's class path. Secure unless told {@code --insecure}, as
- * CockroachDB's {@code start-single-node} is: TLS on every port and between the nodes, and API
+ * {@code shale server} on this JVM's class path. Secure unless told {@code --insecure} (as
+ * CockroachDB runs insecure only when told): TLS on every port and between the nodes, and API
  * tokens, with credentials it makes under {@code --data} ({@link LocalClusterCredentials}), so
  * that what one tries locally is what one deploys. Stops them all (SIGTERM, then waits) on
  * SIGTERM or SIGINT.
