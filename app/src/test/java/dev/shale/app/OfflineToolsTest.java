@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Env;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -51,7 +52,7 @@ class OfflineToolsTest {
     data = dir.resolve("data");
     AtomicLong wallMillis = new AtomicLong(WRITTEN_AT);
     EngineOptions options = EngineOptions.defaults().withMemtableSizeBytes(64 << 10).withL0Triggers(20, 24, 28)
-        .withWallClockMillis(wallMillis::get);
+        .withEnv(Env.real().withWallClock(wallMillis::get));
     try (Engine engine = Engine.open(data, options)) {
       for (int i = 0; i < 2_000; i++) engine.put(bytes(key(i)), bytes(value(i)));
       long deadline = System.nanoTime() + 30_000_000_000L;

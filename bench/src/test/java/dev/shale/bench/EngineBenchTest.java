@@ -3,6 +3,7 @@ package dev.shale.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Env;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -98,7 +99,7 @@ class EngineBenchTest {
     // Every other option is the same (the clock is a lambda, equal only to itself).
     LongSupplier clock = System::currentTimeMillis;
     assertThat(ShaleStore.options(zero).withTombstoneGraceMillis(EngineOptions.defaults().tombstoneGraceMillis())
-        .withWallClockMillis(clock)).isEqualTo(ShaleStore.options(defaults).withWallClockMillis(clock));
+        .withEnv(Env.real().withWallClock(clock))).isEqualTo(ShaleStore.options(defaults).withEnv(Env.real().withWallClock(clock)));
   }
 
   /**

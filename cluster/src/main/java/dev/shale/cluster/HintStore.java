@@ -4,6 +4,7 @@ import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
+import dev.shale.storage.Env;
 import dev.shale.storage.Keys;
 import dev.shale.storage.SyncMode;
 import dev.shale.storage.ThrottledLog;
@@ -98,10 +99,9 @@ public final class HintStore implements AutoCloseable {
   static HintStore open(
       Path dir, HintLimits limits, SyncMode sync, LongSupplier wallClockMillis, Vfs vfs) {
     EngineOptions options = EngineOptions.defaults()
-        .withVfs(vfs)
+        .withEnv(Env.real().withVfs(vfs).withWallClock(wallClockMillis))
         .withSyncMode(sync)
         .withMemtableSizeBytes(MEMTABLE_BYTES)
-        .withWallClockMillis(wallClockMillis)
         // A removal tombstone hides only a delivered hint; once compaction finds nothing older
         // under it (the engine's rule 2), it has nothing left to do.
         .withTombstoneGraceMillis(0)

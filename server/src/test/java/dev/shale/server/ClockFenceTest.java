@@ -7,6 +7,7 @@ import dev.shale.cluster.ClockOffsets;
 import dev.shale.cluster.coordination.MissedWrites;
 import dev.shale.server.ReplicationTest.Node;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Env;
 import dev.shale.storage.HybridClock;
 import dev.shale.testkit.Await;
 import dev.shale.testkit.FreePort;
@@ -118,7 +119,7 @@ class ClockFenceTest {
     static Cluster3 start(Path tmp, AtomicLong offsetOfC) {
       List<Integer> ports = List.of(FreePort.find(), FreePort.find(), FreePort.find());
       List<String> urls = ports.stream().map(port -> "http://127.0.0.1:" + port).toList();
-      EngineOptions skewed = EngineOptions.defaults().withWallClockMillis(() -> System.currentTimeMillis() + offsetOfC.get());
+      EngineOptions skewed = EngineOptions.defaults().withEnv(Env.real().withWallClock(() -> System.currentTimeMillis() + offsetOfC.get()));
       Node a = Node.start(tmp.resolve("a"), ports.get(0), urls, 2_000, 16);
       Node b = null;
       try {

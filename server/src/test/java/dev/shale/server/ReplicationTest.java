@@ -11,6 +11,7 @@ import dev.shale.cluster.coordination.MissedWrites;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
+import dev.shale.storage.Env;
 import dev.shale.storage.HybridClock;
 import dev.shale.storage.Versions;
 import dev.shale.testkit.Await;
@@ -367,7 +368,7 @@ class ReplicationTest {
     List<String> urls = List.of("http://127.0.0.1:" + portA, "http://127.0.0.1:" + portB);
     // 20 s behind: within what the clocks of a working cluster may differ by (a replica refuses a
     // version more than HybridClock.MAX_AHEAD_MILLIS ahead of its own wall clock).
-    EngineOptions lagging = EngineOptions.defaults().withWallClockMillis(() -> System.currentTimeMillis() - 20_000);
+    EngineOptions lagging = EngineOptions.defaults().withEnv(Env.real().withWallClock(() -> System.currentTimeMillis() - 20_000));
     try (Node a = Node.start(tmp.resolve("a"), portA, urls, 2_000, 16, MissedWrites.NONE, lagging);
         Node b = Node.start(tmp.resolve("b"), portB, urls, 2_000, 16)) {
       assertThat(b.server.put(b.server.entity("k"), bytes("first")).statusCode()).isEqualTo(201);

@@ -2,7 +2,6 @@ package dev.shale.storage;
 
 import dev.shale.storage.table.ReadAhead;
 import java.util.Objects;
-import java.util.function.LongSupplier;
 
 /**
  * Settings of an {@link Engine}. Immutable; change one with the {@code with...} methods.
@@ -26,8 +25,6 @@ import java.util.function.LongSupplier;
  *     are charged to the block cache: then {@code blockCacheBytes} bounds them and the cached
  *     blocks together (blocks get what they leave), as RocksDB's {@code
  *     cache_index_and_filter_blocks} with pinning; otherwise they come on top of it
- * @param wallClockMillis the wall clock behind record versions, tombstone expiry and expiring values (tests inject
- *     their own)
  * @param l0CompactionTrigger level-0 tables that make level 0 due for compaction (score 1)
  * @param l0SlowdownTrigger level-0 tables from which every write group is delayed, at a write
  *     rate that halves with each further table, so compaction catches up without a hard stop
@@ -46,8 +43,10 @@ import java.util.function.LongSupplier;
  * @param compactionPriority the CPU priority of the compaction thread: {@link CpuPriority#LOW}
  *     lets request threads take the CPU first, so compactions fill idle time instead of queueing
  *     requests behind them (the flush thread keeps the normal priority)
- * @param vfs the filesystem every file operation goes through ({@link Vfs#real()}; tests inject
- *     faults through it)
+ * @param env the clocks, threads and filesystem the engine uses ({@link Env#real()}; tests move
+ *     the clocks by hand or inject faults through the filesystem): the wall clock behind record
+ *     versions, tombstone expiry and expiring values; monotonic time for stalls, deadlines and
+ *     logs; the flush, compaction and fsync threads; every file operation
  */
 public record EngineOptions(
     SyncMode syncMode,
@@ -60,7 +59,6 @@ public record EngineOptions(
     Compression compression,
     long blockCacheBytes,
     boolean indexesInBlockCache,
-    LongSupplier wallClockMillis,
     int l0CompactionTrigger,
     int l0SlowdownTrigger,
     int l0StopTrigger,
@@ -69,7 +67,7 @@ public record EngineOptions(
     long tombstoneGraceMillis,
     long diskReserveBytes,
     CpuPriority compactionPriority,
-    Vfs vfs) {
+    Env env) {
 
   public EngineOptions {
     if (syncIntervalMillis <= 0) throw new IllegalArgumentException("syncIntervalMillis must be > 0");
@@ -90,7 +88,7 @@ public record EngineOptions(
     if (tombstoneGraceMillis < 0) throw new IllegalArgumentException("tombstoneGraceMillis must be >= 0");
     if (diskReserveBytes < 0) throw new IllegalArgumentException("diskReserveBytes must be >= 0");
     Objects.requireNonNull(compactionPriority, "compactionPriority");
-    Objects.requireNonNull(vfs, "vfs");
+    Objects.requireNonNull(env, "env");
   }
 
   /**
@@ -110,7 +108,7 @@ public record EngineOptions(
   public static EngineOptions defaults() {
     return new EngineOptions(SyncMode.INTERVAL, 200, 16L << 20, 2, 2_000, 4096, 10, Compression.LZ4,
         DEFAULT_BLOCK_CACHE_BYTES, false,
-        System::currentTimeMillis, 4, 20, 36, 256L << 20, 8L << 20, 86_400_000L, 64L << 20, CpuPriority.LOW, Vfs.real());
+        4, 20, 36, 256L << 20, 8L << 20, 86_400_000L, 64L << 20, CpuPriority.LOW, Env.real());
   }
 
   /**
@@ -130,74 +128,75 @@ public record EngineOptions(
   }
 
   public EngineOptions withSyncMode(SyncMode v) {
-    return new EngineOptions(v, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(v, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, env);
   }
 
   public EngineOptions withSyncIntervalMillis(long v) {
-    return new EngineOptions(syncMode, v, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, v, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, env);
   }
 
   public EngineOptions withMemtableSizeBytes(long v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, v, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, v, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, env);
   }
 
   public EngineOptions withMaxImmutableMemtables(int v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, v, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, v, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, env);
   }
 
   public EngineOptions withWriteStallTimeoutMillis(long v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, v, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, v, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, env);
   }
 
   public EngineOptions withBlockSizeBytes(int v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, v, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, v, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, env);
   }
 
   public EngineOptions withBloomBitsPerKey(int v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, v, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, v, compression, blockCacheBytes, indexesInBlockCache, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, env);
   }
 
   public EngineOptions withCompression(Compression v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, v, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, v, blockCacheBytes, indexesInBlockCache, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, env);
   }
 
   public EngineOptions withBlockCacheBytes(long v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, v, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, v, indexesInBlockCache, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, env);
   }
 
   /** See {@code indexesInBlockCache}: filters and indexes charged to the block cache, or on top of it. */
   public EngineOptions withIndexesInBlockCache(boolean v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, v, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
-  }
-
-  public EngineOptions withWallClockMillis(LongSupplier v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, v, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, v, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, env);
   }
 
   /** Sets the three level-0 thresholds at once (they are checked against each other). */
   public EngineOptions withL0Triggers(int compaction, int slowdown, int stop) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, compaction, slowdown, stop, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, compaction, slowdown, stop, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, env);
   }
 
   /** Sets {@code levelBaseBytes} and the output table size at once (checked against each other). */
   public EngineOptions withLevelSizes(long levelBase, long tableTarget) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBase, tableTarget, tombstoneGraceMillis, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBase, tableTarget, tombstoneGraceMillis, diskReserveBytes, compactionPriority, env);
   }
 
   public EngineOptions withDiskReserveBytes(long v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, v, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, v, compactionPriority, env);
   }
 
   public EngineOptions withTombstoneGraceMillis(long v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, v, diskReserveBytes, compactionPriority, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, v, diskReserveBytes, compactionPriority, env);
   }
 
   public EngineOptions withCpuPriority(CpuPriority v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, v, vfs);
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, v, env);
   }
 
-  /** Every file operation of the engine goes through {@code v} (tests inject faults with it). */
-  public EngineOptions withVfs(Vfs v) {
-    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, wallClockMillis, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, v);
+  /** The engine's clocks, threads and files come from {@code v} (tests move time or inject faults with it). */
+  public EngineOptions withEnv(Env v) {
+    return new EngineOptions(syncMode, syncIntervalMillis, memtableSizeBytes, maxImmutableMemtables, writeStallTimeoutMillis, blockSizeBytes, bloomBitsPerKey, compression, blockCacheBytes, indexesInBlockCache, l0CompactionTrigger, l0SlowdownTrigger, l0StopTrigger, levelBaseBytes, tableTargetBytes, tombstoneGraceMillis, diskReserveBytes, compactionPriority, v);
+  }
+
+  /** The filesystem of {@link #env()}, which every file operation of the engine goes through. */
+  public Vfs vfs() {
+    return env.vfs();
   }
 }

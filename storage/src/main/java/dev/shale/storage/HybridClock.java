@@ -39,10 +39,6 @@ public final class HybridClock {
     this.wallMillis = wallMillis;
   }
 
-  public static HybridClock system() {
-    return new HybridClock(System::currentTimeMillis);
-  }
-
   /**
    * A version higher than any issued, observed or recovered before.
    *

@@ -38,12 +38,16 @@ public final class ThrottledLog {
   private final LongSupplier nanoTime;
   private final ConcurrentHashMap<String, Window> windows = new ConcurrentHashMap<>();
 
+  /**
+   * On the real monotonic clock. Only a log's rate limit hangs on it, no decision of the store:
+   * so the loggers that are static fields, with no {@link Env} at hand, may use this one.
+   */
   public ThrottledLog(Logger log, Level level, long intervalMillis) {
-    this(log, level, intervalMillis, System::nanoTime);
+    this(log, level, intervalMillis, Env.real()::nanoTime);
   }
 
-  /** With a clock of its own ({@link System#nanoTime} in production), for tests. */
-  ThrottledLog(Logger log, Level level, long intervalMillis, LongSupplier nanoTime) {
+  /** On the monotonic clock {@code nanoTime} (an {@link Env}'s; tests move it by hand). */
+  public ThrottledLog(Logger log, Level level, long intervalMillis, LongSupplier nanoTime) {
     if (intervalMillis <= 0) throw new IllegalArgumentException("interval must be positive, not " + intervalMillis);
     this.log = log;
     this.level = level;

@@ -154,7 +154,7 @@ class DiskErrorTest {
 
   private static EngineOptions options(SyncMode mode, Vfs vfs) {
     return EngineOptions.defaults()
-        .withVfs(vfs)
+        .withEnv(Env.real().withVfs(vfs))
         .withSyncMode(mode)
         .withMemtableSizeBytes(64 << 10)
         .withL0Triggers(2, 8, 12)

@@ -168,7 +168,7 @@ class PowerLossTest {
 
   private static EngineOptions options(SyncMode mode, Vfs vfs) {
     return EngineOptions.defaults()
-        .withVfs(vfs)
+        .withEnv(Env.real().withVfs(vfs))
         .withSyncMode(mode)
         .withSyncIntervalMillis(5)
         .withMemtableSizeBytes(64 << 10)

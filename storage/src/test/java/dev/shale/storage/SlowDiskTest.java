@@ -61,7 +61,7 @@ class SlowDiskTest {
       public void close() {}
     };
     logger.addHandler(handler);
-    EngineOptions options = EngineOptions.defaults().withMemtableSizeBytes(64 << 10).withVfs(new SlowDirectorySyncs());
+    EngineOptions options = EngineOptions.defaults().withMemtableSizeBytes(64 << 10).withEnv(Env.real().withVfs(new SlowDirectorySyncs()));
     try (Engine engine = Engine.open(dir, options)) {
       byte[] value = new byte[1_000];
       for (int i = 0; engine.stats().flushes() + engine.stats().immutableMemtables() == 0; i++) {

@@ -1,6 +1,7 @@
 package dev.shale.storage.core;
 
 import dev.shale.storage.Entry;
+import dev.shale.storage.Env;
 import dev.shale.storage.wal.LogWriter;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -35,24 +36,27 @@ final class ActiveLog {
   private final ReentrantLock syncLock = new ReentrantLock();
   // Null only until start(), on an engine opened on a full disk; never null again after.
   private volatile @Nullable LogWriter writer;
+  private final Env env; // its monotonic clock times the fsyncs
   private final Path firstSegment; // the segment opening created or will create, for messages
   private long syncedBytes; // guarded by syncLock
   private final AtomicLong forces = new AtomicLong();
   private final AtomicLong forceNanos = new AtomicLong(); // the time those fsyncs took
 
-  ActiveLog(LogWriter writer) {
+  ActiveLog(LogWriter writer, Env env) {
+    this.env = env;
     this.writer = writer;
     this.firstSegment = writer.path();
     this.syncedBytes = writer.sizeBytes();
   }
 
-  private ActiveLog(Path firstSegment) {
+  private ActiveLog(Path firstSegment, Env env) {
+    this.env = env;
     this.firstSegment = firstSegment; // and no writer until start()
   }
 
   /** A log whose first segment, {@code firstSegment}, could not be created yet: see {@link #start}. */
-  static ActiveLog awaitingSegment(Path firstSegment) {
-    return new ActiveLog(firstSegment);
+  static ActiveLog awaitingSegment(Path firstSegment, Env env) {
+    return new ActiveLog(firstSegment, env);
   }
 
   /** Whether the log has a segment to append to: false only until {@link #start}. */
@@ -106,12 +110,12 @@ final class ActiveLog {
 
   // Under syncLock: one fsync at a time, so the two counters move together.
   private void force(LogWriter segment) throws IOException {
-    long start = System.nanoTime();
+    long start = env.nanoTime();
     try {
       segment.force();
     } finally {
       forces.incrementAndGet();
-      forceNanos.addAndGet(System.nanoTime() - start);
+      forceNanos.addAndGet(env.nanoTime() - start);
     }
   }
 

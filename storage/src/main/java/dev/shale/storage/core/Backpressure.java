@@ -62,7 +62,7 @@ final class Backpressure {
   Backpressure(EngineOptions options, CurrentView view, ReentrantLock lock, String directory) {
     this.options = options;
     this.view = view;
-    this.stallLog = new StallLog(directory);
+    this.stallLog = new StallLog(directory, options.env());
     this.roomMade = lock.newCondition();
     // Capped so that arrival + timeout never overflows a nanoTime difference.
     this.stallTimeoutNanos = Math.min(
@@ -71,7 +71,7 @@ final class Backpressure {
 
   /** The deadline of a write arriving now, should it stall. */
   long deadlineFromNow() {
-    return System.nanoTime() + stallTimeoutNanos;
+    return options.env().nanoTime() + stallTimeoutNanos;
   }
 
   boolean isStalled() {
@@ -112,11 +112,11 @@ final class Backpressure {
         (long) (bytes * 1e9 / rate));
     writeSlowdowns.increment();
     writeSlowdownNanos.add(nanos);
-    long deadline = System.nanoTime() + nanos;
+    long deadline = options.env().nanoTime() + nanos;
     boolean interrupted = false;
     try {
       // Other signals on roomMade (a flush landing) do not cut the sleep short.
-      for (long left = nanos; left > 0 && !view.isClosed(); left = deadline - System.nanoTime()) {
+      for (long left = nanos; left > 0 && !view.isClosed(); left = deadline - options.env().nanoTime()) {
         try {
           roomMade.awaitNanos(left);
         } catch (InterruptedException e) {
@@ -149,7 +149,7 @@ final class Backpressure {
     stallReason = reason;
     if (stalled) return;
     stalled = true;
-    long now = System.nanoTime();
+    long now = options.env().nanoTime();
     stallStartNanos = now == 0 ? 1 : now; // 0 means none (nanoTime may be 0 or negative)
     stallLog.started(reason);
     // Queued writers switch to waiting with their own deadlines.
@@ -159,7 +159,7 @@ final class Backpressure {
   private void endStall() {
     if (!stalled) return;
     stalled = false;
-    endedStallNanos.add(System.nanoTime() - stallStartNanos);
+    endedStallNanos.add(options.env().nanoTime() - stallStartNanos);
     stallStartNanos = 0;
     stallLog.ended();
   }
@@ -173,7 +173,7 @@ final class Backpressure {
   WriteStallException stallRejection(PendingWrite w) {
     writeStallRejections.increment();
     long waitedMillis =
-        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - (w.deadlineNanos - stallTimeoutNanos));
+        TimeUnit.NANOSECONDS.toMillis(options.env().nanoTime() - (w.deadlineNanos - stallTimeoutNanos));
     Exception flushFailure = lastFlushFailure;
     return new WriteStallException("write stalled " + waitedMillis + " ms and gave up: "
         + stallReason + "; nothing was written"
@@ -226,7 +226,7 @@ final class Backpressure {
   long writeStallNanos() {
     long ended = endedStallNanos.sum();
     long start = stallStartNanos;
-    return ended + (start == 0 ? 0 : Math.max(0, System.nanoTime() - start));
+    return ended + (start == 0 ? 0 : Math.max(0, options.env().nanoTime() - start));
   }
 
   // What the stall and slowdown triggers count: not the damaged tables set aside in level 0.

@@ -53,7 +53,8 @@ final class Compactor implements Runnable {
   private final EngineOptions options;
   private final CompactionRun run;
   private final CompactionPicker picker;
-  private final Thread thread;
+  private final String threadName;
+  private volatile @Nullable Thread thread; // set once, by start()
   private final FlushGate gate;
   private final DamageRegistry damage;
   private final DiskSpace disk;
@@ -84,7 +85,7 @@ final class Compactor implements Runnable {
     this.options = options;
     this.run = run;
     this.picker = new CompactionPicker(options);
-    this.thread = ThreadNiceness.backgroundThread(threadName, options.compactionPriority(), this);
+    this.threadName = threadName;
   }
 
   /**
@@ -92,8 +93,7 @@ final class Compactor implements Runnable {
    * or a bug's exception), so that the engine knows it lost the thread.
    */
   void start(Thread.UncaughtExceptionHandler onDeath) {
-    thread.setUncaughtExceptionHandler(onDeath);
-    thread.start();
+    thread = options.env().startDaemon(threadName, options.compactionPriority(), onDeath, this);
   }
 
   /** The file set changed (a flush landed): look for work. */
@@ -150,12 +150,13 @@ final class Compactor implements Runnable {
     } finally {
       lock.unlock();
     }
+    Thread thread = this.thread; // null if never started (opening found the disk full)
     try {
-      thread.join(timeoutMillis);
+      if (thread != null) thread.join(timeoutMillis);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    if (thread.isAlive()) {
+    if (thread != null && thread.isAlive()) {
       LOG.log(Level.WARNING, thread.getName() + " still compacting after " + timeoutMillis
           + " ms at close; interrupting it (its outputs are deleted at next open)");
       thread.interrupt();
@@ -359,11 +360,11 @@ final class Compactor implements Runnable {
 
   // Null when the compaction is done (or abandoned because the engine closes); else its failure.
   private @Nullable Exception runOne(Compaction compaction, ReadView pinned, Predicate<byte[]> dropKeys) {
-    long startNanos = System.nanoTime();
+    long startNanos = options.env().nanoTime();
     try {
       CompactionRun.Outputs outputs = compaction.isTrivialMove()
           ? moved(compaction)
-          : run.write(compaction, new TombstonePurge(options.wallClockMillis().getAsLong(),
+          : run.write(compaction, new TombstonePurge(options.env().wallMillis(),
               options.tombstoneGraceMillis(), pinned, compaction.allInputs()),
               dropKeys, () -> stopRequested);
       boolean committed = commit(compaction, outputs);
@@ -417,7 +418,7 @@ final class Compactor implements Runnable {
         + (compaction.isTrivialMove() ? " moved" : " into " + numbers) + ": read " + read
         + " bytes, wrote " + outputs.bytesWritten() + " bytes, " + outputs.recordsWritten()
         + " records, " + outputs.tombstonesDropped() + " tombstones dropped, "
-        + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos) + " ms");
+        + TimeUnit.NANOSECONDS.toMillis(options.env().nanoTime() - startNanos) + " ms");
   }
 
   private void fail(Compaction compaction, Exception e) {

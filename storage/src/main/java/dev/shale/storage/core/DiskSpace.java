@@ -1,6 +1,7 @@
 package dev.shale.storage.core;
 
 import dev.shale.storage.DiskFullException;
+import dev.shale.storage.Env;
 import dev.shale.storage.Vfs;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -38,16 +39,19 @@ final class DiskSpace {
 
   private static final System.Logger LOG = System.getLogger(DiskSpace.class.getName());
 
+  private final Env env;
   private final Vfs vfs;
   private final Path directory;
   private final long reserveBytes;
   private long freeAtProbe = Long.MAX_VALUE; // guarded by this
   private long admittedSinceProbe; // guarded by this
-  private long probeNanos = System.nanoTime() - REFRESH_NANOS; // guarded by this
+  private long probeNanos; // guarded by this
   private @Nullable String refusal; // guarded by this: why writes are refused now, or null
 
-  DiskSpace(Vfs vfs, Path directory, long reserveBytes) {
-    this.vfs = vfs;
+  DiskSpace(Env env, Path directory, long reserveBytes) {
+    this.env = env;
+    this.vfs = env.vfs();
+    this.probeNanos = env.nanoTime() - REFRESH_NANOS; // the first admission reads the disk
     this.directory = directory;
     this.reserveBytes = reserveBytes;
   }
@@ -65,7 +69,7 @@ final class DiskSpace {
    * @throws DiskFullException if less than the reserve would be left free
    */
   synchronized void admitWrite(long logBytes) {
-    long now = System.nanoTime();
+    long now = env.nanoTime();
     boolean low = freeAtProbe - admittedSinceProbe - logBytes < reserveBytes;
     boolean probed = false;
     if (now - probeNanos >= REFRESH_NANOS || (low && now - probeNanos >= PROBE_NANOS)) {
@@ -98,7 +102,7 @@ final class DiskSpace {
     // Treat the disk as full until the next reading, at most PROBE_NANOS from now.
     freeAtProbe = 0;
     admittedSinceProbe = 0;
-    probeNanos = System.nanoTime();
+    probeNanos = env.nanoTime();
     return refused();
   }
 
@@ -128,7 +132,7 @@ final class DiskSpace {
 
   /** True if {@code bytes} more can be written and leave the reserve free: may a compaction start. */
   synchronized boolean leavesReserve(long bytes) {
-    long now = System.nanoTime();
+    long now = env.nanoTime();
     if (now - probeNanos >= PROBE_NANOS) probe(now);
     return freeAtProbe - admittedSinceProbe - bytes >= reserveBytes;
   }

@@ -1,5 +1,6 @@
 package dev.shale.storage.core;
 
+import dev.shale.storage.CpuPriority;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.io.FileNames;
 import dev.shale.storage.table.BlockCache;
@@ -56,7 +57,8 @@ final class Flusher implements Runnable {
   private final FileNumbers fileNumbers;
   private final FlushGate gate;
   private final Hooks.CrashPoints crashPoints;
-  private final Thread thread;
+  private final String threadName;
+  private volatile @Nullable Thread thread; // set once, by start()
   private final ActivitySummary activity;
   // A table written for a memtable whose manifest commit failed, reused by the retry; null when
   // no commit failed since the last table was written.
@@ -74,7 +76,7 @@ final class Flusher implements Runnable {
     this.fileNumbers = fileNumbers;
     this.gate = hooks.flushGate();
     this.crashPoints = hooks.crashPoints();
-    this.thread = Thread.ofPlatform().daemon().name(threadName).unstarted(this);
+    this.threadName = threadName;
   }
 
   /**
@@ -83,8 +85,7 @@ final class Flusher implements Runnable {
    * the thread.
    */
   void start(Thread.UncaughtExceptionHandler onDeath) {
-    thread.setUncaughtExceptionHandler(onDeath);
-    thread.start();
+    thread = options.env().startDaemon(threadName, CpuPriority.NORMAL, onDeath, this);
   }
 
   /**
@@ -93,10 +94,12 @@ final class Flusher implements Runnable {
    */
   boolean awaitStop(long timeoutMillis) {
     gate.cancel();
+    Thread thread = this.thread;
+    if (thread == null) return true; // never started (opening found the disk full)
     boolean interrupted = false;
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    long deadline = options.env().nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     while (thread.isAlive()) {
-      long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+      long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadline - options.env().nanoTime());
       if (remainingMillis <= 0) break;
       try {
         thread.join(remainingMillis);
@@ -147,7 +150,7 @@ final class Flusher implements Runnable {
   }
 
   private void flush(FrozenMemtable frozen) throws IOException {
-    long startNanos = System.nanoTime();
+    long startNanos = options.env().nanoTime();
     Written written = pending;
     if (written == null || !written.frozen().equals(frozen)) {
       dropPending();
@@ -173,7 +176,7 @@ final class Flusher implements Runnable {
     LOG.log(Level.DEBUG, () -> "flushed " + FileNames.log(frozen.logNumber()) + " to "
         + FileNames.table(meta.fileNumber()) + ": " + meta.entryCount() + " entries, "
         + meta.fileSizeBytes() + " bytes, "
-        + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos) + " ms");
+        + TimeUnit.NANOSECONDS.toMillis(options.env().nanoTime() - startNanos) + " ms");
   }
 
   private SharedTable writeTable(FrozenMemtable frozen) throws IOException {

@@ -1,11 +1,14 @@
 package dev.shale.storage.core;
 
+import dev.shale.storage.CpuPriority;
+import dev.shale.storage.Env;
 import dev.shale.storage.util.Joins;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * SyncMode.INTERVAL's daemon thread: every {@code intervalMillis} it fsyncs the log if anything
@@ -18,14 +21,17 @@ final class IntervalSync implements Runnable {
   private final ActiveLog log;
   private final long intervalNanos;
   private final Consumer<IOException> onFailure;
-  private final Thread thread;
+  private final Env env;
+  private final String name;
+  private volatile @Nullable Thread thread; // set once, by start()
   private volatile boolean stopping;
 
-  IntervalSync(ActiveLog log, long intervalMillis, Consumer<IOException> onFailure, String name) {
+  IntervalSync(ActiveLog log, long intervalMillis, Consumer<IOException> onFailure, String name, Env env) {
     this.log = log;
     this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(intervalMillis);
     this.onFailure = onFailure;
-    this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this);
+    this.name = name;
+    this.env = env;
   }
 
   /**
@@ -33,15 +39,14 @@ final class IntervalSync implements Runnable {
    * or a bug's exception), so that the engine knows it lost the thread.
    */
   void start(Thread.UncaughtExceptionHandler onDeath) {
-    thread.setUncaughtExceptionHandler(onDeath);
-    thread.start();
+    thread = env.startDaemon(name, CpuPriority.NORMAL, onDeath, this);
   }
 
   @Override
   public void run() {
     // Parking, not sleeping: an interrupt would close the log's channel mid-force.
     while (!stopping) {
-      LockSupport.parkNanos(this, intervalNanos);
+      env.parkNanos(this, intervalNanos);
       if (stopping) return;
       try {
         log.sync();
@@ -56,6 +61,8 @@ final class IntervalSync implements Runnable {
   /** Stops the thread and waits for an fsync in progress to end. */
   void stop() {
     stopping = true;
+    Thread thread = this.thread;
+    if (thread == null) return; // never started
     LockSupport.unpark(thread);
     Joins.joinUninterruptibly(thread);
   }

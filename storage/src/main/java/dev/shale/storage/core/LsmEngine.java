@@ -30,7 +30,6 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
@@ -67,7 +66,6 @@ final class LsmEngine implements Engine {
   private final Path directory;
   private final EngineOptions options;
   private final HybridClock clock;
-  private final LongSupplier wallClockMillis;
   private final DirectoryLock directoryLock;
   private final Manifest manifest;
   private final ActiveLog log;
@@ -95,18 +93,17 @@ final class LsmEngine implements Engine {
     this.directory = directory;
     this.options = options;
     this.clock = clock;
-    this.wallClockMillis = options.wallClockMillis();
     this.directoryLock = directoryLock;
     this.manifest = recovered.manifest();
     FileNumbers fileNumbers = recovered.fileNumbers();
     this.damage = recovered.damage();
-    DiskSpace disk = new DiskSpace(options.vfs(), directory, options.diskReserveBytes());
+    DiskSpace disk = new DiskSpace(options.env(), directory, options.diskReserveBytes());
     this.disk = disk;
     this.log = switch (recovered.writes()) {
-      case Recovery.Writes.Done(var segment) -> new ActiveLog(segment);
+      case Recovery.Writes.Done(var segment) -> new ActiveLog(segment, options.env());
       case Recovery.Writes.AwaitingSpace(var rest, var cause) -> {
         disk.openingFull(rest.undone(), cause);
-        yield ActiveLog.awaitingSegment(rest.logFile());
+        yield ActiveLog.awaitingSegment(rest.logFile(), options.env());
       }
     };
     Hooks.CrashPoints crashPoints = hooks.crashPoints();
@@ -121,7 +118,7 @@ final class LsmEngine implements Engine {
     FileSetCommit fileSets = new FileSetCommit(options.vfs(),
         lock, view, manifest, fileNumbers, log, clock, backpressure, crashPoints, recovered.snapshot());
     String name = String.valueOf(directory.getFileName());
-    this.activity = new ActivitySummary(directory.toString(), backpressure::writeStalls, System::nanoTime);
+    this.activity = new ActivitySummary(directory.toString(), backpressure::writeStalls, options.env()::nanoTime);
     this.compactor = new Compactor(new CompactionHost(view, fileSets, damage, crashPoints), options,
         new CompactionRun(directory, options, fileNumbers, crashPoints, blockCache), hooks.compactionGate(),
         damage, disk, activity, "shale-compact-" + name);
@@ -132,10 +129,10 @@ final class LsmEngine implements Engine {
         directory, options, clock, fileNumbers, log, lock, view, backpressure, flushes, disk, fileSets);
     this.intervalSync = options.syncMode() == SyncMode.INTERVAL
         ? Optional.of(new IntervalSync(log, options.syncIntervalMillis(),
-            e -> writes.poison("interval fsync of " + log.describe(), e), "shale-log-sync-" + name))
+            e -> writes.poison("interval fsync of " + log.describe(), e), "shale-log-sync-" + name, options.env()))
         : Optional.empty();
     this.pendingStart = recovered.writes() instanceof Recovery.Writes.AwaitingSpace awaiting
-        ? Optional.of(new PendingStart(awaiting.rest(), manifest, fileNumbers::allocate, new StartHost(), "shale-open-" + name))
+        ? Optional.of(new PendingStart(awaiting.rest(), manifest, fileNumbers::allocate, new StartHost(), "shale-open-" + name, options.env()))
         : Optional.empty();
   }
 
@@ -155,7 +152,7 @@ final class LsmEngine implements Engine {
       throw new StorageException("opening " + directory + " failed: " + e, e);
     }
     try {
-      HybridClock clock = new HybridClock(options.wallClockMillis());
+      HybridClock clock = new HybridClock(options.env()::wallMillis);
       BlockCache blockCache = options.indexesInBlockCache()
           ? BlockCache.withResidentCharged(options.blockCacheBytes()) : BlockCache.ofCapacity(options.blockCacheBytes());
       Recovery.Recovered recovered = Recovery.run(directory, options, clock, blockCache);
@@ -511,7 +508,7 @@ final class LsmEngine implements Engine {
 
   // The wall clock that expires values: the one behind versions and tombstone expiry.
   long nowMillis() {
-    return wallClockMillis.getAsLong();
+    return options.env().wallMillis();
   }
 
   // A caller's version the clock would not follow (HybridClock#observe) is refused, not stored:

@@ -1,5 +1,7 @@
 package dev.shale.storage.core;
 
+import dev.shale.storage.CpuPriority;
+import dev.shale.storage.Env;
 import dev.shale.storage.manifest.Manifest;
 import dev.shale.storage.util.Closeables;
 import dev.shale.storage.util.Joins;
@@ -9,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finishes opening a store whose disk was full (docs/design.md, "A full disk"): runs the
@@ -48,17 +51,20 @@ final class PendingStart implements Runnable {
   private final Manifest manifest;
   private final LongSupplier newFileNumber;
   private final Host host;
-  private final Thread thread;
+  private final Env env;
+  private final String threadName;
+  private volatile @Nullable Thread thread; // set once, by start()
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition stopRequested = lock.newCondition();
   private boolean stopping; // guarded by lock
 
-  PendingStart(OpeningWrites writes, Manifest manifest, LongSupplier newFileNumber, Host host, String threadName) {
+  PendingStart(OpeningWrites writes, Manifest manifest, LongSupplier newFileNumber, Host host, String threadName, Env env) {
     this.writes = writes;
     this.manifest = manifest;
     this.newFileNumber = newFileNumber;
     this.host = host;
-    this.thread = Thread.ofPlatform().daemon().name(threadName).unstarted(this);
+    this.threadName = threadName;
+    this.env = env;
   }
 
   /**
@@ -66,8 +72,7 @@ final class PendingStart implements Runnable {
    * or a bug's exception), so that the engine knows it lost the thread.
    */
   void start(Thread.UncaughtExceptionHandler onDeath) {
-    thread.setUncaughtExceptionHandler(onDeath);
-    thread.start();
+    thread = env.startDaemon(threadName, CpuPriority.NORMAL, onDeath, this);
   }
 
   /** Stops retrying; waits for an attempt in progress to end (and hand its result over). */
@@ -79,7 +84,8 @@ final class PendingStart implements Runnable {
     } finally {
       lock.unlock();
     }
-    Joins.joinUninterruptibly(thread);
+    Thread thread = this.thread;
+    if (thread != null) Joins.joinUninterruptibly(thread);
     writes.abandon(); // a segment created by an attempt that did not finish
   }
 

@@ -1,5 +1,6 @@
 package dev.shale.storage.core;
 
+import dev.shale.storage.Env;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.TimeUnit;
 
@@ -16,15 +17,18 @@ final class StallLog {
   private final String directory;
   private long startNanos; // guarded by the engine's lock, as is everything here
   private boolean reportedStart;
-  private long lastLineNanos = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(MIN_GAP_MILLIS);
+  private long lastLineNanos;
   private long unreported;
+  private final Env env;
 
-  StallLog(String directory) {
+  StallLog(String directory, Env env) {
     this.directory = directory;
+    this.env = env;
+    this.lastLineNanos = env.nanoTime() - TimeUnit.MILLISECONDS.toNanos(MIN_GAP_MILLIS);
   }
 
   void started(String reason) {
-    startNanos = System.nanoTime();
+    startNanos = env.nanoTime();
     if (startNanos - lastLineNanos < TimeUnit.MILLISECONDS.toNanos(MIN_GAP_MILLIS)) {
       reportedStart = false;
       unreported++;
@@ -39,7 +43,7 @@ final class StallLog {
 
   void ended() {
     if (!reportedStart) return;
-    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+    long millis = TimeUnit.NANOSECONDS.toMillis(env.nanoTime() - startNanos);
     LOG.log(Level.WARNING, directory + ": write stall ended after " + millis + " ms");
   }
 }

@@ -266,7 +266,7 @@ final class WriteQueue {
         try {
           if (backpressure.isStalled() && !w.taken) {
             backpressure.countStall(w);
-            long remaining = w.deadlineNanos - System.nanoTime();
+            long remaining = w.deadlineNanos - options.env().nanoTime();
             if (remaining <= 0) {
               writers.remove(w);
               throw backpressure.stallRejection(w);
@@ -317,7 +317,7 @@ final class WriteQueue {
         refuseIfFlushesFindDiskFull();
         backpressure.startStall(stopReason, writers);
         backpressure.countStall(leader);
-        long remaining = leader.deadlineNanos - System.nanoTime();
+        long remaining = leader.deadlineNanos - options.env().nanoTime();
         if (remaining <= 0) throw backpressure.stallRejection(leader);
         try {
           backpressure.awaitRoom(remaining);
@@ -368,7 +368,7 @@ final class WriteQueue {
    * parts, as a slow disk would be reported by etcd's "slow fdatasync".
    */
   private void freezeActive() {
-    long startNanos = System.nanoTime();
+    long startNanos = options.env().nanoTime();
     long number = fileNumbers.allocate();
     Path file = directory.resolve(FileNames.log(number));
     LogWriter next;
@@ -379,9 +379,9 @@ final class WriteQueue {
       if (DiskSpace.isNoSpace(e)) throw disk.full(file, e);
       throw new StorageException("creating log segment " + file + " failed: " + e, e);
     }
-    long createdNanos = System.nanoTime();
+    long createdNanos = options.env().nanoTime();
     recordNewSegment(next);
-    long recordedNanos = System.nanoTime();
+    long recordedNanos = options.env().nanoTime();
     long frozenLogNumber = log.number();
     try {
       log.switchTo(next);
@@ -395,13 +395,13 @@ final class WriteQueue {
     view.publish(view.get().withFrozenActive(frozenLogNumber, fresh));
     fresh.release(); // the view holds it now
     flushes.frozenAdded();
-    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+    long millis = TimeUnit.NANOSECONDS.toMillis(options.env().nanoTime() - startNanos);
     if (millis >= SLOW_SWITCH_MILLIS) {
       LOG.log(Level.WARNING, "switching log segments took " + millis + " ms, writers waiting (creating "
           + FileNames.log(number) + " " + TimeUnit.NANOSECONDS.toMillis(createdNanos - startNanos)
           + " ms, recording it in the manifest " + TimeUnit.NANOSECONDS.toMillis(recordedNanos - createdNanos)
           + " ms, fsync of " + FileNames.log(frozenLogNumber) + " "
-          + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - recordedNanos) + " ms): a slow disk");
+          + TimeUnit.NANOSECONDS.toMillis(options.env().nanoTime() - recordedNanos) + " ms): a slow disk");
     }
   }
 

@@ -12,7 +12,6 @@ import dev.shale.storage.table.TableInspection;
 import dev.shale.storage.table.TableMeta;
 import dev.shale.storage.wal.LogReader;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
@@ -42,7 +41,7 @@ public final class FileDump {
       throw new IllegalArgumentException(file + " is not named as a table (<n>.sst), a log segment (<n>.wal) or a"
           + " manifest (MANIFEST-<n>)");
     }
-    if (!Files.isRegularFile(file)) throw new StorageException(file + " is not a file");
+    if (!vfs.exists(file) || Directories.isDirectory(vfs, file)) throw new StorageException(file + " is not a file");
     Path directory = file.toAbsolutePath().getParent();
     try (ReadLock lock = ReadLock.acquire(vfs, Objects.requireNonNull(directory, "a file is in a directory"))) {
       return switch (parsed.get().kind()) {

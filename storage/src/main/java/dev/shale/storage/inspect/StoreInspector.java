@@ -6,7 +6,6 @@ import dev.shale.storage.StorageException;
 import dev.shale.storage.Vfs;
 import dev.shale.storage.merge.MergingIterator;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -46,7 +45,7 @@ public final class StoreInspector implements AutoCloseable {
   }
 
   static StoreInspector open(Vfs vfs, Path directory) throws IOException {
-    if (!Files.isDirectory(directory)) throw new StorageException(directory + " is not a directory");
+    if (!Directories.isDirectory(vfs, directory)) throw new StorageException(directory + " is not a directory");
     return new StoreInspector(vfs, directory, ReadLock.acquire(vfs, directory));
   }
 

@@ -6,6 +6,7 @@ import dev.shale.storage.EngineOptions;
 import dev.shale.storage.EngineStats;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
+import dev.shale.storage.Env;
 import dev.shale.storage.Keys;
 import dev.shale.storage.Versions;
 import dev.shale.storage.core.EngineTesting.Model;
@@ -148,7 +149,7 @@ class CompactionModelTest {
 
   private EngineOptions options() {
     return EngineTesting.smallOptions()
-        .withWallClockMillis(wallMillis::get)
+        .withEnv(Env.real().withWallClock(wallMillis::get))
         .withBlockSizeBytes(1024)
         .withL0Triggers(2, 6, 10)
         .withLevelSizes(128 << 10, TABLE_BYTES)

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.Compression;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Env;
 import dev.shale.storage.ReadRecordingVfs;
 import dev.shale.storage.ReadRecordingVfs.Read;
 import java.nio.file.Path;
@@ -37,7 +38,7 @@ class CompactionReadAheadTest {
   void aFullCompactionReadsTheTablesOfALevelOneAfterTheOther() {
     ReadRecordingVfs vfs = new ReadRecordingVfs();
     EngineOptions options = EngineOptions.defaults()
-        .withVfs(vfs)
+        .withEnv(Env.real().withVfs(vfs))
         .withCompression(Compression.NONE)
         .withMemtableSizeBytes(4 << 20)
         .withLevelSizes(16L << 20, 4L << 20);

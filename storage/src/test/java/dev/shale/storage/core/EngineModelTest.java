@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
+import dev.shale.storage.Env;
 import dev.shale.storage.Keys;
 import dev.shale.storage.SyncMode;
 import dev.shale.storage.Vfs;
@@ -170,7 +171,7 @@ class EngineModelTest {
   private EngineOptions options(SyncMode syncMode) {
     return EngineTesting.smallOptions()
         .withSyncMode(syncMode)
-        .withWallClockMillis(wallMillis::get)
+        .withEnv(Env.real().withWallClock(wallMillis::get))
         .withBlockSizeBytes(1024)
         // Writes here carry versions from any time; with tombstones purged they could come
         // back (CompactionModelTest keeps writes within the grace period instead).

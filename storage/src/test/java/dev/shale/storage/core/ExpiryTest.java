@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
+import dev.shale.storage.Env;
 import dev.shale.storage.ReadRecord;
 import dev.shale.storage.Versions;
 import dev.shale.storage.memtable.Memtable;
@@ -182,7 +183,7 @@ class ExpiryTest {
 
   private EngineOptions options() {
     return EngineTesting.smallOptions()
-        .withWallClockMillis(wallMillis::get)
+        .withEnv(Env.real().withWallClock(wallMillis::get))
         .withTombstoneGraceMillis(GRACE_MILLIS);
   }
 }

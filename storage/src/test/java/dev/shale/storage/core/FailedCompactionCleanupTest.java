@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
+import dev.shale.storage.Env;
 import dev.shale.storage.ErrorInjectingVfs;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.Vfs;
@@ -66,7 +67,7 @@ class FailedCompactionCleanupTest {
         fault.set(vfs.inject(ErrorInjectingVfs.Fault.on("MANIFEST-*", VfsOp.APPEND).nthCall(1)));
       }
     });
-    try (LsmEngine engine = LsmEngine.open(dir, options().withVfs(vfs), hooks)) {
+    try (LsmEngine engine = LsmEngine.open(dir, options().withEnv(Env.real().withVfs(vfs)), hooks)) {
       fill(engine);
       armed.set(true);
       compactIgnoringFailure(engine);

@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.shale.storage.DiskFullException;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Env;
 import dev.shale.storage.ErrorInjectingVfs;
 import dev.shale.storage.ErrorInjectingVfs.Errno;
 import dev.shale.storage.ErrorInjectingVfs.Fault;
@@ -42,7 +43,7 @@ class FlushFindsDiskFullTest {
     EngineOptions options = EngineTesting.smallOptions()
         .withMaxImmutableMemtables(1)
         .withDiskReserveBytes(0)
-        .withVfs(vfs);
+        .withEnv(Env.real().withVfs(vfs));
     FlushGate gate = new FlushGate();
     gate.hold();
     List<Integer> acknowledged = new ArrayList<>();

@@ -9,6 +9,7 @@ import dev.shale.storage.DiskFullException;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
+import dev.shale.storage.Env;
 import dev.shale.storage.ErrorInjectingVfs;
 import dev.shale.storage.ErrorInjectingVfs.Errno;
 import dev.shale.storage.ErrorInjectingVfs.Fault;
@@ -43,7 +44,7 @@ class OpenOnFullDiskTest {
   @TempDir Path dir;
 
   private final ErrorInjectingVfs vfs = new ErrorInjectingVfs(0);
-  private final EngineOptions options = EngineTesting.smallOptions().withVfs(vfs);
+  private final EngineOptions options = EngineTesting.smallOptions().withEnv(Env.real().withVfs(vfs));
   private final EngineTesting.Model model = new EngineTesting.Model();
 
   @Test

@@ -12,6 +12,7 @@ import dev.shale.storage.CorruptionException;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
+import dev.shale.storage.Env;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.Versions;
 import dev.shale.storage.io.FileNames;
@@ -131,7 +132,7 @@ class RecoveryTest {
     // Written while the wall clock read a day later: the clock then went back.
     long laterMillis = System.currentTimeMillis() + 86_400_000L;
     long future = Versions.of(laterMillis, 7);
-    try (Engine engine = Engine.open(dir, EngineOptions.defaults().withWallClockMillis(() -> laterMillis))) {
+    try (Engine engine = Engine.open(dir, EngineOptions.defaults().withEnv(Env.real().withWallClock(() -> laterMillis)))) {
       engine.write(bytes("from-the-future"), bytes("v"), future);
     }
     try (Engine engine = Engine.open(dir, EngineOptions.defaults())) {
@@ -150,7 +151,7 @@ class RecoveryTest {
   void storedDataAtTheHighestVersionMakesWritesFailInsteadOfWrapping() {
     // The highest version is within reach only of a wall clock at the end of the versions' range;
     // before versions from elsewhere were bounded, any replica write could store it.
-    EngineOptions endOfTime = EngineOptions.defaults().withWallClockMillis(() -> Versions.MAX_PHYSICAL_MILLIS);
+    EngineOptions endOfTime = EngineOptions.defaults().withEnv(Env.real().withWallClock(() -> Versions.MAX_PHYSICAL_MILLIS));
     try (Engine engine = Engine.open(dir, endOfTime)) {
       engine.write(bytes("poisoned"), bytes("v"), Long.MAX_VALUE - 1);
     }

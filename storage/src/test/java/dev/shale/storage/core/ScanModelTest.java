@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
+import dev.shale.storage.Env;
 import dev.shale.storage.Keys;
 import dev.shale.storage.SyncMode;
 import dev.shale.storage.core.EngineTesting.Model;
@@ -151,7 +152,7 @@ class ScanModelTest {
     return EngineTesting.smallOptions()
         .withSyncMode(SyncMode.INTERVAL)
         .withMaxImmutableMemtables(8)
-        .withWallClockMillis(wallMillis::get)
+        .withEnv(Env.real().withWallClock(wallMillis::get))
         .withBlockSizeBytes(512)
         // Many overlapping L0 tables are what this test scans across; CompactionModelTest scans
         // across compacted levels.

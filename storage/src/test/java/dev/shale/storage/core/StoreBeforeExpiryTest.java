@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
+import dev.shale.storage.Env;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -27,7 +28,7 @@ class StoreBeforeExpiryTest {
   /** The physical time of the fixture's versions is 2026-11-24T14:56:46.078Z (its first log record). */
   private static final long FIXTURE_CLOCK_MILLIS = Instant.parse("2026-11-24T15:00:00Z").toEpochMilli();
 
-  private static final EngineOptions OPTIONS = EngineOptions.defaults().withWallClockMillis(() -> FIXTURE_CLOCK_MILLIS);
+  private static final EngineOptions OPTIONS = EngineOptions.defaults().withEnv(Env.real().withWallClock(() -> FIXTURE_CLOCK_MILLIS));
 
   @TempDir Path dir;
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.EngineStats;
 import dev.shale.storage.Entry;
+import dev.shale.storage.Env;
 import dev.shale.storage.Versions;
 import dev.shale.storage.memtable.Memtable;
 import java.nio.file.Path;
@@ -93,7 +94,7 @@ class TombstoneGraceTest {
 
   private EngineOptions options() {
     return EngineTesting.smallOptions()
-        .withWallClockMillis(wallMillis::get)
+        .withEnv(Env.real().withWallClock(wallMillis::get))
         .withTombstoneGraceMillis(GRACE_MILLIS);
   }
 }

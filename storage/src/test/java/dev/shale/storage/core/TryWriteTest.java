@@ -8,6 +8,7 @@ import dev.shale.storage.DiskFullException;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
+import dev.shale.storage.Env;
 import dev.shale.storage.ErrorInjectingVfs;
 import dev.shale.storage.ErrorInjectingVfs.Errno;
 import dev.shale.storage.ErrorInjectingVfs.Fault;
@@ -133,7 +134,7 @@ class TryWriteTest {
   @Timeout(60)
   void aGroupTheDiskRefusesWritesNoneAndLeavesTheQueueFree() {
     ErrorInjectingVfs vfs = new ErrorInjectingVfs(0);
-    EngineOptions options = EngineTesting.smallOptions().withDiskReserveBytes(0).withVfs(vfs);
+    EngineOptions options = EngineTesting.smallOptions().withDiskReserveBytes(0).withEnv(Env.real().withVfs(vfs));
     try (Engine engine = Engine.open(dir, options)) {
       Fault full = Fault.on("*.wal", VfsOp.APPEND).errno(Errno.ENOSPC);
       vfs.inject(full);

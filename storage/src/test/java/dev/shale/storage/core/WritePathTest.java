@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Env;
 import dev.shale.storage.ErrorInjectingVfs;
 import dev.shale.storage.ErrorInjectingVfs.Fault;
 import dev.shale.storage.EngineStats;
@@ -137,7 +138,7 @@ class WritePathTest {
   @Test
   void afterAFailedLogWriteEveryLaterWriteFailsAndAcknowledgedOnesSurvive() {
     ErrorInjectingVfs vfs = new ErrorInjectingVfs(0);
-    EngineOptions options = EngineTesting.smallOptions().withVfs(vfs);
+    EngineOptions options = EngineTesting.smallOptions().withEnv(Env.real().withVfs(vfs));
     try (LsmEngine engine = LsmEngine.open(dir, options, Hooks.none())) {
       engine.put(bytes("before"), bytes("acknowledged"));
       vfs.inject(Fault.on("*.wal", VfsOp.APPEND));
@@ -164,7 +165,7 @@ class WritePathTest {
   void inSyncModeAlwaysAFailedFsyncLeavesTheWriteUnacknowledgedAndUnseen() {
     ErrorInjectingVfs vfs = new ErrorInjectingVfs(0);
     EngineOptions options =
-        EngineTesting.smallOptions().withSyncMode(SyncMode.ALWAYS).withVfs(vfs);
+        EngineTesting.smallOptions().withSyncMode(SyncMode.ALWAYS).withEnv(Env.real().withVfs(vfs));
     try (LsmEngine engine = LsmEngine.open(dir, options, Hooks.none())) {
       engine.put(bytes("before"), bytes("durable"));
       vfs.inject(Fault.on("*.wal", VfsOp.SYNC));
@@ -184,7 +185,7 @@ class WritePathTest {
   @Test
   void aFailingFlushIsRetriedAndTheDataStaysReadable() {
     ErrorInjectingVfs vfs = new ErrorInjectingVfs(0);
-    EngineOptions options = EngineTesting.smallOptions().withVfs(vfs);
+    EngineOptions options = EngineTesting.smallOptions().withEnv(Env.real().withVfs(vfs));
     FlushGate gate = new FlushGate();
     gate.hold();
     try (LsmEngine engine = LsmEngine.open(dir, options, Hooks.withGate(gate))) {

@@ -7,6 +7,7 @@ import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
+import dev.shale.storage.Env;
 import dev.shale.storage.Keys;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.io.FileNames;
@@ -50,7 +51,7 @@ class StoreInspectorTest {
     // Small memtables: several tables, and records left in the live log segment at close. No
     // level-0 compaction, so that each table is a file of its own to damage.
     EngineOptions options = EngineOptions.defaults().withMemtableSizeBytes(64 << 10).withL0Triggers(20, 24, 28)
-        .withWallClockMillis(wallMillis::get);
+        .withEnv(Env.real().withWallClock(wallMillis::get));
     try (Engine engine = Engine.open(dir, options)) {
       for (int i = 0; i < 3_000; i++) {
         byte[] key = key(random.nextInt(KEYS));

@@ -1,8 +1,7 @@
-package dev.shale.storage.core;
+package dev.shale.storage;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
-import dev.shale.storage.CpuPriority;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
@@ -19,6 +18,7 @@ import org.jspecify.annotations.Nullable;
  * n)} with the task id from {@code gettid()} changes that thread alone, not the process (man 2
  * setpriority, NOTES). Raising one's own nice value needs no privilege. Where either function is
  * missing (not Linux, or a C library before glibc 2.30 without {@code gettid}) nothing changes.
+ * {@link RealEnv} runs a thread's body after this.
  */
 final class ThreadNiceness {
   private static final int PRIO_PROCESS = 0;
@@ -42,16 +42,8 @@ final class ThreadNiceness {
 
   private ThreadNiceness() {}
 
-  /** An unstarted daemon thread named {@code name} that runs {@code body} at {@code priority}. */
-  static Thread backgroundThread(String name, CpuPriority priority, Runnable body) {
-    return Thread.ofPlatform().daemon().name(name).unstarted(() -> {
-      setForCurrentThread(priority.niceness());
-      body.run();
-    });
-  }
-
   /** Sets the calling thread's nice value to {@code niceness} (0 leaves it alone); logs a failure. */
-  private static void setForCurrentThread(int niceness) {
+  static void setForCurrentThread(int niceness) {
     if (niceness == 0) return;
     Calls calls = CALLS;
     if (calls == null) {

@@ -1,0 +1,71 @@
+package dev.shale.storage;
+
+import java.util.function.LongSupplier;
+
+/**
+ * Everything a node takes from its surroundings, in one place (as LevelDB's {@code Env},
+ * TigerBeetle's {@code Time} and {@code Storage}): monotonic time, wall time, threads, parking,
+ * and files ({@link Vfs}). Code below the app module reads the clock, starts a thread, sleeps or
+ * touches a file only through the {@code Env} it was given, so that a test, and the simulator
+ * to come, decide what time it is, what a file holds and which threads run (docs/design.md,
+ * "The environment"). A build-time check (forbiddenapis, {@code build/forbidden-apis.txt})
+ * refuses the JDK's own calls for these anywhere else.
+ *
+ * <p>Production uses {@link #real()}, built once by the app module and passed down. Tests pass
+ * one with a clock they move by hand, or a {@link Vfs} that injects faults.
+ *
+ * <p>Thread safety: every method may be called from any number of threads at once.
+ */
+public interface Env {
+  /** The operating system's clocks, platform threads and filesystem. */
+  static Env real() {
+    return RealEnv.INSTANCE;
+  }
+
+  /**
+   * Monotonic time in nanoseconds, for durations and deadlines only: its origin is arbitrary, it
+   * never goes back, and it means nothing across processes ({@link System#nanoTime}'s contract).
+   */
+  long nanoTime();
+
+  /**
+   * Wall-clock time, milliseconds since the epoch: behind record versions, tombstone expiry and
+   * expiring values. It may jump either way (NTP), unlike {@link #nanoTime}.
+   */
+  long wallMillis();
+
+  /** The filesystem every file operation goes through. */
+  Vfs vfs();
+
+  /**
+   * Starts a daemon platform thread named {@code name} that runs {@code body} at {@code priority};
+   * what ends it other than a normal return (an Error, a bug's exception) goes to {@code onDeath},
+   * so that its owner knows it lost the thread.
+   */
+  Thread startDaemon(String name, CpuPriority priority, Thread.UncaughtExceptionHandler onDeath, Runnable body);
+
+  /**
+   * Parks the calling thread for up to {@code nanos}, or until it is unparked ({@link
+   * java.util.concurrent.locks.LockSupport#unpark}) or interrupted; it may also return for no
+   * reason, as {@link java.util.concurrent.locks.LockSupport#parkNanos} may. Unlike a sleep, an
+   * interrupt does not throw, so a thread that must not be interrupted mid-I/O (an interrupt
+   * closes a file channel) waits with this.
+   */
+  void parkNanos(Object blocker, long nanos);
+
+  /** Sleeps for {@code millis}; throws if interrupted meanwhile. */
+  void sleepMillis(long millis) throws InterruptedException;
+
+  /** This environment with its files through {@code files} instead (tests inject faults so). */
+  default Env withVfs(Vfs files) {
+    return new OverriddenEnv(this, files, this::wallMillis);
+  }
+
+  /**
+   * This environment with {@code millis} as its wall clock instead: a node whose clock runs
+   * ahead or behind, or a test that moves the calendar.
+   */
+  default Env withWallClock(LongSupplier millis) {
+    return new OverriddenEnv(this, vfs(), millis);
+  }
+}

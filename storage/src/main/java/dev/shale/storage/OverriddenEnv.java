@@ -1,0 +1,42 @@
+package dev.shale.storage;
+
+import java.util.function.LongSupplier;
+
+/** {@link Env#withVfs} and {@link Env#withWallClock}: {@code base} with other files or wall clock. */
+record OverriddenEnv(Env base, Vfs vfs, LongSupplier wallClock) implements Env {
+  @Override
+  public long nanoTime() {
+    return base.nanoTime();
+  }
+
+  @Override
+  public long wallMillis() {
+    return wallClock.getAsLong();
+  }
+
+  @Override
+  public Thread startDaemon(String name, CpuPriority priority, Thread.UncaughtExceptionHandler onDeath, Runnable body) {
+    return base.startDaemon(name, priority, onDeath, body);
+  }
+
+  @Override
+  public void parkNanos(Object blocker, long nanos) {
+    base.parkNanos(blocker, nanos);
+  }
+
+  @Override
+  public void sleepMillis(long millis) throws InterruptedException {
+    base.sleepMillis(millis);
+  }
+
+  // Overriding both again wraps base, not this: a chain of overrides stays one level deep.
+  @Override
+  public Env withVfs(Vfs files) {
+    return new OverriddenEnv(base, files, wallClock);
+  }
+
+  @Override
+  public Env withWallClock(LongSupplier millis) {
+    return new OverriddenEnv(base, vfs, millis);
+  }
+}

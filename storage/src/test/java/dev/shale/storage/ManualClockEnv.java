@@ -1,0 +1,75 @@
+package dev.shale.storage;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * An {@link Env} whose clocks move only when the test moves them: {@link #advanceMillis} moves
+ * both, {@link #setWallMillis} steps the wall clock alone (either way, as NTP may). Threads,
+ * parking and sleeping stay real, so the engine's background threads run as in production; a
+ * park or sleep waits real time, not this clock's. Files through the {@link Vfs} it was given.
+ */
+public final class ManualClockEnv implements Env {
+  private final AtomicLong nanos = new AtomicLong(1_000_000_000L); // any origin: only differences count
+  private final AtomicLong wallMillis;
+  private final Vfs vfs;
+
+  /** Real files; the wall clock at {@code wallMillis}. */
+  public ManualClockEnv(long wallMillis) {
+    this(wallMillis, Vfs.real());
+  }
+
+  public ManualClockEnv(long wallMillis, Vfs vfs) {
+    this.wallMillis = new AtomicLong(wallMillis);
+    this.vfs = vfs;
+  }
+
+  /** Moves both clocks forward by {@code millis}. */
+  public void advanceMillis(long millis) {
+    if (millis < 0) throw new IllegalArgumentException("monotonic time does not go back: " + millis);
+    nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(millis));
+    wallMillis.addAndGet(millis);
+  }
+
+  /** Moves both clocks forward by {@code nanos}. */
+  public void advanceNanos(long nanos) {
+    if (nanos < 0) throw new IllegalArgumentException("monotonic time does not go back: " + nanos);
+    this.nanos.addAndGet(nanos);
+    wallMillis.addAndGet(TimeUnit.NANOSECONDS.toMillis(nanos));
+  }
+
+  /** Steps the wall clock to {@code millis}, back or forward; monotonic time does not move. */
+  public void setWallMillis(long millis) {
+    wallMillis.set(millis);
+  }
+
+  @Override
+  public long nanoTime() {
+    return nanos.get();
+  }
+
+  @Override
+  public long wallMillis() {
+    return wallMillis.get();
+  }
+
+  @Override
+  public Vfs vfs() {
+    return vfs;
+  }
+
+  @Override
+  public Thread startDaemon(String name, CpuPriority priority, Thread.UncaughtExceptionHandler onDeath, Runnable body) {
+    return Env.real().startDaemon(name, priority, onDeath, body);
+  }
+
+  @Override
+  public void parkNanos(Object blocker, long nanos) {
+    Env.real().parkNanos(blocker, nanos);
+  }
+
+  @Override
+  public void sleepMillis(long millis) throws InterruptedException {
+    Env.real().sleepMillis(millis);
+  }
+}
