@@ -27,6 +27,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Thread safe, as {@link PosixFile}.
  */
+@SuppressForbidden(reason = "the real filesystem's files: with RealVfs, the one place that calls the JDK's file APIs")
 final class PosixReadableFile implements Vfs.ReadableFile {
   private final Path path;
   private final PosixFile buffered;

@@ -20,6 +20,7 @@ import org.jspecify.annotations.Nullable;
  * {@link Vfs#real()} and {@link Vfs#realDirect()}: the operating system's filesystem, through
  * file channels, and for reading through the C library's {@code pread} ({@link PosixReadableFile}).
  */
+@SuppressForbidden(reason = "the real filesystem: the one place that calls the JDK's file APIs")
 final class RealVfs implements Vfs {
   static final RealVfs INSTANCE = new RealVfs(false);
   static final RealVfs DIRECT_POINT_READS = new RealVfs(true);
