@@ -2,6 +2,7 @@ package dev.shale.app;
 
 import dev.shale.cluster.AdminSignatures;
 import dev.shale.cluster.NodeAddress;
+import dev.shale.storage.Env;
 import java.nio.file.Path;
 import java.time.Duration;
 import javax.net.ssl.SSLContext;
@@ -77,7 +78,7 @@ final class AdminOptions {
         : SecretFile.fromOptions(clusterSecret, clusterSecretFile, this::usage);
     if (secret == null) return null;
     try {
-      return AdminSignatures.withSecret(secret);
+      return AdminSignatures.withSecret(secret, Env.real()::wallMillis);
     } catch (IllegalArgumentException e) {
       throw usage(e.getMessage());
     }

@@ -21,6 +21,7 @@ import dev.shale.server.ShaleServer;
 import dev.shale.server.repair.RepairRunner;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Vfs;
 import java.nio.file.Path;
 import org.jspecify.annotations.Nullable;
 
@@ -142,7 +143,7 @@ final class Node implements AutoCloseable {
   private static Node startServing(Path dataDir, EngineOptions engineOptions, ServerOptions serverOptions, @Nullable Cluster cluster,
       HintLimits hintLimits, @Nullable RaftMembership membership, @Nullable DataMovement movement,
       @Nullable AdminSignatures adminSignatures, @Nullable NodeTls tls, TokenOptions tokenOptions) {
-    TokenAuth tokens = tokenAuth(dataDir, cluster, membership, tokenOptions);
+    TokenAuth tokens = tokenAuth(dataDir, cluster, membership, tokenOptions, engineOptions.vfs());
     boolean replicated = cluster != null && cluster.takesPeers();
     if (replicated) {
       try {
@@ -175,7 +176,8 @@ final class Node implements AutoCloseable {
       }
       if (movement != null && membership != null && cluster != null && replicated) {
         // The server owns (closes) the handoff; the membership has told the listener nothing until now.
-        Handoff moves = server.handoff(engine, dataDir.resolve(HANDOFF_DIR), movement.bytesPerSecond(), movement.changes());
+        Handoff moves = server.handoff(engine, dataDir.resolve(HANDOFF_DIR), movement.bytesPerSecond(), movement.changes(),
+            engineOptions.env());
         movement.changes().attach(cluster.topology().self(), membership, moves);
       }
       RemovalWatch removals = null;
@@ -201,11 +203,11 @@ final class Node implements AutoCloseable {
    * cluster agreed with Raft in its Raft group; a fixed cluster (tests) keeps none.
    */
   private static @Nullable TokenAuth tokenAuth(Path dataDir, @Nullable Cluster cluster, @Nullable RaftMembership membership,
-      TokenOptions options) {
+      TokenOptions options, Vfs vfs) {
     Tokens store;
     try {
       store = membership != null ? membership.tokens()
-          : cluster == null ? LocalTokens.open(new TokenFile(dataDir.resolve(LocalTokens.FILE_NAME))) : null;
+          : cluster == null ? LocalTokens.open(new TokenFile(vfs, dataDir.resolve(LocalTokens.FILE_NAME))) : null;
     } catch (RuntimeException e) {
       throw new StartupException("cannot read the API tokens: " + e.getMessage(), e);
     }
@@ -224,7 +226,7 @@ final class Node implements AutoCloseable {
   private static HintStore openHints(Path dataDir, HintLimits limits, EngineOptions engineOptions) {
     Path dir = dataDir.resolve(HINTS_DIR);
     try {
-      return HintStore.open(dir, limits, engineOptions.syncMode());
+      return HintStore.open(dir, limits, engineOptions.syncMode(), engineOptions.env());
     } catch (RuntimeException e) {
       throw new StartupException("cannot open the hint store in " + dir + ": " + e.getMessage(), e);
     }

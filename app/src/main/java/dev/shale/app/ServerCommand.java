@@ -15,6 +15,7 @@ import dev.shale.server.tls.NodeTls;
 import dev.shale.storage.Compression;
 import dev.shale.storage.CpuPriority;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Env;
 import dev.shale.storage.SyncMode;
 import dev.shale.storage.Vfs;
 import java.lang.System.Logger.Level;
@@ -587,7 +588,7 @@ final class ServerCommand implements Callable<Integer> {
     if (adminSecretFile == null) return null;
     byte[] secret = SecretFile.read(adminSecretFile, "--admin-secret-file", this::usage);
     try {
-      return AdminSignatures.withSecret(secret);
+      return AdminSignatures.withSecret(secret, Env.real()::wallMillis);
     } catch (IllegalArgumentException e) {
       throw usage("--admin-secret-file: " + e.getMessage());
     }
@@ -653,7 +654,7 @@ final class ServerCommand implements Callable<Integer> {
     }
     if (secret != null) {
       try {
-        return InternalAuth.withSecret(secret);
+        return InternalAuth.withSecret(secret, Env.real()::wallMillis);
       } catch (IllegalArgumentException e) {
         throw usage(e.getMessage());
       }

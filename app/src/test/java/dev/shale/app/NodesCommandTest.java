@@ -10,6 +10,7 @@ import dev.shale.cluster.Placement;
 import dev.shale.cluster.Topology;
 import dev.shale.server.ServerOptions;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Env;
 import dev.shale.testkit.FreePort;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -36,7 +37,7 @@ class NodesCommandTest {
     int port = FreePort.find();
     url = "http://127.0.0.1:" + port;
     Cluster cluster = new Cluster(new Placement(Topology.single(new NodeAddress("127.0.0.1", port))),
-        InternalAuth.withSecret(SECRET.getBytes(StandardCharsets.UTF_8)), 2_000, 16);
+        InternalAuth.withSecret(SECRET.getBytes(StandardCharsets.UTF_8), Env.real()::wallMillis), 2_000, 16);
     node = Node.start(dir.resolve("data"), EngineOptions.defaults(), ServerOptions.defaults().withPort(port), cluster,
         HintLimits.DEFAULT);
     secretFile = dir.resolve("secret");

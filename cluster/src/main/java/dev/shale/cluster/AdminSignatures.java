@@ -57,15 +57,11 @@ public final class AdminSignatures {
   }
 
   /**
-   * Signs and checks with {@code secret}, reading time from the system clock.
+   * Signs and checks with {@code secret}, reading time (epoch milliseconds) from {@code clockMillis}
+   * (the node's Env: {@code env::wallMillis}).
    *
    * @throws IllegalArgumentException if the secret is shorter than {@link InternalAuth#MIN_SECRET_BYTES}
    */
-  public static AdminSignatures withSecret(byte[] secret) {
-    return new AdminSignatures(secret, System::currentTimeMillis);
-  }
-
-  /** Like {@link #withSecret(byte[])}, reading time (epoch milliseconds) from {@code clockMillis}. */
   public static AdminSignatures withSecret(byte[] secret, LongSupplier clockMillis) {
     return new AdminSignatures(secret, clockMillis);
   }

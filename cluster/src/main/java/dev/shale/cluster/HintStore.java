@@ -9,7 +9,6 @@ import dev.shale.storage.Keys;
 import dev.shale.storage.SyncMode;
 import dev.shale.storage.ThrottledLog;
 import dev.shale.storage.Versions;
-import dev.shale.storage.Vfs;
 import dev.shale.storage.WriteStallException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -24,7 +23,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
-import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -60,7 +58,7 @@ public final class HintStore implements AutoCloseable {
   private final Path directory;
   private final Engine engine;
   private final HintLimits limits;
-  private final LongSupplier wallClockMillis;
+  private final Env env; // the wall clock behind hint ages; the engine's own too
   private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
   private final ConcurrentHashMap<NodeAddress, byte[]> prefixes = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<NodeAddress, Tally> tallies = new ConcurrentHashMap<>();
@@ -74,32 +72,22 @@ public final class HintStore implements AutoCloseable {
   private final ThrottledLog refusals = new ThrottledLog(LOG, Level.WARNING, 10_000);
   private volatile Runnable onAdd = () -> {};
 
-  private HintStore(Path directory, Engine engine, HintLimits limits, LongSupplier wallClockMillis) {
+  private HintStore(Path directory, Engine engine, HintLimits limits, Env env) {
     this.directory = directory;
     this.engine = engine;
     this.limits = limits;
-    this.wallClockMillis = wallClockMillis;
+    this.env = env;
     for (int i = 0; i < STRIPES; i++) stripes[i] = new ReentrantLock();
   }
 
   /**
    * Opens (creating if needed) the hint store in {@code dir}, a directory of its own, and counts
-   * its hints. Each {@link #add} is durable as {@code sync} says when it returns.
+   * its hints. Each {@link #add} is durable as {@code sync} says when it returns. Its files, and
+   * the wall clock behind hint ages, come from {@code env}.
    */
-  public static HintStore open(Path dir, HintLimits limits, SyncMode sync) {
-    return open(dir, limits, sync, System::currentTimeMillis);
-  }
-
-  /** As {@link #open(Path, HintLimits, SyncMode)}, with the wall clock behind hint ages (tests). */
-  static HintStore open(Path dir, HintLimits limits, SyncMode sync, LongSupplier wallClockMillis) {
-    return open(dir, limits, sync, wallClockMillis, Vfs.real());
-  }
-
-  /** As {@link #open(Path, HintLimits, SyncMode, LongSupplier)}, its files through {@code vfs} (tests). */
-  static HintStore open(
-      Path dir, HintLimits limits, SyncMode sync, LongSupplier wallClockMillis, Vfs vfs) {
+  public static HintStore open(Path dir, HintLimits limits, SyncMode sync, Env env) {
     EngineOptions options = EngineOptions.defaults()
-        .withEnv(Env.real().withVfs(vfs).withWallClock(wallClockMillis))
+        .withEnv(env)
         .withSyncMode(sync)
         .withMemtableSizeBytes(MEMTABLE_BYTES)
         // A removal tombstone hides only a delivered hint; once compaction finds nothing older
@@ -108,7 +96,7 @@ public final class HintStore implements AutoCloseable {
         // Hints are read by scans, which do not fill a block cache: it would only take heap.
         .withBlockCacheBytes(0);
     Engine engine = Engine.open(dir, options);
-    HintStore store = new HintStore(dir, engine, limits, wallClockMillis);
+    HintStore store = new HintStore(dir, engine, limits, env);
     try {
       store.recount();
     } catch (RuntimeException | Error e) {
@@ -137,7 +125,7 @@ public final class HintStore implements AutoCloseable {
   public boolean add(NodeAddress target, byte[] key, byte @Nullable [] value, long version, long expiresAtMillis) {
     if (key.length == 0) throw new IllegalArgumentException("a hint's key must not be empty");
     if (version < 0) throw new IllegalArgumentException("a hint's version must be >= 0: " + version);
-    if (isExpired(version, wallClockMillis.getAsLong())) {
+    if (isExpired(version, env.wallMillis())) {
       refusedTooOld.increment();
       refusals.log(directory + ": refused a hint for " + target.id() + " of key " + Keys.toDisplay(key)
           + ": the write is older than the hint age limit of " + limits.maxAgeMillis() + " ms");
@@ -199,7 +187,12 @@ public final class HintStore implements AutoCloseable {
   // ---- for HintedHandoff ----
 
   long wallClockMillis() {
-    return wallClockMillis.getAsLong();
+    return env.wallMillis();
+  }
+
+  /** The environment the store was opened in: its delivery runs in the same. */
+  Env env() {
+    return env;
   }
 
   /** Runs {@code listener} after every hint stored, on the thread that stored it. */
@@ -368,7 +361,7 @@ public final class HintStore implements AutoCloseable {
 
   /** Counts the hints on disk at open: the bounds hold across restarts. */
   private void recount() {
-    long started = System.nanoTime();
+    long started = env.nanoTime();
     try (EntryIterator it = engine.scan(new byte[0], null, false)) {
       while (it.hasNext()) {
         Entry record = it.next();
@@ -380,7 +373,7 @@ public final class HintStore implements AutoCloseable {
     }
     if (pendingBytes.get() > 0) {
       LOG.log(Level.INFO, directory + ": " + pendingHints() + " hints pending (" + pendingBytes.get() + " bytes) for "
-          + pendingByTarget().keySet() + ", counted in " + (System.nanoTime() - started) / 1_000_000 + " ms");
+          + pendingByTarget().keySet() + ", counted in " + (env.nanoTime() - started) / 1_000_000 + " ms");
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.shale.cluster;
 
+import dev.shale.storage.CpuPriority;
+import dev.shale.storage.Env;
 import dev.shale.storage.ThrottledLog;
 import dev.shale.storage.Versions;
 import java.lang.System.Logger;
@@ -76,7 +78,8 @@ public final class HintedHandoff implements AutoCloseable {
   private final HintSender sender;
   private final HintLimits limits;
   private final Timing timing;
-  private final Thread thread;
+  private final Env env; // the store's: delivery's clock, thread and parking
+  private volatile @Nullable Thread thread; // set once, by start(); unpark(null) does nothing
   private final Map<NodeAddress, DeliveryTarget> targets = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
   private final LongAdder delivered = new LongAdder();
@@ -111,8 +114,8 @@ public final class HintedHandoff implements AutoCloseable {
     this.sender = sender;
     this.limits = limits;
     this.timing = timing;
-    this.bucket = new TokenBucket(limits.deliveriesPerSecond(), System.nanoTime());
-    this.thread = Thread.ofPlatform().name("shale-hint-delivery").daemon().unstarted(this::run);
+    this.env = store.env();
+    this.bucket = new TokenBucket(limits.deliveriesPerSecond(), env.nanoTime());
   }
 
   /** Starts delivering. Once only. */
@@ -121,7 +124,9 @@ public final class HintedHandoff implements AutoCloseable {
     if (started) throw new IllegalStateException("hinted handoff already started");
     started = true;
     store.onAdd(this::wake);
-    thread.start();
+    thread = env.startDaemon("shale-hint-delivery", CpuPriority.NORMAL,
+        (t, e) -> LOG.log(Level.ERROR, "hint delivery died; hints are kept but no longer delivered until restart", e),
+        this::run);
   }
 
   /**
@@ -164,8 +169,9 @@ public final class HintedHandoff implements AutoCloseable {
       if (closed) return;
       closed = true;
     }
+    Thread thread = this.thread;
     LockSupport.unpark(thread);
-    if (thread.isAlive()) joinQuietly();
+    if (thread != null && thread.isAlive()) joinQuietly(thread);
     store.close();
   }
 
@@ -181,7 +187,7 @@ public final class HintedHandoff implements AutoCloseable {
         failures.log("hint delivery: " + e + "; trying again in a second");
         parkNanos = IDLE_NANOS;
       }
-      if (!wakeRequested && !closed) LockSupport.parkNanos(this, parkNanos);
+      if (!wakeRequested && !closed) env.parkNanos(this, parkNanos);
       wakeRequested = false;
     }
   }
@@ -193,7 +199,7 @@ public final class HintedHandoff implements AutoCloseable {
       // Outcomes first: a sender that fails at once backs its target off before the next send.
       applyOutcomes();
       if (inFlight >= MAX_IN_FLIGHT || inFlightBytes >= MAX_IN_FLIGHT_BYTES) return IDLE_NANOS; // an outcome wakes us
-      long now = System.nanoTime();
+      long now = env.nanoTime();
       long tokenWaitNanos = bucket.nanosUntilAvailable(now);
       if (tokenWaitNanos > 0) return tokenWaitNanos;
       DeliveryTarget target = nextReadyTarget(now);
@@ -315,7 +321,7 @@ public final class HintedHandoff implements AutoCloseable {
 
   private void recordFailure(Outcome o) {
     failedAttempts.increment();
-    long backoffMillis = o.target().failed(o.generation(), System.nanoTime(), timing.initialBackoffMillis(), timing.maxBackoffMillis());
+    long backoffMillis = o.target().failed(o.generation(), env.nanoTime(), timing.initialBackoffMillis(), timing.maxBackoffMillis());
     failures.log("hints for " + o.target().address.id() + ": delivery of " + o.hint() + " failed (" + o.failure()
         + "); backing off " + backoffMillis + " ms, " + store.pendingHints(o.target().address) + " hints pending");
   }
@@ -363,7 +369,7 @@ public final class HintedHandoff implements AutoCloseable {
   }
 
   private void refreshTargets() {
-    long now = System.nanoTime();
+    long now = env.nanoTime();
     for (NodeAddress address : store.targets()) {
       if (!targets.containsKey(address)) {
         DeliveryTarget t = new DeliveryTarget(address, now);
@@ -387,7 +393,7 @@ public final class HintedHandoff implements AutoCloseable {
     LockSupport.unpark(thread);
   }
 
-  private void joinQuietly() {
+  private static void joinQuietly(Thread thread) {
     try {
       thread.join(CLOSE_WAIT_MILLIS);
     } catch (InterruptedException e) {

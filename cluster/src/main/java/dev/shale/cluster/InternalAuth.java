@@ -1,5 +1,6 @@
 package dev.shale.cluster;
 
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -38,15 +39,16 @@ public final class InternalAuth {
   }
 
   /**
-   * Proves and checks with {@code secret}, the same on every node of the cluster.
+   * Proves and checks with {@code secret}, the same on every node of the cluster; admin
+   * signatures carry and are checked against {@code wallClockMillis} (the node's Env's).
    *
    * @throws IllegalArgumentException if the secret is shorter than {@link #MIN_SECRET_BYTES}
    */
-  public static InternalAuth withSecret(byte[] secret) {
+  public static InternalAuth withSecret(byte[] secret, LongSupplier wallClockMillis) {
     if (secret.length < MIN_SECRET_BYTES) {
       throw new IllegalArgumentException("the cluster secret must be at least " + MIN_SECRET_BYTES + " bytes, not " + secret.length);
     }
-    return new InternalAuth(Mode.SECRET, new HandshakeProofs(secret), AdminSignatures.withSecret(secret));
+    return new InternalAuth(Mode.SECRET, new HandshakeProofs(secret), AdminSignatures.withSecret(secret, wallClockMillis));
   }
 
   /** No secret: whoever connects is a peer. */

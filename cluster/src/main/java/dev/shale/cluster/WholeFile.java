@@ -1,19 +1,21 @@
 package dev.shale.cluster;
 
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+import dev.shale.storage.Vfs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
  * Replaces a small file whole, crash-safely: the cluster map and a handoff's progress are kept
  * this way. After a crash the file is the old one or the new one, never a mix or a torn write.
+ * Through a {@link Vfs}, so that a crash test can take the power away from it as from the engine.
  */
 public final class WholeFile {
   private WholeFile() {}
@@ -24,9 +26,9 @@ public final class WholeFile {
    *
    * @throws UncheckedIOException for a file that is there but cannot be read
    */
-  public static Optional<byte[]> readIfPresent(Path file, String what) {
-    try {
-      return Optional.of(Files.readAllBytes(file));
+  public static Optional<byte[]> readIfPresent(Vfs vfs, Path file, String what) {
+    try (Vfs.ReadableFile read = vfs.open(file); Arena arena = Arena.ofConfined()) {
+      return Optional.of(read.map(arena).toArray(JAVA_BYTE)); // an empty file maps to NULL: no bytes
     } catch (NoSuchFileException e) {
       return Optional.empty();
     } catch (IOException e) {
@@ -37,19 +39,17 @@ public final class WholeFile {
   /**
    * Writes {@code bytes} to {@code <target>.partial}, fsyncs it, renames it over {@code target}
    * and fsyncs the directory (the rename is durable only then). A leftover {@code .partial} from
-   * a crash is overwritten by the next write.
+   * a crash is deleted first (files through a Vfs are created new, never overwritten).
    */
-  public static void write(Path target, byte[] bytes) throws IOException {
+  public static void write(Vfs vfs, Path target, byte[] bytes) throws IOException {
     Path partial = target.resolveSibling(target.getFileName() + ".partial");
-    try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        StandardOpenOption.TRUNCATE_EXISTING)) {
+    vfs.delete(partial);
+    try (Vfs.WritableFile file = vfs.create(partial)) {
       ByteBuffer buffer = ByteBuffer.wrap(bytes);
-      while (buffer.hasRemaining()) channel.write(buffer);
-      channel.force(true);
+      while (buffer.hasRemaining()) file.append(buffer);
+      file.sync(true);
     }
-    Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    try (FileChannel directory = FileChannel.open(target.getParent(), StandardOpenOption.READ)) {
-      directory.force(true);
-    }
+    vfs.rename(partial, target);
+    vfs.syncDirectory(Objects.requireNonNull(target.toAbsolutePath().getParent(), "a file is in a directory"));
   }
 }

@@ -3,6 +3,7 @@ package dev.shale.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.shale.storage.Env;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
@@ -30,7 +31,7 @@ class AdminSignaturesTest {
 
   @Test
   void acceptsARequestSignedWithTheSecret() {
-    AdminSignatures cli = AdminSignatures.withSecret(SECRET);
+    AdminSignatures cli = AdminSignatures.withSecret(SECRET, Env.real()::wallMillis);
     AdminSignatures.Signed signed = cli.sign("POST", COMPACT + "?level=1", NO_BODY, T0 - 59_000, "nonce-nonce-nonce-1");
 
     assertThat(node.refusal("POST", COMPACT + "?level=1", NO_BODY, headers(signed))).isNull();
@@ -43,7 +44,7 @@ class AdminSignaturesTest {
    */
   @Test
   void refusesATargetThatIsNotPrintableAscii() {
-    AdminSignatures cli = AdminSignatures.withSecret(SECRET);
+    AdminSignatures cli = AdminSignatures.withSecret(SECRET, Env.real()::wallMillis);
     String signedTarget = "/v0/admin/snapshot?name=x";
     for (char odd : new char[] {'\u0080', '\uFFFD', '\u00FF', ' ', '\u007F'}) {
       AdminSignatures.Signed signed = cli.sign("POST", signedTarget, NO_BODY, T0, "nonce-nonce-nonce-" + (int) odd);
@@ -141,13 +142,13 @@ class AdminSignaturesTest {
 
   @Test
   void refusesAShortSecret() {
-    assertThatThrownBy(() -> AdminSignatures.withSecret(new byte[15]))
+    assertThatThrownBy(() -> AdminSignatures.withSecret(new byte[15], Env.real()::wallMillis))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 16 bytes");
   }
 
   @Test
   void aNodeWithASecretChecksAdminRequestsAndOthersDoNot() {
-    assertThat(InternalAuth.withSecret(SECRET).adminSignatures()).isNotNull();
+    assertThat(InternalAuth.withSecret(SECRET, Env.real()::wallMillis).adminSignatures()).isNotNull();
     assertThat(InternalAuth.trustedNetwork().adminSignatures()).isNull();
     assertThat(InternalAuth.none().adminSignatures()).isNull();
   }

@@ -3,6 +3,7 @@ package dev.shale.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.Entry;
+import dev.shale.storage.Env;
 import dev.shale.storage.SyncMode;
 import dev.shale.storage.Versions;
 import dev.shale.testkit.TestSeed;
@@ -45,7 +46,7 @@ class HintStoreModelTest {
     long seed = TestSeed.forTest("HintStoreModelTest");
     Random random = new Random(seed);
     HintLimits limits = new HintLimits(MAX_BYTES, 3_600_000, 1_000);
-    store = HintStore.open(dir, limits, SyncMode.INTERVAL, () -> NOW);
+    store = HintStore.open(dir, limits, SyncMode.INTERVAL, Env.real().withWallClock(() -> NOW));
     Map<String, Stored> model = new HashMap<>();
     Map<String, Integer> highestLogical = new HashMap<>();
     long modelBytes = 0;
@@ -55,7 +56,7 @@ class HintStoreModelTest {
       int op = random.nextInt(100);
       if (op < 2) {
         store.close();
-        store = HintStore.open(dir, limits, SyncMode.INTERVAL, () -> NOW);
+        store = HintStore.open(dir, limits, SyncMode.INTERVAL, Env.real().withWallClock(() -> NOW));
       } else if (op < 30 && !model.isEmpty()) {
         modelBytes -= remove(random, model);
       } else {

@@ -3,6 +3,7 @@ package dev.shale.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.shale.storage.Env;
 import dev.shale.storage.SyncMode;
 import dev.shale.storage.Versions;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +34,7 @@ class HintStoreTest {
 
   HintStore open(HintLimits limits) {
     if (store != null) store.close();
-    store = HintStore.open(dir, limits, SyncMode.INTERVAL, clock::get);
+    store = HintStore.open(dir, limits, SyncMode.INTERVAL, Env.real().withWallClock(clock::get));
     return store;
   }
 

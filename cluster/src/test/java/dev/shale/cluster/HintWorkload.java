@@ -1,5 +1,6 @@
 package dev.shale.cluster;
 
+import dev.shale.storage.Env;
 import dev.shale.storage.SyncMode;
 import dev.shale.storage.Versions;
 import dev.shale.storage.Vfs;
@@ -35,7 +36,7 @@ final class HintWorkload {
   }
 
   static HintStore open(Path dir, SyncMode mode, Vfs vfs) {
-    return HintStore.open(dir, LIMITS, mode, () -> NOW, vfs);
+    return HintStore.open(dir, LIMITS, mode, Env.real().withVfs(vfs).withWallClock(() -> NOW));
   }
 
   /** A fresh hint, newer than every one drawn before: a tombstone one time in five. */

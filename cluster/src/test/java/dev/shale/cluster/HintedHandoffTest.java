@@ -3,6 +3,7 @@ package dev.shale.cluster;
 import static dev.shale.cluster.HintStoreTest.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shale.storage.Env;
 import dev.shale.storage.SyncMode;
 import dev.shale.storage.Versions;
 import dev.shale.testkit.Await;
@@ -42,7 +43,7 @@ class HintedHandoffTest {
   }
 
   HintStore openStore() {
-    store = HintStore.open(dir, LIMITS, SyncMode.INTERVAL, clock::get);
+    store = HintStore.open(dir, LIMITS, SyncMode.INTERVAL, Env.real().withWallClock(clock::get));
     return store;
   }
 

@@ -3,6 +3,7 @@ package dev.shale.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.shale.storage.Env;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import javax.crypto.Mac;
@@ -14,8 +15,8 @@ class InternalAuthTest {
   private static final byte[] HELLO = bytes("a client's HELLO payload, as sent");
   private static final byte[] NONCE = bytes("a server nonce of thirty-two b..");
 
-  private final InternalAuth client = InternalAuth.withSecret(SECRET);
-  private final InternalAuth server = InternalAuth.withSecret(SECRET);
+  private final InternalAuth client = InternalAuth.withSecret(SECRET, Env.real()::wallMillis);
+  private final InternalAuth server = InternalAuth.withSecret(SECRET, Env.real()::wallMillis);
 
   @Test
   void theProofsAreHmacSha256OverTheRoleLabelTheHelloAndTheServerNonce() throws Exception {
@@ -59,7 +60,7 @@ class InternalAuthTest {
 
   @Test
   void anotherSecretsProofsAndEmptyProofsAreRefused() {
-    InternalAuth other = InternalAuth.withSecret(bytes("another-secret-of-16"));
+    InternalAuth other = InternalAuth.withSecret(bytes("another-secret-of-16"), Env.real()::wallMillis);
     assertThat(server.isClientProof(HELLO, NONCE, other.clientProof(HELLO, NONCE))).isFalse();
     assertThat(client.isServerProof(HELLO, NONCE, other.serverProof(HELLO, NONCE))).isFalse();
     assertThat(server.isClientProof(HELLO, NONCE, new byte[0])).as("a trusted-network proof").isFalse();
@@ -68,7 +69,7 @@ class InternalAuthTest {
   @Test
   void theSecretIsCopiedWhenGiven() {
     byte[] secret = SECRET.clone();
-    InternalAuth auth = InternalAuth.withSecret(secret);
+    InternalAuth auth = InternalAuth.withSecret(secret, Env.real()::wallMillis);
     Arrays.fill(secret, (byte) 0);
     assertThat(auth.serverProof(HELLO, NONCE)).isEqualTo(server.serverProof(HELLO, NONCE));
   }
@@ -95,9 +96,9 @@ class InternalAuthTest {
 
   @Test
   void shortSecretsAreRefused() {
-    assertThatThrownBy(() -> InternalAuth.withSecret(new byte[InternalAuth.MIN_SECRET_BYTES - 1]))
+    assertThatThrownBy(() -> InternalAuth.withSecret(new byte[InternalAuth.MIN_SECRET_BYTES - 1], Env.real()::wallMillis))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 16 bytes, not 15");
-    assertThat(InternalAuth.withSecret(new byte[InternalAuth.MIN_SECRET_BYTES]).takesPeers()).isTrue();
+    assertThat(InternalAuth.withSecret(new byte[InternalAuth.MIN_SECRET_BYTES], Env.real()::wallMillis).takesPeers()).isTrue();
   }
 
   private static byte[] flipped(byte[] bytes, int index) {

@@ -32,6 +32,7 @@ import dev.shale.server.scan.ScanThreads;
 import dev.shale.server.scan.Scans;
 import dev.shale.server.tls.NodeTls;
 import dev.shale.storage.Engine;
+import dev.shale.storage.Env;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
@@ -311,14 +312,14 @@ public final class ShaleServer implements AutoCloseable {
    * This node's handoff, which the membership tells of node changes: it routes writes to the old
    * and new replicas while a change is pending and pulls into {@code engine} (the server's) the
    * ranges this node gains, keeping its progress in {@code directory} ({@code <data>/handoff}),
-   * at most {@code bytesPerSecond}. Made once; closed by {@link #close}.
+   * at most {@code bytesPerSecond}, its clock, thread and files from {@code env}. Made once; closed by {@link #close}.
    *
    * @throws IllegalStateException on a node without peers (it has nothing to hand off), or on a second call
    */
-  public synchronized Handoff handoff(Engine engine, Path directory, int bytesPerSecond, ChangeProgress received) {
+  public synchronized Handoff handoff(Engine engine, Path directory, int bytesPerSecond, ChangeProgress received, Env env) {
     if (peers == null) throw new IllegalStateException("a node without peers has no handoff");
     if (handoff.get() != null) throw new IllegalStateException("the handoff is made once");
-    Handoff made = new Handoff(peers.self(), peers.replicaSets(), engine, peers.pulls(), directory, bytesPerSecond, received);
+    Handoff made = new Handoff(peers.self(), peers.replicaSets(), engine, peers.pulls(), directory, bytesPerSecond, received, env);
     handoff.set(made);
     return made;
   }

@@ -7,6 +7,7 @@ import dev.shale.cluster.AdminSignatures;
 import dev.shale.cluster.coordination.MissedWrites;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Env;
 import dev.shale.testkit.FreePort;
 import java.io.IOException;
 import java.net.Inet4Address;
@@ -54,8 +55,8 @@ class AdminLoopbackTest {
   @Test
   void withAnAdminSecretSignedCallsAreServedFromAnywhereAndUnsignedOnesNowhere() throws Exception {
     InetAddress outside = nonLoopbackAddress();
-    AdminSignatures signer = AdminSignatures.withSecret(SECRET);
-    try (Served node = serve(AdminSignatures.withSecret(SECRET))) {
+    AdminSignatures signer = AdminSignatures.withSecret(SECRET, Env.real()::wallMillis);
+    try (Served node = serve(AdminSignatures.withSecret(SECRET, Env.real()::wallMillis))) {
       assertThat(call(outside, outside.getHostAddress(), node.port, signer).statusCode()).isEqualTo(200);
       assertThat(call(null, "127.0.0.1", node.port, signer).statusCode()).isEqualTo(200);
       assertThat(call(null, "127.0.0.1", node.port, null).statusCode()).isEqualTo(403);

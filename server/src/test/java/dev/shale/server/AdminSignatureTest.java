@@ -10,6 +10,7 @@ import dev.shale.cluster.Placement;
 import dev.shale.cluster.Topology;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Env;
 import dev.shale.testkit.FreePort;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -31,14 +32,14 @@ class AdminSignatureTest {
   private static final String COMPACT = "/v0/admin/compact";
 
   private final AtomicInteger compactions = new AtomicInteger();
-  private final AdminSignatures cli = AdminSignatures.withSecret(SECRET);
+  private final AdminSignatures cli = AdminSignatures.withSecret(SECRET, Env.real()::wallMillis);
   private TestServer node;
 
   @BeforeEach
   void start(@TempDir Path dir) throws Exception {
     int port = FreePort.find();
     Cluster cluster = new Cluster(new Placement(Topology.single(new NodeAddress("127.0.0.1", port))),
-        InternalAuth.withSecret(SECRET), 2_000, 16);
+        InternalAuth.withSecret(SECRET, Env.real()::wallMillis), 2_000, 16);
     Engine engine = Engine.open(dir, EngineOptions.defaults());
     Engine counting = new ForwardingEngine(engine) {
       @Override
@@ -73,7 +74,7 @@ class AdminSignatureTest {
 
   @Test
   void aCallSignedWithAnotherSecretIsRefused() {
-    AdminSignatures forger = AdminSignatures.withSecret("not-the-cluster-secret-0123".getBytes(StandardCharsets.UTF_8));
+    AdminSignatures forger = AdminSignatures.withSecret("not-the-cluster-secret-0123".getBytes(StandardCharsets.UTF_8), Env.real()::wallMillis);
 
     assertRefused(send(COMPACT, forger.sign("POST", COMPACT, new byte[0])), "signature does not match");
   }

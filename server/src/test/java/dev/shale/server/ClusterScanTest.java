@@ -9,6 +9,7 @@ import dev.shale.cluster.Placement;
 import dev.shale.cluster.Topology;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Env;
 import dev.shale.storage.Versions;
 import dev.shale.testkit.FreePort;
 import dev.shale.testkit.TestSeed;
@@ -224,7 +225,7 @@ class ClusterScanTest {
       try {
         for (int i = 0; i < started; i++) {
           Topology topology = Topology.fromUrls(urls, "127.0.0.1", ports.get(i));
-          Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET), timeoutMillis, 16);
+          Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET, Env.real()::wallMillis), timeoutMillis, 16);
           Engine engine = Engine.open(tmp.resolve("node-" + i), EngineOptions.defaults());
           try {
             ServerOptions options = TestServer.options().withPort(ports.get(i)).withShutdownTimeoutMillis(200);

@@ -6,6 +6,7 @@ import dev.shale.cluster.membership.StaticMembership;
 import dev.shale.server.peer.PeerEndpoint;
 import dev.shale.server.peer.PeerMessage;
 import dev.shale.server.peer.PortSniffer;
+import dev.shale.storage.Env;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -50,7 +51,7 @@ final class FakeScanPeer implements AutoCloseable {
   FakeScanPeer(List<String> urls, int self, byte[] secret, List<Step> script) {
     int port = Integer.parseInt(urls.get(self).substring(urls.get(self).lastIndexOf(':') + 1));
     Topology topology = Topology.fromUrls(urls, "127.0.0.1", port);
-    PeerEndpoint endpoint = new PeerEndpoint(topology.self(), StaticMembership.of(topology), InternalAuth.withSecret(secret), null, 1 << 20,
+    PeerEndpoint endpoint = new PeerEndpoint(topology.self(), StaticMembership.of(topology), InternalAuth.withSecret(secret, Env.real()::wallMillis), null, 1 << 20,
         sender -> new Scripted(script, openScanConnections), sender -> {});
     listener = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
         .childHandler(new ChannelInitializer<SocketChannel>() {

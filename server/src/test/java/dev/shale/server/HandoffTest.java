@@ -15,6 +15,7 @@ import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
+import dev.shale.storage.Env;
 import dev.shale.testkit.Await;
 import dev.shale.testkit.FreePort;
 import java.net.URI;
@@ -283,13 +284,13 @@ class HandoffTest {
 
   private Node startNode(int i, int bytesPerSecond) {
     Topology topology = Topology.fromUrls(urls, "127.0.0.1", addresses.get(i).port());
-    Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET), 2_000, 16);
+    Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET, Env.real()::wallMillis), 2_000, 16);
     Path dir = tmp.resolve("node" + i);
     Engine engine = Engine.open(dir.resolve("data"), EngineOptions.defaults());
     // A short drain: a node closed mid-stream stops serving its scans as a node that dies would.
     ServerOptions options = TestServer.options().withPort(addresses.get(i).port()).withShutdownTimeoutMillis(200);
     ShaleServer server = ShaleServer.start(engine, options, cluster, MissedWrites.NONE);
-    Handoff handoff = server.handoff(engine, dir.resolve("handoff"), bytesPerSecond, node -> received.put(node, true));
+    Handoff handoff = server.handoff(engine, dir.resolve("handoff"), bytesPerSecond, node -> received.put(node, true), Env.real());
     return new Node(topology.self(), engine, TestServer.wrap(engine, server), handoff);
   }
 

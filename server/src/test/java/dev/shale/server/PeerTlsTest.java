@@ -16,6 +16,7 @@ import dev.shale.server.tls.TlsFiles;
 import dev.shale.server.tls.TlsSetupException;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Env;
 import dev.shale.testkit.Await;
 import dev.shale.testkit.FreePort;
 import dev.shale.testkit.PeerWire;
@@ -217,7 +218,7 @@ class PeerTlsTest {
     NodeTls noClusterCa = tls("n0", ca, LOOPBACK, null);
     int port = FreePort.find();
     List<String> urls = List.of("http://127.0.0.1:" + port, "http://127.0.0.1:" + FreePort.find());
-    Cluster cluster = new Cluster(new Placement(Topology.fromUrls(urls, "127.0.0.1", port)), InternalAuth.withSecret(SECRET), 2_000, 16);
+    Cluster cluster = new Cluster(new Placement(Topology.fromUrls(urls, "127.0.0.1", port)), InternalAuth.withSecret(SECRET, Env.real()::wallMillis), 2_000, 16);
     try (Engine engine = Engine.open(dir.resolve("alone"), EngineOptions.defaults())) {
       assertThatThrownBy(() -> ShaleServer.start(engine, TestServer.options().withPort(port), cluster, MissedWrites.NONE, NodeAdmin.NONE, noClusterCa))
           .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--tls-cluster-ca");
@@ -328,7 +329,7 @@ class PeerTlsTest {
         for (int i = 0; i < size; i++) {
           NodeTls nodeTls = tls.apply(i);
           int port = nodes.ports.get(i);
-          Cluster cluster = new Cluster(new Placement(Topology.fromUrls(urls, "127.0.0.1", port)), InternalAuth.withSecret(SECRET), 2_000, 16);
+          Cluster cluster = new Cluster(new Placement(Topology.fromUrls(urls, "127.0.0.1", port)), InternalAuth.withSecret(SECRET, Env.real()::wallMillis), 2_000, 16);
           Engine engine = Engine.open(test.dir.resolve("node-" + i), EngineOptions.defaults());
           nodes.engines.add(engine);
           nodes.servers.add(ShaleServer.start(engine, TestServer.options().withPort(port), cluster, MissedWrites.NONE, NodeAdmin.NONE, nodeTls));

@@ -499,7 +499,7 @@ class ReplicationTest {
     private static Node start(Path dir, int port, List<String> urls, long timeoutMillis, int pending,
         MissedWrites missed, EngineOptions engineOptions, ServerOptions serverOptions, UnaryOperator<Engine> wrap) {
       Topology topology = Topology.fromUrls(urls, "127.0.0.1", port);
-      Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET), timeoutMillis, pending);
+      Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET, Env.real()::wallMillis), timeoutMillis, pending);
       Engine engine = Engine.open(dir, engineOptions);
       try {
         ShaleServer server = ShaleServer.start(wrap.apply(engine), serverOptions.withPort(port), cluster, missed);

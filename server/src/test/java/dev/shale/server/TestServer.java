@@ -7,6 +7,7 @@ import dev.shale.cluster.Placement;
 import dev.shale.cluster.Topology;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Env;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -70,7 +71,7 @@ final class TestServer implements AutoCloseable {
    */
   static TestServer withAbsentPeer(Path dir, int port, NodeAddress other, byte[] secret) {
     NodeAddress self = new NodeAddress("127.0.0.1", port);
-    Cluster cluster = new Cluster(new Placement(new Topology(List.of(self, other), self)), InternalAuth.withSecret(secret), 2_000, 16);
+    Cluster cluster = new Cluster(new Placement(new Topology(List.of(self, other), self)), InternalAuth.withSecret(secret, Env.real()::wallMillis), 2_000, 16);
     Engine engine = Engine.open(dir, EngineOptions.defaults());
     try {
       return new TestServer(engine, ShaleServer.start(engine, options().withPort(port), cluster));

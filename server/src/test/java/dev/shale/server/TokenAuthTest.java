@@ -9,6 +9,8 @@ import dev.shale.cluster.auth.TokenFile;
 import dev.shale.cluster.coordination.MissedWrites;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Env;
+import dev.shale.storage.Vfs;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -44,9 +46,9 @@ class TokenAuthTest {
   @BeforeEach
   void start() {
     engine = Engine.open(dir.resolve("data"), EngineOptions.defaults());
-    TokenAuth auth = new TokenAuth(LocalTokens.open(new TokenFile(dir.resolve("data").resolve(LocalTokens.FILE_NAME))), BOOTSTRAP, true);
+    TokenAuth auth = new TokenAuth(LocalTokens.open(new TokenFile(Vfs.real(), dir.resolve("data").resolve(LocalTokens.FILE_NAME))), BOOTSTRAP, true);
     server = ShaleServer.start(engine, TestServer.options(), null, MissedWrites.NONE,
-        new NodeAdmin(dir.resolve("data").resolve("snapshots"), AdminSignatures.withSecret(ADMIN_SECRET), auth));
+        new NodeAdmin(dir.resolve("data").resolve("snapshots"), AdminSignatures.withSecret(ADMIN_SECRET, Env.real()::wallMillis), auth));
   }
 
   @AfterEach
@@ -155,7 +157,7 @@ class TokenAuthTest {
 
   @Test
   void adminCallsSignedWithTheNodesSecretStillPass() throws Exception {
-    AdminSignatures signer = AdminSignatures.withSecret(ADMIN_SECRET);
+    AdminSignatures signer = AdminSignatures.withSecret(ADMIN_SECRET, Env.real()::wallMillis);
     AdminSignatures.Signed signed = signer.sign("GET", "/v0/admin/tokens", new byte[0]);
     HttpResponse<String> answer = http.send(request("GET", "/v0/admin/tokens", null)
         .header(AdminSignatures.TIME_HEADER, signed.time()).header(AdminSignatures.NONCE_HEADER, signed.nonce())

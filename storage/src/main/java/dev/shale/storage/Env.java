@@ -1,5 +1,6 @@
 package dev.shale.storage;
 
+import java.util.concurrent.ExecutorService;
 import java.util.function.LongSupplier;
 
 /**
@@ -43,6 +44,13 @@ public interface Env {
    * so that its owner knows it lost the thread.
    */
   Thread startDaemon(String name, CpuPriority priority, Thread.UncaughtExceptionHandler onDeath, Runnable body);
+
+  /**
+   * An executor of one daemon thread named {@code threadName}, at the normal priority, that runs
+   * its tasks in the order submitted; a task's exception goes to its Future. Its owner shuts it
+   * down.
+   */
+  ExecutorService newSingleThreadExecutor(String threadName);
 
   /**
    * Parks the calling thread for up to {@code nanos}, or until it is unparked ({@link

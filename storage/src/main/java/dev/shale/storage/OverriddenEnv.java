@@ -1,5 +1,6 @@
 package dev.shale.storage;
 
+import java.util.concurrent.ExecutorService;
 import java.util.function.LongSupplier;
 
 /** {@link Env#withVfs} and {@link Env#withWallClock}: {@code base} with other files or wall clock. */
@@ -17,6 +18,11 @@ record OverriddenEnv(Env base, Vfs vfs, LongSupplier wallClock) implements Env {
   @Override
   public Thread startDaemon(String name, CpuPriority priority, Thread.UncaughtExceptionHandler onDeath, Runnable body) {
     return base.startDaemon(name, priority, onDeath, body);
+  }
+
+  @Override
+  public ExecutorService newSingleThreadExecutor(String threadName) {
+    return base.newSingleThreadExecutor(threadName);
   }
 
   @Override

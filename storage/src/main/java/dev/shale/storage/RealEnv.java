@@ -1,5 +1,7 @@
 package dev.shale.storage;
 
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -36,6 +38,11 @@ final class RealEnv implements Env {
     });
     thread.start();
     return thread;
+  }
+
+  @Override
+  public ExecutorService newSingleThreadExecutor(String threadName) {
+    return Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().name(threadName).daemon().unstarted(r));
   }
 
   @Override

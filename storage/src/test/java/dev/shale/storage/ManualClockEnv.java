@@ -1,5 +1,6 @@
 package dev.shale.storage;
 
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -61,6 +62,11 @@ public final class ManualClockEnv implements Env {
   @Override
   public Thread startDaemon(String name, CpuPriority priority, Thread.UncaughtExceptionHandler onDeath, Runnable body) {
     return Env.real().startDaemon(name, priority, onDeath, body);
+  }
+
+  @Override
+  public ExecutorService newSingleThreadExecutor(String threadName) {
+    return Env.real().newSingleThreadExecutor(threadName);
   }
 
   @Override

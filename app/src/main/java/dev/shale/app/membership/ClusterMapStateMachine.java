@@ -163,7 +163,7 @@ final class ClusterMapStateMachine extends BaseStateMachine {
     TermIndex last = getLastAppliedTermIndex();
     if (last == null || last.getIndex() < 0) return RaftLog.INVALID_LOG_INDEX;
     File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-    WholeFile.write(file.toPath(), SnapshotText.encode(snapshot, tokenSnapshot));
+    WholeFile.write(mapFile.vfs(), file.toPath(), SnapshotText.encode(snapshot, tokenSnapshot));
     storage.loadLatestSnapshot();
     return last.getIndex();
   }

@@ -3,6 +3,7 @@ package dev.shale.app.membership;
 import dev.shale.cluster.WholeFile;
 import dev.shale.cluster.membership.ClusterMap;
 import dev.shale.cluster.membership.ClusterMapCodec;
+import dev.shale.storage.Vfs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -20,14 +21,21 @@ import java.util.Optional;
 final class MapFile {
   static final String NAME = "map";
 
+  private final Vfs vfs;
   private final Path file;
 
-  MapFile(Path raftDir) {
+  MapFile(Vfs vfs, Path raftDir) {
+    this.vfs = vfs;
     this.file = raftDir.resolve(NAME);
   }
 
+  /** The filesystem the map is kept through: the Raft snapshots are kept through the same. */
+  Vfs vfs() {
+    return vfs;
+  }
+
   Optional<ClusterMap> read() {
-    Optional<byte[]> bytes = WholeFile.readIfPresent(file, "the cluster map");
+    Optional<byte[]> bytes = WholeFile.readIfPresent(vfs, file, "the cluster map");
     if (bytes.isEmpty()) return Optional.empty();
     try {
       return Optional.of(ClusterMapCodec.decode(bytes.get()));
@@ -39,7 +47,7 @@ final class MapFile {
 
   void write(ClusterMap map) {
     try {
-      WholeFile.write(file, ClusterMapCodec.encode(map));
+      WholeFile.write(vfs, file, ClusterMapCodec.encode(map));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the cluster map " + file + ": " + e.getMessage(), e);
     }

@@ -14,6 +14,7 @@ import dev.shale.cluster.membership.TopologyChange;
 import dev.shale.cluster.membership.TopologyChangeCodec;
 import dev.shale.cluster.membership.TopologyChangeRefused;
 import dev.shale.cluster.membership.TopologyListener;
+import dev.shale.storage.Vfs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
@@ -63,6 +64,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread safe.
  */
 public final class RaftMembership implements Membership, AutoCloseable {
+  // The files of the map, the tokens and the snapshots. The real filesystem: Ratis, whose log
+  // sits beside them, stays outside any simulation (issue 33), so the membership's files do too.
+  private static final Vfs MEMBERSHIP_FILES = Vfs.real();
+
   /** The Raft storage's directory under the data directory. */
   public static final String RAFT_DIR = "raft";
   /** The cluster's API tokens as this node applied them last, under the Raft directory (docs/format.md, "API tokens"). */
@@ -130,7 +135,7 @@ public final class RaftMembership implements Membership, AutoCloseable {
 
   /** The map this node applied last before it stopped, if it has one. */
   public static Optional<ClusterMap> storedMap(Path dataDir) {
-    return new MapFile(dataDir.resolve(RAFT_DIR)).read();
+    return new MapFile(MEMBERSHIP_FILES, dataDir.resolve(RAFT_DIR)).read();
   }
 
   /** {@link #start(Path, NodeAddress, String, int, Start, TopologyListener, boolean, RaftTls)} in clear: no TLS. */
@@ -151,11 +156,11 @@ public final class RaftMembership implements Membership, AutoCloseable {
       TopologyListener listener, boolean completesAtOnce, @Nullable RaftTls tls) {
     Path raftDir = dataDir.resolve(RAFT_DIR);
     RaftProperties properties = RaftSettings.properties(raftDir, raftHost, raftPort);
-    TokenFile tokenFile = new TokenFile(raftDir.resolve(TOKENS_FILE));
+    TokenFile tokenFile = new TokenFile(MEMBERSHIP_FILES, raftDir.resolve(TOKENS_FILE));
     // A restarted member enforces the tokens it had at once, before Raft replays its log.
     TokenSet storedTokens = start instanceof Start.Recover ? tokenFile.read().orElse(TokenSet.EMPTY) : TokenSet.EMPTY;
     Parameters parameters = tls == null ? new Parameters() : tls.parameters();
-    ClusterMapStateMachine machine = new ClusterMapStateMachine(new RemovalNotice(self, listener), new MapFile(raftDir), tokenFile);
+    ClusterMapStateMachine machine = new ClusterMapStateMachine(new RemovalNotice(self, listener), new MapFile(MEMBERSHIP_FILES, raftDir), tokenFile);
     RaftGroup group = switch (start) {
       case Start.Recover ignored -> RaftGroup.valueOf(GROUP_ID);
       case Start.Bootstrap b -> RaftGroup.valueOf(GROUP_ID, peers(b.members()));

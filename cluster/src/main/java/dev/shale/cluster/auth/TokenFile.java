@@ -1,10 +1,11 @@
 package dev.shale.cluster.auth;
 
 import dev.shale.cluster.WholeFile;
+import dev.shale.storage.Vfs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -12,9 +13,11 @@ import java.util.Optional;
  * into place ({@link WholeFile}, as the cluster map's file): old or new after any crash.
  */
 public final class TokenFile {
+  private final Vfs vfs;
   private final Path file;
 
-  public TokenFile(Path file) {
+  public TokenFile(Vfs vfs, Path file) {
+    this.vfs = vfs;
     this.file = file;
   }
 
@@ -24,7 +27,7 @@ public final class TokenFile {
 
   /** @throws IllegalStateException for a damaged file, UncheckedIOException for one that cannot be read */
   public Optional<TokenSet> read() {
-    Optional<byte[]> bytes = WholeFile.readIfPresent(file, "the token set");
+    Optional<byte[]> bytes = WholeFile.readIfPresent(vfs, file, "the token set");
     if (bytes.isEmpty()) return Optional.empty();
     try {
       return Optional.of(TokenSetCodec.decode(bytes.get()));
@@ -35,8 +38,8 @@ public final class TokenFile {
 
   public void write(TokenSet set) {
     try {
-      Files.createDirectories(file.getParent());
-      WholeFile.write(file, TokenSetCodec.encode(set));
+      vfs.createDirectories(Objects.requireNonNull(file.toAbsolutePath().getParent(), "a file is in a directory"));
+      WholeFile.write(vfs, file, TokenSetCodec.encode(set));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the token set " + file + ": " + e.getMessage(), e);
     }

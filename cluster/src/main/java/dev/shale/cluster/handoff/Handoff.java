@@ -3,14 +3,13 @@ package dev.shale.cluster.handoff;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.coordination.ReplicaSets;
 import dev.shale.storage.Engine;
+import dev.shale.storage.Env;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -45,8 +44,8 @@ public final class Handoff implements ChangeListener, AutoCloseable {
   private final Path directory;
   private final int bytesPerSecond;
   private final ChangeProgress received;
-  private final ExecutorService thread =
-      Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().name("shale-handoff").daemon().unstarted(r));
+  private final Env env; // the node's: the pulls' clock and files, this class's thread
+  private final ExecutorService thread;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile @Nullable HandoffProgress progress; // of the change being pulled, for status
 
@@ -57,7 +56,7 @@ public final class Handoff implements ChangeListener, AutoCloseable {
    * @param bytesPerSecond the most key and value bytes a second the pulls write ({@code --stream-rate})
    */
   public Handoff(NodeAddress self, @Nullable ReplicaSets replicaSets, Engine engine, PullSource pulls, Path directory, int bytesPerSecond,
-      ChangeProgress received) {
+      ChangeProgress received, Env env) {
     if (bytesPerSecond < 1) throw new IllegalArgumentException("bytesPerSecond must be >= 1: " + bytesPerSecond);
     this.self = self;
     this.replicaSets = replicaSets;
@@ -66,6 +65,8 @@ public final class Handoff implements ChangeListener, AutoCloseable {
     this.directory = directory;
     this.bytesPerSecond = bytesPerSecond;
     this.received = received;
+    this.env = env;
+    this.thread = env.newSingleThreadExecutor("shale-handoff");
   }
 
   @Override
@@ -105,14 +106,14 @@ public final class Handoff implements ChangeListener, AutoCloseable {
     List<PullUnit> units = change.pullsOf(self);
     HandoffProgress pulled;
     try {
-      pulled = HandoffProgress.open(directory, change, units.stream().map(PullUnit::name).toList());
+      pulled = HandoffProgress.open(env.vfs(), directory, change, units.stream().map(PullUnit::name).toList());
     } catch (UncheckedIOException e) { // on this thread nobody else would hear of it
       LOG.log(Level.ERROR, () -> "handoff: cannot pull the ranges this node gains: " + e.getMessage());
       return;
     }
     progress = pulled;
     sayWhatIsLost(change, units);
-    if (new RangePulls(change, self, units, pulls, engine, pulled, bytesPerSecond, closed::get).pullAll()) {
+    if (new RangePulls(change, self, units, pulls, engine, pulled, bytesPerSecond, closed::get, env).pullAll()) {
       LOG.log(Level.INFO, () -> "handoff: " + self + " holds every range it gains (" + pulled.ranges().size() + ")");
       received.received(self);
     }
@@ -143,7 +144,7 @@ public final class Handoff implements ChangeListener, AutoCloseable {
     if (closed.get()) return;
     PlacementChange missed;
     try {
-      missed = HandoffProgress.storedChange(directory);
+      missed = HandoffProgress.storedChange(env.vfs(), directory);
     } catch (IOException e) {
       LOG.log(Level.WARNING, () -> "handoff: cannot read the progress of the last change: " + e.getMessage());
       return;
@@ -171,7 +172,7 @@ public final class Handoff implements ChangeListener, AutoCloseable {
       }
     }
     try {
-      Files.deleteIfExists(directory.resolve("progress"));
+      env.vfs().delete(directory.resolve("progress"));
     } catch (IOException e) {
       LOG.log(Level.WARNING, () -> "handoff: cannot delete the progress of a committed change: " + e.getMessage());
     }

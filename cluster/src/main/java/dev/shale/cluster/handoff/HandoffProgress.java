@@ -1,10 +1,10 @@
 package dev.shale.cluster.handoff;
 
 import dev.shale.cluster.WholeFile;
+import dev.shale.storage.Vfs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -26,12 +26,14 @@ public final class HandoffProgress {
   static final String HEADER = "shale-handoff-progress 1";
   private static final HexFormat HEX = HexFormat.of();
 
+  private final Vfs vfs;
   private final Path file;
   private final String changeLine;
   // @GuardedBy("this"); by pull name, in the order of the file
   private final Map<String, RangeProgress> ranges = new LinkedHashMap<>();
 
-  private HandoffProgress(Path file, String changeLine) {
+  private HandoffProgress(Vfs vfs, Path file, String changeLine) {
+    this.vfs = vfs;
     this.file = file;
     this.changeLine = changeLine;
   }
@@ -43,10 +45,10 @@ public final class HandoffProgress {
    *
    * @throws UncheckedIOException if the file cannot be read or written, or does not parse
    */
-  public static HandoffProgress open(Path directory, PlacementChange change, Collection<String> names) {
-    HandoffProgress progress = new HandoffProgress(directory.resolve("progress"), changeLine(change));
+  public static HandoffProgress open(Vfs vfs, Path directory, PlacementChange change, Collection<String> names) {
+    HandoffProgress progress = new HandoffProgress(vfs, directory.resolve("progress"), changeLine(change));
     try {
-      Files.createDirectories(directory);
+      vfs.createDirectories(directory);
       progress.ranges.putAll(progress.read());
       for (String name : names) progress.ranges.putIfAbsent(name, RangeProgress.start(name));
       progress.write();
@@ -61,10 +63,10 @@ public final class HandoffProgress {
    *
    * @throws IOException if the file cannot be read or its change line does not parse
    */
-  public static @Nullable PlacementChange storedChange(Path directory) throws IOException {
+  public static @Nullable PlacementChange storedChange(Vfs vfs, Path directory) throws IOException {
     Path file = directory.resolve("progress");
-    if (!Files.exists(file)) return null;
-    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    List<String> lines = readLines(vfs, file);
+    if (lines == null) return null;
     String[] change = lines.size() < 2 ? new String[0] : lines.get(1).split(" ", -1);
     if (lines.isEmpty() || !lines.getFirst().equals(HEADER) || change.length != 4 || !change[0].equals("change")) {
       throw new IOException(file + ": not a handoff progress file with a change line");
@@ -115,8 +117,8 @@ public final class HandoffProgress {
 
   private Map<String, RangeProgress> read() throws IOException {
     Map<String, RangeProgress> stored = new LinkedHashMap<>();
-    if (!Files.exists(file)) return stored;
-    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    List<String> lines = readLines(vfs, file);
+    if (lines == null) return stored;
     if (lines.isEmpty() || !lines.get(0).equals(HEADER)) throw malformed(1, "not a handoff progress file");
     if (lines.size() < 2 || !lines.get(1).equals(changeLine)) return stored; // another change's
     for (int i = 2; i < lines.size(); i++) {
@@ -135,6 +137,17 @@ public final class HandoffProgress {
     return stored;
   }
 
+  // The file's lines (as Files.readAllLines splits them), or null if there is no file.
+  private static @Nullable List<String> readLines(Vfs vfs, Path file) throws IOException {
+    try {
+      return WholeFile.readIfPresent(vfs, file, "the handoff's progress")
+          .map(bytes -> new String(bytes, StandardCharsets.UTF_8).lines().toList())
+          .orElse(null);
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    }
+  }
+
   private IOException malformed(int line, String why) {
     return new IOException(file + " line " + line + ": " + why);
   }
@@ -150,7 +163,7 @@ public final class HandoffProgress {
           + range.bytes() + " " + (lastKey == null ? "-" : HEX.formatHex(lastKey)));
     }
     byte[] bytes = (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
-    WholeFile.write(file, bytes);
+    WholeFile.write(vfs, file, bytes);
   }
 
   private static String changeLine(PlacementChange change) {

@@ -4,6 +4,7 @@ import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.TokenBucket;
 import dev.shale.storage.Engine;
 import dev.shale.storage.Entry;
+import dev.shale.storage.Env;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.List;
@@ -12,7 +13,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 
@@ -51,17 +51,19 @@ final class RangePulls {
   private final HandoffProgress progress;
   private final TokenBucket throttle;
   private final BooleanSupplier stopped;
+  private final Env env; // paces the throttle and the pauses
 
   /** @param units what {@code self} pulls in {@code change}: {@link PlacementChange#pullsOf}, whose names {@code progress} has */
   RangePulls(PlacementChange change, NodeAddress self, List<PullUnit> units, PullSource pulls, Engine engine, HandoffProgress progress,
-      int bytesPerSecond, BooleanSupplier stopped) {
+      int bytesPerSecond, BooleanSupplier stopped, Env env) {
     this.change = change;
     this.self = self;
     this.units = units;
     this.pulls = pulls;
     this.engine = engine;
     this.progress = progress;
-    this.throttle = new TokenBucket(bytesPerSecond, System.nanoTime());
+    this.env = env;
+    this.throttle = new TokenBucket(bytesPerSecond, env.nanoTime());
     this.stopped = stopped;
   }
 
@@ -175,7 +177,7 @@ final class RangePulls {
       if (stopped.getAsBoolean()) break;
       engine.write(entry.key(), entry.value(), entry.version(), entry.expiresAtMillis());
       int size = entry.key().length + (entry.value() == null ? 0 : entry.value().length);
-      throttle.take(size, System.nanoTime());
+      throttle.take(size, env.nanoTime());
       bytes += size;
       records++;
     }
@@ -185,14 +187,14 @@ final class RangePulls {
 
   private void awaitTokens() {
     long waitNanos;
-    while ((waitNanos = throttle.nanosUntilAvailable(System.nanoTime())) > 0 && !stopped.getAsBoolean()) {
-      LockSupport.parkNanos(Math.min(waitNanos, TimeUnit.MILLISECONDS.toNanos(100)));
+    while ((waitNanos = throttle.nanosUntilAvailable(env.nanoTime())) > 0 && !stopped.getAsBoolean()) {
+      env.parkNanos(this, Math.min(waitNanos, TimeUnit.MILLISECONDS.toNanos(100)));
     }
   }
 
   private void pause(long millis) {
-    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    long until = env.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
     long left;
-    while ((left = until - System.nanoTime()) > 0 && !stopped.getAsBoolean()) LockSupport.parkNanos(left);
+    while ((left = until - env.nanoTime()) > 0 && !stopped.getAsBoolean()) env.parkNanos(this, left);
   }
 }

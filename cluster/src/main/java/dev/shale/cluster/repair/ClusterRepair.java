@@ -2,6 +2,7 @@ package dev.shale.cluster.repair;
 
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Placement;
+import dev.shale.storage.Env;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,6 +42,7 @@ public final class ClusterRepair {
   private final int replicas;
   private final Function<NodeAddress, RepairSide> sides;
   private final RepairThrottle throttle;
+  private final Env env; // times a repair
   private final int leafBits;
   private final ReentrantLock running = new ReentrantLock();
   private final AtomicLong runs = new AtomicLong();
@@ -52,12 +54,14 @@ public final class ClusterRepair {
    * @param sides a node's side of a repair: this node's engine, or a peer
    */
   public ClusterRepair(
-      Supplier<Placement> placement, int replicas, Function<NodeAddress, RepairSide> sides, RepairThrottle throttle, int leafBits) {
+      Supplier<Placement> placement, int replicas, Function<NodeAddress, RepairSide> sides, RepairThrottle throttle, int leafBits,
+      Env env) {
     if (replicas < 1) throw new IllegalArgumentException("replicas must be >= 1: " + replicas);
     this.placement = placement;
     this.replicas = replicas;
     this.sides = sides;
     this.throttle = throttle;
+    this.env = env;
     this.leafBits = RepairTree.checkedLeafBits(leafBits);
   }
 
@@ -116,7 +120,7 @@ public final class ClusterRepair {
   }
 
   private RepairReport repair(Placement now, List<NodeAddress[]> pairs) {
-    long startNanos = System.nanoTime();
+    long startNanos = env.nanoTime();
     int copies = Math.min(replicas, now.topology().size());
     RepairReport report = RepairReport.NOTHING;
     if (copies >= 2) {
@@ -125,7 +129,7 @@ public final class ClusterRepair {
         report = report.plus(repairPair(new SharedRange(now, pair[0], pair[1], copies)));
       }
     }
-    report = report.took((System.nanoTime() - startNanos) / 1_000_000);
+    report = report.took((env.nanoTime() - startNanos) / 1_000_000);
     runs.incrementAndGet();
     RepairReport done = report;
     LOG.log(done.failures().isEmpty() ? Level.INFO : Level.WARNING, () -> "repair of " + done.rangesCompared() + " ranges: "

@@ -1,7 +1,7 @@
 package dev.shale.cluster.repair;
 
 import dev.shale.cluster.TokenBucket;
-import java.util.concurrent.locks.LockSupport;
+import dev.shale.storage.Env;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -11,17 +11,19 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RepairThrottle {
   private final @Nullable TokenBucket bucket; // null: no limit
+  private final Env env; // its monotonic clock paces the bucket; waits park through it
 
-  private RepairThrottle(@Nullable TokenBucket bucket) {
+  private RepairThrottle(@Nullable TokenBucket bucket, Env env) {
     this.bucket = bucket;
+    this.env = env;
   }
 
-  public static RepairThrottle perSecond(int recordsPerSecond) {
-    return new RepairThrottle(new TokenBucket(recordsPerSecond, System.nanoTime()));
+  public static RepairThrottle perSecond(int recordsPerSecond, Env env) {
+    return new RepairThrottle(new TokenBucket(recordsPerSecond, env.nanoTime()), env);
   }
 
   public static RepairThrottle unlimited() {
-    return new RepairThrottle(null);
+    return new RepairThrottle(null, Env.real()); // never reads the clock nor waits
   }
 
   /**
@@ -32,10 +34,10 @@ public final class RepairThrottle {
   synchronized void acquire() {
     if (bucket == null) return;
     long waitNanos;
-    while ((waitNanos = bucket.nanosUntilAvailable(System.nanoTime())) > 0) {
-      LockSupport.parkNanos(waitNanos);
+    while ((waitNanos = bucket.nanosUntilAvailable(env.nanoTime())) > 0) {
+      env.parkNanos(this, waitNanos);
       if (Thread.currentThread().isInterrupted()) throw new RepairFailedException("the repair was interrupted");
     }
-    bucket.take(1, System.nanoTime());
+    bucket.take(1, env.nanoTime());
   }
 }

@@ -8,6 +8,7 @@ import dev.shale.cluster.HintLimits;
 import dev.shale.cluster.HintStore;
 import dev.shale.cluster.HintedHandoff;
 import dev.shale.cluster.NodeAddress;
+import dev.shale.storage.Env;
 import dev.shale.storage.SyncMode;
 import dev.shale.storage.Entry;
 import dev.shale.storage.Versions;
@@ -32,7 +33,7 @@ class HintedWritesTest {
   @Test
   void aMissedWriteIsKeptPendingAndDeliveredOnceTheHandoffRuns() {
     List<Hint> delivered = new CopyOnWriteArrayList<>();
-    HintStore store = HintStore.open(dir, HintLimits.DEFAULT, SyncMode.INTERVAL);
+    HintStore store = HintStore.open(dir, HintLimits.DEFAULT, SyncMode.INTERVAL, Env.real());
     HintedHandoff handoff = new HintedHandoff(store, hint -> {
       delivered.add(hint);
       return CompletableFuture.completedFuture(true);

@@ -7,6 +7,7 @@ import dev.shale.cluster.Nodes;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
+import dev.shale.storage.Env;
 import dev.shale.testkit.Await;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -86,7 +87,7 @@ class DeadSourceHandoffTest {
   private void start(PlacementChange change, Map<String, Entry> written) {
     engine = Engine.open(tmp.resolve("engine"), EngineOptions.defaults());
     handoff = new Handoff(self, null, engine, source(change, written), tmp.resolve("handoff"), Handoff.DEFAULT_BYTES_PER_SECOND,
-        node -> received.set(node.equals(self)));
+        node -> received.set(node.equals(self)), Env.real());
     handoff.changeStarted(change);
   }
 

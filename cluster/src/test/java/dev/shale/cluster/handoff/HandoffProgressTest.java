@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Nodes;
+import dev.shale.storage.Vfs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -24,29 +25,29 @@ class HandoffProgressTest {
   @Test
   void aReopenedProgressResumesEachRangeWhereItWas() throws IOException {
     String first = gained.getFirst();
-    HandoffProgress progress = HandoffProgress.open(dir, join, gained);
+    HandoffProgress progress = HandoffProgress.open(Vfs.real(), dir, join, gained);
     assertThat(progress.ranges()).hasSize(gained.size()).allMatch(r -> !r.done() && r.records() == 0 && r.lastKey() == null);
     progress.advance(first, bytes("k1"), 10, 100);
     progress.advance(first, bytes("k2"), 5, 50);
 
-    HandoffProgress reopened = HandoffProgress.open(dir, join, gained);
+    HandoffProgress reopened = HandoffProgress.open(Vfs.real(), dir, join, gained);
     RangeProgress range = reopened.of(first);
     assertThat(range.records()).isEqualTo(15);
     assertThat(range.bytes()).isEqualTo(150);
     assertThat(range.lastKey()).isEqualTo(bytes("k2"));
     assertThat(reopened.allDone()).isFalse();
     for (String name : gained) reopened.finish(name);
-    assertThat(HandoffProgress.open(dir, join, gained).allDone()).isTrue();
+    assertThat(HandoffProgress.open(Vfs.real(), dir, join, gained).allDone()).isTrue();
   }
 
   @Test
   void thePartsOfAFailedOverPullAreKeptAndStartWhereTheReplacedNodeStopped() throws IOException {
-    HandoffProgress progress = HandoffProgress.open(dir, join, gained);
+    HandoffProgress progress = HandoffProgress.open(Vfs.real(), dir, join, gained);
     progress.advance(gained.getFirst(), bytes("k5"), 5, 50);
     progress.addFrom(gained.getFirst() + "@127.0.0.1:9", bytes("k5"));
     progress.addFrom(gained.getFirst() + "@127.0.0.1:9", bytes("other")); // there already: unchanged
 
-    HandoffProgress reopened = HandoffProgress.open(dir, join, gained);
+    HandoffProgress reopened = HandoffProgress.open(Vfs.real(), dir, join, gained);
     assertThat(reopened.has(gained.getFirst() + "@127.0.0.1:9")).isTrue();
     RangeProgress part = reopened.of(gained.getFirst() + "@127.0.0.1:9");
     assertThat(part.lastKey()).isEqualTo(bytes("k5"));
@@ -56,22 +57,22 @@ class HandoffProgressTest {
 
   @Test
   void anotherChangesProgressIsReplacedNotResumed() throws IOException {
-    HandoffProgress.open(dir, join, gained).advance(gained.getFirst(), bytes("k"), 1, 1);
+    HandoffProgress.open(Vfs.real(), dir, join, gained).advance(gained.getFirst(), bytes("k"), 1, 1);
     PlacementChange other = PlacementChange.between(five.subList(0, 4), five, 2);
-    HandoffProgress progress = HandoffProgress.open(dir, other, namesOf(other));
+    HandoffProgress progress = HandoffProgress.open(Vfs.real(), dir, other, namesOf(other));
     assertThat(progress.ranges()).allMatch(r -> r.records() == 0);
     assertThat(Files.readString(dir.resolve("progress"))).startsWith(HandoffProgress.HEADER + "\nchange 2 ");
   }
 
   @Test
   void aFileThatDoesNotParseIsAnErrorNamingTheFileAndLine() throws IOException {
-    HandoffProgress.open(dir, join, gained);
+    HandoffProgress.open(Vfs.real(), dir, join, gained);
     List<String> lines = Files.readAllLines(dir.resolve("progress"));
     Files.writeString(dir.resolve("progress"), lines.get(0) + "\n" + lines.get(1) + "\nrange a,b open x 0 -\n");
-    assertThatThrownBy(() -> HandoffProgress.open(dir, join, gained)).isInstanceOf(UncheckedIOException.class)
+    assertThatThrownBy(() -> HandoffProgress.open(Vfs.real(), dir, join, gained)).isInstanceOf(UncheckedIOException.class)
         .hasMessageContaining(dir.resolve("progress") + " line 3");
     Files.writeString(dir.resolve("progress"), "something else\n");
-    assertThatThrownBy(() -> HandoffProgress.open(dir, join, gained)).hasMessageContaining("line 1: not a handoff progress file");
+    assertThatThrownBy(() -> HandoffProgress.open(Vfs.real(), dir, join, gained)).hasMessageContaining("line 1: not a handoff progress file");
   }
 
   private List<String> namesOf(PlacementChange change) {

@@ -8,6 +8,7 @@ import dev.shale.cluster.Topology;
 import dev.shale.cluster.membership.StaticMembership;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Env;
 import dev.shale.testkit.Await;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -92,6 +93,6 @@ class MissedCommitTest {
   private Handoff handoff() {
     PullSource nothing = (source, gained, start, sink) -> CompletableFuture.completedFuture(null);
     return new Handoff(self, null, engine, nothing, tmp.resolve("handoff"), Handoff.DEFAULT_BYTES_PER_SECOND,
-        node -> received.set(true));
+        node -> received.set(true), Env.real());
   }
 }

@@ -6,6 +6,7 @@ import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Placement;
 import dev.shale.cluster.Topology;
 import dev.shale.storage.Entry;
+import dev.shale.storage.Env;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -33,7 +34,7 @@ class ClusterRepairTest {
     }
     Map<NodeAddress, MapSide> sides = Map.of(A, a, B, b, C, c);
     Placement placement = new Placement(new Topology(List.of(A, B, C), C));
-    ClusterRepair repair = new ClusterRepair(() -> placement, 3, sides::get, RepairThrottle.unlimited(), 8);
+    ClusterRepair repair = new ClusterRepair(() -> placement, 3, sides::get, RepairThrottle.unlimited(), 8, Env.real());
 
     RepairReport report = repair.repairAll();
 

@@ -13,6 +13,7 @@ import dev.shale.cluster.membership.MemberState;
 import dev.shale.cluster.membership.Membership;
 import dev.shale.cluster.membership.RaftAddress;
 import dev.shale.cluster.membership.TopologyChange;
+import dev.shale.storage.Env;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +29,7 @@ class LiveRepairPlacementTest {
 
   private final AtomicReference<ClusterMap> map = new AtomicReference<>(map(1, member(A, MemberState.NORMAL), member(B, MemberState.NORMAL)));
   private final Cluster cluster = new Cluster(new Placement(new Topology(List.of(A, B), A)),
-      InternalAuth.withSecret("live-repair-placement-secret".getBytes(StandardCharsets.UTF_8)), 1_000, 4, 0, 2, new Changing());
+      InternalAuth.withSecret("live-repair-placement-secret".getBytes(StandardCharsets.UTF_8), Env.real()::wallMillis), 1_000, 4, 0, 2, new Changing());
 
   @Test
   void theReadableMembersOfTheMapNowWithThisNodeAsSelf() {
@@ -55,7 +56,7 @@ class LiveRepairPlacementTest {
     ClusterRepair repair = new ClusterRepair(cluster::livePlacement, 2, node -> {
       asked.add(node);
       throw new AssertionError("no side is needed");
-    }, RepairThrottle.perSecond(1_000), 3);
+    }, RepairThrottle.perSecond(1_000, Env.real()), 3, Env.real());
     assertThat(repair.repairAll().rangesCompared()).isZero();
     assertThat(asked).isEmpty();
   }

@@ -7,6 +7,7 @@ import dev.shale.cluster.repair.RepairThrottle;
 import dev.shale.server.EntityService;
 import dev.shale.server.coordination.ReplicaCalls;
 import dev.shale.server.peer.PeerDialer;
+import dev.shale.storage.Env;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.lang.System.Logger.Level;
@@ -46,8 +47,10 @@ public final class RepairRunner implements AutoCloseable {
       Cluster cluster, EntityService service, ReplicaCalls calls, PeerDialer dialer, EventLoopGroup loops) {
     int replicas = cluster.replicationFactor();
     RepairSides sides = new RepairSides(cluster.topology().self(), service, calls, dialer, loops, cluster.forwardTimeoutMillis());
+    // The server takes no Env yet (issue 33, item 2: server is the next module to convert).
+    Env env = Env.real();
     return new RepairRunner(new ClusterRepair(cluster::livePlacement, replicas, sides,
-        RepairThrottle.perSecond(RECORDS_PER_SECOND), ClusterRepair.LEAF_BITS));
+        RepairThrottle.perSecond(RECORDS_PER_SECOND, env), ClusterRepair.LEAF_BITS, env));
   }
 
   /** Repairs this node's ranges every {@code intervalMillis} from now on (0: never). */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.server.LogCapture;
+import dev.shale.storage.Env;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoop;
@@ -72,7 +73,7 @@ class HandshakeTest {
         genuine.preface().send(hello);
         PeerMessage.Challenge challenge = (PeerMessage.Challenge) genuine.receive();
         proof = RawPeer.encoded(new PeerMessage.Proof(
-            InternalAuth.withSecret(TestPeerServer.SECRET).clientProof(hello.payload(), challenge.serverNonce())));
+            InternalAuth.withSecret(TestPeerServer.SECRET, Env.real()::wallMillis).clientProof(hello.payload(), challenge.serverNonce())));
         genuine.send(proof);
         assertThat(genuine.receive()).isEqualTo(new PeerMessage.Ready());
       }

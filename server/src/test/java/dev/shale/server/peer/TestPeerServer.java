@@ -4,6 +4,7 @@ import dev.shale.cluster.InternalAuth;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Topology;
 import dev.shale.cluster.membership.StaticMembership;
+import dev.shale.storage.Env;
 import dev.shale.testkit.FreePort;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
@@ -48,7 +49,7 @@ final class TestPeerServer implements AutoCloseable {
     while (port == client.port()) port = FreePort.find(); // two finds may return the same free port
     self = new NodeAddress("127.0.0.1", port);
     nodes = List.of(self, client);
-    PeerEndpoint endpoint = new PeerEndpoint(self, StaticMembership.of(new Topology(nodes, self)), InternalAuth.withSecret(SECRET), null, 1 << 20,
+    PeerEndpoint endpoint = new PeerEndpoint(self, StaticMembership.of(new Topology(nodes, self)), InternalAuth.withSecret(SECRET, Env.real()::wallMillis), null, 1 << 20,
         sender -> answering ? new Answerer() : new Silent(), authenticated::add);
     listener = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
         .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -63,7 +64,7 @@ final class TestPeerServer implements AutoCloseable {
   /** A dialer in the name of {@code as}, with {@code secret}. */
   PeerDialer dialer(byte[] secret, NodeAddress as) {
     List<NodeAddress> itsNodes = nodes.contains(as) ? nodes : List.of(self, as);
-    return new PeerDialer(as, StaticMembership.of(new Topology(itsNodes, as)), InternalAuth.withSecret(secret), null, NioSocketChannel.class,
+    return new PeerDialer(as, StaticMembership.of(new Topology(itsNodes, as)), InternalAuth.withSecret(secret, Env.real()::wallMillis), null, NioSocketChannel.class,
         1 << 20, 5_000);
   }
 
