@@ -483,8 +483,9 @@ final class ServerCommand implements Callable<Integer> {
 
   private EngineOptions baseEngineOptions() {
     try {
-      return EngineOptions.defaults()
-          .withVfs(directReads ? Vfs.realDirect() : Vfs.real())
+      EngineOptions defaults = EngineOptions.defaults();
+      return defaults
+          .withEnv(directReads ? defaults.env().withVfs(Vfs.realDirect()) : defaults.env())
           .withSyncMode(sync)
           .withSyncIntervalMillis(syncIntervalMillis)
           .withMemtableSizeBytes(memtableSizeBytes)

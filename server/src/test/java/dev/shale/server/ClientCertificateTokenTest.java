@@ -14,6 +14,8 @@ import dev.shale.server.tls.NodeTls;
 import dev.shale.server.tls.TlsFiles;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Env;
+import dev.shale.storage.Vfs;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -59,10 +61,10 @@ class ClientCertificateTokenTest {
     NodeTls tls = NodeTls.open(new TlsFiles(dir.resolve("node.crt"), dir.resolve("node.key"), dir.resolve("ca.crt")),
         System::currentTimeMillis);
     engine = Engine.open(dir.resolve("data"), EngineOptions.defaults());
-    TokenAuth auth = new TokenAuth(LocalTokens.open(new TokenFile(dir.resolve("data").resolve(LocalTokens.FILE_NAME))), BOOTSTRAP, true);
+    TokenAuth auth = new TokenAuth(LocalTokens.open(new TokenFile(Vfs.real(), dir.resolve("data").resolve(LocalTokens.FILE_NAME))), BOOTSTRAP, true);
     server = ShaleServer.start(engine, TestServer.options(), null, MissedWrites.NONE,
         new NodeAdmin(dir.resolve("data").resolve("snapshots"), AdminSignatures.withSecret(
-            "cert-test-admin-secret-0123456789".getBytes(StandardCharsets.UTF_8)), auth), tls);
+            "cert-test-admin-secret-0123456789".getBytes(StandardCharsets.UTF_8), Env.real()::wallMillis), auth), tls);
   }
 
   @AfterEach

@@ -40,8 +40,9 @@ class EngineModelTest {
   /** The same with the gets' blocks read with O_DIRECT (Vfs.realDirect), 1 KiB blocks at every offset. */
   @Test
   void randomOperationsMatchTheModelWithDirectReads() {
+    EngineOptions options = options(SyncMode.INTERVAL);
     randomOperationsMatchTheModel(
-        "randomOperationsMatchTheModelWithDirectReads", options(SyncMode.INTERVAL).withVfs(Vfs.realDirect()), OPERATIONS / 4);
+        "randomOperationsMatchTheModelWithDirectReads", options.withEnv(options.env().withVfs(Vfs.realDirect())), OPERATIONS / 4);
   }
 
   private void randomOperationsMatchTheModel(String name, EngineOptions options, int operations) {
