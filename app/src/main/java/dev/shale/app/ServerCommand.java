@@ -254,13 +254,19 @@ final class ServerCommand implements Callable<Integer> {
           + "come on top of it. Not with --memory, which sizes it. Default: 32m.")
   @Nullable Long blockCacheBytes;
 
-  @Option(names = "--direct-reads",
+  @Option(names = "--direct-reads", negatable = true,
       description =
           "Read the table blocks of GETs with O_DIRECT, past the page cache (where the file system "
           + "allows it): the block cache is then their only cache, and a store larger than memory "
           + "does not churn the page cache. Scans, compactions and writes still use the page cache. "
-          + "Default: off.")
-  boolean directReads;
+          + "Default: on with --memory (which then gives the block cache the page cache's share), "
+          + "off without it.")
+  @Nullable Boolean directReadsOption;
+
+  /** Whether gets read past the page cache: as asked, else with --memory (docs/perf/larger-than-memory.md). */
+  boolean directReads() {
+    return directReadsOption != null ? directReadsOption : memoryBytes != null;
+  }
 
   @Option(names = "--memory", paramLabel = "<size>",
       converter = ByteSizeConverter.class,
@@ -485,7 +491,7 @@ final class ServerCommand implements Callable<Integer> {
     try {
       EngineOptions defaults = EngineOptions.defaults();
       return defaults
-          .withEnv(directReads ? defaults.env().withVfs(Vfs.realDirect()) : defaults.env())
+          .withEnv(directReads() ? defaults.env().withVfs(Vfs.realDirect()) : defaults.env())
           .withSyncMode(sync)
           .withSyncIntervalMillis(syncIntervalMillis)
           .withMemtableSizeBytes(memtableSizeBytes)
@@ -509,7 +515,7 @@ final class ServerCommand implements Callable<Integer> {
     }
     long heapBytes = Runtime.getRuntime().maxMemory();
     try {
-      return NodeMemory.plan(memoryBytes, heapBytes, baseEngineOptions(), baseServerOptions().answerBudgetBytes(heapBytes), directReads);
+      return NodeMemory.plan(memoryBytes, heapBytes, baseEngineOptions(), baseServerOptions().answerBudgetBytes(heapBytes), directReads());
     } catch (IllegalArgumentException e) {
       throw usage(e.getMessage());
     }

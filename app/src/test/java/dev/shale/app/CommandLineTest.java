@@ -6,6 +6,7 @@ import dev.shale.server.ServerOptions;
 import dev.shale.storage.Compression;
 import dev.shale.storage.CpuPriority;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Vfs;
 import dev.shale.storage.SyncMode;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -32,7 +33,8 @@ class CommandLineTest {
     String help = out.toString().replaceAll("\\s+", " "); // undo the wrapping
     CommandLine server = Main.commandLine(new PrintWriter(out), new PrintWriter(err)).getSubcommands().get("server");
     for (OptionSpec option : server.getCommandSpec().options()) {
-      assertThat(help).contains(option.longestName());
+      // A negatable option shows as --[no-]name.
+      assertThat(help).contains(option.negatable() ? "--[no-]" + option.longestName().substring(2) : option.longestName());
       if (option.defaultValue() != null) {
         assertThat(help).as("default of %s", option.longestName()).contains("Default: " + option.defaultValue());
       }
@@ -114,13 +116,24 @@ class CommandLineTest {
   }
 
   @Test
+  void directReadsAreOnWithAMemoryBudgetUnlessRefusedAndOffWithoutOneUnlessAsked() {
+    assertThat(parse().engineOptions().vfs()).isSameAs(Vfs.real());
+    assertThat(parse("--direct-reads").engineOptions().vfs()).isSameAs(Vfs.realDirect());
+    ServerCommand buffered = parse("--memory=3g", "--no-direct-reads");
+    assertThat(buffered.engineOptions().vfs()).isSameAs(Vfs.real());
+    assertThat(buffered.memory().pageCacheBytes()).as("an eighth: gets read through it").isEqualTo((3L << 30) / 8);
+  }
+
+  @Test
   void aMemoryBudgetSizesTheBlockCacheWithTheFiltersAndIndexesInItAndTheScans() {
     ServerCommand command = parse("--memory=3g");
     long heap = Runtime.getRuntime().maxMemory(); // the test JVM's: -Xmx1g
     NodeMemory memory = NodeMemory.plan(3L << 30, heap, command.engineOptions().withIndexesInBlockCache(false),
-        command.serverOptions().answerBudgetBytes(heap), false);
+        command.serverOptions().answerBudgetBytes(heap), true);
     assertThat(command.memory()).isEqualTo(memory);
     EngineOptions engine = command.engineOptions();
+    assertThat(engine.vfs()).as("gets read past the page cache under a budget").isSameAs(Vfs.realDirect());
+    assertThat(memory.pageCacheBytes()).isEqualTo(NodeMemory.MIN_PAGE_CACHE_BYTES);
     assertThat(engine.blockCacheBytes()).isEqualTo(memory.blockCacheBytes());
     assertThat(engine.indexesInBlockCache()).isTrue();
     ServerOptions server = command.serverOptions();
