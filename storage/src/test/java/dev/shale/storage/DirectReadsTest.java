@@ -45,14 +45,8 @@ class DirectReadsTest {
         reads.add(new long[] {position, 1 + random.nextInt((int) (bytes.length - position))});
       }
       for (long[] read : reads) {
-        MemorySegment target = NativeMemory.allocate(read[1]);
-        try {
-          opened.readBlock(target, read[0]);
-          byte[] expected = java.util.Arrays.copyOfRange(bytes, (int) read[0], (int) (read[0] + read[1]));
-          assertThat(target.toArray(ValueLayout.JAVA_BYTE)).as("%d bytes at %d", read[1], read[0]).isEqualTo(expected);
-        } finally {
-          NativeMemory.free(target);
-        }
+        byte[] expected = java.util.Arrays.copyOfRange(bytes, (int) read[0], (int) (read[0] + read[1]));
+        assertThat(readBlock(opened, read[0], read[1])).as("%d bytes at %d", read[1], read[0]).isEqualTo(expected);
       }
     }
     assertThat(directDescriptorsOf(file)).as("closed with the file").isZero();
@@ -63,14 +57,9 @@ class DirectReadsTest {
     Path file = dir.resolve("short");
     Files.write(file, new byte[5000]);
     try (Vfs.ReadableFile opened = Vfs.realDirect().open(file)) {
-      MemorySegment target = NativeMemory.allocate(200);
-      try {
-        assertThatThrownBy(() -> opened.readBlock(target, 4900))
-            .isInstanceOf(EOFException.class)
-            .hasMessageContaining("run past the end of the file (5000)");
-      } finally {
-        NativeMemory.free(target);
-      }
+      assertThatThrownBy(() -> readBlock(opened, 4900, 200))
+          .isInstanceOf(EOFException.class)
+          .hasMessageContaining("run past the end of the file (5000)");
     }
   }
 
@@ -79,13 +68,18 @@ class DirectReadsTest {
     Path file = dir.resolve("plain");
     Files.write(file, new byte[100]);
     try (Vfs.ReadableFile opened = Vfs.real().open(file)) {
-      MemorySegment target = NativeMemory.allocate(10);
-      try {
-        opened.readBlock(target, 50);
-      } finally {
-        NativeMemory.free(target);
-      }
+      assertThat(readBlock(opened, 50, 10)).isEqualTo(new byte[10]);
       assertThat(directDescriptorsOf(file)).isZero();
+    }
+  }
+
+  private static byte[] readBlock(Vfs.ReadableFile file, long position, long length) throws IOException {
+    MemorySegment target = NativeMemory.allocate(length);
+    try {
+      file.readBlock(target, position);
+      return target.toArray(ValueLayout.JAVA_BYTE);
+    } finally {
+      NativeMemory.free(target);
     }
   }
 
