@@ -42,10 +42,11 @@ class ClusterCommandTest {
     try (NodeProcess launcher = NodeProcess.startCommand(base + 2, tmp, List.of("-Xmx256m", "-XX:SoftMaxHeapSize=192m"),
         List.of("cluster", "--nodes", "3", "--base-port", Integer.toString(base), "--data", data.toString(),
             "--node-heap", "128m"))) {
-      // The launcher's own probe speaks plain HTTP, which a TLS port refuses: wait for the banner.
-      Await.until("the cluster to print its URLs", Duration.ofMinutes(2), () -> {
+      // The launcher's own probe speaks plain HTTP, which a TLS port refuses: wait for the banner,
+      // to its last line (the usage lines come after the URLs: read before, they were missing once).
+      Await.until("the cluster to print its URLs and how to use them", Duration.ofMinutes(2), () -> {
         if (!launcher.isAlive()) throw new AssertionError("shale cluster exited:\n" + launcher.log());
-        return launcher.log().contains("shale cluster of 3 nodes serving");
+        return launcher.log().contains("shale cluster of 3 nodes serving") && launcher.log().contains("  ./shale get greeting");
       });
       assertThat(launcher.log()).contains("https://127.0.0.1:" + base, "https://127.0.0.1:" + (base + 1));
       // Issue 36, stumble 10: what it does, said at once and node by node, before the banner.
