@@ -112,7 +112,10 @@ class RaftTlsClusterTest {
         seen.clear();
         for (int port : ports) seen.add(topology(https, port));
         MembershipClusterTest.Topology first = seen.getFirst();
-        boolean same = first != null && seen.stream().allMatch(first::equals)
+        // Version 0 is the map of --cluster before the Raft group commits its bootstrap (version 1
+        // on): a map read then changes version with no change of members, which "untouched" below
+        // took for the refused join's doing once.
+        boolean same = first != null && first.version() > 0 && seen.stream().allMatch(first::equals)
             && first.members().stream().map(url -> url.substring(url.indexOf("//") + 2)).sorted().toList().equals(expected)
             && first.states().stream().allMatch("normal"::equals);
         if (same) agreed[0] = first;
