@@ -69,11 +69,11 @@ public final class KneeCommand implements Callable<Integer> {
     Plots.latencyVsRate(base.workload().cliName() + ", " + base.connections() + " connections: latency vs rate",
         knee.trials(), p99Bound, plot);
     out.printf(Locale.ROOT, "%s%nplot: %s%n", verdict(knee), plot);
-    if (knee.lowestUnstable().isPresent()) {
-      KneeSearch.Trial unstable = knee.lowestUnstable().get();
+    java.util.Optional<KneeSearch.Trial> lowestUnstable = knee.lowestUnstable();
+    if (lowestUnstable.isPresent()) {
+      KneeSearch.Trial unstable = lowestUnstable.get();
       Path timeline = Plots.timelineBeside(plot);
-      Plots.latencyOverTime(String.format(Locale.ROOT, "%s at %.0f requests/s, the lowest rate not stable",
-          base.workload().cliName(), unstable.target()), unstable.result().latencyBySecond(), timeline);
+      Plots.lowestUnstableTimeline(base.workload().cliName(), unstable, timeline);
       StringBuilder table = new StringBuilder();
       Wrk2Format.latencyBySecond(table, unstable.result());
       out.printf(Locale.ROOT, "%nAt %.0f requests/s, the lowest rate not stable (%s):%n%stimeline plot: %s%n",

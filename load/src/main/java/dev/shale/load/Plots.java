@@ -78,6 +78,15 @@ public final class Plots {
   }
 
   /**
+   * {@link #latencyOverTime} of a knee's lowest unstable trial, titled with {@code name} and the
+   * trial's rate: what broke that rate, drawn the same for {@code shale knee} and the report.
+   */
+  public static void lowestUnstableTimeline(String name, KneeSearch.Trial unstable, Path png) throws IOException {
+    latencyOverTime(String.format(java.util.Locale.ROOT, "%s at %.0f requests/s, the lowest rate not stable", name,
+        unstable.target()), unstable.result().latencyBySecond(), png);
+  }
+
+  /**
    * p50, p99 and max (ms, log scale) of each second of a run: where a stall happened and how long
    * it lasted. Seconds without answers are left out.
    */

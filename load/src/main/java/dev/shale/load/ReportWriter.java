@@ -132,11 +132,11 @@ final class ReportWriter {
       Plots.latencyVsRate(o.scenario().name() + ": latency vs rate", o.knee().trials(), StableRate.DEFAULT.p99Bound(),
           dir.resolve(png));
       md.append("### ").append(o.scenario().name()).append("\n\n![latency vs rate](").append(png).append(")\n\n");
-      if (o.knee().lowestUnstable().isPresent()) {
-        KneeSearch.Trial unstable = o.knee().lowestUnstable().get();
+      java.util.Optional<KneeSearch.Trial> lowestUnstable = o.knee().lowestUnstable();
+      if (lowestUnstable.isPresent()) {
+        KneeSearch.Trial unstable = lowestUnstable.get();
         String timeline = o.scenario().id() + "-timeline.png";
-        Plots.latencyOverTime(String.format(java.util.Locale.ROOT, "%s at %.0f requests/s, the lowest rate not stable",
-            o.scenario().name(), unstable.target()), unstable.result().latencyBySecond(), dir.resolve(timeline));
+        Plots.lowestUnstableTimeline(o.scenario().name(), unstable, dir.resolve(timeline));
         md.append(String.format(java.util.Locale.ROOT,
             "Second by second at %.0f requests/s, the lowest rate tried that was not stable (%s):%n%n", unstable.target(),
             unstable.reason()));
