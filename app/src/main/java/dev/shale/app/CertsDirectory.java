@@ -48,6 +48,11 @@ final class CertsDirectory {
       description = "Replace an existing certificate and key. Without it, an existing key is never replaced.")
   boolean overwrite;
 
+  /** What the files of node {@code name}'s certificate and key are named before .crt and .key. */
+  static String nodeFilePrefix(String name) {
+    return "node." + name;
+  }
+
   /** {@code name}, checked as the --name of a certificate (it is part of the files' names). */
   String checkedName(String name) {
     if (!NAME.matcher(name).matches()) {

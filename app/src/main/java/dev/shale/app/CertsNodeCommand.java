@@ -34,7 +34,7 @@ final class CertsNodeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    String prefix = "node." + files.checkedName(name);
+    String prefix = CertsDirectory.nodeFilePrefix(files.checkedName(name));
     Instant[] validity = files.validity(365);
     var ca = files.loadCa();
     files.prepare(prefix + ".key", prefix + ".crt");

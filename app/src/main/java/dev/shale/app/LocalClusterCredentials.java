@@ -43,8 +43,9 @@ record LocalClusterCredentials(Path caCertificate, List<Path> nodeCertificates, 
       for (int i = 0; i < nodes; i++) {
         // As 'shale certs node --name node-<i>' names its files; the certificate must name the
         // host of the node's URL, which its peers and clients check.
-        Path chain = certs.resolve("node.node-" + i + ".crt");
-        Path key = certs.resolve("node.node-" + i + ".key");
+        String prefix = CertsDirectory.nodeFilePrefix("node-" + i);
+        Path chain = certs.resolve(prefix + ".crt");
+        Path key = certs.resolve(prefix + ".key");
         ca.issueNode("node-" + i, hostNames(host), notBefore, now.plus(Duration.ofDays(NODE_DAYS))).writeTo(chain, key);
         chains.add(chain);
         keys.add(key);
