@@ -48,6 +48,10 @@ final class PosixFile {
 
   private static final Linker LINKER = Linker.nativeLinker();
   private static final MemoryLayout CAPTURED = Linker.Option.captureStateLayout();
+  // Where each thread's preads leave errno: made once per thread (freed once the thread is gone),
+  // not per read, since a get's read is hot and a malloc and free per pread showed in its profile.
+  private static final ThreadLocal<MemorySegment> READ_ERRNO =
+      ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURED));
   private static final VarHandle ERRNO =
       CAPTURED.varHandle(MemoryLayout.PathElement.groupElement("errno"));
   private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
@@ -149,8 +153,8 @@ final class PosixFile {
    * retried). How a direct read of whole aligned blocks reads the file's last, partial one.
    */
   void readAtLeast(MemorySegment target, long position, long wanted) throws IOException {
-    try (Arena arena = Arena.ofConfined()) {
-      MemorySegment errno = arena.allocate(CAPTURED);
+    MemorySegment errno = READ_ERRNO.get();
+    try {
       long done = 0;
       long room = target.byteSize();
       while (done < wanted) {

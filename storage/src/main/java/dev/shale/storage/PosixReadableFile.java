@@ -1,6 +1,5 @@
 package dev.shale.storage;
 
-import dev.shale.storage.util.NativeMemory;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -64,10 +63,11 @@ final class PosixReadableFile implements Vfs.ReadableFile {
   }
 
   /**
-   * A direct read reads whole aligned blocks of the device into aligned memory of its own, from
-   * the aligned offset at or below {@code position} to the one at or above its end, and copies
-   * the wanted bytes out: a 4 KiB table block at an arbitrary offset spans two such blocks, and a
-   * copy of a few KiB costs far less than the read.
+   * A direct read reads whole aligned blocks of the device into aligned memory, from the aligned
+   * offset at or below {@code position} to the one at or above its end, and copies the wanted bytes
+   * out: a 4 KiB table block at an arbitrary offset spans two such blocks, and a copy of a few KiB
+   * costs far less than the read. The memory is the thread's {@link DirectReadBuffer}, or for a
+   * read larger than it keeps, memory of the read's own.
    */
   @Override
   public void readBlock(MemorySegment target, long position) throws IOException {
@@ -79,27 +79,34 @@ final class PosixReadableFile implements Vfs.ReadableFile {
     long start = position & -alignment;
     long end = position + target.byteSize();
     long span = ((end + alignment - 1) & -alignment) - start;
-    MemorySegment raw = NativeMemory.allocate(span + alignment - 1);
-    try {
-      MemorySegment aligned = raw.asSlice(-raw.address() & (alignment - 1), span);
-      // At least to the wanted end: the file's last aligned block is partial. An error is the
-      // read's: no fallback to a buffered read, which would hide a direct path that never works.
-      try {
-        direct.readAtLeast(aligned, start, end - start);
-      } catch (IOException e) {
-        // Past the end of the file a direct read's second pread starts unaligned and fails with
-        // EINVAL, not EOF: say what it is, as a buffered read would.
-        long size = buffered.size();
-        if (end > size) {
-          throw new EOFException(path + ": " + target.byteSize() + " bytes at offset " + position
-              + " run past the end of the file (" + size + ")");
-        }
-        throw e;
-      }
-      MemorySegment.copy(aligned, position - start, target, 0, target.byteSize());
-    } finally {
-      NativeMemory.free(raw);
+    if (span <= DirectReadBuffer.MAX_BYTES) {
+      readDirect(direct, DirectReadBuffer.of(span), start, target, position);
+      return;
     }
+    try (Arena arena = Arena.ofConfined()) {
+      readDirect(direct, arena.allocate(span, alignment), start, target, position);
+    }
+  }
+
+  // Reads into aligned (at start, its size rounded to whole aligned blocks) and copies target's bytes out.
+  private void readDirect(PosixFile direct, MemorySegment aligned, long start, MemorySegment target, long position)
+      throws IOException {
+    long end = position + target.byteSize();
+    // At least to the wanted end: the file's last aligned block is partial. An error is the
+    // read's: no fallback to a buffered read, which would hide a direct path that never works.
+    try {
+      direct.readAtLeast(aligned, start, end - start);
+    } catch (IOException e) {
+      // Past the end of the file a direct read's second pread starts unaligned and fails with
+      // EINVAL, not EOF: say what it is, as a buffered read would.
+      long size = buffered.size();
+      if (end > size) {
+        throw new EOFException(path + ": " + target.byteSize() + " bytes at offset " + position
+            + " run past the end of the file (" + size + ")");
+      }
+      throw e;
+    }
+    MemorySegment.copy(aligned, position - start, target, 0, target.byteSize());
   }
 
   @Override
