@@ -87,6 +87,22 @@ public interface Engine extends AutoCloseable {
     return entry == null ? null : new ReadRecord.Copied(entry);
   }
 
+  /**
+   * {@link #read} of {@code key} if memory alone can answer it, without waiting for the disk: the
+   * memtables, and table blocks in the block cache (filters and indexes stay in memory), or else
+   * {@link MemoryRead#NEEDS_DISK} at the first block it would have to read, having read none.
+   * For a caller that must not block, an event loop: it answers most reads itself and hands only
+   * the rest to a thread that may wait. The answer is the one {@link #read} gives, lease and all.
+   *
+   * <p>Releasing what the read held may still, rarely, close or delete a table file a compaction
+   * replaced, if this read was the last to hold it: as any read's release may.
+   *
+   * <p>The default implementation answers nothing from memory.
+   */
+  default MemoryRead readFromMemory(byte[] key) {
+    return MemoryRead.NEEDS_DISK;
+  }
+
   /** Stores {@code value} under {@code key} with a fresh version, and returns that version. */
   default long put(byte[] key, byte[] value) {
     return put(key, value, Entry.NEVER);

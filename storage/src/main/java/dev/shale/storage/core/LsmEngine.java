@@ -10,6 +10,7 @@ import dev.shale.storage.EntryIterator;
 import dev.shale.storage.Entry;
 import dev.shale.storage.HybridClock;
 import dev.shale.storage.Keys;
+import dev.shale.storage.MemoryRead;
 import dev.shale.storage.ReadRecord;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.SyncMode;
@@ -199,18 +200,38 @@ final class LsmEngine implements Engine {
     requireKey(key);
     ReadView current = view.retain();
     try (BlockPins pins = new BlockPins()) {
-      ReadView.Winner winner = current.findWinner(key, pins);
-      if (winner == null) return null;
-      if (winner.record.expiresAtMillis() != Entry.NEVER && winner.record.expiredAt(nowMillis())) {
-        return new ReadRecord.Copied(Entry.tombstone(key, winner.record.version()));
-      }
-      // A lent value takes its own reference on its source, while the view and pins still hold it.
-      return leases.lendOrCopy(key, winner);
+      return answer(key, current.findWinner(key, pins));
     } catch (CorruptionException e) {
       throw reported(e);
     } finally {
       current.release();
     }
+  }
+
+  @Override
+  public MemoryRead readFromMemory(byte[] key) {
+    requireKey(key);
+    ReadView current = view.retain();
+    try (BlockPins pins = BlockPins.cachedOnly()) {
+      ReadView.Winner winner = current.findWinner(key, pins);
+      if (pins.missedCache()) return MemoryRead.NEEDS_DISK;
+      blockCache.countCachedReads(pins.count());
+      return new MemoryRead.Answered(answer(key, winner));
+    } catch (CorruptionException e) {
+      throw reported(e);
+    } finally {
+      current.release();
+    }
+  }
+
+  // What read() answers for the winner found, while the view and the pins still hold its source.
+  private @Nullable ReadRecord answer(byte[] key, ReadView.@Nullable Winner winner) {
+    if (winner == null) return null;
+    if (winner.record.expiresAtMillis() != Entry.NEVER && winner.record.expiredAt(nowMillis())) {
+      return new ReadRecord.Copied(Entry.tombstone(key, winner.record.version()));
+    }
+    // A lent value takes its own reference on its source, while the view and pins still hold it.
+    return leases.lendOrCopy(key, winner);
   }
 
 

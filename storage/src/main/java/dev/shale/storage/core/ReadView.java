@@ -188,6 +188,7 @@ final class ReadView {
     }
 
     void consider(SharedTable table) {
+      if (pins.missedCache()) return; // a cache-only read that missed has no answer to find
       if (best != null && table.maxVersion() < best.version()) return;
       // A record found lies in the block find() pinned last.
       if (wins(table.find(key, keyHash, pins))) {

@@ -79,12 +79,27 @@ public final class BlockCache {
    */
   @Nullable LoadedBlock acquire(long fileNumber, long blockOffset) {
     reads.increment();
+    LoadedBlock block = acquireUncounted(fileNumber, blockOffset);
+    if (block != null) hits.increment();
+    return block;
+  }
+
+  /**
+   * As {@link #acquire}, counting nothing: for a read that tries the cache alone and may give up
+   * (then it reads again, counted). One that does not give up counts its blocks with
+   * {@link #countCachedReads}.
+   */
+  @Nullable LoadedBlock acquireUncounted(long fileNumber, long blockOffset) {
     if (blocks == null) return null;
     LoadedBlock block = blocks.getIfPresent(new Key(fileNumber, blockOffset));
     // An eviction between the lookup and the retain frees the block: then it is a miss.
-    if (block == null || !block.tryRetain()) return null;
-    hits.increment();
-    return block;
+    return block == null || !block.tryRetain() ? null : block;
+  }
+
+  /** Counts {@code blockCount} block reads found in the cache ({@link #acquireUncounted}). */
+  public void countCachedReads(int blockCount) {
+    reads.add(blockCount);
+    hits.add(blockCount);
   }
 
   /**

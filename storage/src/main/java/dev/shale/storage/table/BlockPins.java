@@ -13,6 +13,38 @@ import org.jspecify.annotations.Nullable;
 public final class BlockPins implements AutoCloseable {
   private @Nullable LoadedBlock[] blocks = new LoadedBlock[4];
   private int count;
+  private final boolean cachedOnly;
+  private boolean missedCache; // a find through these pins met a block not cached (cachedOnly)
+
+  /** Pins for a read that loads the blocks it needs. */
+  public BlockPins() {
+    this(false);
+  }
+
+  private BlockPins(boolean cachedOnly) {
+    this.cachedOnly = cachedOnly;
+  }
+
+  /**
+   * Pins for a read that must not wait for the disk: {@link Table#find} takes blocks only from the
+   * block cache, and at a block that is not there finds nothing and marks {@link #missedCache}.
+   */
+  public static BlockPins cachedOnly() {
+    return new BlockPins(true);
+  }
+
+  boolean isCachedOnly() {
+    return cachedOnly;
+  }
+
+  void markMissedCache() {
+    missedCache = true;
+  }
+
+  /** True once a find through these cache-only pins needed a block the cache did not hold: its answer is not the read's. */
+  public boolean missedCache() {
+    return missedCache;
+  }
 
   /** Takes over a reference the caller holds on {@code block}. */
   void add(LoadedBlock block) {
@@ -45,5 +77,6 @@ public final class BlockPins implements AutoCloseable {
       blocks[i] = null;
     }
     count = 0;
+    missedCache = false;
   }
 }

@@ -134,6 +134,8 @@ public final class Table implements AutoCloseable {
   /**
    * {@link #get(byte[], Hash128)}, the record left where it lies: its value a view of the block's
    * checked contents, which {@code pins} hold (the block is added to them) until they close.
+   * Through {@link BlockPins#cachedOnly} pins a block not in the cache is not read: null, and the
+   * pins marked.
    */
   public @Nullable FoundRecord find(byte[] key, Hash128 keyHash, BlockPins pins) {
     if (!mayContain(keyHash)) return null;
@@ -142,7 +144,11 @@ public final class Table implements AutoCloseable {
     // Below the block's first key the key is in no block: nothing to read (docs/format.md, "Index").
     if (index.hasFirstKeys() && index.compareFirstKey(block, key) > 0) return null;
     BlockHandle handle = blockHandle(block);
-    LoadedBlock loaded = loadBlock(handle);
+    LoadedBlock loaded = pins.isCachedOnly() ? blockCache.acquireUncounted(fileNumber, handle.offset()) : loadBlock(handle);
+    if (loaded == null) {
+      pins.markMissedCache();
+      return null;
+    }
     pins.add(loaded);
     return DataBlock.open(loaded.contents(), footer.formatVersion(), handle.offset(), path).find(key);
   }

@@ -7,10 +7,13 @@ import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
 import dev.shale.storage.Env;
 import dev.shale.storage.Keys;
+import dev.shale.storage.MemoryRead;
+import dev.shale.storage.ReadRecord;
 import dev.shale.storage.SyncMode;
 import dev.shale.storage.Vfs;
 import dev.shale.testkit.TestSeed;
 import dev.shale.storage.core.EngineTesting.Model;
+import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Random;
@@ -31,6 +34,7 @@ class EngineModelTest {
   @TempDir Path dir;
 
   private final AtomicLong wallMillis = new AtomicLong(1_750_000_000_000L);
+  private int memoryAnswers; // gets that Engine.readFromMemory answered too
 
   @Test
   void randomOperationsMatchTheModelAcrossCloseAndReopen() {
@@ -64,8 +68,10 @@ class EngineModelTest {
     }
     flushes += engine.stats().flushes();
     engine.close();
-    System.out.println("seed " + seed + ": " + reopens + " reopens, " + flushes + " flushes");
+    System.out.println("seed " + seed + ": " + reopens + " reopens, " + flushes + " flushes, "
+        + memoryAnswers + " reads answered from memory");
     assertThat(flushes).as("seed %d: flushes", seed).isGreaterThan(10);
+    assertThat(memoryAnswers).as("seed %d: reads answered from memory", seed).isPositive();
 
     try (LsmEngine reopened = LsmEngine.open(dir, options, Hooks.none())) {
       model.assertHeldBy(reopened, "seed " + seed + ", after " + reopens + " reopens and one more");
@@ -135,7 +141,24 @@ class EngineModelTest {
       assertThat(engine.get(key))
           .as("%s: get %s", context, Keys.toDisplay(key))
           .isEqualTo(model.get(key));
+      // The get has just put its blocks in the cache: memory may answer now, and as get did.
+      if (engine.readFromMemory(key) instanceof MemoryRead.Answered(ReadRecord record)) {
+        memoryAnswers++;
+        try (record) {
+          assertThat(record == null ? null : entryOf(key, record))
+              .as("%s: read from memory %s", context, Keys.toDisplay(key))
+              .isEqualTo(model.get(key));
+        }
+      }
     }
+  }
+
+  private static Entry entryOf(byte[] key, ReadRecord record) {
+    return switch (record) {
+      case ReadRecord.Copied(Entry entry) -> entry;
+      case ReadRecord.Lent lent ->
+          new Entry(key, lent.version(), lent.value().toArray(ValueLayout.JAVA_BYTE), lent.expiresAtMillis());
+    };
   }
 
   // Older than the stored record, equal to it (a tie), newer, or anywhere up to the clock.
