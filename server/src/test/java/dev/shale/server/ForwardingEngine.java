@@ -13,7 +13,8 @@ import java.util.function.Predicate;
  * An engine that passes every call on; tests override a method to block or fail it. Except
  * {@link Engine#read}, which keeps the interface's default (a copy through {@link #get}): a test
  * that blocks or fails {@code get} blocks or fails the server's GETs too, and this engine lends
- * nothing.
+ * nothing. And {@link Engine#readFromMemory}, which keeps its default too (nothing is answered
+ * from memory), so that every GET reaches {@code get} on a storage worker.
  */
 class ForwardingEngine implements Engine {
   private final Engine delegate;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.Engine;
 import dev.shale.storage.Entry;
+import dev.shale.storage.MemoryRead;
 import dev.shale.testkit.Await;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -15,7 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A full storage pool answers 503 with Retry-After at once, never queueing without bound; a write
- * the engine can do without waiting is done on the event loop, pool or not.
+ * the engine can do without waiting, and a read memory answers, are done on the event loop, pool
+ * or not.
  */
 class OverloadTest {
   @TempDir Path dir;
@@ -80,6 +82,37 @@ class OverloadTest {
     HttpResponse<byte[]> stored = node.get(node.entity("x"));
     assertThat(stored.statusCode()).isEqualTo(200);
     assertThat(stored.body()).containsExactly(7);
+  }
+
+  @Test
+  void readsMemoryAnswersAreAnsweredWhileThePoolIsFull() throws Exception {
+    node = TestServer.start(dir, TestServer.options().withWorkers(1).withQueueSize(0),
+        e -> answersFromMemoryBut("block", engine = new BlockingEngine(e, "block"), e));
+    Await.until("a PUT done at once", TestServer.TIMEOUT, () -> node.put(node.entity("x"), new byte[] {7}).statusCode() == 201);
+    CompletableFuture<HttpResponse<byte[]>> blocked = async(() -> node.get(node.entity("block")));
+    engine.awaitBlocked(); // the only worker is busy, and nothing may wait for it
+
+    HttpResponse<byte[]> inMemtable = node.get(node.entity("x"));
+    assertThat(inMemtable.statusCode()).as("a read memory answers needs no worker").isEqualTo(200);
+    assertThat(inMemtable.body()).containsExactly(7);
+    assertThat(node.get(node.entity("absent")).statusCode()).isEqualTo(404);
+
+    engine.release();
+    assertThat(blocked.get().statusCode()).isEqualTo(404);
+  }
+
+  /**
+   * {@code blocking}, whose reads from memory are {@code real}'s, except that {@code key}'s needs
+   * the disk: its GET takes a worker (and blocks there), the others are answered from memory.
+   */
+  private static Engine answersFromMemoryBut(String key, Engine blocking, Engine real) {
+    byte[] needsDisk = key.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    return new ForwardingEngine(blocking) {
+      @Override
+      public MemoryRead readFromMemory(byte[] read) {
+        return java.util.Arrays.equals(read, needsDisk) ? MemoryRead.NEEDS_DISK : real.readFromMemory(read);
+      }
+    };
   }
 
   /** The engine as if it could never write at once: every write needs a pool worker. */
