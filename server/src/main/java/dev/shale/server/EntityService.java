@@ -17,8 +17,10 @@ import dev.shale.storage.ThrottledLog;
 import dev.shale.storage.Versions;
 import dev.shale.storage.WriteStallException;
 import java.lang.System.Logger.Level;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -72,20 +74,29 @@ public final class EntityService {
   }
 
   /**
-   * {@link #get} of {@code key} if the engine can answer it from memory, without waiting for the
-   * disk ({@link Engine#readFromMemory}), or else null: the caller then calls {@link #get} on a
-   * thread that may wait. For an event loop, which answers most reads of a store that fits in
-   * memory itself and spares them two thread hand-offs.
+   * {@link #get} (and {@link #readForPeer}) of {@code key} if the engine can answer it from memory,
+   * without waiting for the disk ({@link Engine#readFromMemory}), or else null: the caller then
+   * calls {@link #get} on a thread that may wait. For an event loop, which answers most reads of
+   * a store that fits in memory itself and spares them two thread hand-offs.
    */
   public @Nullable EntityResult getFromMemory(byte[] key) {
-    EntityResult result = call("get", key, () -> switch (engine.readFromMemory(key)) {
-      case MemoryRead.Answered answered -> answered(answered.record());
+    return fromMemory("get", key, EntityService::answered);
+  }
+
+  /** {@link #read} of {@code key} if memory can answer it, as {@link #getFromMemory}; else null. */
+  public @Nullable EntityResult readFromMemory(byte[] key) {
+    return fromMemory("read", key, EntityService::copiedOut);
+  }
+
+  private @Nullable EntityResult fromMemory(String operation, byte[] key, Function<@Nullable ReadRecord, EntityResult> answer) {
+    EntityResult result = call(operation, key, () -> switch (engine.readFromMemory(key)) {
+      case MemoryRead.Answered answered -> answer.apply(answered.record());
       case MemoryRead.NeedsDisk ignored -> NEEDS_DISK;
     });
     return result == NEEDS_DISK ? null : result;
   }
 
-  // getFromMemory's answer when the engine needs the disk, told apart by identity; never leaves this class.
+  // fromMemory's answer when the engine needs the disk, told apart by identity; never leaves this class.
   private static final EntityResult NEEDS_DISK = EntityResult.failed("the read needs the disk");
 
   /**
@@ -112,6 +123,18 @@ public final class EntityService {
     byte[] value = entry.value();
     if (value == null) return EntityResult.tombstone(entry.version());
     return EntityResult.found(value, entry.version()).expiringAt(entry.expiresAtMillis());
+  }
+
+  // A record as read() answers it: on the heap, a lent value copied (and its lease ended).
+  private static EntityResult copiedOut(@Nullable ReadRecord record) {
+    if (record == null) return EntityResult.NOT_FOUND;
+    try (record) {
+      return switch (record) {
+        case ReadRecord.Copied(Entry entry) -> copied(entry);
+        case ReadRecord.Lent lent ->
+            EntityResult.found(lent.value().toArray(ValueLayout.JAVA_BYTE), lent.version()).expiringAt(lent.expiresAtMillis());
+      };
+    }
   }
 
   // The version of the value or the tombstone found, which both a client and a peer are told.

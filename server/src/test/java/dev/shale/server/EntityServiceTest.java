@@ -46,6 +46,34 @@ class EntityServiceTest {
   }
 
   @Test
+  void readsFromMemoryAnswerAsTheReadsDoOrNotAtAll() {
+    byte[] small = bytes("small");
+    byte[] large = bytes("large");
+    byte[] largeValue = new byte[Engine.LEND_MIN_VALUE_BYTES * 2];
+    java.util.Arrays.fill(largeValue, (byte) 3);
+    service.put(small, bytes("v"));
+    service.put(large, largeValue);
+
+    // A value lent by get is lent from memory too; read's copy is a copy, its lease ended.
+    EntityResult lent = service.getFromMemory(large);
+    assertThat(lent).isNotNull();
+    assertThat(lent.lent()).isNotNull();
+    lent.closeLease();
+    EntityResult copied = service.readFromMemory(large);
+    assertThat(copied).isNotNull();
+    assertThat(copied.lent()).isNull();
+    assertThat(copied.value()).isEqualTo(largeValue);
+    assertThat(copied.version()).isEqualTo(service.read(large).version());
+    assertThat(engine.stats().valueLeases()).as("no lease left open").isZero();
+    assertThat(service.readFromMemory(small).value()).isEqualTo(bytes("v"));
+    assertThat(service.getFromMemory(bytes("absent"))).isEqualTo(EntityResult.NOT_FOUND);
+
+    EntityService onDisk = new EntityService(new ForwardingEngine(engine)); // answers nothing from memory
+    assertThat(onDisk.getFromMemory(small)).as("needs the disk: no answer").isNull();
+    assertThat(onDisk.readFromMemory(small)).isNull();
+  }
+
+  @Test
   void writeStallIsOverloadedNotFailed() {
     EntityService stalled = new EntityService(new ForwardingEngine(engine) {
       @Override
