@@ -129,6 +129,13 @@ final class BenchEngineCommand implements Callable<Integer> {
           + "(SHALE_JAVA_OPTS=-Xmx...). 0: none. Default: ${DEFAULT-VALUE}.")
   long memoryLimitBytes;
 
+  @Option(names = "--direct-reads",
+      description = "Both engines read the blocks of point reads with O_DIRECT, past the page cache (Shale as "
+          + "`shale server --direct-reads` does, RocksDB with use_direct_reads), so that their block caches are "
+          + "their only caches of point reads: with --memory-limit, a larger-than-memory store read as a node "
+          + "under --memory reads it. Scans, compactions and writes stay buffered in both.")
+  boolean directReads;
+
   @Override
   public Integer call() throws IOException {
     EngineBenchConfig config = config();
@@ -146,7 +153,8 @@ final class BenchEngineCommand implements Callable<Integer> {
       return new EngineBenchConfig(EngineChoice.named(engine), keys, (int) valueSizeBytes,
           workloadList(), reads != null ? reads : EngineBenchConfig.defaultReads(keys),
           seeks != null ? seeks : EngineBenchConfig.defaultSeeks(keys), threads, dir, json, seed,
-          keepData, syncIntervalMillis, tombstoneGraceMillis, compression, ValueKind.named(values), memoryLimitBytes);
+          keepData, syncIntervalMillis, tombstoneGraceMillis, compression, ValueKind.named(values), memoryLimitBytes,
+          directReads);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }

@@ -73,10 +73,10 @@ class BenchCommandTest {
     EngineBenchConfig config = parse("--engine=RocksDB", "--keys=1000", "--value-size=1k",
         "--workloads=fillrandom,readrandom,readrandom", "--json=r.json", "--dir=/tmp/b", "--threads=4",
         "--seed=9", "--keep-data", "--sync-interval=60000", "--tombstone-grace=0", "--compression=ZSTD",
-        "--values=text").config();
+        "--values=text", "--direct-reads").config();
     assertThat(config).isEqualTo(new EngineBenchConfig(EngineChoice.ROCKSDB, 1000, 1024,
         List.of(Workload.FILLRANDOM, Workload.READRANDOM, Workload.READRANDOM), 1000, 100, 4,
-        Path.of("/tmp/b"), Path.of("r.json"), 9, true, 60_000, 0, Compression.ZSTD, ValueKind.TEXT, 0));
+        Path.of("/tmp/b"), Path.of("r.json"), 9, true, 60_000, 0, Compression.ZSTD, ValueKind.TEXT, 0, true));
   }
 
   @Test

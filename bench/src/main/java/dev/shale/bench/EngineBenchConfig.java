@@ -32,6 +32,9 @@ import java.util.List;
  * @param memoryLimitBytes the memory this process gets for the run, the page cache of its files
  *     included: it runs in a memory cgroup of that limit ({@link MemoryCgroup}), so that a store
  *     larger than it is read from the disk; 0: no limit
+ * @param directReads whether both engines read the blocks of point reads with O_DIRECT, past the
+ *     page cache (Shale's {@code Vfs.realDirect}, RocksDB's {@code use_direct_reads}), as a node
+ *     does under {@code --memory}
  */
 public record EngineBenchConfig(
     EngineChoice engines,
@@ -49,7 +52,8 @@ public record EngineBenchConfig(
     long tombstoneGraceMillis,
     Compression compression,
     ValueKind values,
-    long memoryLimitBytes) {
+    long memoryLimitBytes,
+    boolean directReads) {
 
   /** The largest value: the 16 MiB the HTTP API accepts. */
   public static final int MAX_VALUE_SIZE_BYTES = 16 << 20;
@@ -93,7 +97,7 @@ public record EngineBenchConfig(
   public EngineBenchConfig(EngineChoice engines, long keys, int valueSizeBytes, List<Workload> workloads,
       long reads, long seeks, int threads, Path directory, Path jsonFile, long seed, boolean keepData) {
     this(engines, keys, valueSizeBytes, workloads, reads, seeks, threads, directory, jsonFile, seed, keepData,
-        DEFAULT_SYNC_INTERVAL_MILLIS, DEFAULT_TOMBSTONE_GRACE_MILLIS, DEFAULT_COMPRESSION, ValueKind.RANDOM, 0);
+        DEFAULT_SYNC_INTERVAL_MILLIS, DEFAULT_TOMBSTONE_GRACE_MILLIS, DEFAULT_COMPRESSION, ValueKind.RANDOM, 0, false);
   }
 
   /** The smallest --memory-limit: a JVM and an engine need some memory of their own. */

@@ -51,6 +51,7 @@ final class JsonReport {
     fields.add(field("compression", string(config.compression().optionName())));
     fields.add(field("threads", Integer.toString(config.threads())));
     fields.add(field("memory_limit_bytes", config.memoryLimitBytes() == 0 ? "null" : Long.toString(config.memoryLimitBytes())));
+    fields.add(field("direct_reads", Boolean.toString(config.directReads())));
     fields.add(field("tombstone_grace_ms",
         r.engine().equals(BenchEngine.SHALE.reportName()) ? Long.toString(config.tombstoneGraceMillis()) : "null"));
     fields.add(field("ops", ok ? Long.toString(r.ops()) : "null"));

@@ -62,7 +62,10 @@ final class RocksStore implements BenchStore {
         .setCompressionType(compressionType(shale.compression()))
         .setBottommostCompressionType(compressionType(shale.compression()))
         .setCompactionStyle(CompactionStyle.LEVEL)
-        .setTableFormatConfig(table);
+        .setTableFormatConfig(table)
+        // Reads past the page cache, as Shale's gets with O_DIRECT; flushes and compactions
+        // write through it, as Shale's do (use_direct_io_for_flush_and_compaction off).
+        .setUseDirectReads(config.directReads());
     try {
       return new RocksStore(RocksDB.open(options, directory.toString()), options, cache, bloom, shale);
     } catch (RocksDBException | RuntimeException e) {
@@ -93,7 +96,8 @@ final class RocksStore implements BenchStore {
         "block size: " + Units.bytes(matched.blockSizeBytes()) + ", compression: "
             + matched.compression().optionName() + " at every level (as Shale)",
         "bloom filter: " + matched.bloomBitsPerKey() + " bits/key (full filters)",
-        "block cache: LRU " + Units.bytes(matched.blockCacheBytes()) + " (Shale's size)",
+        "block cache: LRU " + Units.bytes(matched.blockCacheBytes()) + " (Shale's size)"
+            + (options.useDirectReads() ? "; reads with O_DIRECT (use_direct_reads)" : ""),
         "compaction: leveled, defaults: L0 trigger " + options.level0FileNumCompactionTrigger()
             + ", slowdown " + options.level0SlowdownWritesTrigger()
             + ", stop " + options.level0StopWritesTrigger()

@@ -2,6 +2,7 @@ package dev.shale.bench;
 
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Vfs;
 import dev.shale.storage.EngineStats;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
@@ -33,10 +34,11 @@ final class ShaleStore implements BenchStore {
 
   /** The options a run of {@code config} opens the engine with. */
   static EngineOptions options(EngineBenchConfig config) {
-    return options()
+    EngineOptions options = options()
         .withSyncIntervalMillis(config.syncIntervalMillis())
         .withTombstoneGraceMillis(config.tombstoneGraceMillis())
         .withCompression(config.compression());
+    return config.directReads() ? options.withEnv(options.env().withVfs(Vfs.realDirect())) : options;
   }
 
   /** The engine's defaults, whose durability matches RocksDB's sync=false with its WAL on. */
@@ -55,7 +57,9 @@ final class ShaleStore implements BenchStore {
             + options.compression().optionName() + " (a block stored as it is when that saves under an eighth)",
         "bloom filter: " + options.bloomBitsPerKey() + " bits/key",
         "block cache: " + Units.bytes(options.blockCacheBytes()) + " of checked, decompressed blocks"
-            + " in native memory (tables are read with pread; the OS page cache holds their stored bytes)",
+            + " in native memory (tables are read with pread; "
+            + (options.vfs() == Vfs.realDirect() ? "a get's blocks with O_DIRECT, past the page cache)"
+                : "the OS page cache holds their stored bytes)"),
         "write stall: a write waits up to " + options.writeStallTimeoutMillis()
             + " ms for room, then is retried by the benchmark",
         "tombstone grace: " + options.tombstoneGraceMillis() + " ms (a tombstone is kept at least"

@@ -58,6 +58,27 @@ class EngineBenchTest {
   }
 
   @Test
+  void withDirectReadsBothEnginesReadPastThePageCacheAndFindEveryKey() throws Exception {
+    Path json = dir.resolve("direct.json");
+    EngineBenchConfig config = new EngineBenchConfig(EngineChoice.BOTH, KEYS, 100,
+        List.of(Workload.FILLRANDOM, Workload.READRANDOM, Workload.READMISSING), KEYS, 10, 2, dir.resolve("data"), json, 7,
+        false, EngineBenchConfig.DEFAULT_SYNC_INTERVAL_MILLIS, EngineBenchConfig.DEFAULT_TOMBSTONE_GRACE_MILLIS,
+        EngineBenchConfig.DEFAULT_COMPRESSION, ValueKind.RANDOM, 0, true);
+    StringWriter text = new StringWriter();
+
+    assertThat(EngineBench.run(config, new PrintWriter(text, true))).as("no workload failed:\n%s", text).isTrue();
+
+    assertThat(text.toString()).contains("a get's blocks with O_DIRECT", "reads with O_DIRECT (use_direct_reads)");
+    Map<String, Map<String, Object>> byId = new HashMap<>();
+    for (Map<String, Object> r : MiniJson.parseArrayOfObjects(Files.readString(json, StandardCharsets.UTF_8))) {
+      assertThat(r.get("direct_reads")).isEqualTo(true);
+      byId.put(r.get("engine") + "/" + r.get("workload"), r);
+    }
+    assertFound(byId, "readrandom", KEYS);
+    assertFound(byId, "readmissing", 0);
+  }
+
+  @Test
   void readsBeforeAnyFillLoadTheStoreFirst() throws Exception {
     EngineBenchConfig config = new EngineBenchConfig(EngineChoice.SHALE, 500, 32,
         List.of(Workload.READRANDOM), 300, 10, 2, dir.resolve("data"), null, 3, false);
@@ -89,7 +110,7 @@ class EngineBenchTest {
   void tombstoneGraceReachesTheEnginesOptionsAndNothingElse() {
     EngineBenchConfig defaults = new EngineBenchConfig(EngineChoice.BOTH, 100, 10, List.of(Workload.FILLSEQ), 100,
         10, 1, dir, null, 3, false, 60_000, EngineBenchConfig.DEFAULT_TOMBSTONE_GRACE_MILLIS,
-        EngineBenchConfig.DEFAULT_COMPRESSION, ValueKind.RANDOM, 0);
+        EngineBenchConfig.DEFAULT_COMPRESSION, ValueKind.RANDOM, 0, false);
     EngineBenchConfig zero = graceConfig(EngineChoice.BOTH, List.of(Workload.FILLSEQ), 0, null);
 
     assertThat(ShaleStore.options(defaults).tombstoneGraceMillis())
@@ -145,7 +166,7 @@ class EngineBenchTest {
 
   private EngineBenchConfig graceConfig(EngineChoice engines, List<Workload> workloads, long graceMillis, Path json) {
     return new EngineBenchConfig(engines, 3000, 100, workloads, 3000, 10, 1, dir.resolve("data"), json, 5, false,
-        60_000, graceMillis, EngineBenchConfig.DEFAULT_COMPRESSION, ValueKind.RANDOM, 0);
+        60_000, graceMillis, EngineBenchConfig.DEFAULT_COMPRESSION, ValueKind.RANDOM, 0, false);
   }
 
   private static void checkSane(Map<String, Object> r) {

@@ -44,7 +44,7 @@ class MemoryCgroupTest {
     createdOrSkipped("shale-probe-" + ProcessHandle.current().pid(), 64L << 20).close(); // root, or skip
     EngineBenchConfig config = new EngineBenchConfig(EngineChoice.SHALE, 2000, 100, List.of(Workload.FILLRANDOM, Workload.READRANDOM),
         2000, 10, 2, dir.resolve("data"), null, 3, false, 200, 0, EngineBenchConfig.DEFAULT_COMPRESSION, ValueKind.RANDOM,
-        1L << 30);
+        1L << 30, false);
     StringWriter text = new StringWriter();
 
     assertThat(EngineBench.run(config, new PrintWriter(text, true))).as("%s", text).isTrue();

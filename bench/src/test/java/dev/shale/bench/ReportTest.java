@@ -44,7 +44,7 @@ class ReportTest {
   @Test
   void jsonRecordsShalesTombstoneGraceAndNullForRocksdb() {
     EngineBenchConfig graceZero = new EngineBenchConfig(EngineChoice.BOTH, 10, 100, List.of(Workload.FILLSEQ), 10,
-        1, 1, Path.of("unused"), null, 1, false, 200, 0, EngineBenchConfig.DEFAULT_COMPRESSION, ValueKind.RANDOM, 0);
+        1, 1, Path.of("unused"), null, 1, false, 200, 0, EngineBenchConfig.DEFAULT_COMPRESSION, ValueKind.RANDOM, 0, false);
 
     List<Map<String, Object>> zero = MiniJson.parseArrayOfObjects(
         JsonReport.toJson(graceZero, List.of(ok("shale", 1), ok("rocksdb", 1))));
