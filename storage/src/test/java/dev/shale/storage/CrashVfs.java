@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.BiPredicate;
 import java.util.function.Consumer;
@@ -65,7 +66,15 @@ public final class CrashVfs extends ForwardingVfs {
    * what survives is written to {@code survivors}, a directory that must not exist yet.
    */
   public CrashVfs(Path root, Path survivors) throws IOException {
-    super(Vfs.real());
+    this(root, survivors, Vfs.real());
+  }
+
+  /**
+   * As {@link #CrashVfs(Path, Path)}, over {@code real} instead of {@link Vfs#real()}: over
+   * {@link Vfs#realDirect()}, the tables' blocks are read with O_DIRECT.
+   */
+  public CrashVfs(Path root, Path survivors, Vfs real) throws IOException {
+    super(real);
     this.root = root.toAbsolutePath().normalize();
     this.survivors = survivors;
     Files.createDirectories(this.root);
@@ -217,6 +226,10 @@ public final class CrashVfs extends ForwardingVfs {
     Path to = checked(target);
     enter(VfsOp.RENAME, from);
     Inode moved = live.get(from);
+    if (moved == null && Files.isDirectory(from)) {
+      renameDirectory(from, to);
+      return;
+    }
     if (moved == null) throw new NoSuchFileException(from.toString());
     unlink(to);
     delegate.rename(from, to);
@@ -232,6 +245,22 @@ public final class CrashVfs extends ForwardingVfs {
     if (!live.containsKey(path)) return delegate.delete(path); // a directory, or nothing
     unlink(path);
     return true;
+  }
+
+  // A directory (a checkpoint built under a temporary name) moves with its files. Directories
+  // are durable once created, in this model, and so is a directory's new name: the names of its
+  // files move, live and durable alike.
+  private void renameDirectory(Path from, Path to) throws IOException {
+    delegate.rename(from, to);
+    for (Map<Path, Inode> names : List.of(live, durable)) {
+      for (Path name : List.copyOf(names.keySet())) {
+        if (!name.startsWith(from)) continue;
+        Path renamed = to.resolve(from.relativize(name).toString());
+        Inode inode = names.remove(name);
+        if (inode.livePath != null && inode.livePath.equals(name)) inode.livePath = renamed;
+        names.put(renamed, inode);
+      }
+    }
   }
 
   // Removes the live name; the content stays reachable while a durable name still points to it.
