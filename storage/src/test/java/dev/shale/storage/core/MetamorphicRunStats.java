@@ -9,12 +9,14 @@ final class MetamorphicRunStats {
   long writesLostInCrashes;
   int checkpoints;
   long lentReads;
+  long memoryReads;
   long batchesTaken;
 
   @Override
   public String toString() {
     return flushes + " flushes, " + compactions + " compactions, " + reopens + " reopens, " + crashes
         + " crashes (" + writesLostInCrashes + " unsynced writes lost and written again), " + checkpoints
-        + " checkpoints, " + lentReads + " lent reads, " + batchesTaken + " batches taken by tryWriteAll";
+        + " checkpoints, " + lentReads + " lent reads, " + memoryReads + " gets answered from memory too, "
+        + batchesTaken + " batches taken by tryWriteAll";
   }
 }
