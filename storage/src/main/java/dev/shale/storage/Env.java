@@ -1,6 +1,7 @@
 package dev.shale.storage;
 
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.function.LongSupplier;
 
 /**
@@ -51,6 +52,14 @@ public interface Env {
    * down.
    */
   ExecutorService newSingleThreadExecutor(String threadName);
+
+  /**
+   * A factory of daemon platform threads named {@code <namePrefix>-1}, {@code -2}, ... (counted
+   * per factory) that run at {@code priority}: for the thread pools of whoever holds this Env, so
+   * that a thread dump says whose a thread is. The threads are made, not started; the pool starts
+   * them.
+   */
+  ThreadFactory threadFactory(String namePrefix, CpuPriority priority);
 
   /**
    * Parks the calling thread for up to {@code nanos}, or until it is unparked ({@link

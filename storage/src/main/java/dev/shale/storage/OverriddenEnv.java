@@ -1,6 +1,7 @@
 package dev.shale.storage;
 
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.function.LongSupplier;
 
 /** {@link Env#withVfs} and {@link Env#withWallClock}: {@code base} with other files or wall clock. */
@@ -23,6 +24,11 @@ record OverriddenEnv(Env base, Vfs vfs, LongSupplier wallClock) implements Env {
   @Override
   public ExecutorService newSingleThreadExecutor(String threadName) {
     return base.newSingleThreadExecutor(threadName);
+  }
+
+  @Override
+  public ThreadFactory threadFactory(String namePrefix, CpuPriority priority) {
+    return base.threadFactory(namePrefix, priority);
   }
 
   @Override

@@ -2,6 +2,8 @@ package dev.shale.storage;
 
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -43,6 +45,15 @@ final class RealEnv implements Env {
   @Override
   public ExecutorService newSingleThreadExecutor(String threadName) {
     return Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().name(threadName).daemon().unstarted(r));
+  }
+
+  @Override
+  public ThreadFactory threadFactory(String namePrefix, CpuPriority priority) {
+    AtomicInteger made = new AtomicInteger();
+    return task -> Thread.ofPlatform().daemon().name(namePrefix + "-" + made.incrementAndGet()).unstarted(() -> {
+      ThreadNiceness.setForCurrentThread(priority.niceness());
+      task.run();
+    });
   }
 
   @Override

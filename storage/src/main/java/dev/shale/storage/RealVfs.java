@@ -152,6 +152,11 @@ final class RealVfs implements Vfs {
   }
 
   @Override
+  public boolean isDirectory(Path path) {
+    return Files.isDirectory(path);
+  }
+
+  @Override
   public void createDirectories(Path directory) throws IOException {
     Files.createDirectories(directory);
   }

@@ -99,6 +99,9 @@ public interface Vfs {
 
   boolean exists(Path file);
 
+  /** Whether {@code path} is a directory (false if it is missing or a file). */
+  boolean isDirectory(Path path);
+
   /** Creates {@code directory} and any missing parents; nothing if it exists already. */
   void createDirectories(Path directory) throws IOException;
 

@@ -3,6 +3,7 @@ package dev.shale.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -20,6 +21,23 @@ class EnvTest {
     assertThat(ranAs.get(30, TimeUnit.SECONDS)).isEqualTo("env-test");
     assertThat(death.get(30, TimeUnit.SECONDS)).hasMessage("the body's bug");
     thread.join();
+  }
+
+  @Test
+  void theRealThreadFactoryMakesUnstartedDaemonThreadsNumberedUnderItsPrefix() throws Exception {
+    ThreadFactory factory = Env.real().threadFactory("env-pool", CpuPriority.NORMAL);
+    CompletableFuture<String> ranAs = new CompletableFuture<>();
+
+    Thread first = factory.newThread(() -> ranAs.complete(Thread.currentThread().getName()));
+    Thread second = factory.newThread(() -> {});
+
+    assertThat(first.getState()).isEqualTo(Thread.State.NEW);
+    assertThat(first.isDaemon()).isTrue();
+    assertThat(first.getName()).isEqualTo("env-pool-1");
+    assertThat(second.getName()).isEqualTo("env-pool-2");
+    first.start();
+    assertThat(ranAs.get(30, TimeUnit.SECONDS)).isEqualTo("env-pool-1");
+    first.join();
   }
 
   @Test

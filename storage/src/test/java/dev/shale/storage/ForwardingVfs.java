@@ -12,7 +12,7 @@ import java.util.List;
  * The base of the test filesystems: a {@link Vfs} that passes every call, and every call on the
  * files it hands out, to another one, each through {@link #around}, which a subclass overrides
  * to see the call first (count it, fail it, take a lock). A subclass overrides a method itself
- * only where it changes what the call does. {@link Vfs#exists} and the files' {@code close}
+ * only where it changes what the call does. {@link Vfs#exists}, {@link Vfs#isDirectory} and the files' {@code close}
  * throw nothing a test filesystem could inject, so they skip the hook.
  */
 abstract class ForwardingVfs implements Vfs {
@@ -100,6 +100,11 @@ abstract class ForwardingVfs implements Vfs {
   @Override
   public boolean exists(Path file) {
     return delegate.exists(file);
+  }
+
+  @Override
+  public boolean isDirectory(Path path) {
+    return delegate.isDirectory(path);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.shale.storage;
 
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -67,6 +68,11 @@ public final class ManualClockEnv implements Env {
   @Override
   public ExecutorService newSingleThreadExecutor(String threadName) {
     return Env.real().newSingleThreadExecutor(threadName);
+  }
+
+  @Override
+  public ThreadFactory threadFactory(String namePrefix, CpuPriority priority) {
+    return Env.real().threadFactory(namePrefix, priority);
   }
 
   @Override
