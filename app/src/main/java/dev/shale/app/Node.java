@@ -168,7 +168,7 @@ final class Node implements AutoCloseable {
       HintedWrites missed = hints == null ? null : new HintedWrites(hints);
       // Snapshots live beside the store's files; the engine's own scans skip directories.
       NodeAdmin admin = new NodeAdmin(dataDir.resolve(SNAPSHOTS_DIR), adminSignatures, tokens);
-      server = ShaleServer.start(engine, serverOptions, cluster, missed == null ? MissedWrites.NONE : missed, admin, tls);
+      server = ShaleServer.start(engine, engineOptions.env(), serverOptions, cluster, missed == null ? MissedWrites.NONE : missed, admin, tls);
       HintedHandoff handoff = null;
       if (hints != null && missed != null) {
         handoff = new HintedHandoff(hints, server.hintSender(), hintLimits);

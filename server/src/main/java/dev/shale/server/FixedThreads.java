@@ -1,13 +1,13 @@
 package dev.shale.server;
 
 import dev.shale.server.scan.ScanThreads;
+import dev.shale.storage.CpuPriority;
+import dev.shale.storage.Env;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The fixed pools of daemon threads the server runs work on ({@link StoragePool},
@@ -17,10 +17,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class FixedThreads {
   private FixedThreads() {}
 
-  /** {@code threads} daemon threads named {@code <prefix>-1..n} over {@code queue}; a task past the queue is rejected. */
-  public static ThreadPoolExecutor start(int threads, BlockingQueue<Runnable> queue, String prefix) {
-    return new ThreadPoolExecutor(
-        threads, threads, 0, TimeUnit.MILLISECONDS, queue, daemons(prefix), new ThreadPoolExecutor.AbortPolicy());
+  /**
+   * {@code threads} daemon threads from {@code env}, named {@code <prefix>-1..n}, over {@code
+   * queue}; a task past the queue is rejected.
+   */
+  public static ThreadPoolExecutor start(int threads, BlockingQueue<Runnable> queue, String prefix, Env env) {
+    return new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS, queue,
+        env.threadFactory(prefix, CpuPriority.NORMAL), new ThreadPoolExecutor.AbortPolicy());
   }
 
   /** Runs {@code task} on {@code executor}, or returns false at once if it rejects it (full, or shut down). */
@@ -42,14 +45,5 @@ public final class FixedThreads {
       Thread.currentThread().interrupt();
       return false;
     }
-  }
-
-  private static ThreadFactory daemons(String prefix) {
-    AtomicInteger count = new AtomicInteger();
-    return task -> {
-      Thread thread = new Thread(task, prefix + "-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    };
   }
 }

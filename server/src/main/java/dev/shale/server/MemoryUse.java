@@ -2,6 +2,7 @@ package dev.shale.server;
 
 import dev.shale.server.http.AnswerBudget;
 import dev.shale.storage.EngineStats;
+import dev.shale.storage.SuppressForbidden;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,6 +71,7 @@ public record MemoryUse(
   }
 
   // VmRSS of /proc/self/status, in kB there.
+  @SuppressForbidden(reason = "the kernel's report of this process's memory, not a file of the store: no Vfs models it")
   private static long processResidentBytes() {
     try {
       for (String line : Files.readAllLines(PROC_SELF_STATUS)) {

@@ -19,6 +19,7 @@ import dev.shale.server.http.StrictServerCodec;
 import dev.shale.server.metrics.NodeMetrics;
 import dev.shale.server.scan.Scans;
 import dev.shale.storage.Engine;
+import dev.shale.storage.Env;
 import dev.shale.server.peer.PeerEndpoint;
 import dev.shale.server.peer.PortSniffer;
 import dev.shale.server.tls.ClientCertificateRefusal;
@@ -100,12 +101,14 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   private final NodeAdmin admin;
   private final @Nullable SnapshotRoutes snapshots; // null: no snapshots
   private final @Nullable NodeTls tls; // null: the port speaks plaintext
+  private final Env env;
 
   ServerInitializer(
-      ServerOptions options, EntityService service, @Nullable StoragePool pool, BodyBudget budget,
+      Env env, ServerOptions options, EntityService service, @Nullable StoragePool pool, BodyBudget budget,
       AnswerBudget answerBudget, ChannelGroup connections, BooleanSupplier draining, @Nullable Cluster cluster, @Nullable Coordinator coordinator,
       @Nullable ClockOffsets clock, ReplicationStats stats, Supplier<List<RangeProgress>> handoff, Scans scans, @Nullable PeerEndpoint peers,
       @Nullable RepairRunner repairs, NodeMetrics metrics, NodeAdmin admin, @Nullable SnapshotRoutes snapshots, @Nullable NodeTls tls) {
+    this.env = env;
     this.tls = tls;
     this.metrics = metrics;
     this.admin = admin;
@@ -123,7 +126,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     this.pool = pool;
     this.budget = budget;
     this.answerBudget = answerBudget;
-    this.valueSizes = new RecentValueSizes(Engine.LEND_MIN_VALUE_BYTES, options.maxValueSizeBytes());
+    this.valueSizes = new RecentValueSizes(Engine.LEND_MIN_VALUE_BYTES, options.maxValueSizeBytes(), env::nanoTime);
     this.connections = connections;
     this.draining = draining;
   }
@@ -156,7 +159,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     pipeline.addLast("request-timeout", requestTimeout);
     pipeline.addLast("http", new StrictServerCodec(decoderConfig()));
     pipeline.addLast("flow", new FlowControlHandler());
-    pipeline.addLast("aggregator", new RequestAggregator(options.maxValueSizeBytes(), budget, requestTimeout, lingeringClose));
+    pipeline.addLast("aggregator", new RequestAggregator(options.maxValueSizeBytes(), budget, requestTimeout, lingeringClose, env::nanoTime));
     pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, answerBudget, valueSizes, options, cluster, coordinator, clock, stats, handoff,
         scans, repairs, metrics, admin, snapshots, loop -> writeGroups.computeIfAbsent(loop, l -> new LoopWriteGroup(l, service))));
   }

@@ -124,17 +124,18 @@ public final class ShaleServer implements AutoCloseable {
   }
 
   /**
-   * Starts a server on {@code engine}; it serves once this returns.
+   * Starts a server on {@code engine}, its time, threads (other than Netty's event loops) and
+   * files from {@code env} (the one the app built for the node); it serves once this returns.
    *
    * @throws UncheckedIOException if it cannot listen on the host and port
    */
-  public static ShaleServer start(Engine engine, ServerOptions options) {
-    return start(engine, options, null);
+  public static ShaleServer start(Engine engine, Env env, ServerOptions options) {
+    return start(engine, env, options, null);
   }
 
-  /** {@link #start(Engine, ServerOptions, Cluster, MissedWrites)} without hints. */
-  public static ShaleServer start(Engine engine, ServerOptions options, @Nullable Cluster cluster) {
-    return start(engine, options, cluster, MissedWrites.NONE);
+  /** {@link #start(Engine, Env, ServerOptions, Cluster, MissedWrites)} without hints. */
+  public static ShaleServer start(Engine engine, Env env, ServerOptions options, @Nullable Cluster cluster) {
+    return start(engine, env, options, cluster, MissedWrites.NONE);
   }
 
   /**
@@ -145,27 +146,28 @@ public final class ShaleServer implements AutoCloseable {
    *
    * @throws UncheckedIOException if it cannot listen on the host and port
    */
-  public static ShaleServer start(Engine engine, ServerOptions options, @Nullable Cluster cluster, MissedWrites missed) {
-    return start(engine, options, cluster, missed, NodeAdmin.NONE);
+  public static ShaleServer start(
+      Engine engine, Env env, ServerOptions options, @Nullable Cluster cluster, MissedWrites missed) {
+    return start(engine, env, options, cluster, missed, NodeAdmin.NONE);
   }
 
   /**
-   * Like {@link #start(Engine, ServerOptions, Cluster, MissedWrites)}, with the snapshots and the
+   * Like {@link #start(Engine, Env, ServerOptions, Cluster, MissedWrites)}, with the snapshots and the
    * admin secret of {@code admin}.
    */
-  public static ShaleServer start(Engine engine, ServerOptions options, @Nullable Cluster cluster, MissedWrites missed,
-      NodeAdmin admin) {
-    return start(engine, options, cluster, missed, admin, null);
+  public static ShaleServer start(Engine engine, Env env, ServerOptions options, @Nullable Cluster cluster,
+      MissedWrites missed, NodeAdmin admin) {
+    return start(engine, env, options, cluster, missed, admin, null);
   }
 
   /**
-   * Like {@link #start(Engine, ServerOptions, Cluster, MissedWrites, NodeAdmin)}, serving TLS on
+   * Like {@link #start(Engine, Env, ServerOptions, Cluster, MissedWrites, NodeAdmin)}, serving TLS on
    * the port with {@code tls} (null: plaintext), whose files are checked for a new certificate
    * every {@link #TLS_POLL_MILLIS}. A node with peers needs {@code tls} with a cluster CA (or
    * none): its connections to and from its peers then run over mutual TLS too.
    */
-  public static ShaleServer start(Engine engine, ServerOptions options, @Nullable Cluster cluster, MissedWrites missed,
-      NodeAdmin admin, @Nullable NodeTls tls) {
+  public static ShaleServer start(Engine engine, Env env, ServerOptions options, @Nullable Cluster cluster,
+      MissedWrites missed, NodeAdmin admin, @Nullable NodeTls tls) {
     // Invariant: a TLS port of a node with peers has a cluster CA. Without one its peers would
     // come in clear past the TLS port (TlsSniffer hands a peer preface on to the handshake, which
     // refuses it only under a cluster CA).
@@ -178,15 +180,15 @@ public final class ShaleServer implements AutoCloseable {
     int ioThreads = options.ioThreads() > 0 ? options.ioThreads() : Runtime.getRuntime().availableProcessors();
     EventLoopGroup acceptGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("shale-accept"), io);
     EventLoopGroup ioGroup = new MultiThreadIoEventLoopGroup(ioThreads, new DefaultThreadFactory("shale-io"), io);
-    StoragePool pool = options.workers() > 0 ? new StoragePool(options.workers(), options.queueSize()) : null;
-    ScanThreads scanThreads = new ScanThreads(ScanThreads.DEFAULT_THREADS, options.maxScans());
+    StoragePool pool = options.workers() > 0 ? new StoragePool(options.workers(), options.queueSize(), env) : null;
+    ScanThreads scanThreads = new ScanThreads(ScanThreads.DEFAULT_THREADS, options.maxScans(), env);
     ChannelGroup connections = new DefaultChannelGroup("shale-connections", GlobalEventExecutor.INSTANCE);
     AtomicBoolean draining = new AtomicBoolean();
     BodyBudget budget = new BodyBudget(options.bodyBudgetBytes(Runtime.getRuntime().maxMemory()));
     AnswerBudget answerBudget = new AnswerBudget(options.answerBudgetBytes(Runtime.getRuntime().maxMemory()));
-    EntityService service = new EntityService(engine);
+    EntityService service = new EntityService(engine, env);
     ReplicationStats stats = new ReplicationStats(missed);
-    NodeMetrics metrics = options.metrics() ? NodeMetrics.on(engine) : NodeMetrics.OFF;
+    NodeMetrics metrics = options.metrics() ? NodeMetrics.on(engine, env) : NodeMetrics.OFF;
     metrics.watchMemory(options.memoryBytes(), answerBudget, scanThreads.views());
     // Without peers (no cluster, or a cluster of one) every request is served here: no client,
     // no replica calls, no coordinator.
@@ -208,17 +210,17 @@ public final class ShaleServer implements AutoCloseable {
       dialer = new PeerDialer(cluster.topology().self(), cluster.membership(), cluster.auth(), tls,
           epoll ? EpollSocketChannel.class : NioSocketChannel.class, maxValue, cluster.forwardTimeoutMillis());
       client = new PeerLinks(cluster.topology().peers(), ioGroup, dialer, cluster.forwardTimeoutMillis(), cluster.maxPendingPerPeer(),
-          metrics.peerTimers());
+          metrics.peerTimers(), env);
       // Repairs follow the map as it is now too (Cluster.livePlacement), as requests do.
       Cluster live = cluster;
       // Replica requests addressed with a map older than this node's placement are refused (MapFence).
-      MapFence fence = new MapFence(live::map);
+      MapFence fence = new MapFence(live::map, env);
       // This node's clock against the members' (docs/design.md, "Clock offsets"), from the wall
       // clock its versions are made from.
       clockOffsets = new ClockOffsets(cluster.topology().self().id(), () -> live.map().addresses(), engine.clock()::wallMillis,
-          System::nanoTime, ClockOffsets.MAX_OFFSET_MILLIS);
+          env::nanoTime, ClockOffsets.MAX_OFFSET_MILLIS);
       ClockOffsets clock = clockOffsets;
-      clockProbes = new ClockProbes(cluster.topology().self(), () -> live.map().addresses(), client, ioGroup, clock);
+      clockProbes = new ClockProbes(cluster.topology().self(), () -> live.map().addresses(), client, ioGroup, clock, env);
       PeerScanServer peerScans = new PeerScanServer(service, scanThreads, live::livePlacement, fence);
       peers = new PeerEndpoint(cluster.topology().self(), cluster.membership(), cluster.auth(), tls, maxValue,
           sender -> new PeerRequestHandler(sender, service, pool, answerBudget, peerScans, fence, clock, maxValue),
@@ -230,9 +232,9 @@ public final class ShaleServer implements AutoCloseable {
       ReplicaSets replicaSets = cluster.membership().changes() ? null : new ReplicaSets(cluster.placement());
       ReplicaPlacement placement = replicaSets != null ? replicaSets : ReplicaPlacement.following(live::map);
       coordinator = new Coordinator(placement, replicaCalls, engine.clock(), missed, stats, cluster.readSpeculationMillis());
-      handoffPeers = new Peers(cluster.topology().self(), replicaSets, new HandoffPulls(dialer, ioGroup, cluster.forwardTimeoutMillis()),
+      handoffPeers = new Peers(cluster.topology().self(), replicaSets, new HandoffPulls(dialer, ioGroup, cluster.forwardTimeoutMillis(), env),
           dialer);
-      repairs = RepairRunner.of(cluster, service, replicaCalls, dialer, ioGroup);
+      repairs = RepairRunner.of(cluster, service, replicaCalls, dialer, ioGroup, env);
     }
     PeerLinks links = client;
     RepairRunner repairRunner = repairs;
@@ -258,9 +260,9 @@ public final class ShaleServer implements AutoCloseable {
         // close (StrictServerCodec.InputEnded), rather than close at its end of input.
         .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .childHandler(new ServerInitializer(
-            options, service, pool, budget, answerBudget, connections, draining::get, cluster, coordinator, clockOffsets, stats,
+            env, options, service, pool, budget, answerBudget, connections, draining::get, cluster, coordinator, clockOffsets, stats,
             () -> handoff.get() == null ? List.of() : handoff.get().progress(), new Scans(service, scanThreads, cluster, dialer), peers,
-            repairs, metrics, admin, admin.snapshots() == null ? null : new SnapshotRoutes(engine, admin.snapshots()), tls));
+            repairs, metrics, admin, admin.snapshots() == null ? null : new SnapshotRoutes(engine, admin.snapshots(), env), tls));
     if (tls != null) {
       bootstrap.childAttr(NodeTls.OF_CONNECTION, tls);
       // On the acceptor's loop, mostly idle: a poll reads three files' attributes, and a reload

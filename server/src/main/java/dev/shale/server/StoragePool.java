@@ -1,5 +1,6 @@
 package dev.shale.server;
 
+import dev.shale.storage.Env;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.SynchronousQueue;
@@ -16,11 +17,11 @@ import java.util.concurrent.ThreadPoolExecutor;
 public final class StoragePool {
   private final ThreadPoolExecutor executor;
 
-  /** {@code workers} >= 1 threads; {@code queueSize} >= 0 calls waiting (0: hand-off only). */
-  StoragePool(int workers, int queueSize) {
+  /** {@code workers} >= 1 threads from {@code env}; {@code queueSize} >= 0 calls waiting (0: hand-off only). */
+  StoragePool(int workers, int queueSize, Env env) {
     BlockingQueue<Runnable> queue =
         queueSize == 0 ? new SynchronousQueue<>() : new ArrayBlockingQueue<>(queueSize);
-    executor = FixedThreads.start(workers, queue, "shale-storage");
+    executor = FixedThreads.start(workers, queue, "shale-storage", env);
     // With a hand-off queue a call is accepted only by an idle worker: start them all now.
     executor.prestartAllCoreThreads();
   }

@@ -75,7 +75,7 @@ class AdminLoopbackTest {
   private Served serve(@Nullable AdminSignatures signatures) {
     int port = FreePort.find();
     Engine engine = Engine.open(dir.resolve("data"), EngineOptions.defaults());
-    ShaleServer server = ShaleServer.start(engine, TestServer.options().withHost("0.0.0.0").withPort(port), null,
+    ShaleServer server = ShaleServer.start(engine, Env.real(), TestServer.options().withHost("0.0.0.0").withPort(port), null,
         MissedWrites.NONE, new NodeAdmin(dir.resolve("data").resolve("snapshots"), signatures));
     return new Served(engine, server, port);
   }

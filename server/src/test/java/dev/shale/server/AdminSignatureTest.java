@@ -48,7 +48,7 @@ class AdminSignatureTest {
         super.compact();
       }
     };
-    node = TestServer.wrap(engine, ShaleServer.start(counting, TestServer.options().withPort(port), cluster));
+    node = TestServer.wrap(engine, ShaleServer.start(counting, Env.real(), TestServer.options().withPort(port), cluster));
   }
 
   @AfterEach

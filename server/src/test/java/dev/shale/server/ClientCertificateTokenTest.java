@@ -62,7 +62,7 @@ class ClientCertificateTokenTest {
         System::currentTimeMillis);
     engine = Engine.open(dir.resolve("data"), EngineOptions.defaults());
     TokenAuth auth = new TokenAuth(LocalTokens.open(new TokenFile(Vfs.real(), dir.resolve("data").resolve(LocalTokens.FILE_NAME))), BOOTSTRAP, true);
-    server = ShaleServer.start(engine, TestServer.options(), null, MissedWrites.NONE,
+    server = ShaleServer.start(engine, Env.real(), TestServer.options(), null, MissedWrites.NONE,
         new NodeAdmin(dir.resolve("data").resolve("snapshots"), AdminSignatures.withSecret(
             "cert-test-admin-secret-0123456789".getBytes(StandardCharsets.UTF_8), Env.real()::wallMillis), auth), tls);
   }

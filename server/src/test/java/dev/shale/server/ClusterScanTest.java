@@ -229,7 +229,7 @@ class ClusterScanTest {
           Engine engine = Engine.open(tmp.resolve("node-" + i), EngineOptions.defaults());
           try {
             ServerOptions options = TestServer.options().withPort(ports.get(i)).withShutdownTimeoutMillis(200);
-            nodes.add(new Node(engine, TestServer.wrap(engine, ShaleServer.start(wrap.apply(engine), options, cluster))));
+            nodes.add(new Node(engine, TestServer.wrap(engine, ShaleServer.start(wrap.apply(engine), Env.real(), options, cluster))));
           } catch (RuntimeException e) {
             engine.close();
             throw e;

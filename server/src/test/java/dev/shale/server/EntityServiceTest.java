@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Env;
 import dev.shale.storage.WriteStallException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -21,7 +22,7 @@ class EntityServiceTest {
   @BeforeEach
   void open() {
     engine = Engine.open(dir, EngineOptions.defaults());
-    service = new EntityService(engine);
+    service = new EntityService(engine, Env.real());
   }
 
   @AfterEach
@@ -80,7 +81,7 @@ class EntityServiceTest {
       public long put(byte[] key, byte[] value) {
         throw new WriteStallException("flush behind");
       }
-    });
+    }, Env.real());
     EntityResult result = stalled.put(bytes("k"), bytes("v"));
     assertThat(result.outcome()).isEqualTo(EntityResult.Outcome.OVERLOADED);
     assertThat(result.reason()).contains("flush behind");

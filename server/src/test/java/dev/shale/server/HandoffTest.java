@@ -289,7 +289,7 @@ class HandoffTest {
     Engine engine = Engine.open(dir.resolve("data"), EngineOptions.defaults());
     // A short drain: a node closed mid-stream stops serving its scans as a node that dies would.
     ServerOptions options = TestServer.options().withPort(addresses.get(i).port()).withShutdownTimeoutMillis(200);
-    ShaleServer server = ShaleServer.start(engine, options, cluster, MissedWrites.NONE);
+    ShaleServer server = ShaleServer.start(engine, Env.real(), options, cluster, MissedWrites.NONE);
     Handoff handoff = server.handoff(engine, dir.resolve("handoff"), bytesPerSecond, node -> received.put(node, true), Env.real());
     return new Node(topology.self(), engine, TestServer.wrap(engine, server), handoff);
   }

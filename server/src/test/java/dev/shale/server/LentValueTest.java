@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Env;
 import dev.shale.testkit.Await;
 import java.io.IOException;
 import java.io.InputStream;
@@ -89,7 +90,7 @@ class LentValueTest {
   void answersStillQueuedAtShutdownCloseTheirLeases() throws Exception {
     try (Engine engine = Engine.open(dir, EngineOptions.defaults())) {
       // The client reads nothing: the drain gives up on its answers at once.
-      ShaleServer server = ShaleServer.start(engine, TestServer.options().withShutdownTimeoutMillis(200));
+      ShaleServer server = ShaleServer.start(engine, Env.real(), TestServer.options().withShutdownTimeoutMillis(200));
       try (TestServer node = TestServer.wrap(new ForwardingEngine(engine), server);
           RawConnection unread = node.connect()) {
         assertThat(node.put(node.entity("big"), value(5, LARGE)).statusCode()).isEqualTo(201);

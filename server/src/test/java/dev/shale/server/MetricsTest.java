@@ -12,6 +12,7 @@ import dev.shale.cluster.coordination.MissedWrites;
 import dev.shale.server.metrics.NodeMetrics;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Env;
 import dev.shale.testkit.Await;
 import dev.shale.testkit.FreePort;
 import java.io.File;
@@ -179,7 +180,7 @@ class MetricsTest {
     };
     Cluster cluster = new Cluster(new Placement(Topology.fromUrls(urls, "127.0.0.1", port)), InternalAuth.trustedNetwork(), 2_000, 16);
     Engine engine = Engine.open(dir, EngineOptions.defaults());
-    try (TestServer a = TestServer.wrap(engine, ShaleServer.start(engine, TestServer.options().withPort(port), cluster, hints))) {
+    try (TestServer a = TestServer.wrap(engine, ShaleServer.start(engine, Env.real(), TestServer.options().withPort(port), cluster, hints))) {
       for (int i = 0; i < 3; i++) {
         assertThat(a.put(a.uri("/v0/entity?id=k" + i + "&ack=1&from=2"), bytes("v")).statusCode()).isEqualTo(201);
       }
@@ -366,7 +367,7 @@ class MetricsTest {
     Cluster cluster = new Cluster(new Placement(topology), InternalAuth.trustedNetwork(), 2_000, 16);
     Engine engine = Engine.open(dir, EngineOptions.defaults());
     try {
-      return TestServer.wrap(engine, ShaleServer.start(engine, TestServer.options().withPort(port).withMemoryBytes(memoryBytes), cluster));
+      return TestServer.wrap(engine, ShaleServer.start(engine, Env.real(), TestServer.options().withPort(port).withMemoryBytes(memoryBytes), cluster));
     } catch (RuntimeException e) {
       engine.close();
       throw e;

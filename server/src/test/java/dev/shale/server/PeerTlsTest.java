@@ -220,7 +220,7 @@ class PeerTlsTest {
     List<String> urls = List.of("http://127.0.0.1:" + port, "http://127.0.0.1:" + FreePort.find());
     Cluster cluster = new Cluster(new Placement(Topology.fromUrls(urls, "127.0.0.1", port)), InternalAuth.withSecret(SECRET, Env.real()::wallMillis), 2_000, 16);
     try (Engine engine = Engine.open(dir.resolve("alone"), EngineOptions.defaults())) {
-      assertThatThrownBy(() -> ShaleServer.start(engine, TestServer.options().withPort(port), cluster, MissedWrites.NONE, NodeAdmin.NONE, noClusterCa))
+      assertThatThrownBy(() -> ShaleServer.start(engine, Env.real(), TestServer.options().withPort(port), cluster, MissedWrites.NONE, NodeAdmin.NONE, noClusterCa))
           .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--tls-cluster-ca");
     }
   }
@@ -332,7 +332,7 @@ class PeerTlsTest {
           Cluster cluster = new Cluster(new Placement(Topology.fromUrls(urls, "127.0.0.1", port)), InternalAuth.withSecret(SECRET, Env.real()::wallMillis), 2_000, 16);
           Engine engine = Engine.open(test.dir.resolve("node-" + i), EngineOptions.defaults());
           nodes.engines.add(engine);
-          nodes.servers.add(ShaleServer.start(engine, TestServer.options().withPort(port), cluster, MissedWrites.NONE, NodeAdmin.NONE, nodeTls));
+          nodes.servers.add(ShaleServer.start(engine, Env.real(), TestServer.options().withPort(port), cluster, MissedWrites.NONE, NodeAdmin.NONE, nodeTls));
           nodes.secure.add(nodeTls != null);
         }
       } catch (RuntimeException e) {

@@ -386,7 +386,7 @@ class ReplicationTest {
   void aClientCannotChooseTheVersionOfItsWrite(@TempDir Path tmp) {
     long chosen = Versions.of(System.currentTimeMillis() + 50_000, 0);
     Engine engine = Engine.open(tmp.resolve("alone"), EngineOptions.defaults());
-    try (TestServer alone = TestServer.wrap(engine, ShaleServer.start(engine, TestServer.options()))) {
+    try (TestServer alone = TestServer.wrap(engine, ShaleServer.start(engine, Env.real(), TestServer.options()))) {
       assertThat(alone.send(HttpRequest.newBuilder(alone.entity("k")).header(VERSION, Long.toString(chosen))
           .timeout(TestServer.TIMEOUT).PUT(HttpRequest.BodyPublishers.ofByteArray(bytes("v"))).build()).statusCode()).isEqualTo(201);
       assertThat(engine.get(bytes("k")).version()).as("the node's own version").isLessThan(chosen);
@@ -414,7 +414,7 @@ class ReplicationTest {
     String mine = keyOwnedBy(cluster, port); // so ack=1&from=1 below needs no other node (none runs)
     Engine engine = Engine.open(tmp, EngineOptions.defaults());
     long beyondReach = Versions.of(System.currentTimeMillis() + HybridClock.MAX_AHEAD_MILLIS + 60_000, 0);
-    try (TestServer server = TestServer.wrap(engine, ShaleServer.start(engine, TestServer.options().withPort(port), cluster));
+    try (TestServer server = TestServer.wrap(engine, ShaleServer.start(engine, Env.real(), TestServer.options().withPort(port), cluster));
         PeerWire peer = PeerWire.open(port, null, other.id(), topology.self().id())) {
       for (long version : new long[] {Long.MAX_VALUE, Long.MAX_VALUE - 50, beyondReach}) {
         PeerWire.Reply forged = peer.write(bytes(mine), bytes("forged"), version);
@@ -502,7 +502,7 @@ class ReplicationTest {
       Cluster cluster = new Cluster(new Placement(topology), InternalAuth.withSecret(SECRET, Env.real()::wallMillis), timeoutMillis, pending);
       Engine engine = Engine.open(dir, engineOptions);
       try {
-        ShaleServer server = ShaleServer.start(wrap.apply(engine), serverOptions.withPort(port), cluster, missed);
+        ShaleServer server = ShaleServer.start(wrap.apply(engine), Env.real(), serverOptions.withPort(port), cluster, missed);
         return new Node(engine, TestServer.wrap(engine, server), cluster);
       } catch (RuntimeException e) {
         engine.close();

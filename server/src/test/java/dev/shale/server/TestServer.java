@@ -58,7 +58,7 @@ final class TestServer implements AutoCloseable {
   static TestServer start(Path dir, ServerOptions options, UnaryOperator<Engine> wrap) {
     Engine engine = Engine.open(dir, EngineOptions.defaults());
     try {
-      return new TestServer(engine, ShaleServer.start(wrap.apply(engine), options));
+      return new TestServer(engine, ShaleServer.start(wrap.apply(engine), Env.real(), options));
     } catch (RuntimeException e) {
       engine.close();
       throw e;
@@ -74,7 +74,7 @@ final class TestServer implements AutoCloseable {
     Cluster cluster = new Cluster(new Placement(new Topology(List.of(self, other), self)), InternalAuth.withSecret(secret, Env.real()::wallMillis), 2_000, 16);
     Engine engine = Engine.open(dir, EngineOptions.defaults());
     try {
-      return new TestServer(engine, ShaleServer.start(engine, options().withPort(port), cluster));
+      return new TestServer(engine, ShaleServer.start(engine, Env.real(), options().withPort(port), cluster));
     } catch (RuntimeException e) {
       engine.close();
       throw e;

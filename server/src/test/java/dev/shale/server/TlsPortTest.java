@@ -11,6 +11,7 @@ import dev.shale.server.tls.TlsFiles;
 import dev.shale.server.tls.TlsSetupException;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
+import dev.shale.storage.Env;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -194,7 +195,7 @@ class TlsPortTest {
     NodeTls tls = NodeTls.open(new TlsFiles(files.certificateChain(), files.key(), clientCa), System::currentTimeMillis);
     Engine engine = Engine.open(dir.resolve("data"), EngineOptions.defaults());
     try {
-      return new Node(engine, ShaleServer.start(engine, TestServer.options(), null, MissedWrites.NONE, NodeAdmin.NONE, tls));
+      return new Node(engine, ShaleServer.start(engine, Env.real(), TestServer.options(), null, MissedWrites.NONE, NodeAdmin.NONE, tls));
     } catch (RuntimeException e) {
       engine.close();
       throw e;

@@ -47,7 +47,7 @@ class TokenAuthTest {
   void start() {
     engine = Engine.open(dir.resolve("data"), EngineOptions.defaults());
     TokenAuth auth = new TokenAuth(LocalTokens.open(new TokenFile(Vfs.real(), dir.resolve("data").resolve(LocalTokens.FILE_NAME))), BOOTSTRAP, true);
-    server = ShaleServer.start(engine, TestServer.options(), null, MissedWrites.NONE,
+    server = ShaleServer.start(engine, Env.real(), TestServer.options(), null, MissedWrites.NONE,
         new NodeAdmin(dir.resolve("data").resolve("snapshots"), AdminSignatures.withSecret(ADMIN_SECRET, Env.real()::wallMillis), auth));
   }
 

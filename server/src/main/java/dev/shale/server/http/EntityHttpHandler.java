@@ -186,7 +186,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       case InboundRequest.Received request -> onRequest(request);
       case InboundRequest.Refused refused -> answer(
           refused.keepAlive(), Responses.error(refused.version(), refused.status(), refused.reason()), refused.method(),
-          routeOf(refused.target()), refused.headNanos() != 0 ? refused.headNanos() : System.nanoTime());
+          routeOf(refused.target()), refused.headNanos() != 0 ? refused.headNanos() : metrics.http().nowNanos());
       case InboundRequest.ContinueExpected ignored -> responses.addContinue();
       default -> {
         ReferenceCountUtil.release(msg);
@@ -747,7 +747,7 @@ public final class EntityHttpHandler extends ChannelInboundHandlerAdapter {
       }
       case ConnectionEvent.REQUEST_TIMED_OUT -> {
         answer(false, Responses.error(HttpVersion.HTTP_1_1, HttpResponseStatus.REQUEST_TIMEOUT,
-            "the request did not arrive within " + options.requestTimeoutMillis() + " ms"), null, RequestRoute.OTHER, System.nanoTime());
+            "the request did not arrive within " + options.requestTimeoutMillis() + " ms"), null, RequestRoute.OTHER, metrics.http().nowNanos());
         afterChange();
       }
       default -> ctx.fireUserEventTriggered(event);

@@ -31,11 +31,8 @@ public final class RecentValueSizes {
   private long current;
   private long previous;
 
-  public RecentValueSizes(long floorBytes, long ceilingBytes) {
-    this(floorBytes, ceilingBytes, System::nanoTime);
-  }
-
-  RecentValueSizes(long floorBytes, long ceilingBytes, LongSupplier nanoTime) {
+  /** Windows measured on {@code nanoTime} (the node's Env's monotonic clock). */
+  public RecentValueSizes(long floorBytes, long ceilingBytes, LongSupplier nanoTime) {
     this.floorBytes = Math.min(floorBytes, ceilingBytes);
     this.ceilingBytes = ceilingBytes;
     this.nanoTime = nanoTime;

@@ -15,6 +15,7 @@ import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -87,14 +88,16 @@ public final class RequestAggregator extends ChannelInboundHandlerAdapter {
   private boolean discarding;
   // The connection is being closed: ignore everything it still sends.
   private boolean closing;
-  // The last request head's method, target and when it was decoded (System.nanoTime), for the
+  // The last request head's method, target and when it was decoded (on nanoTime), for the
   // metrics: they travel with its request or refusal. Null and 0 before the first head.
   private @Nullable HttpMethod method;
   private @Nullable String target;
   private long headNanos;
+  private final LongSupplier nanoTime; // the node's Env's monotonic clock, which the metrics time requests on
 
-  public RequestAggregator(
-      int maxValueSizeBytes, BodyBudget budget, RequestTimeoutHandler requestTimeout, LingeringClose lingeringClose) {
+  public RequestAggregator(int maxValueSizeBytes, BodyBudget budget, RequestTimeoutHandler requestTimeout,
+      LingeringClose lingeringClose, LongSupplier nanoTime) {
+    this.nanoTime = nanoTime;
     this.maxValueSizeBytes = maxValueSizeBytes;
     this.budget = budget;
     this.requestTimeout = requestTimeout;
@@ -124,7 +127,7 @@ public final class RequestAggregator extends ChannelInboundHandlerAdapter {
     if (closing) return;
     method = request.method();
     target = request.uri();
-    headNanos = System.nanoTime();
+    headNanos = nanoTime.getAsLong();
     if (request.decoderResult().isFailure()) {
       refuseAndClose(ctx, malformedStatus(request.decoderResult().cause()),
           "malformed request: " + request.decoderResult().cause().getMessage());

@@ -3,8 +3,11 @@ package dev.shale.server.http;
 import dev.shale.server.Reasons;
 import dev.shale.server.StatusBody;
 import dev.shale.storage.Checkpoint;
+import dev.shale.storage.CpuPriority;
 import dev.shale.storage.Engine;
+import dev.shale.storage.Env;
 import dev.shale.storage.StorageException;
+import dev.shale.storage.Vfs;
 import dev.shale.storage.WriteStallException;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpMethod;
@@ -13,9 +16,9 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -25,7 +28,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * The snapshot routes (docs/operations.md, "Snapshots"): {@code POST /v0/admin/snapshot[?name=N]}
@@ -45,14 +47,21 @@ public final class SnapshotRoutes {
 
   private static final System.Logger LOG = System.getLogger(SnapshotRoutes.class.getName());
   private static final DateTimeFormatter DEFAULT_NAME = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'");
-  private static final Executor THREADS = work -> Thread.ofPlatform().daemon().name("shale-snapshot").start(work);
 
   private final Engine engine;
   private final Path directory;
+  private final Env env; // the node's: the snapshot threads, the default name's time, the files
+  private final Vfs vfs;
+  private final Executor threads;
 
-  /** Snapshots of {@code engine} in {@code directory} ({@code <data>/snapshots}). */
-  public SnapshotRoutes(Engine engine, Path directory) {
+  /** Snapshots of {@code engine} in {@code directory} ({@code <data>/snapshots}), through {@code env}. */
+  public SnapshotRoutes(Engine engine, Path directory, Env env) {
     this.engine = engine;
+    this.env = env;
+    this.vfs = env.vfs();
+    // supplyAsync hands a call's exception to its future: only a bug in that machinery ends up here.
+    this.threads = work -> env.startDaemon("shale-snapshot", CpuPriority.NORMAL,
+        (thread, e) -> LOG.log(Level.ERROR, "snapshot thread died", e), work);
     // Normalized: the path the answers give is one an operator copies from; --data ./data would
     // otherwise make it /srv/shale/./data/snapshots/<name>.
     this.directory = directory.toAbsolutePath().normalize();
@@ -64,7 +73,7 @@ public final class SnapshotRoutes {
     HttpMethod method = head.method();
     if (target.path().equals(SNAPSHOTS_PATH)) {
       if (!HttpMethod.GET.equals(method)) return done(Responses.methodNotAllowed(version, method.name(), "GET"));
-      return CompletableFuture.supplyAsync(() -> serialized(() -> list(version)), THREADS);
+      return CompletableFuture.supplyAsync(() -> serialized(() -> list(version)), threads);
     }
     boolean create = HttpMethod.POST.equals(method);
     if (!create && !HttpMethod.DELETE.equals(method)) {
@@ -78,14 +87,14 @@ public final class SnapshotRoutes {
     }
     if (name == null) {
       if (!create) return done(Responses.error(version, HttpResponseStatus.BAD_REQUEST, "DELETE " + SNAPSHOT_PATH + " needs ?name=<snapshot>"));
-      name = DEFAULT_NAME.format(ZonedDateTime.now(ZoneOffset.UTC));
+      name = DEFAULT_NAME.format(ZonedDateTime.ofInstant(Instant.ofEpochMilli(env.wallMillis()), ZoneOffset.UTC));
     }
     if (!NAME.matcher(name).matches()) {
       return done(Responses.error(version, HttpResponseStatus.BAD_REQUEST, "bad snapshot name " + StatusBody.quote(name)
           + ": 1 to 64 of A-Z a-z 0-9 . _ -, not starting with '.'"));
     }
     String chosen = name;
-    return CompletableFuture.supplyAsync(() -> serialized(() -> create ? create(version, chosen) : delete(version, chosen)), THREADS);
+    return CompletableFuture.supplyAsync(() -> serialized(() -> create ? create(version, chosen) : delete(version, chosen)), threads);
   }
 
   private synchronized FullHttpResponse serialized(Supplier<FullHttpResponse> work) {
@@ -99,7 +108,7 @@ public final class SnapshotRoutes {
 
   private FullHttpResponse create(HttpVersion version, String name) {
     Path target = directory.resolve(name);
-    if (Files.exists(target)) {
+    if (vfs.exists(target)) {
       return Responses.error(version, HttpResponseStatus.CONFLICT, "snapshot " + name + " exists already: " + target);
     }
     Checkpoint made;
@@ -116,16 +125,16 @@ public final class SnapshotRoutes {
 
   private FullHttpResponse list(HttpVersion version) {
     List<String> snapshots = new ArrayList<>();
-    try (Stream<Path> entries = Files.list(directory)) {
-      for (Path dir : entries.sorted().toList()) {
+    try {
+      for (Path dir : vfs.list(directory).stream().sorted().toList()) {
         String name = dir.getFileName().toString();
-        if (!Files.isDirectory(dir) || !NAME.matcher(name).matches()) continue; // hidden: being made
+        if (!vfs.isDirectory(dir) || !NAME.matcher(name).matches()) continue; // hidden: being made
         long tables = 0;
         long bytes = 0;
         for (Path file : files(dir)) {
           if (!file.getFileName().toString().endsWith(".sst")) continue;
           tables++;
-          bytes += Files.size(file);
+          bytes += vfs.size(file);
         }
         snapshots.add(json(name, dir, tables, bytes));
       }
@@ -139,13 +148,13 @@ public final class SnapshotRoutes {
 
   private FullHttpResponse delete(HttpVersion version, String name) {
     Path target = directory.resolve(name);
-    if (!Files.isDirectory(target)) {
+    if (!vfs.isDirectory(target)) {
       return Responses.error(version, HttpResponseStatus.NOT_FOUND, "no snapshot " + name + " in " + directory);
     }
     try {
       // A snapshot holds files only (tables, a manifest).
-      for (Path file : files(target)) Files.delete(file);
-      Files.delete(target);
+      for (Path file : files(target)) vfs.delete(file);
+      vfs.delete(target);
     } catch (IOException e) {
       return Responses.error(version, HttpResponseStatus.INTERNAL_SERVER_ERROR, "deleting " + target + " failed: " + Reasons.oneLine(e.toString()));
     }
@@ -153,10 +162,8 @@ public final class SnapshotRoutes {
     return Responses.json(version, HttpResponseStatus.OK, "{\"deleted\": " + StatusBody.quote(name) + "}");
   }
 
-  private static List<Path> files(Path dir) throws IOException {
-    try (Stream<Path> files = Files.list(dir)) {
-      return files.toList();
-    }
+  private List<Path> files(Path dir) throws IOException {
+    return vfs.list(dir);
   }
 
   private static String json(String name, Path path, long tables, long bytes) {

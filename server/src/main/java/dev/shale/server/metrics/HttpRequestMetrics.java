@@ -5,6 +5,7 @@ import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,21 +30,24 @@ public final class HttpRequestMetrics {
 
   // After the constants above: the constructor uses them.
   /** Records nothing: a node started with {@code --metrics=false}. */
-  public static final HttpRequestMetrics OFF = new HttpRequestMetrics(null);
+  public static final HttpRequestMetrics OFF = new HttpRequestMetrics(null, () -> 0);
 
 
   private final @Nullable Histogram histogram;
+  private final LongSupplier nanoTime; // the Env's monotonic clock, which startNanos came from too
   // [(method * ROUTES + route) * STATUSES + status - MIN_STATUS]: the child, null until first
   // used (36 * 500 references: 72 KiB a node). Made under a benign race: two threads may both ask
   // the histogram, which returns the same child to both.
   private final AtomicReferenceArray<DistributionDataPoint> children =
       new AtomicReferenceArray<>(METHODS.length * ROUTES.length * STATUSES);
 
-  private HttpRequestMetrics(@Nullable Histogram histogram) {
+  private HttpRequestMetrics(@Nullable Histogram histogram, LongSupplier nanoTime) {
     this.histogram = histogram;
+    this.nanoTime = nanoTime;
   }
 
-  static HttpRequestMetrics register(PrometheusRegistry registry) {
+  /** Registered in {@code registry}, timing requests with {@code nanoTime} (the node's Env's). */
+  static HttpRequestMetrics register(PrometheusRegistry registry, LongSupplier nanoTime) {
     Histogram histogram = Histogram.builder()
         .name(NAME)
         .help("Client HTTP requests, from the request head decoded to the answer handed to the connection")
@@ -52,7 +56,15 @@ public final class HttpRequestMetrics {
         .classicUpperBounds(Buckets.REQUEST_SECONDS)
         .withoutExemplars()
         .register(registry);
-    return new HttpRequestMetrics(histogram);
+    return new HttpRequestMetrics(histogram, nanoTime);
+  }
+
+  /**
+   * Now on the clock requests are timed on, for a request's start ({@link #record}'s
+   * {@code startNanos}); 0 from {@link #OFF}, which times nothing.
+   */
+  public long nowNanos() {
+    return nanoTime.getAsLong();
   }
 
   /** Whether requests are recorded (false: {@link #OFF}). */
@@ -62,7 +74,7 @@ public final class HttpRequestMetrics {
 
   /**
    * A request of {@code method} to {@code route} was answered with {@code status}; its head was
-   * decoded at {@code startNanos} ({@link System#nanoTime}).
+   * decoded at {@code startNanos} (the node's Env's {@code nanoTime}).
    */
   public void record(@Nullable HttpMethod method, RequestRoute route, int status, long startNanos) {
     Histogram h = histogram;
@@ -75,7 +87,7 @@ public final class HttpRequestMetrics {
       child = h.labelValues(METHODS[methodIndex], route.label(), Integer.toString(MIN_STATUS + statusIndex));
       children.setRelease(index, child);
     }
-    child.observe(Buckets.seconds(System.nanoTime() - startNanos));
+    child.observe(Buckets.seconds(nanoTime.getAsLong() - startNanos));
   }
 
   private static int methodIndex(@Nullable HttpMethod method) {

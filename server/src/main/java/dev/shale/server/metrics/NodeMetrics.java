@@ -7,6 +7,7 @@ import dev.shale.server.ScanViews;
 import dev.shale.server.http.AnswerBudget;
 import dev.shale.server.peer.PeerCallTimer;
 import dev.shale.storage.Engine;
+import dev.shale.storage.Env;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -45,10 +46,13 @@ public final class NodeMetrics {
     this.peers = peers;
   }
 
-  /** Metrics on, for a node serving {@code engine}; the cluster's come with {@link #watchCluster}. */
-  public static NodeMetrics on(Engine engine) {
+  /**
+   * Metrics on, for a node serving {@code engine}, timing requests on {@code env}'s clock; the
+   * cluster's come with {@link #watchCluster}.
+   */
+  public static NodeMetrics on(Engine engine, Env env) {
     PrometheusRegistry registry = new PrometheusRegistry();
-    HttpRequestMetrics http = HttpRequestMetrics.register(registry);
+    HttpRequestMetrics http = HttpRequestMetrics.register(registry, env::nanoTime);
     PeerRequestMetrics peers = PeerRequestMetrics.register(registry);
     registry.register(new EngineCollector(engine));
     JvmMetrics.builder().register(registry);

@@ -2,6 +2,7 @@ package dev.shale.server.peer;
 
 import dev.shale.cluster.ClockOffsets;
 import dev.shale.cluster.NodeAddress;
+import dev.shale.storage.Env;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
@@ -29,9 +30,12 @@ public final class ClockProbes implements AutoCloseable {
   private final PeerLinks links;
   private final EventLoopGroup loops;
   private final ClockOffsets offsets;
+  private final Env env; // the clock of start's wait
   private volatile @Nullable ScheduledFuture<?> schedule;
 
-  public ClockProbes(NodeAddress self, Supplier<List<NodeAddress>> members, PeerLinks links, EventLoopGroup loops, ClockOffsets offsets) {
+  public ClockProbes(
+      NodeAddress self, Supplier<List<NodeAddress>> members, PeerLinks links, EventLoopGroup loops, ClockOffsets offsets, Env env) {
+    this.env = env;
     this.self = self;
     this.members = members;
     this.links = links;
@@ -46,9 +50,9 @@ public final class ClockProbes implements AutoCloseable {
    */
   public void start(long timeoutMillis) {
     List<Future<?>> asked = probeAll();
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    long deadline = env.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     for (Future<?> answer : asked) {
-      if (!answer.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) break;
+      if (!answer.awaitUninterruptibly(Math.max(0, deadline - env.nanoTime()), TimeUnit.NANOSECONDS)) break;
     }
     offsets.markStarted();
     schedule = loops.next().scheduleAtFixedRate(this::probeAll, INTERVAL_MILLIS, INTERVAL_MILLIS, TimeUnit.MILLISECONDS);

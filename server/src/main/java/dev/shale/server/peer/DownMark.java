@@ -1,6 +1,7 @@
 package dev.shale.server.peer;
 
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * Whether a peer is taken as down, after a connection to it could not be made (refused,
@@ -16,16 +17,21 @@ final class DownMark {
   static final long FIRST_BACKOFF_MILLIS = 50;
   static final long MAX_BACKOFF_MILLIS = 1_000;
 
-  // System.nanoTime() until which the peer is down, and the back-off that set it; 0 when up.
+  // nanoTime until which the peer is down, and the back-off that set it; 0 when up.
   private long downUntilNanos; // guarded by this
   // Written under this; volatile so that cleared(), called for every frame a peer sends, can see
   // without the lock (which the links of every event loop share) that there is nothing to clear.
   private volatile long backoffMillis;
+  private final LongSupplier nanoTime; // the node's Env's monotonic clock
+
+  DownMark(LongSupplier nanoTime) {
+    this.nanoTime = nanoTime;
+  }
 
   /** An attempt failed: down for the next back-off, twice the last (from 50 ms, at most 1 s). */
   synchronized void failed() {
     backoffMillis = backoffMillis == 0 ? FIRST_BACKOFF_MILLIS : Math.min(MAX_BACKOFF_MILLIS, backoffMillis * 2);
-    downUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMillis);
+    downUntilNanos = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(backoffMillis);
   }
 
   /**
@@ -43,7 +49,7 @@ final class DownMark {
   /** Milliseconds left of the back-off (at least 1 while down), or 0 if attempts may be made. */
   synchronized long remainingMillis() {
     if (backoffMillis == 0) return 0;
-    long left = downUntilNanos - System.nanoTime();
+    long left = downUntilNanos - nanoTime.getAsLong();
     return left <= 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(left));
   }
 

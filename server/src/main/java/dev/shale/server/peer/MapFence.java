@@ -1,9 +1,9 @@
 package dev.shale.server.peer;
 
 import dev.shale.cluster.membership.ClusterMap;
+import dev.shale.storage.Env;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -32,11 +32,16 @@ import org.jspecify.annotations.Nullable;
  */
 public final class MapFence {
   private final Supplier<ClusterMap> map;
+  private final Env env; // the clock and the parking of awaitApplied
   private volatile Epoch current = new Epoch(0, null);
 
-  /** @param map this node's cluster map as it is now */
-  public MapFence(Supplier<ClusterMap> map) {
+  /**
+   * @param map this node's cluster map as it is now
+   * @param env the node's
+   */
+  public MapFence(Supplier<ClusterMap> map, Env env) {
     this.map = map;
+    this.env = env;
   }
 
   /** Why a request addressed with {@code mapVersion} is refused here, or null when it is served. */
@@ -73,16 +78,16 @@ public final class MapFence {
    * with. False if that is not so after {@code timeoutMillis}.
    */
   public boolean awaitApplied(long mapVersion, long timeoutMillis) {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    long deadline = env.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     while (map.get().version() < mapVersion) {
-      if (System.nanoTime() - deadline > 0) return false;
-      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+      if (env.nanoTime() - deadline > 0) return false;
+      env.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(1));
     }
     Epoch now = currentEpoch();
     for (Epoch earlier = now.previous; earlier != null; earlier = earlier.previous) {
       while (earlier.writes.get() > 0) {
-        if (System.nanoTime() - deadline > 0) return false;
-        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        if (env.nanoTime() - deadline > 0) return false;
+        env.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(1));
       }
     }
     now.previous = null; // drained: no write is counted in them again

@@ -3,6 +3,7 @@ package dev.shale.server.peer;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.function.LongFunction;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -15,6 +16,7 @@ final class PeerCall {
   private final Promise<PeerMessage.Answer> promise;
   private final PeerCallTimer timer;
   private final boolean background;
+  private final LongSupplier nanoTime; // the node's Env's monotonic clock, which times the call
   private final long startNanos;
   private long id; // 0 until written
   private @Nullable ScheduledFuture<?> timeout;
@@ -24,12 +26,14 @@ final class PeerCall {
    * {@code --peer-queue}, and a connection attempt that fails for it alone does not mark the
    * peer down ({@link PeerLink}).
    */
-  PeerCall(LongFunction<PeerMessage.Request> request, Promise<PeerMessage.Answer> promise, PeerCallTimer timer, boolean background) {
+  PeerCall(LongFunction<PeerMessage.Request> request, Promise<PeerMessage.Answer> promise, PeerCallTimer timer, boolean background,
+      LongSupplier nanoTime) {
+    this.nanoTime = nanoTime;
     this.request = request;
     this.promise = promise;
     this.timer = timer;
     this.background = background;
-    this.startNanos = System.nanoTime();
+    this.startNanos = nanoTime.getAsLong();
   }
 
   /** The request as request {@code id} of its connection; the call is written from now on. */
@@ -66,7 +70,7 @@ final class PeerCall {
   void answer(PeerMessage.Answer answer) {
     if (promise.trySuccess(answer)) {
       cancelTimeout();
-      timer.record(PeerCallTimer.Outcome.ANSWERED, System.nanoTime() - startNanos);
+      timer.record(PeerCallTimer.Outcome.ANSWERED, nanoTime.getAsLong() - startNanos);
     } else if (answer instanceof PeerMessage.ScanData data) data.data().release();
   }
 
@@ -74,7 +78,7 @@ final class PeerCall {
     if (promise.tryFailure(failure)) {
       cancelTimeout();
       timer.record(failure.wasWritten() ? PeerCallTimer.Outcome.TIMED_OUT : PeerCallTimer.Outcome.UNAVAILABLE,
-          System.nanoTime() - startNanos);
+          nanoTime.getAsLong() - startNanos);
     }
   }
 

@@ -9,6 +9,7 @@ import io.netty.util.collection.LongObjectHashMap;
 import io.netty.util.concurrent.Future;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -52,9 +53,13 @@ final class PeerLink {
   private int background; // of the calls in flight or waiting, the background ones
   private long nextId = 1;
   private boolean flushScheduled;
-  private long lastReadNanos = System.nanoTime();
+  private final LongSupplier nanoTime; // the node's Env's monotonic clock
+  private long lastReadNanos;
 
-  PeerLink(NodeAddress peer, EventLoop loop, PeerDialer dialer, DownMark down, long timeoutMillis, int maxCalls) {
+  PeerLink(NodeAddress peer, EventLoop loop, PeerDialer dialer, DownMark down, long timeoutMillis, int maxCalls,
+      LongSupplier nanoTime) {
+    this.nanoTime = nanoTime;
+    this.lastReadNanos = nanoTime.getAsLong();
     this.peer = peer;
     this.loop = loop;
     this.dialer = dialer;
@@ -141,7 +146,7 @@ final class PeerLink {
     down.cleared();
     channel = opened;
     connectedNow = true;
-    lastReadNanos = System.nanoTime();
+    lastReadNanos = nanoTime.getAsLong();
     opened.pipeline().addLast("peer-link", new Answers());
     while (!waiting.isEmpty()) {
       PeerCall call = waiting.poll();
@@ -186,7 +191,7 @@ final class PeerLink {
     inFlight.remove(call.id());
     call.fail(PeerFailure.timedOut(peer + " did not answer within " + timeoutMillis + " ms"));
     Channel open = channel;
-    long silentNanos = System.nanoTime() - lastReadNanos;
+    long silentNanos = nanoTime.getAsLong() - lastReadNanos;
     if (open != null && silentNanos >= TimeUnit.MILLISECONDS.toNanos(timeoutMillis)) {
       // Nothing at all came back for a whole timeout: a dead or partitioned link, whose TCP
       // connection may take minutes to notice. Close it; the next request reconnects.
@@ -206,7 +211,7 @@ final class PeerLink {
   private final class Answers extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      lastReadNanos = System.nanoTime();
+      lastReadNanos = nanoTime.getAsLong();
       down.cleared(); // a frame from the peer: it is up
       if (!(msg instanceof PeerMessage.Answer answer)) {
         // A handshake frame after READY: the peer is out of step.

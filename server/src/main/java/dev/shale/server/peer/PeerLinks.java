@@ -1,6 +1,7 @@
 package dev.shale.server.peer;
 
 import dev.shale.cluster.NodeAddress;
+import dev.shale.storage.Env;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
@@ -39,21 +40,25 @@ public final class PeerLinks {
   private final PeerDialer dialer;
   private final long timeoutMillis;
   private final int maxCallsPerLoop;
+  private final Env env;
 
   /**
    * @param peers the other nodes of the cluster
    * @param group the I/O event loops: requests are sent from them
    * @param timeoutMillis how long a request may take (--replica-timeout)
    * @param maxCallsPerPeer requests in flight or waiting to a peer, all loops together (--peer-queue)
+   * @param env the node's: the clock of down marks, call timings and silent links
    */
-  public PeerLinks(List<NodeAddress> peers, EventLoopGroup group, PeerDialer dialer, long timeoutMillis, int maxCallsPerPeer) {
-    this(peers, group, dialer, timeoutMillis, maxCallsPerPeer, peer -> PeerCallTimer.NONE);
+  public PeerLinks(
+      List<NodeAddress> peers, EventLoopGroup group, PeerDialer dialer, long timeoutMillis, int maxCallsPerPeer, Env env) {
+    this(peers, group, dialer, timeoutMillis, maxCallsPerPeer, peer -> PeerCallTimer.NONE, env);
   }
 
   /** As above; {@code timerOf} gives the timer of the requests to a peer, asked once per peer. */
   public PeerLinks(
       List<NodeAddress> peers, EventLoopGroup group, PeerDialer dialer, long timeoutMillis, int maxCallsPerPeer,
-      Function<NodeAddress, PeerCallTimer> timerOf) {
+      Function<NodeAddress, PeerCallTimer> timerOf, Env env) {
+    this.env = env;
     this.timerOf = timerOf;
     int loops = 0;
     for (EventExecutor ignored : group) loops++;
@@ -68,10 +73,10 @@ public final class PeerLinks {
   private Map<EventExecutor, PeerLink> linksOf(NodeAddress peer) {
     return links.computeIfAbsent(peer.id(), id -> {
       timers.put(id, timerOf.apply(peer)); // before the links: a call through them finds it
-      DownMark down = downMarks.computeIfAbsent(id, ignored -> new DownMark());
+      DownMark down = downMarks.computeIfAbsent(id, ignored -> new DownMark(env::nanoTime));
       Map<EventExecutor, PeerLink> byLoop = new IdentityHashMap<>();
       for (EventExecutor executor : group) {
-        byLoop.put(executor, new PeerLink(peer, (EventLoop) executor, dialer, down, timeoutMillis, maxCallsPerLoop));
+        byLoop.put(executor, new PeerLink(peer, (EventLoop) executor, dialer, down, timeoutMillis, maxCallsPerLoop, env::nanoTime));
       }
       return byLoop;
     });
@@ -91,11 +96,11 @@ public final class PeerLinks {
     for (Map<EventExecutor, PeerLink> byLoop : links.values()) {
       for (PeerLink link : byLoop.values()) greetings.add(link.loop().submit(link::connectIfIdle));
     }
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    long deadline = env.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     for (Future<@Nullable Future<Channel>> greeting : greetings) {
-      if (!greeting.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) return;
+      if (!greeting.awaitUninterruptibly(Math.max(0, deadline - env.nanoTime()), TimeUnit.NANOSECONDS)) return;
       Future<Channel> attempt = greeting.getNow();
-      if (attempt != null && !attempt.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) return;
+      if (attempt != null && !attempt.awaitUninterruptibly(Math.max(0, deadline - env.nanoTime()), TimeUnit.NANOSECONDS)) return;
     }
   }
 
@@ -123,7 +128,7 @@ public final class PeerLinks {
     PeerLink link = linksOf(peer).get(loop);
     if (link == null) throw new IllegalArgumentException(loop + " is not an event loop of this node");
     PeerCallTimer timer = background ? PeerCallTimer.NONE : timers.getOrDefault(peer.id(), PeerCallTimer.NONE);
-    PeerCall call = new PeerCall(request, promise, timer, background);
+    PeerCall call = new PeerCall(request, promise, timer, background, env::nanoTime);
     if (loop.inEventLoop()) link.send(call);
     else execute(link, () -> link.send(call));
     return promise;

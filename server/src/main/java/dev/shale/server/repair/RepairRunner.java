@@ -7,14 +7,14 @@ import dev.shale.cluster.repair.RepairThrottle;
 import dev.shale.server.EntityService;
 import dev.shale.server.coordination.ReplicaCalls;
 import dev.shale.server.peer.PeerDialer;
+import dev.shale.storage.CpuPriority;
 import dev.shale.storage.Env;
 import io.netty.channel.EventLoopGroup;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -34,23 +34,25 @@ public final class RepairRunner implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(RepairRunner.class.getName());
 
   private final ClusterRepair repair;
-  private final ScheduledExecutorService thread =
-      Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("shale-repair", true));
+  private final ScheduledExecutorService thread;
   private @Nullable CompletableFuture<RepairReport> queued; // guarded by this
 
-  RepairRunner(ClusterRepair repair) {
+  RepairRunner(ClusterRepair repair, Env env) {
     this.repair = repair;
+    // The thread from the Env; its schedule (repairEvery) runs on the JDK's clock, as Netty's timers do.
+    this.thread = new ScheduledThreadPoolExecutor(1, env.threadFactory("shale-repair", CpuPriority.NORMAL));
   }
 
-  /** The repairs of a node of {@code cluster} (with peers), paced at {@link #RECORDS_PER_SECOND}. */
+  /**
+   * The repairs of a node of {@code cluster} (with peers), paced at {@link #RECORDS_PER_SECOND},
+   * their clock and thread from {@code env}.
+   */
   public static RepairRunner of(
-      Cluster cluster, EntityService service, ReplicaCalls calls, PeerDialer dialer, EventLoopGroup loops) {
+      Cluster cluster, EntityService service, ReplicaCalls calls, PeerDialer dialer, EventLoopGroup loops, Env env) {
     int replicas = cluster.replicationFactor();
     RepairSides sides = new RepairSides(cluster.topology().self(), service, calls, dialer, loops, cluster.forwardTimeoutMillis());
-    // The server takes no Env yet (issue 33, item 2: server is the next module to convert).
-    Env env = Env.real();
     return new RepairRunner(new ClusterRepair(cluster::livePlacement, replicas, sides,
-        RepairThrottle.perSecond(RECORDS_PER_SECOND, env), ClusterRepair.LEAF_BITS, env));
+        RepairThrottle.perSecond(RECORDS_PER_SECOND, env), ClusterRepair.LEAF_BITS, env), env);
   }
 
   /** Repairs this node's ranges every {@code intervalMillis} from now on (0: never). */

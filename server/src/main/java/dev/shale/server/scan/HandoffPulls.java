@@ -4,10 +4,10 @@ import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.handoff.GainedKeys;
 import dev.shale.cluster.handoff.PullSource;
 import dev.shale.server.peer.PeerDialer;
+import dev.shale.storage.Env;
 import io.netty.channel.EventLoopGroup;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -21,11 +21,14 @@ public final class HandoffPulls implements PullSource, AutoCloseable {
   private final PeerDialer dialer;
   private final EventLoopGroup loops;
   private final long timeoutMillis;
-  private final ExecutorService writer =
-      Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().name("shale-handoff-writer").daemon().unstarted(r));
+  private final ExecutorService writer;
 
-  /** {@code timeoutMillis}: how long a source may take to answer, and then to send more ({@code --replica-timeout}). */
-  public HandoffPulls(PeerDialer dialer, EventLoopGroup loops, long timeoutMillis) {
+  /**
+   * {@code timeoutMillis}: how long a source may take to answer, and then to send more ({@code
+   * --replica-timeout}); the writer thread comes from {@code env}.
+   */
+  public HandoffPulls(PeerDialer dialer, EventLoopGroup loops, long timeoutMillis, Env env) {
+    this.writer = env.newSingleThreadExecutor("shale-handoff-writer");
     this.dialer = dialer;
     this.loops = loops;
     this.timeoutMillis = timeoutMillis;

@@ -4,6 +4,7 @@ import dev.shale.server.EngineBatches;
 import dev.shale.server.FixedThreads;
 import dev.shale.server.ScanViews;
 import dev.shale.server.StoragePool;
+import dev.shale.storage.Env;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -30,9 +31,10 @@ public final class ScanThreads implements Executor {
   private final AtomicInteger running = new AtomicInteger();
   private final ScanViews views = new ScanViews();
 
-  public ScanThreads(int threads, int maxScans) {
+  /** {@code threads} from {@code env} pull records for at most {@code maxScans} scans at once. */
+  public ScanThreads(int threads, int maxScans, Env env) {
     this.maxScans = maxScans;
-    this.executor = FixedThreads.start(threads, new LinkedBlockingQueue<>(), "shale-scan");
+    this.executor = FixedThreads.start(threads, new LinkedBlockingQueue<>(), "shale-scan", env);
   }
 
   /** Takes a place for one scan; false (and nothing taken) when {@code maxScans} are running. */

@@ -1,6 +1,7 @@
 package dev.shale.server.tls;
 
 import dev.shale.cluster.auth.CertificateIdentity;
+import dev.shale.storage.SuppressForbidden;
 import io.netty.channel.Channel;
 import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContext;
@@ -283,6 +284,7 @@ public final class NodeTls {
   }
 
   /** What identifies the files' contents without reading them: per file its mtime, size and inode. */
+  @SuppressForbidden(reason = "the operator's TLS files on the real filesystem; the Vfs has no mtime or inode")
   private static List<Object> stamp(TlsFiles files) throws IOException {
     List<Object> stamp = new ArrayList<>();
     for (Path file : new Path[] {files.certificateChain(), files.key(), files.clientCa(), files.clusterCa()}) {

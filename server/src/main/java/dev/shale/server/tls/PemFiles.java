@@ -1,5 +1,6 @@
 package dev.shale.server.tls;
 
+import dev.shale.storage.SuppressForbidden;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.StringWriter;
@@ -34,7 +35,12 @@ import org.jspecify.annotations.Nullable;
  * blocks (a chain: the leaf first). Keys are written as unencrypted PKCS#8 ({@code PRIVATE KEY})
  * and read in that form or OpenSSL's ({@code EC PRIVATE KEY}, {@code RSA PRIVATE KEY}).
  * Every read failure is an {@link IOException} that names the file.
+ *
+ * <p>On the real filesystem, not a {@code Vfs}: these are the operator's credentials, read at a
+ * start and by {@code shale certs}, written with POSIX permissions (a key 0600) the Vfs does not
+ * model; no crash or fault test of the store involves them.
  */
+@SuppressForbidden(reason = "the operator's TLS credentials, written with POSIX permissions the Vfs does not model")
 public final class PemFiles {
   private static final Set<PosixFilePermission> OWNER_ONLY =
       EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);

@@ -7,6 +7,7 @@ import dev.shale.cluster.membership.ClusterMap;
 import dev.shale.cluster.membership.Member;
 import dev.shale.cluster.membership.MemberState;
 import dev.shale.cluster.membership.TopologyChange;
+import dev.shale.storage.Env;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -18,7 +19,7 @@ class MapFenceTest {
 
   // A map whose placement dates from version 5.
   private final AtomicReference<ClusterMap> map = new AtomicReference<>(new ClusterMap(5, List.of(member(A), member(B)), 2));
-  private final MapFence fence = new MapFence(map::get);
+  private final MapFence fence = new MapFence(map::get, Env.real());
 
   @Test
   void requestsAddressedWithAMapOlderThanThePlacementAreRefused() {
@@ -56,7 +57,7 @@ class MapFenceTest {
 
   @Test
   void aFixedClusterAdmitsEverything() {
-    MapFence open = new MapFence(() -> ClusterMap.EMPTY); // version 0, as every request on it
+    MapFence open = new MapFence(() -> ClusterMap.EMPTY, Env.real()); // version 0, as every request on it
     assertThat(open.refusal(0)).isNull();
     assertThat(open.enter(0)).isNotNull();
     assertThat(open.awaitApplied(0, 0)).isTrue();

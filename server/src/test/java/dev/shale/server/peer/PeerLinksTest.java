@@ -3,6 +3,7 @@ package dev.shale.server.peer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.cluster.NodeAddress;
+import dev.shale.storage.Env;
 import dev.shale.testkit.FreePort;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -28,7 +29,7 @@ class PeerLinksTest {
   @Test
   void manyRequestsShareOneConnectionAndEachGetsItsAnswer() throws Exception {
     try (TestPeerServer server = new TestPeerServer()) {
-      PeerLinks links = new PeerLinks(List.of(server.self), group, server.dialer(), 10_000, 1024);
+      PeerLinks links = new PeerLinks(List.of(server.self), group, server.dialer(), 10_000, 1024, Env.real());
       EventExecutor loop = group.next();
       List<Future<PeerMessage.Answer>> answers = new ArrayList<>();
       for (int i = 0; i < 200; i++) {
@@ -48,7 +49,7 @@ class PeerLinksTest {
   @Test
   void aFullPerPeerQueueFailsARequestAtOnce() throws Exception {
     try (TestPeerServer stalled = new TestPeerServer(false)) {
-      PeerLinks links = new PeerLinks(List.of(stalled.self), group, stalled.dialer(), 60_000, 2);
+      PeerLinks links = new PeerLinks(List.of(stalled.self), group, stalled.dialer(), 60_000, 2, Env.real());
       EventExecutor loop = group.next();
       Future<PeerMessage.Answer> first = links.send(loop, stalled.self, id -> new PeerMessage.Read(id, 0, KEY));
       Future<PeerMessage.Answer> second = links.send(loop, stalled.self, id -> new PeerMessage.Read(id, 0, KEY));
@@ -66,7 +67,7 @@ class PeerLinksTest {
   void aPeerThatRefusesIsMarkedDown() throws Exception {
     try (TestPeerServer server = new TestPeerServer()) {
       NodeAddress nobody = new NodeAddress("127.0.0.1", FreePort.find());
-      PeerLinks links = new PeerLinks(List.of(nobody), group, server.dialer(), 10_000, 16);
+      PeerLinks links = new PeerLinks(List.of(nobody), group, server.dialer(), 10_000, 16, Env.real());
       EventExecutor loop = group.next();
       assertThat(links.send(loop, nobody, id -> new PeerMessage.Read(id, 0, KEY)).await().cause())
           .hasMessageContaining("cannot connect to " + nobody);
