@@ -8,7 +8,11 @@ import dev.shale.cluster.membership.Member;
 import dev.shale.cluster.membership.MemberState;
 import dev.shale.cluster.membership.TopologyChange;
 import dev.shale.storage.Env;
+import dev.shale.storage.ManualClockEnv;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -53,6 +57,36 @@ class MapFenceTest {
     assertThat(fence.awaitApplied(7, 20)).as("writes admitted after the change do not hold the scan").isTrue();
     after.leave();
     assertThat(fence.awaitApplied(7, 0)).isTrue();
+  }
+
+  @Test
+  void aScansWaitForAChangeRunsOutOnTheNodesClock() throws Exception {
+    ManualClockEnv env = new ManualClockEnv(0);
+    MapFence onManualClock = new MapFence(map::get, env);
+    // A minute on the node's clock; the map never reaches version 7. On a thread of its own (not
+    // the common pool, which other tests' closes run on), ended below however the test goes.
+    CompletableFuture<Boolean> applied = new CompletableFuture<>();
+    Thread waiter = new Thread(() -> applied.complete(onManualClock.awaitApplied(7, 60_000)), "map-fence-waiter");
+    waiter.start();
+    try {
+      long advancedMillis = 0;
+      long realDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!applied.isDone() && System.nanoTime() - realDeadline < 0) {
+        env.advanceMillis(1_000);
+        advancedMillis += 1_000;
+        try {
+          applied.get(10, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException stillWaiting) {
+          // the next second of the node's clock
+        }
+      }
+
+      assertThat(applied.getNow(null)).as("gave up once the node's clock passed the deadline").isFalse();
+      assertThat(advancedMillis).as("not before a minute of the node's clock").isGreaterThanOrEqualTo(60_000);
+    } finally {
+      env.advanceMillis(TimeUnit.HOURS.toMillis(1)); // past any deadline: the waiter ends
+      waiter.join(TimeUnit.SECONDS.toMillis(30));
+    }
   }
 
   @Test
