@@ -393,9 +393,9 @@ public final class HintedHandoff implements AutoCloseable {
     LockSupport.unpark(thread);
   }
 
-  private static void joinQuietly(Thread thread) {
+  private void joinQuietly(Thread thread) {
     try {
-      thread.join(CLOSE_WAIT_MILLIS);
+      env.join(thread, CLOSE_WAIT_MILLIS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

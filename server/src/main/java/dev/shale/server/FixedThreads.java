@@ -36,11 +36,14 @@ public final class FixedThreads {
     }
   }
 
-  /** Refuses new tasks and waits up to {@code timeoutMillis} for the accepted ones; true if they all ended. */
-  public static boolean shutdown(ThreadPoolExecutor executor, long timeoutMillis) {
+  /**
+   * Refuses new tasks and waits up to {@code timeoutMillis} (on {@code env}'s clock) for the
+   * accepted ones; true if they all ended.
+   */
+  public static boolean shutdown(ThreadPoolExecutor executor, long timeoutMillis, Env env) {
     executor.shutdown();
     try {
-      return executor.awaitTermination(timeoutMillis, TimeUnit.MILLISECONDS);
+      return env.awaitTermination(executor, timeoutMillis, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;

@@ -33,6 +33,7 @@ import dev.shale.server.scan.Scans;
 import dev.shale.server.tls.NodeTls;
 import dev.shale.storage.Engine;
 import dev.shale.storage.Env;
+import dev.shale.storage.SuppressForbidden;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
@@ -403,6 +404,7 @@ public final class ShaleServer implements AutoCloseable {
     stopThreads(acceptGroup, ioGroup, pool, scanThreads);
   }
 
+  @SuppressForbidden(reason = "waits on Netty's close futures of the connections, the adapter's shutdown")
   private void drainConnections() {
     draining.set(true);
     for (Channel connection : connections) {
@@ -416,6 +418,7 @@ public final class ShaleServer implements AutoCloseable {
     }
   }
 
+  @SuppressForbidden(reason = "waits on Netty's event loops to terminate, the adapter's shutdown")
   private static void stopThreads(
       EventLoopGroup acceptGroup, EventLoopGroup ioGroup, @Nullable StoragePool pool, ScanThreads scanThreads) {
     // Storage calls first: their answers go back through the event loops.

@@ -16,9 +16,11 @@ import java.util.concurrent.ThreadPoolExecutor;
  */
 public final class StoragePool {
   private final ThreadPoolExecutor executor;
+  private final Env env;
 
   /** {@code workers} >= 1 threads from {@code env}; {@code queueSize} >= 0 calls waiting (0: hand-off only). */
   StoragePool(int workers, int queueSize, Env env) {
+    this.env = env;
     BlockingQueue<Runnable> queue =
         queueSize == 0 ? new SynchronousQueue<>() : new ArrayBlockingQueue<>(queueSize);
     executor = FixedThreads.start(workers, queue, "shale-storage", env);
@@ -38,6 +40,6 @@ public final class StoragePool {
 
   /** Refuses new calls and waits up to {@code timeoutMillis} for the accepted ones; true if they all ended. */
   boolean shutdown(long timeoutMillis) {
-    return FixedThreads.shutdown(executor, timeoutMillis);
+    return FixedThreads.shutdown(executor, timeoutMillis, env);
   }
 }

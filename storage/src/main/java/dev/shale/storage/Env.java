@@ -1,8 +1,15 @@
 package dev.shale.storage;
 
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Condition;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything a node takes from its surroundings, in one place (as LevelDB's {@code Env},
@@ -72,6 +79,34 @@ public interface Env {
 
   /** Sleeps for {@code millis}; throws if interrupted meanwhile. */
   void sleepMillis(long millis) throws InterruptedException;
+
+  // Timed waits: each is the JDK call of the same name, whose time runs out on this Env's clock
+  // (the real one's: the JDK's). Code waits for a time only through these, so that a simulator
+  // decides when a wait times out.
+
+  /**
+   * Waits on {@code condition}, whose lock the caller holds, for a signal or up to {@code nanos},
+   * as {@link Condition#awaitNanos}: the nanoseconds left, at most 0 once the time ran out.
+   */
+  long awaitNanos(Condition condition, long nanos) throws InterruptedException;
+
+  /** Waits up to {@code millis} (0: for ever) for {@code thread} to end, as {@link Thread#join(long)}. */
+  void join(Thread thread, long millis) throws InterruptedException;
+
+  /**
+   * The result of {@code future}, waiting up to {@code timeout}, as {@link Future#get(long,
+   * TimeUnit)}: TimeoutException if it is not done by then.
+   */
+  <T> T get(Future<T> future, long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException;
+
+  /**
+   * Waits up to {@code timeout} for the tasks of {@code executor}, shut down, to end, as {@link
+   * ExecutorService#awaitTermination}: whether they did.
+   */
+  boolean awaitTermination(ExecutorService executor, long timeout, TimeUnit unit) throws InterruptedException;
+
+  /** The head of {@code queue}, waiting up to {@code timeout} for one, as {@link BlockingQueue#poll(long, TimeUnit)}; null if none came. */
+  <E> @Nullable E poll(BlockingQueue<E> queue, long timeout, TimeUnit unit) throws InterruptedException;
 
   /** This environment with its files through {@code files} instead (tests inject faults so). */
   default Env withVfs(Vfs files) {

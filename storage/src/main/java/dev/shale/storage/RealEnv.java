@@ -1,10 +1,17 @@
 package dev.shale.storage;
 
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link Env#real()}: the JDK's clocks, platform threads (niced through {@link ThreadNiceness})
@@ -64,5 +71,31 @@ final class RealEnv implements Env {
   @Override
   public void sleepMillis(long millis) throws InterruptedException {
     Thread.sleep(millis);
+  }
+
+  @Override
+  public long awaitNanos(Condition condition, long nanos) throws InterruptedException {
+    return condition.awaitNanos(nanos);
+  }
+
+  @Override
+  public void join(Thread thread, long millis) throws InterruptedException {
+    thread.join(millis);
+  }
+
+  @Override
+  public <T> T get(Future<T> future, long timeout, TimeUnit unit)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    return future.get(timeout, unit);
+  }
+
+  @Override
+  public boolean awaitTermination(ExecutorService executor, long timeout, TimeUnit unit) throws InterruptedException {
+    return executor.awaitTermination(timeout, unit);
+  }
+
+  @Override
+  public <E> @Nullable E poll(BlockingQueue<E> queue, long timeout, TimeUnit unit) throws InterruptedException {
+    return queue.poll(timeout, unit);
   }
 }

@@ -1,15 +1,21 @@
 package dev.shale.storage;
 
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An {@link Env} whose clocks move only when the test moves them: {@link #advanceMillis} moves
  * both, {@link #setWallMillis} steps the wall clock alone (either way, as NTP may). Threads,
- * parking and sleeping stay real, so the engine's background threads run as in production; a
- * park or sleep waits real time, not this clock's. Files through the {@link Vfs} it was given.
+ * parking, sleeping and timed waits stay real, so the engine's background threads run as in
+ * production; a park, sleep or timed wait waits real time, not this clock's. Files through the {@link Vfs} it was given.
  */
 public final class ManualClockEnv implements Env {
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L); // any origin: only differences count
@@ -83,5 +89,31 @@ public final class ManualClockEnv implements Env {
   @Override
   public void sleepMillis(long millis) throws InterruptedException {
     Env.real().sleepMillis(millis);
+  }
+
+  @Override
+  public long awaitNanos(Condition condition, long nanos) throws InterruptedException {
+    return Env.real().awaitNanos(condition, nanos);
+  }
+
+  @Override
+  public void join(Thread thread, long millis) throws InterruptedException {
+    Env.real().join(thread, millis);
+  }
+
+  @Override
+  public <T> T get(Future<T> future, long timeout, TimeUnit unit)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    return Env.real().get(future, timeout, unit);
+  }
+
+  @Override
+  public boolean awaitTermination(ExecutorService executor, long timeout, TimeUnit unit) throws InterruptedException {
+    return Env.real().awaitTermination(executor, timeout, unit);
+  }
+
+  @Override
+  public <E> @Nullable E poll(BlockingQueue<E> queue, long timeout, TimeUnit unit) throws InterruptedException {
+    return Env.real().poll(queue, timeout, unit);
   }
 }

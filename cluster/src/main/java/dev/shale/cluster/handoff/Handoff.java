@@ -184,7 +184,7 @@ public final class Handoff implements ChangeListener, AutoCloseable {
     if (!closed.compareAndSet(false, true)) return;
     thread.shutdown();
     try {
-      if (!thread.awaitTermination(5, TimeUnit.SECONDS)) LOG.log(Level.WARNING, "handoff: the pull thread did not stop within 5 s");
+      if (!env.awaitTermination(thread, 5, TimeUnit.SECONDS)) LOG.log(Level.WARNING, "handoff: the pull thread did not stop within 5 s");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

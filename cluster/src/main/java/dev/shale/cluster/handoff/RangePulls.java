@@ -155,7 +155,7 @@ final class RangePulls {
   private @Nullable String await(CompletableFuture<Void> pull) {
     while (true) {
       try {
-        pull.get(100, TimeUnit.MILLISECONDS);
+        env.get(pull, 100, TimeUnit.MILLISECONDS);
         return null;
       } catch (TimeoutException e) {
         if (stopped.getAsBoolean()) return "this node is stopping";

@@ -3,6 +3,7 @@ package dev.shale.server.peer;
 import dev.shale.cluster.ClockOffsets;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.storage.Env;
+import dev.shale.storage.SuppressForbidden;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
@@ -48,6 +49,7 @@ public final class ClockProbes implements AutoCloseable {
    * that is down fails at once), then tells the offsets that the start's measurements are done,
    * and asks again every {@link #INTERVAL_MILLIS} from then on. Called once, off the event loops.
    */
+  @SuppressForbidden(reason = "waits on Netty's answer futures, the adapter's; the deadline is the Env's")
   public void start(long timeoutMillis) {
     List<Future<?>> asked = probeAll();
     long deadline = env.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);

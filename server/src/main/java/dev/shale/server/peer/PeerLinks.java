@@ -2,6 +2,7 @@ package dev.shale.server.peer;
 
 import dev.shale.cluster.NodeAddress;
 import dev.shale.storage.Env;
+import dev.shale.storage.SuppressForbidden;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
@@ -91,6 +92,7 @@ public final class PeerLinks {
    * every peer that answered uses this node at once, with no 504 "is down" for a restarted node.
    * Called off the event loops.
    */
+  @SuppressForbidden(reason = "waits on Netty's handshake futures, the adapter's; the deadline is the Env's")
   public void greetAll(long timeoutMillis) {
     List<Future<@Nullable Future<Channel>>> greetings = new ArrayList<>();
     for (Map<EventExecutor, PeerLink> byLoop : links.values()) {

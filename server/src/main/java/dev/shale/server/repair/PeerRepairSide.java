@@ -13,6 +13,7 @@ import dev.shale.server.peer.PeerDialer;
 import dev.shale.server.peer.PeerMessage;
 import dev.shale.storage.Entry;
 import dev.shale.storage.EntryIterator;
+import dev.shale.storage.Env;
 import io.netty.channel.EventLoop;
 import java.util.BitSet;
 import java.util.function.Supplier;
@@ -35,8 +36,11 @@ final class PeerRepairSide implements RepairSide {
   private final Supplier<EventLoop> loops;
   private final ReplicaRecords records;
   private final long connectTimeoutMillis;
+  private final Env env;
 
-  PeerRepairSide(NodeAddress peer, PeerDialer dialer, Supplier<EventLoop> loops, ReplicaRecords records, long connectTimeoutMillis) {
+  PeerRepairSide(
+      NodeAddress peer, PeerDialer dialer, Supplier<EventLoop> loops, ReplicaRecords records, long connectTimeoutMillis, Env env) {
+    this.env = env;
     this.peer = peer;
     this.dialer = dialer;
     this.loops = loops;
@@ -70,7 +74,7 @@ final class PeerRepairSide implements RepairSide {
   /** Sends a TREE and reads the {@code count} hashes of its LEAVES frames. */
   private long[] hashes(PeerMessage.Tree request, int count) {
     long[] hashes = new long[count];
-    try (RepairConnection connection = RepairConnection.send(dialer, loops.get(), peer, request, connectTimeoutMillis)) {
+    try (RepairConnection connection = RepairConnection.send(dialer, loops.get(), peer, request, connectTimeoutMillis, env)) {
       for (int received = 0; received < hashes.length; ) {
         PeerMessage.Answer answer = connection.next(ANSWER_TIMEOUT_MILLIS);
         if (!(answer instanceof PeerMessage.Leaves part)) throw unexpected(answer, "a tree");
@@ -89,7 +93,7 @@ final class PeerRepairSide implements RepairSide {
   public EntryIterator digests(SharedRange range, LeafSelection selection) {
     PeerMessage.Digests request = new PeerMessage.Digests(RepairConnection.REQUEST_ID, range.replicas(), selection.leafBits(),
         range.other(peer).id(), selection.leafBitmap(), selection.subBits(), selection.masks());
-    return new PeerDigests(peer, RepairConnection.send(dialer, loops.get(), peer, request, connectTimeoutMillis));
+    return new PeerDigests(peer, RepairConnection.send(dialer, loops.get(), peer, request, connectTimeoutMillis, env));
   }
 
   @Override

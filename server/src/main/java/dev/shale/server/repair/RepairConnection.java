@@ -5,6 +5,8 @@ import dev.shale.cluster.repair.RepairFailedException;
 import dev.shale.server.Reasons;
 import dev.shale.server.peer.PeerDialer;
 import dev.shale.server.peer.PeerMessage;
+import dev.shale.storage.Env;
+import dev.shale.storage.SuppressForbidden;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -41,14 +43,18 @@ final class RepairConnection implements AutoCloseable {
   private final Channel channel;
   private final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
   private boolean closed; // the repair's thread saw the connection's end
+  private final Env env; // the node's: a wait for the next event runs out on its clock
 
-  private RepairConnection(NodeAddress peer, Channel channel) {
+  private RepairConnection(NodeAddress peer, Channel channel, Env env) {
+    this.env = env;
     this.peer = peer;
     this.channel = channel;
   }
 
   /** Dials {@code peer} and sends {@code request} (made with id 1), waiting up to {@code timeoutMillis} for the handshake. */
-  static RepairConnection send(PeerDialer dialer, EventLoop loop, NodeAddress peer, PeerMessage.Request request, long timeoutMillis) {
+  @SuppressForbidden(reason = "waits on Netty's dial and handshake future, the adapter's")
+  static RepairConnection send(
+      PeerDialer dialer, EventLoop loop, NodeAddress peer, PeerMessage.Request request, long timeoutMillis, Env env) {
     Future<Channel> dialed = dialer.dial(loop, peer);
     if (!dialed.awaitUninterruptibly(timeoutMillis, TimeUnit.MILLISECONDS)) {
       dialed.addListener(f -> {
@@ -58,7 +64,7 @@ final class RepairConnection implements AutoCloseable {
     }
     if (!dialed.isSuccess()) throw new RepairFailedException("cannot connect to " + peer + ": " + Reasons.oneLine(String.valueOf(dialed.cause())));
     Channel channel = dialed.getNow();
-    RepairConnection connection = new RepairConnection(peer, channel);
+    RepairConnection connection = new RepairConnection(peer, channel, env);
     channel.config().setAutoRead(false);
     channel.pipeline().addLast("repair", connection.new Reader());
     channel.writeAndFlush(request);
@@ -75,7 +81,7 @@ final class RepairConnection implements AutoCloseable {
     if (events.isEmpty()) channel.read();
     Event event;
     try {
-      event = events.poll(timeoutMillis, TimeUnit.MILLISECONDS);
+      event = env.poll(events, timeoutMillis, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new RepairFailedException("interrupted while waiting for " + peer);

@@ -35,10 +35,12 @@ public final class RepairRunner implements AutoCloseable {
 
   private final ClusterRepair repair;
   private final ScheduledExecutorService thread;
+  private final Env env;
   private @Nullable CompletableFuture<RepairReport> queued; // guarded by this
 
   RepairRunner(ClusterRepair repair, Env env) {
     this.repair = repair;
+    this.env = env;
     // The thread from the Env; its schedule (repairEvery) runs on the JDK's clock, as Netty's timers do.
     this.thread = new ScheduledThreadPoolExecutor(1, env.threadFactory("shale-repair", CpuPriority.NORMAL));
   }
@@ -50,7 +52,7 @@ public final class RepairRunner implements AutoCloseable {
   public static RepairRunner of(
       Cluster cluster, EntityService service, ReplicaCalls calls, PeerDialer dialer, EventLoopGroup loops, Env env) {
     int replicas = cluster.replicationFactor();
-    RepairSides sides = new RepairSides(cluster.topology().self(), service, calls, dialer, loops, cluster.forwardTimeoutMillis());
+    RepairSides sides = new RepairSides(cluster.topology().self(), service, calls, dialer, loops, cluster.forwardTimeoutMillis(), env);
     return new RepairRunner(new ClusterRepair(cluster::livePlacement, replicas, sides,
         RepairThrottle.perSecond(RECORDS_PER_SECOND, env), ClusterRepair.LEAF_BITS, env), env);
   }
@@ -114,7 +116,7 @@ public final class RepairRunner implements AutoCloseable {
       queued = null;
     }
     try {
-      thread.awaitTermination(5, TimeUnit.SECONDS);
+      env.awaitTermination(thread, 5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

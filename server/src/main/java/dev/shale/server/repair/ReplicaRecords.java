@@ -5,6 +5,7 @@ import dev.shale.cluster.coordination.ReplicaReply;
 import dev.shale.cluster.repair.RepairFailedException;
 import dev.shale.server.coordination.ReplicaCalls;
 import dev.shale.storage.Entry;
+import dev.shale.storage.Env;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -24,8 +25,10 @@ final class ReplicaRecords {
   private final ReplicaCalls calls;
   private final Supplier<EventExecutor> loops; // the I/O loops: replica calls complete on one
   private final long timeoutMillis;
+  private final Env env; // the node's: a wait for a replica's answer runs out on its clock
 
-  ReplicaRecords(ReplicaCalls calls, Supplier<EventExecutor> loops, long timeoutMillis) {
+  ReplicaRecords(ReplicaCalls calls, Supplier<EventExecutor> loops, long timeoutMillis, Env env) {
+    this.env = env;
     this.calls = calls;
     this.loops = loops;
     this.timeoutMillis = timeoutMillis;
@@ -54,7 +57,7 @@ final class ReplicaRecords {
     call.accept(reply::complete);
     try {
       // The call's own timeout (--replica-timeout) answers first; this one only bounds the wait.
-      return reply.get(2 * timeoutMillis, TimeUnit.MILLISECONDS);
+      return env.get(reply, 2 * timeoutMillis, TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       throw new RepairFailedException(replica + " did not answer within " + 2 * timeoutMillis + " ms");
     } catch (ExecutionException e) {

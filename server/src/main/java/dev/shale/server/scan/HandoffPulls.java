@@ -22,12 +22,14 @@ public final class HandoffPulls implements PullSource, AutoCloseable {
   private final EventLoopGroup loops;
   private final long timeoutMillis;
   private final ExecutorService writer;
+  private final Env env;
 
   /**
    * {@code timeoutMillis}: how long a source may take to answer, and then to send more ({@code
    * --replica-timeout}); the writer thread comes from {@code env}.
    */
   public HandoffPulls(PeerDialer dialer, EventLoopGroup loops, long timeoutMillis, Env env) {
+    this.env = env;
     this.writer = env.newSingleThreadExecutor("shale-handoff-writer");
     this.dialer = dialer;
     this.loops = loops;
@@ -48,7 +50,7 @@ public final class HandoffPulls implements PullSource, AutoCloseable {
   public void close() {
     writer.shutdown();
     try {
-      writer.awaitTermination(5, TimeUnit.SECONDS);
+      env.awaitTermination(writer, 5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

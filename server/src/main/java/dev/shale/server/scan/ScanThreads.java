@@ -28,11 +28,13 @@ public final class ScanThreads implements Executor {
   public static final int DEFAULT_THREADS = 4;
   private final ThreadPoolExecutor executor;
   private final int maxScans;
+  private final Env env;
   private final AtomicInteger running = new AtomicInteger();
   private final ScanViews views = new ScanViews();
 
   /** {@code threads} from {@code env} pull records for at most {@code maxScans} scans at once. */
   public ScanThreads(int threads, int maxScans, Env env) {
+    this.env = env;
     this.maxScans = maxScans;
     this.executor = FixedThreads.start(threads, new LinkedBlockingQueue<>(), "shale-scan", env);
   }
@@ -68,6 +70,6 @@ public final class ScanThreads implements Executor {
 
   /** Refuses new tasks and waits up to {@code timeoutMillis} for the queued ones; true if they all ended. */
   public boolean shutdown(long timeoutMillis) {
-    return FixedThreads.shutdown(executor, timeoutMillis);
+    return FixedThreads.shutdown(executor, timeoutMillis, env);
   }
 }

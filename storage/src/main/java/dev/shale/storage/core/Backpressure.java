@@ -118,7 +118,7 @@ final class Backpressure {
       // Other signals on roomMade (a flush landing) do not cut the sleep short.
       for (long left = nanos; left > 0 && !view.isClosed(); left = deadline - options.env().nanoTime()) {
         try {
-          roomMade.awaitNanos(left);
+          options.env().awaitNanos(roomMade, left);
         } catch (InterruptedException e) {
           interrupted = true;
         }
@@ -136,7 +136,7 @@ final class Backpressure {
   // the stop rule, its deadline and close after every return, so an early one only costs a look.
   @SuppressWarnings("WaitNotInLoop")
   void awaitRoom(long nanos) throws InterruptedException {
-    roomMade.awaitNanos(nanos);
+    options.env().awaitNanos(roomMade, nanos);
   }
 
   /** A flush or compaction changed the file set (or the engine closes): writers look again. */

@@ -152,7 +152,7 @@ final class Compactor implements Runnable {
     }
     Thread thread = this.thread; // null if never started (opening found the disk full)
     try {
-      if (thread != null) thread.join(timeoutMillis);
+      if (thread != null) options.env().join(thread, timeoutMillis);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -238,7 +238,7 @@ final class Compactor implements Runnable {
     long remaining = TimeUnit.MILLISECONDS.toNanos(millis);
     lock.lock();
     try {
-      while (!stopping && remaining > 0) remaining = wake.awaitNanos(remaining);
+      while (!stopping && remaining > 0) remaining = options.env().awaitNanos(wake, remaining);
       changed = true; // retry whatever failed
     } finally {
       lock.unlock();

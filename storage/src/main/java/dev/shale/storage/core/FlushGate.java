@@ -1,5 +1,6 @@
 package dev.shale.storage.core;
 
+import dev.shale.storage.Env;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -36,14 +37,14 @@ final class FlushGate {
     }
   }
 
-  /** Waits until nothing runs; true if that happened within {@code timeoutMillis}. */
-  boolean awaitIdle(long timeoutMillis) throws InterruptedException {
+  /** Waits until nothing runs; true if that happened within {@code timeoutMillis} on {@code env}'s clock. */
+  boolean awaitIdle(long timeoutMillis, Env env) throws InterruptedException {
     long remaining = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     lock.lock();
     try {
       while (running > 0) {
         if (remaining <= 0) return false;
-        remaining = changed.awaitNanos(remaining);
+        remaining = env.awaitNanos(changed, remaining);
       }
       return true;
     } finally {

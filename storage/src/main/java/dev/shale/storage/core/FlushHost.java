@@ -1,5 +1,6 @@
 package dev.shale.storage.core;
 
+import dev.shale.storage.Env;
 import dev.shale.storage.StorageException;
 import dev.shale.storage.table.TableMeta;
 import java.io.IOException;
@@ -24,12 +25,14 @@ final class FlushHost implements Flusher.Host {
   private final FileSetCommit fileSets;
   private final Backpressure backpressure;
   private final Compactor compactor;
+  private final Env env; // the engine's: awaitRetry's wait runs out on its clock
 
   private final LongAdder flushes = new LongAdder();
   private final LongAdder flushBytesWritten = new LongAdder();
 
   FlushHost(ReentrantLock lock, CurrentView view, FileSetCommit fileSets,
-      Backpressure backpressure, Compactor compactor) {
+      Backpressure backpressure, Compactor compactor, Env env) {
+    this.env = env;
     this.lock = lock;
     this.frozenAdded = lock.newCondition();
     this.flushLanded = lock.newCondition();
@@ -79,7 +82,7 @@ final class FlushHost implements Flusher.Host {
     long remaining = TimeUnit.MILLISECONDS.toNanos(millis);
     lock.lock();
     try {
-      while (!view.isClosed() && remaining > 0) remaining = frozenAdded.awaitNanos(remaining);
+      while (!view.isClosed() && remaining > 0) remaining = env.awaitNanos(frozenAdded, remaining);
       return !view.isClosed();
     } finally {
       lock.unlock();

@@ -102,7 +102,7 @@ final class Flusher implements Runnable {
       long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadline - options.env().nanoTime());
       if (remainingMillis <= 0) break;
       try {
-        thread.join(remainingMillis);
+        options.env().join(thread, remainingMillis);
       } catch (InterruptedException e) {
         interrupted = true;
       }

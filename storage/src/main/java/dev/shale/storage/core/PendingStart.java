@@ -113,7 +113,7 @@ final class PendingStart implements Runnable {
     long remaining = TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS);
     lock.lock();
     try {
-      while (!stopping && remaining > 0) remaining = stopRequested.awaitNanos(remaining);
+      while (!stopping && remaining > 0) remaining = env.awaitNanos(stopRequested, remaining);
       return !stopping;
     } catch (InterruptedException e) {
       return false; // nothing interrupts this thread; were it interrupted, it would stop

@@ -271,7 +271,7 @@ final class WriteQueue {
               writers.remove(w);
               throw backpressure.stallRejection(w);
             }
-            w.turn(lock).awaitNanos(remaining);
+            options.env().awaitNanos(w.turn(lock), remaining);
           } else {
             w.turn(lock).await();
           }

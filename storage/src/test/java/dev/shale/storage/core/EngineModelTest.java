@@ -107,7 +107,7 @@ class EngineModelTest {
   private static void copyWhileOpen(LsmEngine engine, FlushGate gate, Path copy) {
     gate.hold();
     try {
-      assertThat(gate.awaitIdle(EngineTesting.WAIT_MILLIS)).as("flush idle").isTrue();
+      assertThat(gate.awaitIdle(EngineTesting.WAIT_MILLIS, Env.real())).as("flush idle").isTrue();
       copyDirectory(dirOf(engine), copy);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
