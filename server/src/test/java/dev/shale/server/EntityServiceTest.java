@@ -69,7 +69,7 @@ class EntityServiceTest {
     assertThat(service.readFromMemory(small).value()).isEqualTo(bytes("v"));
     assertThat(service.getFromMemory(bytes("absent"))).isEqualTo(EntityResult.NOT_FOUND);
 
-    EntityService onDisk = new EntityService(new ForwardingEngine(engine)); // answers nothing from memory
+    EntityService onDisk = new EntityService(new ForwardingEngine(engine), Env.real()); // answers nothing from memory
     assertThat(onDisk.getFromMemory(small)).as("needs the disk: no answer").isNull();
     assertThat(onDisk.readFromMemory(small)).isNull();
   }
