@@ -47,6 +47,7 @@ public final class EntityService {
 
   private final Engine engine;
   private final Env env; // the node's: the clock a compaction is timed on
+  private final MemoryReadOdds memoryReads = new MemoryReadOdds(); // node-wide, as the engine's caches are
 
   EntityService(Engine engine, Env env) {
     this.engine = engine;
@@ -80,7 +81,8 @@ public final class EntityService {
    * {@link #get} (and {@link #readForPeer}) of {@code key} if the engine can answer it from memory,
    * without waiting for the disk ({@link Engine#readFromMemory}), or else null: the caller then
    * calls {@link #get} on a thread that may wait. For an event loop, which answers most reads of
-   * a store that fits in memory itself and spares them two thread hand-offs.
+   * a store that fits in memory itself and spares them two thread hand-offs. While most tries
+   * lately needed the disk, most calls do not try: null at once ({@link MemoryReadOdds}).
    */
   public @Nullable EntityResult getFromMemory(byte[] key) {
     return fromMemory("get", key, EntityService::answered);
@@ -91,11 +93,14 @@ public final class EntityService {
     return fromMemory("read", key, EntityService::copiedOut);
   }
 
+  // Null without a try when tries lately needed the disk (MemoryReadOdds).
   private @Nullable EntityResult fromMemory(String operation, byte[] key, Function<@Nullable ReadRecord, EntityResult> answer) {
+    if (!memoryReads.worthTrying()) return null;
     EntityResult result = call(operation, key, () -> switch (engine.readFromMemory(key)) {
       case MemoryRead.Answered answered -> answer.apply(answered.record());
       case MemoryRead.NeedsDisk ignored -> NEEDS_DISK;
     });
+    memoryReads.tried(result != NEEDS_DISK);
     return result == NEEDS_DISK ? null : result;
   }
 

@@ -75,6 +75,21 @@ class EntityServiceTest {
   }
 
   @Test
+  void whileMemoryCannotAnswerReadsMostOfThemDoNotTry() {
+    java.util.concurrent.atomic.AtomicInteger tries = new java.util.concurrent.atomic.AtomicInteger();
+    EntityService onDisk = new EntityService(new ForwardingEngine(engine) {
+      @Override
+      public dev.shale.storage.MemoryRead readFromMemory(byte[] key) {
+        tries.incrementAndGet();
+        return dev.shale.storage.MemoryRead.NEEDS_DISK; // a store far larger than its caches
+      }
+    }, Env.real());
+    for (int i = 0; i < 1_000; i++) assertThat(onDisk.getFromMemory(bytes("k" + i))).isNull();
+    // 44 tries take the share of answered ones below a quarter; from then on one read in 16 tries.
+    assertThat(tries.get()).as("tries of 1000 reads").isLessThanOrEqualTo(45 + 1_000 / MemoryReadOdds.SAMPLE);
+  }
+
+  @Test
   void writeStallIsOverloadedNotFailed() {
     EntityService stalled = new EntityService(new ForwardingEngine(engine) {
       @Override
