@@ -41,7 +41,7 @@ class MemoryReadTest {
   }
 
   @Test
-  void aTableBlockIsReadFromTheDiskOnlyByRead_andThenAnsweredFromTheCache() {
+  void aTableBlockIsReadFromTheDiskOnlyByReadAndThenAnsweredFromTheCache() {
     try (LsmEngine engine = open(EngineOptions.defaults().withBlockCacheBytes(1 << 20))) {
       long version = engine.put(bytes("k"), bytes("v"));
       engine.put(bytes("z"), bytes("last"));
