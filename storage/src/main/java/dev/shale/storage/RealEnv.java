@@ -41,10 +41,7 @@ final class RealEnv implements Env {
 
   @Override
   public Thread startDaemon(String name, CpuPriority priority, Thread.UncaughtExceptionHandler onDeath, Runnable body) {
-    Thread thread = Thread.ofPlatform().daemon().name(name).uncaughtExceptionHandler(onDeath).unstarted(() -> {
-      ThreadNiceness.setForCurrentThread(priority.niceness());
-      body.run();
-    });
+    Thread thread = Thread.ofPlatform().daemon().name(name).uncaughtExceptionHandler(onDeath).unstarted(at(priority, body));
     thread.start();
     return thread;
   }
@@ -57,10 +54,15 @@ final class RealEnv implements Env {
   @Override
   public ThreadFactory threadFactory(String namePrefix, CpuPriority priority) {
     AtomicInteger made = new AtomicInteger();
-    return task -> Thread.ofPlatform().daemon().name(namePrefix + "-" + made.incrementAndGet()).unstarted(() -> {
+    return task -> Thread.ofPlatform().daemon().name(namePrefix + "-" + made.incrementAndGet()).unstarted(at(priority, task));
+  }
+
+  // body, run by a new thread once it has set its own niceness to priority's.
+  private static Runnable at(CpuPriority priority, Runnable body) {
+    return () -> {
       ThreadNiceness.setForCurrentThread(priority.niceness());
-      task.run();
-    });
+      body.run();
+    };
   }
 
   @Override
