@@ -88,6 +88,11 @@ public final class EntityService {
     return fromMemory("get", key, EntityService::answered);
   }
 
+  /** How the reads tried from memory fared ({@link #getFromMemory}, {@link #readFromMemory}). */
+  public MemoryReads memoryReads() {
+    return memoryReads;
+  }
+
   /** {@link #read} of {@code key} if memory can answer it, as {@link #getFromMemory}; else null. */
   public @Nullable EntityResult readFromMemory(byte[] key) {
     return fromMemory("read", key, EntityService::copiedOut);

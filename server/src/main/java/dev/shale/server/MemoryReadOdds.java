@@ -1,5 +1,7 @@
 package dev.shale.server;
 
+import java.util.concurrent.atomic.LongAdder;
+
 /**
  * Whether a read is worth trying from memory first ({@link dev.shale.storage.Engine#readFromMemory}
  * on an event loop). A try that memory answers spares the read two thread hand-offs; one that
@@ -11,10 +13,11 @@ package dev.shale.server;
  * it, one read in {@link #SAMPLE} does, which keeps the share current and notices when memory
  * starts answering again (a block cache warmed up, a working set that shrank).
  *
- * <p>Thread safe, loosely: the event loops update it without a lock, and an update lost to a race
- * only leaves the share a little stale. It is a hint; every answer stays the engine's.
+ * <p>Thread safe, loosely: the event loops update the share without a lock, and an update lost to a
+ * race only leaves it a little stale. It is a hint; every answer stays the engine's. The counts
+ * ({@link MemoryReads}) are exact.
  */
-final class MemoryReadOdds {
+final class MemoryReadOdds implements MemoryReads {
   /** The share's unit: 1.0. */
   static final int ONE = 1 << 16;
   /**
@@ -30,6 +33,8 @@ final class MemoryReadOdds {
 
   private volatile int share = ONE; // a fresh node tries: its memtable answers what was just written
   private int notTried; // counts reads that did not try, for the samples; racy on purpose
+  private final LongAdder tries = new LongAdder();
+  private final LongAdder answered = new LongAdder();
 
   /** Whether the next read should try memory first. */
   boolean worthTrying() {
@@ -39,8 +44,25 @@ final class MemoryReadOdds {
 
   /** Notes how a try ended: {@code answered} by memory, or needing the disk. */
   void tried(boolean answered) {
+    tries.increment();
+    if (answered) this.answered.increment();
     int now = share;
     share = now + (((answered ? ONE : 0) - now) >> WEIGHT_SHIFT);
+  }
+
+  @Override
+  public long tries() {
+    return tries.sum();
+  }
+
+  @Override
+  public long answered() {
+    return answered.sum();
+  }
+
+  @Override
+  public double recentShare() {
+    return (double) share / ONE;
   }
 
   /** The weighted share of recent tries answered, in units of {@link #ONE}. */

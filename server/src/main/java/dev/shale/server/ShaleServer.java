@@ -191,6 +191,7 @@ public final class ShaleServer implements AutoCloseable {
     ReplicationStats stats = new ReplicationStats(missed);
     NodeMetrics metrics = options.metrics() ? NodeMetrics.on(engine, env) : NodeMetrics.OFF;
     metrics.watchMemory(options.memoryBytes(), answerBudget, scanThreads.views());
+    metrics.watchMemoryReads(service.memoryReads());
     // Without peers (no cluster, or a cluster of one) every request is served here: no client,
     // no replica calls, no coordinator.
     PeerLinks client = null;

@@ -125,6 +125,10 @@ class MetricsTest {
       assertThat(value(after, "shale_engine_flush_written_bytes_total", "")).isGreaterThanOrEqualTo(50 * 1000);
       assertThat(value(after, "shale_engine_block_reads_total", "")).isGreaterThanOrEqualTo(2);
       assertThat(value(after, "shale_engine_block_cache_hits_total", "")).isGreaterThanOrEqualTo(1);
+      // Both GETs tried memory first; the second, its block cached, was answered there.
+      assertThat(value(after, "shale_memory_read_tries_total", "")).isEqualTo(2);
+      assertThat(value(after, "shale_memory_read_answers_total", "")).isBetween(1.0, 2.0);
+      assertThat(value(after, "shale_memory_read_recent_share", "")).isBetween(0.0, 1.0);
       assertThat(value(after, "shale_engine_block_cache_bytes", "")).isPositive();
       double tableBytes = 0;
       for (int level = 0; level < server.engine.stats().bytesPerLevel().size(); level++) {

@@ -3,6 +3,7 @@ package dev.shale.server.metrics;
 import dev.shale.cluster.ClockOffsets;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.coordination.ReplicationStats;
+import dev.shale.server.MemoryReads;
 import dev.shale.server.ScanViews;
 import dev.shale.server.http.AnswerBudget;
 import dev.shale.server.peer.PeerCallTimer;
@@ -62,6 +63,11 @@ public final class NodeMetrics {
   /** The node's memory budget ({@code --memory}, 0: none), its answers and its scans' read views, from now on. */
   public void watchMemory(long budgetBytes, AnswerBudget answers, ScanViews scanViews) {
     if (registry != null) registry.register(new MemoryCollector(budgetBytes, answers, scanViews));
+  }
+
+  /** How the node's reads tried from memory fared, from now on. */
+  public void watchMemoryReads(MemoryReads reads) {
+    if (registry != null) registry.register(new MemoryReadCollector(reads));
   }
 
   /**
