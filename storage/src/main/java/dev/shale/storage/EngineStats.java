@@ -50,6 +50,7 @@ import java.util.List;
  *     memory, as the active one's {@code memtableBytes})
  * @param blockCacheCapacityBytes the block cache's bound ({@link EngineOptions#blockCacheBytes}),
  *     filters and indexes included when they are charged to it
+ * @param flushFailures flush attempts that failed since open (each logged, and retried)
  */
 public record EngineStats(
     long memtableBytes,
@@ -81,7 +82,8 @@ public record EngineStats(
     long blockMemoryBytes,
     long tableIndexBytes,
     long frozenMemtableBytes,
-    long blockCacheCapacityBytes) {
+    long blockCacheCapacityBytes,
+    long flushFailures) {
 
   public EngineStats {
     tablesPerLevel = List.copyOf(tablesPerLevel);

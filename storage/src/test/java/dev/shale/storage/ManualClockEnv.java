@@ -16,11 +16,16 @@ import org.jspecify.annotations.Nullable;
  * both, {@link #setWallMillis} steps the wall clock alone (either way, as NTP may). Threads,
  * parking, sleeping and timed waits stay real, so the engine's background threads run as in
  * production; a park, sleep or timed wait waits real time, not this clock's. Files through the {@link Vfs} it was given.
+ *
+ * <p>{@link #timedWaitsOnThisClock} makes timed condition waits ({@link #awaitNanos}) run out on this
+ * clock instead: a wait of any length ends only when it is signalled or the test moves the clock
+ * past it, so a test can tell "retried when told to" from "retried when its backoff ran out".
  */
 public final class ManualClockEnv implements Env {
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L); // any origin: only differences count
   private final AtomicLong wallMillis;
   private final Vfs vfs;
+  private volatile boolean timedWaitsOnThisClock;
 
   /** Real files; the wall clock at {@code wallMillis}. */
   public ManualClockEnv(long wallMillis) {
@@ -30,6 +35,15 @@ public final class ManualClockEnv implements Env {
   public ManualClockEnv(long wallMillis, Vfs vfs) {
     this.wallMillis = new AtomicLong(wallMillis);
     this.vfs = vfs;
+  }
+
+  /**
+   * From now on a timed condition wait ends when signalled or when this clock has moved past it,
+   * never by real time passing. Returns this env.
+   */
+  public ManualClockEnv timedWaitsOnThisClock() {
+    timedWaitsOnThisClock = true;
+    return this;
   }
 
   /** Moves both clocks forward by {@code millis}. */
@@ -93,7 +107,12 @@ public final class ManualClockEnv implements Env {
 
   @Override
   public long awaitNanos(Condition condition, long nanos) throws InterruptedException {
-    return Env.real().awaitNanos(condition, nanos);
+    if (!timedWaitsOnThisClock) return Env.real().awaitNanos(condition, nanos);
+    long start = nanoTime();
+    // Wakes now and then in real time to see whether the test moved the clock: a waiter's loop
+    // takes that as a spurious wakeup and waits again with what is left on this clock.
+    Env.real().awaitNanos(condition, TimeUnit.MILLISECONDS.toNanos(50));
+    return nanos - (nanoTime() - start);
   }
 
   @Override

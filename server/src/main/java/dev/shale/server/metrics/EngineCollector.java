@@ -41,6 +41,7 @@ final class EngineCollector implements MultiCollector {
         .counter("shale_engine_flush_written_bytes", "Bytes of tables flushes wrote", s.flushBytesWritten())
         .counter("shale_engine_compactions", "Compactions completed (trivial moves included)", s.compactions())
         .counter("shale_engine_compaction_failures", "Compactions that failed (each logged)", s.compactionFailures())
+        .counter("shale_engine_flush_failures", "Flush attempts that failed (each logged, and retried)", s.flushFailures())
         .counter("shale_engine_compaction_read_bytes", "Bytes of input tables compactions read", s.compactionBytesRead())
         .counter("shale_engine_compaction_written_bytes", "Bytes of tables compactions wrote", s.compactionBytesWritten())
         .counter("shale_engine_write_stalls", "Writes that waited for a flush or compaction to make room", s.writeStalls())

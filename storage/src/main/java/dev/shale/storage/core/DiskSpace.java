@@ -130,6 +130,17 @@ final class DiskSpace {
     return refused();
   }
 
+  /**
+   * True if a fresh enough reading (at most {@link #PROBE_NANOS} old) shows at least the reserve
+   * free, the room a flush needs (see the reserve above): may a flush that found the disk full
+   * try again.
+   */
+  synchronized boolean hasRoomForFlush() {
+    long now = env.nanoTime();
+    if (now - probeNanos >= PROBE_NANOS) probe(now);
+    return freeAtProbe - admittedSinceProbe >= reserveBytes;
+  }
+
   /** True if {@code bytes} more can be written and leave the reserve free: may a compaction start. */
   synchronized boolean leavesReserve(long bytes) {
     long now = env.nanoTime();

@@ -29,6 +29,10 @@ final class FlushHost implements Flusher.Host {
 
   private final LongAdder flushes = new LongAdder();
   private final LongAdder flushBytesWritten = new LongAdder();
+  private final LongAdder flushFailures = new LongAdder();
+  // Set (under the lock) when the disk shows room again after a flush found it full: the flush
+  // thread's backoff ends at once rather than after up to Flusher.MAX_RETRY_MILLIS.
+  private boolean retryNow;
 
   FlushHost(ReentrantLock lock, CurrentView view, FileSetCommit fileSets,
       Backpressure backpressure, Compactor compactor, Env env) {
@@ -69,6 +73,7 @@ final class FlushHost implements Flusher.Host {
 
   @Override
   public void flushFailed(Exception failure) {
+    flushFailures.increment();
     lock.lock(); // Backpressure's state, and the condition stalled writers wait on
     try {
       backpressure.flushFailed(failure);
@@ -82,7 +87,8 @@ final class FlushHost implements Flusher.Host {
     long remaining = TimeUnit.MILLISECONDS.toNanos(millis);
     lock.lock();
     try {
-      while (!view.isClosed() && remaining > 0) remaining = env.awaitNanos(frozenAdded, remaining);
+      while (!view.isClosed() && remaining > 0 && !retryNow) remaining = env.awaitNanos(frozenAdded, remaining);
+      retryNow = false;
       return !view.isClosed();
     } finally {
       lock.unlock();
@@ -92,6 +98,20 @@ final class FlushHost implements Flusher.Host {
   /** A memtable was frozen: the flush thread takes it. The write lock is held. */
   void frozenAdded() {
     frozenAdded.signalAll();
+  }
+
+  /**
+   * The disk has room again after a flush found it full: a flush waiting out its backoff retries
+   * now, so writes resume as soon as the space is there. The write lock is held.
+   */
+  void retryNow() {
+    retryNow = true;
+    frozenAdded.signalAll();
+  }
+
+  /** Flush attempts that failed since open (each logged, and retried). */
+  long flushFailures() {
+    return flushFailures.sum();
   }
 
   /**

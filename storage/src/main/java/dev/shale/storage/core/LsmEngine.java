@@ -366,7 +366,7 @@ final class LsmEngine implements Engine {
         current.levels().bytesPerLevel(), log.forceCount(), log.forceNanos(), backpressure.writeStallNanos(),
         backpressure.writeSlowdownNanos(), blockCache.reads(), blockCache.hits(), blockCache.usedBytes(),
         disk.freeBytesNow(), disk.reserveBytes(), blockCache.heldBytes(), blockCache.residentBytes(), frozenBytes,
-        blockCache.capacityBytes());
+        blockCache.capacityBytes(), flushes.flushFailures());
   }
 
   @Override

@@ -334,11 +334,16 @@ final class WriteQueue {
   // A stall ends when a flush (or a compaction) lands; one that found the disk full lands only
   // once space is freed, so waiting for it would only turn a full disk into a stall timeout. The
   // write is refused instead, as one whose append found the disk full: nothing was written, and
-  // the flush thread's retries (with backoff) make room once there is space. Flushes failing this
-  // way wake stalled writers (Backpressure.flushFailed), so none waits out its deadline here.
+  // the flush thread's retries make room once there is space. Flushes failing this way wake
+  // stalled writers (Backpressure.flushFailed), so none waits out its deadline here. A refused
+  // write also reads the free space (at most every DiskSpace.PROBE_NANOS): once it shows room,
+  // the flush retries at once instead of after its backoff (up to Flusher.MAX_RETRY_MILLIS),
+  // during which writes would still be refused with the space already freed.
   private void refuseIfFlushesFindDiskFull() {
     IOException noSpace = backpressure.flushFindsDiskFull();
-    if (noSpace != null) throw disk.flushFull(noSpace);
+    if (noSpace == null) return;
+    if (disk.hasRoomForFlush()) flushes.retryNow();
+    throw disk.flushFull(noSpace);
   }
 
   // A segment full of overwrites of a few keys leaves the memtable small; bounding the segment
