@@ -11,6 +11,7 @@ import dev.shale.server.http.EntityHttpHandler;
 import dev.shale.server.http.SnapshotRoutes;
 import dev.shale.server.repair.RepairRunner;
 import dev.shale.server.http.LingeringClose;
+import dev.shale.server.http.NodeRoutes;
 import dev.shale.server.http.LoopWriteGroup;
 import dev.shale.server.http.RecentValueSizes;
 import dev.shale.server.http.RequestAggregator;
@@ -89,17 +90,12 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   private final BooleanSupplier draining;
   private final @Nullable Cluster cluster; // null without --cluster
   private final @Nullable Coordinator coordinator; // null without peers
-  private final @Nullable ClockOffsets clock; // null without peers
-  private final ReplicationStats stats;
-  private final Supplier<List<RangeProgress>> handoff; // the pulls of a pending node change, for /v0/status
   private final Scans scans;
+  private final NodeRoutes nodeRoutes; // one per node: the gates, and the routes but the data's
   private final @Nullable PeerEndpoint peers; // null: this node takes no peer connections
-  private final @Nullable RepairRunner repairs; // null without peers
   // One per event loop: the client writes each loop receives in one turn go to the engine together.
   private final Map<EventExecutor, LoopWriteGroup> writeGroups = new ConcurrentHashMap<>();
   private final NodeMetrics metrics;
-  private final NodeAdmin admin;
-  private final @Nullable SnapshotRoutes snapshots; // null: no snapshots
   private final @Nullable NodeTls tls; // null: the port speaks plaintext
   private final Env env;
 
@@ -111,16 +107,10 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     this.env = env;
     this.tls = tls;
     this.metrics = metrics;
-    this.admin = admin;
-    this.snapshots = snapshots;
     this.scans = scans;
-    this.handoff = handoff;
-    this.repairs = repairs;
     this.peers = peers;
     this.cluster = cluster;
     this.coordinator = coordinator;
-    this.clock = clock;
-    this.stats = stats;
     this.options = options;
     this.service = service;
     this.pool = pool;
@@ -128,6 +118,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     this.answerBudget = answerBudget;
     this.valueSizes = new RecentValueSizes(Engine.LEND_MIN_VALUE_BYTES, options.maxValueSizeBytes(), env::nanoTime);
     this.connections = connections;
+    this.nodeRoutes = new NodeRoutes(service, options, answerBudget, scans, stats, handoff, cluster, clock, repairs, metrics, admin, snapshots);
     this.draining = draining;
   }
 
@@ -160,8 +151,8 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     pipeline.addLast("http", new StrictServerCodec(decoderConfig()));
     pipeline.addLast("flow", new FlowControlHandler());
     pipeline.addLast("aggregator", new RequestAggregator(options.maxValueSizeBytes(), budget, requestTimeout, lingeringClose, env::nanoTime));
-    pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, answerBudget, valueSizes, options, cluster, coordinator, clock, stats, handoff,
-        scans, repairs, metrics, admin, snapshots, loop -> writeGroups.computeIfAbsent(loop, l -> new LoopWriteGroup(l, service))));
+    pipeline.addLast("entity", new EntityHttpHandler(service, pool, budget, answerBudget, valueSizes, options, cluster, coordinator,
+        scans, nodeRoutes, metrics, loop -> writeGroups.computeIfAbsent(loop, l -> new LoopWriteGroup(l, service))));
   }
 
   private static HttpDecoderConfig decoderConfig() {

@@ -80,13 +80,13 @@ final class TokenGate {
     }
     TokenAuth.Resolution resolution = auth.resolve(head.headers().getAll(HttpHeaderNames.AUTHORIZATION), certificate);
     return switch (resolution) {
-      case TokenAuth.Resolution.Missing ignored -> path.equals(EntityHttpHandler.STATUS_PATH)
+      case TokenAuth.Resolution.Missing ignored -> path.equals(NodeRoutes.STATUS_PATH)
           ? new Decision.HealthOnly()
           : unauthorized(head, "this node requires an API token: send 'Authorization: Bearer <token>'", false);
       case TokenAuth.Resolution.Unknown unknown -> unauthorized(head, unknown.reason(), true);
       // A certificate of no token is a credential of the connection, not a wrong token: a health
       // check that presents one still learns whether the node is up.
-      case TokenAuth.Resolution.Unmapped unmapped -> path.equals(EntityHttpHandler.STATUS_PATH)
+      case TokenAuth.Resolution.Unmapped unmapped -> path.equals(NodeRoutes.STATUS_PATH)
           ? new Decision.HealthOnly()
           : unauthorized(head, unmapped.reason() + "; send 'Authorization: Bearer <token>'", false);
       case TokenAuth.Resolution.Known known -> authorize(head, target, known.principal());
@@ -112,7 +112,7 @@ final class TokenGate {
     return switch (path) {
       case EntityHttpHandler.ENTITY_PATH -> HttpMethod.GET.equals(method) || HttpMethod.HEAD.equals(method) ? Scope.READ : Scope.WRITE;
       case Scans.ENTITIES_PATH -> Scope.READ;
-      case EntityHttpHandler.METRICS_PATH -> Scope.METRICS;
+      case NodeRoutes.METRICS_PATH -> Scope.METRICS;
       default -> null;
     };
   }
