@@ -124,6 +124,14 @@ final class PosixFile {
     }
   }
 
+  /**
+   * The descriptor, for a read the kernel does on this file's behalf ({@link RingReads}): valid
+   * until {@link #close}. Never handed out of this package.
+   */
+  int descriptor() {
+    return fd;
+  }
+
   /** The file's size now. */
   long size() throws IOException {
     try (Arena arena = Arena.ofConfined()) {

@@ -109,6 +109,11 @@ final class PosixReadableFile implements Vfs.ReadableFile {
     MemorySegment.copy(aligned, position - start, target, 0, target.byteSize());
   }
 
+  /** The descriptor opened with {@code O_DIRECT} for point reads, or null where there is none. */
+  @Nullable PosixFile direct() {
+    return direct;
+  }
+
   @Override
   public void adviseRandom() {
     buffered.adviseRandom();
