@@ -13,7 +13,7 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     usageHelpWidth = 100,
     description = {"Benchmarks of Shale.", ""},
-    subcommands = {BenchEngineCommand.class},
+    subcommands = {BenchEngineCommand.class, BenchIoCommand.class},
     footer = {
       "",
       "The launcher script also runs the JMH microbenchmarks of the engine's hot paths:",
@@ -24,6 +24,6 @@ final class BenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    throw new ParameterException(spec.commandLine(), "missing benchmark: try 'shale bench engine --help'");
+    throw new ParameterException(spec.commandLine(), "missing benchmark: try 'shale bench engine --help' or 'shale bench io --help'");
   }
 }
