@@ -50,7 +50,9 @@ final class RingRun implements IoUring.Completions {
     Histogram[] latency = {new Histogram(3)};
     Window window;
     long processCpu;
-    try (IoUring ring = IoUring.open(config.depth()); Arena arena = Arena.ofShared()) {
+    // The arena first, so that it outlives the ring: closing the ring waits for the reads still
+    // in flight (a loop that failed), which the kernel writes into the arena's buffers.
+    try (Arena arena = Arena.ofShared(); IoUring ring = IoUring.open(config.depth())) {
       window = Window.startingNow(config.warmupMillis(), config.durationMillis());
       RingRun run = new RingRun(config, file, ring, window, arena);
       processCpu = Readers.run("bench-uring", 1, window, index -> {

@@ -24,8 +24,6 @@ import java.lang.invoke.VarHandle;
 final class LinuxCalls {
   static final int EINTR = 4;
   static final int EBADF = 9;
-  static final int EAGAIN = 11;
-  static final int EBUSY = 16;
 
   private static final Linker LINKER = Linker.nativeLinker();
   private static final MemoryLayout CAPTURED = Linker.Option.captureStateLayout();

@@ -201,6 +201,21 @@ class IoUringTest {
     ring.close(); // a second close does nothing
   }
 
+  @Test
+  void readsTheKernelCannotTakeAreRefusedBeforeTheyReachIt() throws Throwable {
+    assertThatThrownBy(() -> IoUring.open(0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> IoUring.open(40_000)).isInstanceOf(IllegalArgumentException.class);
+    try (IoUring ring = openOrSkip(2); Arena arena = Arena.ofConfined()) {
+      MemorySegment heap = MemorySegment.ofArray(new byte[4096]);
+      assertThatThrownBy(() -> ring.read(0, heap, 0, 4096, 1)).as("a buffer on the Java heap, which the GC moves")
+          .isInstanceOf(IllegalArgumentException.class);
+      MemorySegment small = arena.allocate(100);
+      assertThatThrownBy(() -> ring.read(0, small, 0, 101, 1)).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> ring.read(0, small, -1, 100, 1)).isInstanceOf(IllegalArgumentException.class);
+      assertThat(ring.inFlight()).isZero();
+    }
+  }
+
   // The lines of /proc/self/maps that map an io_uring (the kernel names them anon_inode:[io_uring]).
   private static long ringMappings() throws IOException {
     return Files.readAllLines(Path.of("/proc/self/maps")).stream().filter(line -> line.contains("io_uring")).count();
