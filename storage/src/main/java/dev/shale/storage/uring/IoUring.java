@@ -51,6 +51,7 @@ public final class IoUring implements AutoCloseable {
 
   private final int ringFd;
   private final int entries;
+  private final MappedRing mapped;
   private final MemorySegment sqRing;
   private final MemorySegment cqRing; // the same mapping as sqRing where the kernel offers one
   private final MemorySegment sqes;
@@ -82,6 +83,7 @@ public final class IoUring implements AutoCloseable {
   private IoUring(int ringFd, int entries, MappedRing mapped) {
     this.ringFd = ringFd;
     this.entries = entries;
+    this.mapped = mapped;
     this.sqRing = mapped.sqRing;
     this.cqRing = mapped.cqRing;
     this.sqes = mapped.sqes;
@@ -119,10 +121,17 @@ public final class IoUring implements AutoCloseable {
       MemorySegment setupErrno = LinuxCalls.errnoSegment(arena);
       int fd = LinuxCalls.setup(setupErrno, entries, params);
       if (fd < 0) throw unavailable(LinuxCalls.errno(setupErrno));
+      MappedRing mapped;
       try {
-        MappedRing mapped = MappedRing.map(fd, params, setupErrno);
-        return new IoUring(fd, params.get(JAVA_INT, RingLayout.PARAMS_SQ_ENTRIES), mapped);
+        mapped = MappedRing.map(fd, params, setupErrno);
       } catch (IOException | RuntimeException | Error e) {
+        LinuxCalls.close(fd);
+        throw e;
+      }
+      try {
+        return new IoUring(fd, params.get(JAVA_INT, RingLayout.PARAMS_SQ_ENTRIES), mapped);
+      } catch (RuntimeException | Error e) {
+        mapped.unmap();
         LinuxCalls.close(fd);
         throw e;
       }
@@ -294,9 +303,7 @@ public final class IoUring implements AutoCloseable {
       }
     } finally {
       closed = true;
-      LinuxCalls.unmap(sqes);
-      LinuxCalls.unmap(sqRing);
-      if (cqRing.address() != sqRing.address()) LinuxCalls.unmap(cqRing); // two mappings: no SINGLE_MMAP
+      mapped.unmap();
       LinuxCalls.close(ringFd);
     }
   }

@@ -61,6 +61,13 @@ final class MappedRing {
     return mapping;
   }
 
+  /** Unmaps the three regions (two where the rings share one mapping). */
+  void unmap() {
+    LinuxCalls.unmap(sqes);
+    LinuxCalls.unmap(sqRing);
+    if (cqRing.address() != sqRing.address()) LinuxCalls.unmap(cqRing);
+  }
+
   /** Where a field of io_sqring_offsets ({@code RingLayout.SQ_OFF_*}) lies in the SQ ring. */
   long sqOffset(long field) {
     return Integer.toUnsignedLong(params.get(JAVA_INT, RingLayout.PARAMS_SQ_OFF + field));
