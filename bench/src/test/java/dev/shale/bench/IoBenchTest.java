@@ -45,6 +45,7 @@ class IoBenchTest {
     Map<String, Object> uring = results.get(1);
     if (uring.get("status").equals("ok")) {
       assertThat(uring.get("depth")).isEqualTo(4.0);
+      assertThat((Double) uring.get("io_uring_kernel_workers")).as("read from /proc/self/task").isNotNegative();
       assertThat((Double) uring.get("reads")).as("reads counted").isPositive();
       assertThat((Double) uring.get("reader_cpu_us_per_read")).isPositive();
     } else {

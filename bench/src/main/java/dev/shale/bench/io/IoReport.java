@@ -22,9 +22,10 @@ final class IoReport {
 
   static String progressLine(IoResult r) {
     if (!r.ran()) return r.mode().cliName() + ": " + r.message();
-    return String.format(Locale.ROOT, "%s (%s): %d reads in %.1f s, %.0f reads/s, p50 %.0f us, p99 %.0f us",
+    return String.format(Locale.ROOT, "%s (%s): %d reads in %.1f s, %.0f reads/s, p50 %.0f us, p99 %.0f us; "
+            + "io_uring kernel workers at the end: %s",
         r.mode().cliName(), concurrency(r), r.reads(), r.seconds(), r.readsPerSecond(), r.percentileMicros(50),
-        r.percentileMicros(99));
+        r.percentileMicros(99), r.process().kernelWorkers() < 0 ? "unknown" : r.process().kernelWorkers());
   }
 
   static void printTable(PrintWriter out, List<IoResult> results) {
@@ -39,11 +40,11 @@ final class IoReport {
       out.println(String.format(Locale.ROOT, ROW, r.mode().cliName(), concurrency(r),
           String.format(Locale.ROOT, "%.0f", r.readsPerSecond()), micros(r.percentileMicros(50)),
           micros(r.percentileMicros(99)), micros(r.percentileMicros(99.9)),
-          perRead(r.perRead(r.readers().cpuNanos()) / 1000), perRead(r.perRead(r.processCpuNanos()) / 1000),
+          perRead(r.perRead(r.readers().cpuNanos()) / 1000), perRead(r.perRead(r.process().cpuNanos()) / 1000),
           perRead(r.perRead(r.readers().voluntarySwitches())), perRead(r.perRead(r.readers().involuntarySwitches()))));
     }
     out.println("readers us/rd: CPU time (user+system) of the reading threads per read; process us/rd: of the whole"
-        + " JVM, io_uring's kernel workers included; cs/rd: the reading threads' voluntary and involuntary context"
+        + " JVM, io_uring's kernel workers (iou-wrk threads, named on each mode's line) included; cs/rd: the reading threads' voluntary and involuntary context"
         + " switches per read. Latency: from a read's issue to its thread seeing it done.");
   }
 
@@ -80,7 +81,9 @@ final class IoReport {
     fields.add(field("p999_us", ran ? number(r.percentileMicros(99.9)) : "null"));
     fields.add(field("max_us", ran ? number(r.latencyNanos().getMaxValue() / 1000.0) : "null"));
     fields.add(field("reader_cpu_us_per_read", ran ? number(r.perRead(r.readers().cpuNanos()) / 1000) : "null"));
-    fields.add(field("process_cpu_us_per_read", ran ? number(r.perRead(r.processCpuNanos()) / 1000) : "null"));
+    fields.add(field("process_cpu_us_per_read", ran ? number(r.perRead(r.process().cpuNanos()) / 1000) : "null"));
+    fields.add(field("io_uring_kernel_workers",
+        ran && r.process().kernelWorkers() >= 0 ? Integer.toString(r.process().kernelWorkers()) : "null"));
     fields.add(field("voluntary_switches_per_read", ran ? number(r.perRead(r.readers().voluntarySwitches())) : "null"));
     fields.add(field("involuntary_switches_per_read",
         ran ? number(r.perRead(r.readers().involuntarySwitches())) : "null"));

@@ -13,13 +13,13 @@ import org.HdrHistogram.Histogram;
  * @param seconds the window's length
  * @param latencyNanos each read's latency
  * @param readers the reading threads' CPU time and context switches in the window, summed
- * @param processCpuNanos the CPU time of the whole process in the window (the readers, the JVM's
- *     own threads, and any io_uring worker threads the kernel started for this process), or -1
+ * @param process the whole process's CPU time in the window (the readers, the JVM's own threads,
+ *     and any io_uring worker threads the kernel started for this process), and those workers
  * @param outcome whether the mode ran
  * @param message why the mode did not run, or empty when it did
  */
 record IoResult(IoMode mode, int concurrency, long reads, double seconds, Histogram latencyNanos,
-    ThreadCost readers, long processCpuNanos, Outcome outcome, String message) {
+    ThreadCost readers, Readers.ProcessCost process, Outcome outcome, String message) {
   /** Whether a mode ran; the JSON's {@code status}. */
   enum Outcome {
     OK, UNAVAILABLE, FAILED;
@@ -30,12 +30,13 @@ record IoResult(IoMode mode, int concurrency, long reads, double seconds, Histog
   }
 
   static IoResult ran(IoMode mode, int concurrency, long reads, double seconds, Histogram latencyNanos,
-      ThreadCost readers, long processCpuNanos) {
-    return new IoResult(mode, concurrency, reads, seconds, latencyNanos, readers, processCpuNanos, Outcome.OK, "");
+      ThreadCost readers, Readers.ProcessCost process) {
+    return new IoResult(mode, concurrency, reads, seconds, latencyNanos, readers, process, Outcome.OK, "");
   }
 
   static IoResult notRun(IoMode mode, int concurrency, Outcome outcome, String why) {
-    return new IoResult(mode, concurrency, 0, 0, new Histogram(3), ThreadCost.ZERO, -1, outcome, why);
+    return new IoResult(mode, concurrency, 0, 0, new Histogram(3), ThreadCost.ZERO, new Readers.ProcessCost(-1, -1),
+        outcome, why);
   }
 
   boolean ran() {

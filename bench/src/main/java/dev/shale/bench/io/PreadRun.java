@@ -22,7 +22,7 @@ final class PreadRun {
     long[] reads = new long[count];
     ThreadCost[] costs = new ThreadCost[count];
     Window window = Window.startingNow(config.warmupMillis(), config.durationMillis());
-    long processCpu = Readers.run("bench-pread", count, window, index -> {
+    Readers.ProcessCost process = Readers.run("bench-pread", count, window, index -> {
       Histogram latency = new Histogram(3);
       SplittableRandom random = new SplittableRandom(config.seed() + index);
       ThreadCost start = null;
@@ -53,6 +53,6 @@ final class PreadRun {
       total += reads[i];
       cost = cost.plus(costs[i]);
     }
-    return IoResult.ran(IoMode.PREAD, count, total, window.seconds(), merged, cost, processCpu);
+    return IoResult.ran(IoMode.PREAD, count, total, window.seconds(), merged, cost, process);
   }
 }

@@ -21,8 +21,16 @@ final class Readers {
 
   private Readers() {}
 
-  /** Runs {@code loop} on {@code count} threads; the process's CPU nanoseconds in the window, or -1. */
-  static long run(String name, int count, Window window, Loop loop) throws IOException, InterruptedException {
+  /**
+   * What the whole process cost in a window.
+   *
+   * @param cpuNanos its CPU time, or -1 where unknown
+   * @param kernelWorkers the io_uring worker threads it had at the window's end ({@link KernelWorkers}), or -1
+   */
+  record ProcessCost(long cpuNanos, int kernelWorkers) {}
+
+  /** Runs {@code loop} on {@code count} threads; what the process cost in the window. */
+  static ProcessCost run(String name, int count, Window window, Loop loop) throws IOException, InterruptedException {
     AtomicReference<Throwable> failure = new AtomicReference<>();
     List<Thread> threads = new ArrayList<>();
     for (int i = 0; i < count; i++) {
@@ -35,20 +43,20 @@ final class Readers {
         }
       }));
     }
-    long processCpu;
+    ProcessCost cost;
     try {
       Window.sleepUntil(window.measureFromNanos());
       long before = processCpuNanos();
       Window.sleepUntil(window.endNanos());
       long after = processCpuNanos();
-      processCpu = before < 0 || after < 0 ? -1 : after - before;
+      cost = new ProcessCost(before < 0 || after < 0 ? -1 : after - before, KernelWorkers.count());
     } finally {
       for (Thread thread : threads) thread.join(); // each stops at the window's end by itself
     }
     Throwable failed = failure.get();
     if (failed instanceof IOException e) throw e;
     if (failed != null) throw new IOException(name + " failed: " + failed, failed);
-    return processCpu;
+    return cost;
   }
 
   private static long processCpuNanos() {

@@ -49,19 +49,19 @@ final class RingRun implements IoUring.Completions {
     long[] reads = {0};
     Histogram[] latency = {new Histogram(3)};
     Window window;
-    long processCpu;
+    Readers.ProcessCost process;
     // The arena first, so that it outlives the ring: closing the ring waits for the reads still
     // in flight (a loop that failed), which the kernel writes into the arena's buffers.
     try (Arena arena = Arena.ofShared(); IoUring ring = IoUring.open(config.depth())) {
       window = Window.startingNow(config.warmupMillis(), config.durationMillis());
       RingRun run = new RingRun(config, file, ring, window, arena);
-      processCpu = Readers.run("bench-uring", 1, window, index -> {
+      process = Readers.run("bench-uring", 1, window, index -> {
         cost[0] = run.loop();
         reads[0] = run.reads;
         latency[0] = run.latency;
       });
     }
-    return IoResult.ran(IoMode.URING, config.depth(), reads[0], window.seconds(), latency[0], cost[0], processCpu);
+    return IoResult.ran(IoMode.URING, config.depth(), reads[0], window.seconds(), latency[0], cost[0], process);
   }
 
   // The reading thread: the cost of its reads in the window.
