@@ -1,5 +1,6 @@
 package dev.shale.bench.io;
 
+import java.util.Locale;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -25,7 +26,7 @@ record IoResult(IoMode mode, int concurrency, long reads, double seconds, Histog
     OK, UNAVAILABLE, FAILED;
 
     String reportName() {
-      return name().toLowerCase(java.util.Locale.ROOT);
+      return name().toLowerCase(Locale.ROOT);
     }
   }
 

@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
@@ -59,7 +60,7 @@ final class LinuxCalls {
   }
 
   /** Memory for the errno of the calls below; read back with {@link #errno}. */
-  static MemorySegment errnoSegment(java.lang.foreign.Arena arena) {
+  static MemorySegment errnoSegment(Arena arena) {
     return arena.allocate(CAPTURED);
   }
 
