@@ -118,15 +118,41 @@ public final class HintedHandoff implements AutoCloseable {
     this.bucket = new TokenBucket(limits.deliveriesPerSecond(), env.nanoTime());
   }
 
-  /** Starts delivering. Once only. */
+  /** Starts delivering, on a thread of its own. Once only. */
   public synchronized void start() {
+    startDriven();
+    thread = env.startDaemon("shale-hint-delivery", CpuPriority.NORMAL,
+        (t, e) -> LOG.log(Level.ERROR, "hint delivery died; hints are kept but no longer delivered until restart", e),
+        this::run);
+  }
+
+  /**
+   * Starts delivering without a thread of its own: the caller runs every round with {@link
+   * #deliverRound}, as often as it says (the simulator does, in its virtual time, on its one
+   * thread). Once only, and instead of {@link #start}.
+   */
+  public synchronized void startDriven() {
     if (closed) throw new IllegalStateException("hinted handoff is closed");
     if (started) throw new IllegalStateException("hinted handoff already started");
     started = true;
     store.onAdd(this::wake);
-    thread = env.startDaemon("shale-hint-delivery", CpuPriority.NORMAL,
-        (t, e) -> LOG.log(Level.ERROR, "hint delivery died; hints are kept but no longer delivered until restart", e),
-        this::run);
+  }
+
+  /**
+   * One round of the delivery thread's loop: drops hints past their age, applies the outcomes
+   * that came in, and sends what the tokens and in-flight bounds allow. Returns the nanoseconds
+   * until the next round is due, unless something wakes delivery sooner (a hint added, an
+   * outcome, a replica seen up). Called by the delivery thread, or by the one caller of a
+   * {@link #startDriven} handoff: never by two threads.
+   */
+  public long deliverRound() {
+    try {
+      sweepIfDue();
+      return sendWhatCan();
+    } catch (RuntimeException e) {
+      failures.log("hint delivery: " + e + "; trying again in a second");
+      return IDLE_NANOS;
+    }
   }
 
   /**
@@ -179,14 +205,7 @@ public final class HintedHandoff implements AutoCloseable {
 
   private void run() {
     while (!closed) {
-      long parkNanos;
-      try {
-        sweepIfDue();
-        parkNanos = sendWhatCan();
-      } catch (RuntimeException e) {
-        failures.log("hint delivery: " + e + "; trying again in a second");
-        parkNanos = IDLE_NANOS;
-      }
+      long parkNanos = deliverRound();
       if (!wakeRequested && !closed) env.parkNanos(this, parkNanos);
       wakeRequested = false;
     }

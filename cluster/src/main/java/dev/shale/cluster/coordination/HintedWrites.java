@@ -25,9 +25,17 @@ public final class HintedWrites implements MissedWrites {
 
   /** Starts {@code handoff}, the delivery of this object's store, and signals it every replica seen answering. Once. */
   public void deliverWith(HintedHandoff handoff) {
+    signal(handoff);
+    handoff.start();
+  }
+
+  /**
+   * Signals {@code handoff}, whose delivery its caller drives ({@link HintedHandoff#startDriven}),
+   * every replica seen answering. Once, instead of {@link #deliverWith}.
+   */
+  public void signal(HintedHandoff handoff) {
     if (this.handoff != null) throw new IllegalStateException("hint delivery already started");
     this.handoff = handoff;
-    handoff.start();
   }
 
   @Override

@@ -7,6 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The base of the test filesystems: a {@link Vfs} that passes every call, and every call on the
@@ -43,7 +44,7 @@ abstract class ForwardingVfs implements Vfs {
   protected final void around(VfsOp op, Path file, IoRun run) throws IOException {
     around(op, file, () -> {
       run.run();
-      return null;
+      return Boolean.TRUE; // nothing, to a call that must return something
     });
   }
 
@@ -83,8 +84,12 @@ abstract class ForwardingVfs implements Vfs {
   }
 
   @Override
-  public Closeable tryLock(Path file) throws IOException {
-    return around(VfsOp.LOCK, file, () -> delegate.tryLock(file));
+  public @Nullable Closeable tryLock(Path file) throws IOException {
+    @Nullable Closeable[] lock = {null}; // null: held elsewhere, which around's call may not return
+    around(VfsOp.LOCK, file, () -> {
+      lock[0] = delegate.tryLock(file);
+    });
+    return lock[0];
   }
 
   @Override

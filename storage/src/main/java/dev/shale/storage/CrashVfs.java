@@ -12,9 +12,11 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A filesystem that loses power: it keeps only what was synced, file data and directory entries,
@@ -34,14 +36,18 @@ import java.util.stream.Stream;
  * <p>Power is lost at a call of the test's choosing ({@link #losePowerAt}) or when the test says
  * so ({@link #powerLoss}); from then on every operation of this filesystem, on any handle, fails with an IOException,
  * so the abandoned engine can write nothing more. Thread safe: one lock orders every operation.
+ *
+ * <p>In main code, not only in tests, because the simulator ({@code dev.shale.sim}) runs each
+ * node's engine on one: its crashes are power losses of this filesystem.
  */
+@SuppressForbidden(reason = "a simulated disk over real files: it stands for the disk, as RealVfs does, and is never a node's own in production")
 public final class CrashVfs extends ForwardingVfs {
   /** A file's content as the filesystem tracks it (an inode). */
   private static final class Inode {
-    Path livePath; // its name now, or null once deleted
+    @Nullable Path livePath; // its name now, or null once deleted
     long length;
     long syncedLength;
-    byte[] contentAfterDelete; // its synced bytes, kept once it is deleted
+    byte @Nullable [] contentAfterDelete; // its synced bytes, kept once it is deleted
 
     Inode(Path livePath, long length, long syncedLength) {
       this.livePath = livePath;
@@ -58,7 +64,7 @@ public final class CrashVfs extends ForwardingVfs {
   private BiPredicate<VfsOp, Path> trigger = (op, file) -> false; // guarded by this
   private Consumer<Path> onAppend = file -> {}; // guarded by this
   private Consumer<Path> onSync = file -> {}; // guarded by this
-  private String lostAt; // guarded by this
+  private @Nullable String lostAt; // guarded by this
 
   /**
    * Over the files under {@code root} (created if missing); those already there are durable, as
@@ -120,7 +126,7 @@ public final class CrashVfs extends ForwardingVfs {
   }
 
   /** Whether the power was lost, and where: the operation and file (or "the test"). */
-  public synchronized String lostAt() {
+  public synchronized @Nullable String lostAt() {
     return lostAt;
   }
 
@@ -149,9 +155,15 @@ public final class CrashVfs extends ForwardingVfs {
     }
   }
 
+  // Here, not in the handle's class: the exemption from the forbidden-calls check is this class's.
+  private static long sizeOnDisk(Path file) throws IOException {
+    return Files.size(file);
+  }
+
   private byte[] syncedContent(Inode inode) throws IOException {
-    if (inode.livePath == null) return inode.contentAfterDelete;
-    byte[] all = Files.readAllBytes(inode.livePath);
+    Path livePath = inode.livePath;
+    if (livePath == null) return Objects.requireNonNull(inode.contentAfterDelete, "a deleted file keeps its synced bytes");
+    byte[] all = Files.readAllBytes(livePath);
     return Arrays.copyOf(all, Math.toIntExact(inode.syncedLength));
   }
 
@@ -182,12 +194,13 @@ public final class CrashVfs extends ForwardingVfs {
       @Override
       public int append(ByteBuffer source) throws IOException {
         return around(VfsOp.APPEND, path, () -> {
-          if (inode.livePath == null) {
+          Path livePath = inode.livePath;
+          if (livePath == null) {
             throw new IllegalStateException("append to " + path + " after it was deleted");
           }
-          long onDisk = Files.size(inode.livePath);
+          long onDisk = sizeOnDisk(livePath);
           if (onDisk != inode.length) {
-            throw new IllegalStateException(inode.livePath + " holds " + onDisk
+            throw new IllegalStateException(livePath + " holds " + onDisk
                 + " bytes where " + inode.length + " were appended: written behind the filesystem");
           }
           int written = real.append(source);
@@ -256,7 +269,7 @@ public final class CrashVfs extends ForwardingVfs {
       for (Path name : List.copyOf(names.keySet())) {
         if (!name.startsWith(from)) continue;
         Path renamed = to.resolve(from.relativize(name).toString());
-        Inode inode = names.remove(name);
+        Inode inode = Objects.requireNonNull(names.remove(name));
         if (inode.livePath != null && inode.livePath.equals(name)) inode.livePath = renamed;
         names.put(renamed, inode);
       }
@@ -275,7 +288,7 @@ public final class CrashVfs extends ForwardingVfs {
 
 
   @Override
-  public synchronized Closeable tryLock(Path file) throws IOException {
+  public synchronized @Nullable Closeable tryLock(Path file) throws IOException {
     Path path = checked(file);
     enter(VfsOp.LOCK, path);
     Closeable lock = delegate.tryLock(path);
