@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
         ScanCommand.class, NodesCommand.class, TokensCommand.class, SnapshotCommand.class, CertsCommand.class, ToolCommand.class,
         LoadCommand.class, KneeCommand.class,
         ReportCommand.class,
-        BenchCommand.class, HelpCommand.class},
+        BenchCommand.class, SimulateCommand.class, HelpCommand.class},
     footer = {
       "",
       "Run 'shale <command> --help' for a command's options.",

@@ -57,10 +57,19 @@ class ModuleBoundaryTest {
 
   @Test
   void otherModulesUseOnlyTheStorageApi() {
-    for (String module : List.of("cluster", "server", "bench", "app")) {
+    for (String module : List.of("cluster", "sim", "server", "bench", "app")) {
       assertThat(importsMatching(module, STORAGE_INTERNALS))
           .as("%s imports of storage internals", module).isEmpty();
     }
+  }
+
+  @Test
+  void theSimulatorRunsStorageAndClusterWithoutTheServer() {
+    // What the simulator runs is a node without its Netty adapters: the server module stays out.
+    assertThat(importsMatching("sim", Pattern.compile(
+        "^import\\s+(static\\s+)?+(?!java\\.|dev\\.shale\\.storage|dev\\.shale\\.cluster|dev\\.shale\\.sim|" + NULLNESS + ")",
+        Pattern.MULTILINE)))
+        .as("imports in sim/src/main from outside the JDK, the storage API, cluster, sim and JSpecify").isEmpty();
   }
 
   @Test
