@@ -25,8 +25,9 @@ import org.jspecify.annotations.Nullable;
  * <p>The checks: a quorum read sees the newest acknowledged write of its key (or a newer
  * record) and only records some coordinator sent; after the heal, every hint is delivered
  * within {@link #DRAIN_MILLIS}, and then every write whose replicas all answered or were hinted
- * is at every replica (or superseded there); every request after the heal succeeds within
- * {@link #REQUEST_DEADLINE_MILLIS}; once those reads (at ALL, which read-repair) are done, all
+ * is at every replica (or superseded there); every request after the heal (a write of each key,
+ * then a read of each at ALL, which read-repairs) succeeds within {@link #REQUEST_DEADLINE_MILLIS};
+ * once those are done, all
  * replicas of a key hold the same newest record, no older than its newest acknowledged write, so
  * no deleted value came back; and nothing threw.
  */
@@ -102,6 +103,7 @@ public final class Simulation {
     heal();
     if (!drainHints()) return;
     checkHintedWritesEverywhere();
+    writeEveryKey();
     readEveryKeyAtAll();
     checkReplicasAgree();
   }
@@ -130,8 +132,8 @@ public final class Simulation {
           trace.event(node.address().id() + " is down: no request through it");
           return;
         }
-        if (kind < 45) write(node, key, key + "=" + history.writes().size(), QUORUM);
-        else if (kind < 60) write(node, key, null, QUORUM);
+        if (kind < 45) write(node, key, key + "=" + history.writes().size(), QUORUM, -1);
+        else if (kind < 60) write(node, key, null, QUORUM, -1);
         else read(node, key, QUORUM, -1);
       });
     }
@@ -175,7 +177,8 @@ public final class Simulation {
 
   // ---- requests and the check during the run ----
 
-  private void write(SimNode node, String key, @Nullable String value, Consistency consistency) {
+  /** A write; {@code deadlineMillis} &gt;= 0: it must succeed by then (a request after the heal). */
+  private void write(SimNode node, String key, @Nullable String value, Consistency consistency, long deadlineMillis) {
     History.Write write = history.issue(key, value, time.nowMillis(), node.address().id());
     trace.event("request " + write);
     byte[] keyBytes = key.getBytes(StandardCharsets.UTF_8);
@@ -185,11 +188,17 @@ public final class Simulation {
       write.decidedAtMillis = time.nowMillis();
       write.acknowledged = outcome.shortfall() == null;
       trace.event("decided #" + write.id + (write.acknowledged ? " acknowledged" : " failed: " + outcome.shortfall()));
+      if (!write.acknowledged && deadlineMillis >= 0) fail(write + " after the heal failed: " + outcome.shortfall());
     }, () -> {
       write.allIn = true;
       trace.event("all in #" + write.id);
     });
     write.version = history.takeLastSentVersion();
+    if (deadlineMillis >= 0) {
+      time.after(deadlineMillis - write.issuedAtMillis, () -> {
+        if (write.decidedAtMillis < 0) fail(write + " after the heal was not decided within " + REQUEST_DEADLINE_MILLIS + " ms");
+      });
+    }
   }
 
   /** A read; {@code deadlineMillis} &gt;= 0: it must succeed by then (a request after the heal). */
@@ -262,6 +271,16 @@ public final class Simulation {
         }
       }
     }
+  }
+
+  /** A write (or a delete, for one key in four) of every key after the heal: each must succeed in time. */
+  private void writeEveryKey() {
+    for (String key : keys) {
+      SimNode node = cluster.nodes().get(random.nextInt(cluster.nodes().size()));
+      String value = random.nextInt(4) == 0 ? null : key + "=" + history.writes().size();
+      write(node, key, value, QUORUM, time.nowMillis() + REQUEST_DEADLINE_MILLIS);
+    }
+    time.runUntil(time.nowMillis() + REQUEST_DEADLINE_MILLIS + 2 * SimReplicas.TIMEOUT_MILLIS);
   }
 
   /** A read at ALL of every key after the heal: each must succeed in time, and read repair brings stale replicas up. */
