@@ -28,13 +28,15 @@ final class History {
     final @Nullable String value;
     final long issuedAtMillis;
     final String coordinator;
+    final int ack; // of the replicas, how many had to store it
     long version = -1; // until its coordinator sent it
     boolean acknowledged;
     long decidedAtMillis = -1;
     boolean allIn; // every replica answered or failed, each failure hinted, while its coordinator lived
 
-    Write(int id, String key, @Nullable String value, long issuedAtMillis, String coordinator) {
+    Write(int id, String key, @Nullable String value, long issuedAtMillis, String coordinator, int ack) {
       this.id = id;
+      this.ack = ack;
       this.key = key;
       this.value = value;
       this.issuedAtMillis = issuedAtMillis;
@@ -43,7 +45,7 @@ final class History {
 
     @Override
     public String toString() {
-      return "write #" + id + " of " + key + " (" + (value == null ? "delete" : value) + ", v" + version + ") through "
+      return "write #" + id + " of " + key + " (" + (value == null ? "delete" : value) + ", v" + version + ", ack " + ack + ") through "
           + coordinator + " at " + issuedAtMillis + " ms" + (acknowledged ? ", acknowledged at " + decidedAtMillis + " ms" : "");
     }
   }
@@ -52,8 +54,8 @@ final class History {
   private long lastSentVersion = -1;
   private final Map<String, Map<Long, Set<String>>> sent = new TreeMap<>(); // key -> version -> value texts (two: a clash)
 
-  Write issue(String key, @Nullable String value, long atMillis, String coordinator) {
-    Write write = new Write(writes.size(), key, value, atMillis, coordinator);
+  Write issue(String key, @Nullable String value, long atMillis, String coordinator, int ack) {
+    Write write = new Write(writes.size(), key, value, atMillis, coordinator, ack);
     writes.add(write);
     return write;
   }
@@ -89,11 +91,14 @@ final class History {
     return writes;
   }
 
-  /** The newest acknowledged write of {@code key} decided before {@code beforeMillis}, or null. */
-  @Nullable Write newestAcknowledged(String key, long beforeMillis) {
+  /**
+   * The newest write of {@code key} acknowledged by at least {@code minAck} replicas and decided
+   * before {@code beforeMillis}, or null.
+   */
+  @Nullable Write newestAcknowledged(String key, long beforeMillis, int minAck) {
     Write newest = null;
     for (Write w : writes) {
-      if (!w.key.equals(key) || !w.acknowledged || w.decidedAtMillis >= beforeMillis) continue;
+      if (!w.key.equals(key) || !w.acknowledged || w.ack < minAck || w.decidedAtMillis >= beforeMillis) continue;
       if (newest == null || w.version > newest.version) newest = w;
     }
     return newest;

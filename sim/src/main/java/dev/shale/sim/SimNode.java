@@ -1,5 +1,6 @@
 package dev.shale.sim;
 
+import dev.shale.cluster.Cluster;
 import dev.shale.cluster.HintLimits;
 import dev.shale.cluster.HintStore;
 import dev.shale.cluster.HintedHandoff;
@@ -77,7 +78,7 @@ final class SimNode {
       handoff.startDriven();
       missed.signal(handoff);
       this.coordinator = new Coordinator(new Placement(new Topology(cluster.addresses(), address)), replicas, engine.clock(), missed,
-          new ReplicationStats(missed), 0);
+          new ReplicationStats(missed), Cluster.DEFAULT_READ_SPECULATION_MILLIS);
     }
 
     void deliverHints() {

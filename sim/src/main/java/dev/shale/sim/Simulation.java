@@ -126,15 +126,17 @@ public final class Simulation {
       int coordinator = random.nextInt(cluster.nodes().size());
       String key = keys.get(random.nextInt(keys.size()));
       int kind = random.nextInt(100);
+      // Mostly the default, 2 of 3; else any of 1 to 3 (the checks during the run hold where R + W > N).
+      Consistency consistency = random.nextInt(3) == 0 ? new Consistency(1 + random.nextInt(REPLICAS), REPLICAS) : QUORUM;
       time.after(at, () -> {
         SimNode node = cluster.nodes().get(coordinator);
         if (!node.isUp()) {
           trace.event(node.address().id() + " is down: no request through it");
           return;
         }
-        if (kind < 45) write(node, key, key + "=" + history.writes().size(), QUORUM, -1);
-        else if (kind < 60) write(node, key, null, QUORUM, -1);
-        else read(node, key, QUORUM, -1);
+        if (kind < 45) write(node, key, key + "=" + history.writes().size(), consistency, -1);
+        else if (kind < 60) write(node, key, null, consistency, -1);
+        else read(node, key, consistency, -1);
       });
     }
     scenario.append("; ").append(operations).append(" requests on ").append(keys.size()).append(" keys");
@@ -142,18 +144,23 @@ public final class Simulation {
 
   private void scheduleCrashes() {
     for (SimNode node : cluster.nodes()) {
-      if (random.nextInt(2) == 0) continue;
-      long at = random.nextLong(FAULT_MILLIS);
-      long downFor = random.nextLong(100, 8_000);
-      scenario.append("; ").append(node.address().id()).append(" crashes at ").append(at).append(" ms for ").append(downFor).append(" ms");
-      time.after(at, () -> {
-        if (!node.isUp()) return;
-        node.crash();
-        time.after(downFor, () -> {
-          if (!node.isUp()) node.start();
-        });
-      });
+      int crashes = random.nextInt(3); // 0, 1 or 2
+      for (int i = 0; i < crashes; i++) scheduleCrash(node);
     }
+  }
+
+  /** A crash at a random moment of the faults (skipped if the node is down then), and a start after a while. */
+  private void scheduleCrash(SimNode node) {
+    long at = random.nextLong(FAULT_MILLIS);
+    long downFor = random.nextLong(100, 8_000);
+    scenario.append("; ").append(node.address().id()).append(" crashes at ").append(at).append(" ms for ").append(downFor).append(" ms");
+    time.after(at, () -> {
+      if (!node.isUp()) return;
+      node.crash();
+      time.after(downFor, () -> {
+        if (!node.isUp()) node.start();
+      });
+    });
   }
 
   private void schedulePartitions() {
@@ -179,7 +186,7 @@ public final class Simulation {
 
   /** A write; {@code deadlineMillis} &gt;= 0: it must succeed by then (a request after the heal). */
   private void write(SimNode node, String key, @Nullable String value, Consistency consistency, long deadlineMillis) {
-    History.Write write = history.issue(key, value, time.nowMillis(), node.address().id());
+    History.Write write = history.issue(key, value, time.nowMillis(), node.address().id(), consistency.ack());
     trace.event("request " + write);
     byte[] keyBytes = key.getBytes(StandardCharsets.UTF_8);
     byte[] valueBytes = value == null ? null : value.getBytes(StandardCharsets.UTF_8);
@@ -214,7 +221,7 @@ public final class Simulation {
         if (deadlineMillis >= 0) fail(name + " after the heal failed: " + outcome.shortfall());
         return;
       }
-      checkRead(name, key, issuedAt, outcome.newest());
+      checkRead(name, key, consistency, issuedAt, outcome.newest());
     });
     if (deadlineMillis >= 0) {
       time.after(deadlineMillis - issuedAt, () -> {
@@ -223,8 +230,9 @@ public final class Simulation {
     }
   }
 
-  private void checkRead(String name, String key, long issuedAt, @Nullable Entry newest) {
-    History.Write acknowledged = history.newestAcknowledged(key, issuedAt);
+  private void checkRead(String name, String key, Consistency consistency, long issuedAt, @Nullable Entry newest) {
+    // The writes this read must see: those whose replica set meets its own (R + W > N).
+    History.Write acknowledged = history.newestAcknowledged(key, issuedAt, REPLICAS - consistency.ack() + 1);
     long seen = newest == null ? 0 : newest.version();
     if (acknowledged != null && seen < acknowledged.version) {
       fail(name + " saw " + History.describe(newest) + ", older than " + acknowledged);
@@ -297,7 +305,7 @@ public final class Simulation {
       byte[] keyBytes = key.getBytes(StandardCharsets.UTF_8);
       List<NodeAddress> replicas = cluster.nodes().getFirst().replicasOf(keyBytes, REPLICAS);
       Entry first = cluster.node(replicas.getFirst()).newest(keyBytes);
-      History.Write acknowledged = history.newestAcknowledged(key, Long.MAX_VALUE);
+      History.Write acknowledged = history.newestAcknowledged(key, Long.MAX_VALUE, 1);
       for (NodeAddress replica : replicas) {
         Entry held = cluster.node(replica).newest(keyBytes);
         if (!sameRecord(first, held)) {
