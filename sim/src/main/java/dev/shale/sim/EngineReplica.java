@@ -20,9 +20,11 @@ final class EngineReplica {
   private final String node;
   private final Engine engine;
   private final boolean dropsWrites;
+  private final History history;
 
-  EngineReplica(String node, Engine engine, boolean dropsWrites) {
+  EngineReplica(String node, Engine engine, boolean dropsWrites, History history) {
     this.node = node;
+    this.history = history;
     this.engine = engine;
     this.dropsWrites = dropsWrites;
   }
@@ -36,9 +38,13 @@ final class EngineReplica {
   }
 
   ReplicaReply write(byte[] key, byte @Nullable [] value, long version, long expiresAtMillis) {
-    if (dropsWrites) return ReplicaReply.Stored.INSTANCE;
+    if (dropsWrites) {
+      history.owed(key, version, node); // what it claims
+      return ReplicaReply.Stored.INSTANCE;
+    }
     try {
       engine.write(key, value, version, value == null ? Entry.NEVER : expiresAtMillis);
+      history.owed(key, version, node); // the record is synced (SyncMode.ALWAYS): it survives a crash
       return ReplicaReply.Stored.INSTANCE;
     } catch (IllegalArgumentException e) { // beyond the skew bound: never stored, so never hinted
       return new ReplicaReply.TooFarAhead(node + ": " + e.getMessage());

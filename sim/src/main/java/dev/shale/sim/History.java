@@ -32,7 +32,6 @@ final class History {
     long version = -1; // until its coordinator sent it
     boolean acknowledged;
     long decidedAtMillis = -1;
-    boolean allIn; // every replica answered or failed, each failure hinted, while its coordinator lived
 
     Write(int id, String key, @Nullable String value, long issuedAtMillis, String coordinator, int ack) {
       this.id = id;
@@ -51,6 +50,8 @@ final class History {
   }
 
   private final List<Write> writes = new ArrayList<>();
+  // key -> version -> the replicas that stored that record, or for which a hint of it was kept
+  private final Map<String, Map<Long, Set<String>>> owed = new TreeMap<>();
   private long lastSentVersion = -1;
   private final Map<String, Map<Long, Set<String>>> sent = new TreeMap<>(); // key -> version -> value texts (two: a clash)
 
@@ -85,6 +86,20 @@ final class History {
     long version = lastSentVersion;
     lastSentVersion = -1;
     return version;
+  }
+
+  /**
+   * {@code replica} stored this record of {@code key}, or a hint of it for {@code replica} was
+   * kept: from the moment the hints drained, it must hold it, or a newer record.
+   */
+  void owed(byte[] key, long version, String replica) {
+    owed.computeIfAbsent(new String(key, StandardCharsets.UTF_8), k -> new TreeMap<>())
+        .computeIfAbsent(version, v -> new TreeSet<>()).add(replica);
+  }
+
+  /** Every key's records by version, each with the replicas that owe it ({@link #owed}). */
+  Map<String, Map<Long, Set<String>>> owed() {
+    return owed;
   }
 
   List<Write> writes() {

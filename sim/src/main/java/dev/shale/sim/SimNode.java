@@ -9,9 +9,12 @@ import dev.shale.cluster.Placement;
 import dev.shale.cluster.Topology;
 import dev.shale.cluster.coordination.Coordinator;
 import dev.shale.cluster.coordination.HintedWrites;
+import dev.shale.cluster.coordination.MissedWrites;
 import dev.shale.cluster.coordination.ReplicaReply;
 import dev.shale.cluster.coordination.ReplicationStats;
 import dev.shale.storage.CrashVfs;
+import dev.shale.storage.ErrorInjectingVfs;
+import dev.shale.storage.VfsOp;
 import dev.shale.storage.Engine;
 import dev.shale.storage.EngineOptions;
 import dev.shale.storage.Entry;
@@ -46,6 +49,7 @@ final class SimNode {
   private final Path home;
   private final SimCluster cluster;
   private final boolean dropsWrites;
+  private final long diskSeed;
   private Path disk; // what the current (or next) life's filesystem starts from
   private int lives;
   private @Nullable Life life; // null while down
@@ -54,6 +58,8 @@ final class SimNode {
   private final class Life {
     final int number;
     final CrashVfs vfs;
+    final ErrorInjectingVfs faults; // over vfs: the disk errors of this life
+    boolean diskFailing; // faults were injected
     final Engine engine;
     final HintedHandoff handoff;
     final HintStore hints;
@@ -64,19 +70,21 @@ final class SimNode {
     Life(int number) throws IOException {
       this.number = number;
       this.vfs = new CrashVfs(disk, home.resolve("disk-" + number));
-      SimEnv env = new SimEnv(cluster.time(), clock, vfs);
+      this.faults = new ErrorInjectingVfs(vfs, diskSeed + number);
+      SimEnv env = new SimEnv(cluster.time(), clock, faults);
       this.loop = task -> cluster.time().after(0, () -> {
         if (life == this) task.run();
       });
       this.engine = Engine.open(disk.resolve("data"), EngineOptions.defaults().withSyncMode(SyncMode.ALWAYS)
           .withBlockCacheBytes(1 << 20).withEnv(env));
       this.hints = HintStore.open(disk.resolve("hints"), HintLimits.DEFAULT, SyncMode.ALWAYS, env);
-      HintedWrites missed = new HintedWrites(hints);
-      this.replica = new EngineReplica(address.id(), engine, dropsWrites);
+      HintedWrites hinted = new HintedWrites(hints);
+      MissedWrites missed = new RecordedMissedWrites(hinted, cluster.history());
+      this.replica = new EngineReplica(address.id(), engine, dropsWrites, cluster.history());
       SimReplicas replicas = new SimReplicas(SimNode.this, loop, cluster.time(), cluster.network(), cluster.history(), replica, missed);
       this.handoff = new HintedHandoff(hints, replicas::deliver, HintLimits.DEFAULT);
       handoff.startDriven();
-      missed.signal(handoff);
+      hinted.signal(handoff);
       this.coordinator = new Coordinator(new Placement(new Topology(cluster.addresses(), address)), replicas, engine.clock(), missed,
           new ReplicationStats(missed), Cluster.DEFAULT_READ_SPECULATION_MILLIS);
     }
@@ -103,8 +111,9 @@ final class SimNode {
     }
   }
 
-  SimNode(SimCluster cluster, int index, NodeAddress address, NodeClock clock, Path home, boolean dropsWrites) {
+  SimNode(SimCluster cluster, int index, NodeAddress address, NodeClock clock, Path home, long diskSeed, boolean dropsWrites) {
     this.cluster = cluster;
+    this.diskSeed = diskSeed;
     this.index = index;
     this.address = address;
     this.clock = clock;
@@ -153,6 +162,37 @@ final class SimNode {
     }
     dead.close();
     cluster.trace().event(address.id() + " crashed, life " + dead.number);
+  }
+
+  /**
+   * From now on each append and fsync of this life fails with EIO by {@code chance} (a failed
+   * append leaves half its bytes, a torn tail); returns the life's number, for {@link #restartIfLife}.
+   */
+  int diskFails(double chance) {
+    Life now = up();
+    now.faults.inject(ErrorInjectingVfs.Fault.on("*", VfsOp.APPEND, VfsOp.SYNC).chance(chance));
+    now.diskFailing = true;
+    cluster.trace().event(address.id() + " disk fails by " + chance);
+    return now.number;
+  }
+
+  /**
+   * If life {@code number} is still the node's, its disk is mended and the node restarted (an
+   * operator's restart: an engine whose log write failed refuses writes until reopened).
+   */
+  void restartIfLife(int number) {
+    Life now = life;
+    if (now == null || now.number != number) return;
+    now.faults.clear();
+    cluster.trace().event(address.id() + " disk mended, restarting");
+    crash();
+    start();
+  }
+
+  /** At the heal: a node whose disk is failing gets it mended, and is restarted. */
+  void mendDisk() {
+    Life now = life;
+    if (now != null && now.diskFailing) restartIfLife(now.number);
   }
 
   /** Shuts the node down cleanly at the end of a run. */

@@ -6,6 +6,9 @@ import dev.shale.testkit.TestSeed;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -14,6 +17,13 @@ class SimulationTest {
   private static final int SEEDS = 20;
 
   @TempDir Path dir;
+
+  // The nodes' log lines (engines opened and lost, hint back-offs) run to thousands a seed; the
+  // trace and the failures say what a test needs. This module's tests are these alone.
+  @BeforeAll
+  static void quietNodes() {
+    Logger.getLogger("").setLevel(Level.OFF);
+  }
 
   @Test
   void oneSeedRunsTheSameTwice() {

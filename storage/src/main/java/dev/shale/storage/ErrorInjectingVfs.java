@@ -9,6 +9,7 @@ import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -24,6 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code "MANIFEST-*"}), and by when: every matching call, the Nth only, every one from the Nth on,
  * or a seeded chance. They can be added and cleared at any time ({@link #clear}: the disk heals).
  * {@link Vfs#exists} cannot fail (it throws nothing). Thread safe.
+ *
+ * <p>In main code, as {@link CrashVfs} is, for the simulator's disk faults ({@code dev.shale.sim}).
  */
 public final class ErrorInjectingVfs extends ForwardingVfs {
   /** The error injected, with the message Linux gives for it. */
@@ -160,11 +163,15 @@ public final class ErrorInjectingVfs extends ForwardingVfs {
 
   /** Calls of {@code op} so far, failed or not. */
   public long calls(VfsOp op) {
-    return calls.get(op).get();
+    return counter(op).get();
+  }
+
+  private AtomicLong counter(VfsOp op) {
+    return Objects.requireNonNull(calls.get(op), "the constructor made a counter of every op");
   }
 
   private void check(VfsOp op, Path file) throws IOException {
-    calls.get(op).incrementAndGet();
+    counter(op).incrementAndGet();
     for (Fault fault : faults) {
       boolean fires;
       synchronized (random) {
