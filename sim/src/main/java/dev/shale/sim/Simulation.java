@@ -56,7 +56,7 @@ public final class Simulation {
     this.seed = seed;
     this.random = new SplittableRandom(seed);
     this.directory = directory;
-    this.trace = new Trace(time, keptEvents);
+    this.trace = new Trace(time, keptEvents, directory);
     NetworkFaults faults = NetworkFaults.random(random);
     this.cluster = new SimCluster(time, trace, new SimNetwork(time, random.split(), trace, faults), history);
     int size = REPLICAS + random.nextInt(3);

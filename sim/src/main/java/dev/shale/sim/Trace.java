@@ -1,13 +1,16 @@
 package dev.shale.sim;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.List;
 
 /**
  * A run's events, each a line stamped with its virtual time: all of them folded into one 64-bit
  * hash (FNV-1a over the lines' UTF-8), which two runs of one seed must share, and the latest
- * {@code keptLines} kept to print when the run fails.
+ * {@code keptLines} kept to print when the run fails. The run's directory, which an engine's
+ * failure quotes in its file names, is written {@code <run>}: it differs from run to run, the
+ * run does not.
  */
 final class Trace {
   private static final long FNV_OFFSET = 0xcbf29ce484222325L;
@@ -15,17 +18,19 @@ final class Trace {
 
   private final VirtualTime time;
   private final int keptLines;
+  private final String directory;
   private final ArrayDeque<String> kept = new ArrayDeque<>();
   private long hash = FNV_OFFSET;
   private long events;
 
-  Trace(VirtualTime time, int keptLines) {
+  Trace(VirtualTime time, int keptLines, Path directory) {
+    this.directory = directory.toAbsolutePath().normalize().toString();
     this.time = time;
     this.keptLines = keptLines;
   }
 
   void event(String what) {
-    String line = time.nowMillis() + " " + what;
+    String line = time.nowMillis() + " " + what.replace(directory, "<run>");
     for (byte b : line.getBytes(StandardCharsets.UTF_8)) {
       hash ^= b & 0xff;
       hash *= FNV_PRIME;

@@ -36,6 +36,18 @@ class SimulationTest {
     assertThat(second.failures()).isEqualTo(first.failures());
   }
 
+  /**
+   * Regression: this seed's trace quoted an engine's failure, which names the file, so the run's
+   * directory was in the hash and two runs of the seed in two directories differed.
+   */
+  @Test
+  void aTraceDoesNotDependOnTheRunsDirectory() {
+    long seed = 100_001;
+    SimResult first = Simulation.run(seed, dir.resolve("one"), 0);
+    SimResult second = Simulation.run(seed, dir.resolve("another"), 0);
+    assertThat(second.trace()).as("the trace hash of seed %d run in another directory", seed).isEqualTo(first.trace());
+  }
+
   @Test
   void everyInvariantHoldsForAFixedBudgetOfSeeds() {
     long first = TestSeed.forTest("everyInvariantHoldsForAFixedBudgetOfSeeds");
