@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import java.util.logging.Level;
@@ -79,7 +80,7 @@ final class SimulateCommand implements Callable<Integer> {
 
   private int campaign(PrintWriter out, Path directory) {
     long first = firstSeed != null ? firstSeed : new SplittableRandom().nextLong() >>> 1;
-    int count = java.util.Objects.requireNonNull(seeds);
+    int count = Objects.requireNonNull(seeds);
     out.println("simulating " + count + " seeds from " + first);
     long started = System.nanoTime();
     int failed = 0;

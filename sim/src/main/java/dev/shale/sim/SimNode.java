@@ -1,6 +1,7 @@
 package dev.shale.sim;
 
 import dev.shale.cluster.Cluster;
+import dev.shale.cluster.Consistency;
 import dev.shale.cluster.HintLimits;
 import dev.shale.cluster.HintStore;
 import dev.shale.cluster.HintedHandoff;
@@ -217,14 +218,14 @@ final class SimNode {
   }
 
   /** Writes through this node's coordinator; the callbacks run on its loop. */
-  void write(byte[] key, byte @Nullable [] value, dev.shale.cluster.Consistency consistency,
+  void write(byte[] key, byte @Nullable [] value, Consistency consistency,
       Consumer<Coordinator.Outcome> done, Runnable allIn) {
     Life now = up();
     now.coordinator.write(now.loop, key, value, consistency, done, allIn);
   }
 
   /** Reads through this node's coordinator; the callback runs on its loop. */
-  void read(byte[] key, dev.shale.cluster.Consistency consistency, Consumer<Coordinator.Outcome> done) {
+  void read(byte[] key, Consistency consistency, Consumer<Coordinator.Outcome> done) {
     Life now = up();
     now.coordinator.read(now.loop, key, consistency, done, late -> {}, () -> {});
   }

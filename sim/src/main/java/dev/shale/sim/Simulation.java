@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -347,7 +348,7 @@ public final class Simulation {
 
   private static boolean sameRecord(@Nullable Entry a, @Nullable Entry b) {
     if (a == null || b == null) return a == b;
-    return a.version() == b.version() && java.util.Arrays.equals(a.value(), b.value());
+    return a.version() == b.version() && Arrays.equals(a.value(), b.value());
   }
 
   private void fail(String failure) {
