@@ -42,7 +42,6 @@ public final class Simulation {
   private static final Consistency QUORUM = new Consistency(Consistency.quorum(REPLICAS), REPLICAS);
   private static final Consistency ALL = new Consistency(REPLICAS, REPLICAS);
 
-  private final long seed;
   private final SplittableRandom random;
   private final VirtualTime time = new VirtualTime();
   private final Trace trace;
@@ -54,7 +53,6 @@ public final class Simulation {
   private final Path directory;
 
   private Simulation(long seed, Path directory, int keptEvents, int dropWritesOnNode) {
-    this.seed = seed;
     this.random = new SplittableRandom(seed);
     this.directory = directory;
     this.trace = new Trace(time, keptEvents, directory);
