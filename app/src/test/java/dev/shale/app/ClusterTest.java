@@ -2,6 +2,7 @@ package dev.shale.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shale.testkit.AtOnce;
 import dev.shale.testkit.Await;
 import dev.shale.testkit.EntityClient;
 import dev.shale.testkit.TestSeed;
@@ -13,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,8 +56,8 @@ class ClusterTest {
       cluster.stopAll();
       // Each node alone over its own data: exactly the keys it is one of the first 'from' of.
       cluster.startEachAlone();
-      Map<String, Integer> copies = new HashMap<>();
-      for (int n = 0; n < 3; n++) {
+      Map<String, Integer> copies = new ConcurrentHashMap<>();
+      AtOnce.each(List.of(0, 1, 2), n -> {
         EntityClient alone = cluster.client(n);
         for (Map.Entry<String, byte[]> e : expected.entrySet()) {
           EntityClient.Reply reply = alone.getOrFail(e.getKey());
@@ -67,7 +69,7 @@ class ClusterTest {
             copies.merge(e.getKey(), 1, Integer::sum);
           }
         }
-      }
+      });
       for (Map.Entry<String, byte[]> e : expected.entrySet()) {
         if (e.getValue() != null) assertThat(copies.get(e.getKey())).as("copies of %s", e.getKey()).isEqualTo(fromOf.get(e.getKey()));
       }
@@ -75,9 +77,12 @@ class ClusterTest {
     }
   }
 
-  /** Reads with the write's from (and ack = 1: every replica was written with ack = from). */
+  /**
+   * Reads with the write's from (and ack = 1: every replica was written with ack = from) through
+   * each node, the nodes at once.
+   */
   private static void assertEveryNodeServes(TestCluster cluster, Map<String, byte[]> expected, Map<String, Integer> fromOf) {
-    for (int n = 0; n < cluster.size(); n++) {
+    AtOnce.each(List.of(0, 1, 2), n -> {
       for (Map.Entry<String, byte[]> e : expected.entrySet()) {
         EntityClient.Reply reply = cluster.client(n).consistency(1, fromOf.get(e.getKey())).getOrFail(e.getKey());
         if (e.getValue() == null) {
@@ -87,7 +92,7 @@ class ClusterTest {
           assertThat(reply.body()).as("value of %s via node %d", e.getKey(), n).isEqualTo(e.getValue());
         }
       }
-    }
+    });
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.shale.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shale.testkit.AtOnce;
 import dev.shale.testkit.Await;
 import dev.shale.testkit.EntityClient;
 import java.io.IOException;
@@ -83,26 +84,42 @@ class DeadRemovalClusterTest {
     }
   }
 
-  /** Writes every key, then a newer version of a tenth of them and deletes another tenth, at the default consistency. */
-  private static void writeOverwriteAndDelete(List<String> urls, Map<String, String> live, Set<String> deleted)
-      throws IOException {
-    for (int i = 0; i < KEYS; i++) put(urls, i, "old", live);
-    for (int i = 0; i < KEYS; i += 10) put(urls, i, "new", live);
-    for (int i = 5; i < KEYS; i += 10) {
+  /**
+   * Writes every key, then a newer version of a tenth of them and deletes another tenth, at the
+   * default consistency, key i through node i % 4: each step through the four nodes at once.
+   */
+  private static void writeOverwriteAndDelete(List<String> urls, Map<String, String> live, Set<String> deleted) {
+    eachNodesKeys(urls, 0, 1, (client, i) -> put(client, i, "old"));
+    eachNodesKeys(urls, 0, 10, (client, i) -> put(client, i, "new"));
+    eachNodesKeys(urls, 5, 10, (client, i) -> {
       String id = String.format("dr-%05d", i);
-      EntityClient.Reply reply = new EntityClient(urls.get(i % urls.size())).delete(id);
+      EntityClient.Reply reply = client.delete(id);
       assertThat(reply.status()).as("DELETE %s: %s", id, reply.text()).isEqualTo(202);
-      live.remove(id);
-      deleted.add(id);
+    });
+    for (int i = 0; i < KEYS; i++) live.put(String.format("dr-%05d", i), String.format("%s-%05d", i % 10 == 0 ? "new" : "old", i));
+    for (int i = 5; i < KEYS; i += 10) {
+      live.remove(String.format("dr-%05d", i));
+      deleted.add(String.format("dr-%05d", i));
     }
   }
 
-  private static void put(List<String> urls, int i, String generation, Map<String, String> live) throws IOException {
+  private interface KeyRequest {
+    void send(EntityClient client, int i) throws IOException;
+  }
+
+  /** Sends {@code request} for keys from, from + step, ... below KEYS, key i through node i % 4, the nodes at once. */
+  private static void eachNodesKeys(List<String> urls, int from, int step, KeyRequest request) {
+    AtOnce.each(List.of(0, 1, 2, 3), node -> {
+      EntityClient client = new EntityClient(urls.get(node));
+      for (int i = from; i < KEYS; i += step) if (i % urls.size() == node) request.send(client, i);
+    });
+  }
+
+  private static void put(EntityClient client, int i, String generation) throws IOException {
     String id = String.format("dr-%05d", i);
     String value = String.format("%s-%05d", generation, i);
-    EntityClient.Reply reply = new EntityClient(urls.get(i % urls.size())).put(id, value.getBytes(StandardCharsets.UTF_8));
+    EntityClient.Reply reply = client.put(id, value.getBytes(StandardCharsets.UTF_8));
     assertThat(reply.status()).as("PUT %s: %s", id, reply.text()).isEqualTo(201);
-    live.put(id, value);
   }
 
   /** The node's own live entries of the test's keys (its local scan), by key. */

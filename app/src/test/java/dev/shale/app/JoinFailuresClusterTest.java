@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.shale.cluster.NodeAddress;
 import dev.shale.cluster.Placement;
 import dev.shale.cluster.Topology;
+import dev.shale.testkit.AtOnce;
 import dev.shale.testkit.Await;
 import dev.shale.testkit.EntityClient;
 import dev.shale.testkit.FreePort;
@@ -100,19 +101,28 @@ class JoinFailuresClusterTest {
     }
   }
 
-  /** Writes the keys (every tenth then deleted) through the three nodes; their ids. */
-  private static List<String> preload(List<String> urls) throws IOException {
+  /**
+   * Writes the keys (every tenth then deleted) through the three nodes, key i through node i % 3,
+   * the three nodes' shares at once; their ids.
+   */
+  private static List<String> preload(List<String> urls) {
     Random random = new Random(KEYS);
     List<String> ids = new ArrayList<>();
+    List<byte[]> values = new ArrayList<>();
     for (int i = 0; i < KEYS; i++) {
-      String id = String.format("jf-%05d", i);
+      ids.add(String.format("jf-%05d", i));
       byte[] value = new byte[VALUE_BYTES];
       random.nextBytes(value);
-      EntityClient client = new EntityClient(urls.get(i % urls.size()));
-      assertThat(client.put(id, value).status()).as("PUT %s", id).isEqualTo(201);
-      if (i % 10 == 0) assertThat(client.delete(id).status()).as("DELETE %s", id).isEqualTo(202);
-      ids.add(id);
+      values.add(value);
     }
+    AtOnce.each(List.of(0, 1, 2), node -> {
+      EntityClient client = new EntityClient(urls.get(node));
+      for (int i = node; i < KEYS; i += urls.size()) {
+        String id = ids.get(i);
+        assertThat(client.put(id, values.get(i)).status()).as("PUT %s", id).isEqualTo(201);
+        if (i % 10 == 0) assertThat(client.delete(id).status()).as("DELETE %s", id).isEqualTo(202);
+      }
+    });
     return ids;
   }
 
@@ -152,13 +162,14 @@ class JoinFailuresClusterTest {
     assertThat(lacking).as("keys %s replicates and lacks", node).isEmpty();
   }
 
-  private static void everyKeyReadsBack(List<String> urls, List<String> written) throws IOException {
-    for (String url : urls) {
+  /** Reads every key through each node, the nodes at once. */
+  private static void everyKeyReadsBack(List<String> urls, List<String> written) {
+    AtOnce.each(urls, url -> {
       EntityClient client = new EntityClient(url);
       for (int i = 0; i < written.size(); i++) {
         int expected = i % 10 == 0 ? 404 : 200;
         assertThat(client.getOrFail(written.get(i)).status()).as("GET %s via %s", written.get(i), url).isEqualTo(expected);
       }
-    }
+    });
   }
 }
