@@ -57,7 +57,7 @@ class ClientCertificateClusterTest {
     try {
       for (int i = 0; i < 3; i++) {
         assertThat(run("certs", "node", "--dir", certs.toString(), "--name", "n" + i, "--host", "127.0.0.1")).as(err.toString()).isZero();
-        nodes.add(NodeProcess.start(ports.get(i), dir.resolve("node-" + i), List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"), List.of(
+        nodes.add(NodeProcess.start(ports.get(i), dir.resolve("node-" + i), TestCluster.NODE_JVM, List.of(
             "--cluster", String.join(",", urls), "--cluster-secret-file", secret.toString(),
             "--tls-cert", certs.resolve("node.n" + i + ".crt").toString(), "--tls-key", certs.resolve("node.n" + i + ".key").toString(),
             "--tls-cluster-ca", ca.toString(), "--tls-client-ca", ca.toString(),

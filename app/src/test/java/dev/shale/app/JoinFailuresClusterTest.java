@@ -53,7 +53,7 @@ class JoinFailuresClusterTest {
       Path data = cluster.dir().resolve("joiner");
       List<String> four = new ArrayList<>(urls);
       four.add("http://127.0.0.1:" + port);
-      NodeProcess joining = NodeProcess.start(port, data, List.of("-Xmx128m"), List.of("--join", urls.get(1), "--raft-port",
+      NodeProcess joining = NodeProcess.start(port, data, TestCluster.NODE_JVM, List.of("--join", urls.get(1), "--raft-port",
           String.valueOf(raftPort), "--cluster-secret-file", cluster.secretFile().toString(), "--stream-rate", STREAM_RATE));
       try {
         awaitPulling(joining);
@@ -62,7 +62,7 @@ class JoinFailuresClusterTest {
         joining.close();
       }
       // Started again over its data: it is a member (its stored map), and takes its pulls up.
-      try (NodeProcess restarted = NodeProcess.start(port, data, List.of("-Xmx128m"),
+      try (NodeProcess restarted = NodeProcess.start(port, data, TestCluster.NODE_JVM,
           List.of("--cluster-secret-file", cluster.secretFile().toString(), "--stream-rate", STREAM_RATE))) {
         restarted.awaitReady(TestCluster.READY);
         awaitNormal(four);
@@ -79,7 +79,7 @@ class JoinFailuresClusterTest {
       MembershipClusterTest.awaitTopology(urls, urls, "normal");
       List<String> written = preload(urls);
 
-      NodeProcess joining = NodeProcess.start(TestCluster.nodePort(), cluster.dir().resolve("joiner"), List.of("-Xmx128m"),
+      NodeProcess joining = NodeProcess.start(TestCluster.nodePort(), cluster.dir().resolve("joiner"), TestCluster.NODE_JVM,
           List.of("--join", urls.get(1), "--raft-port", String.valueOf(FreePort.find()), "--cluster-secret-file",
               cluster.secretFile().toString(), "--stream-rate", STREAM_RATE));
       try {

@@ -54,7 +54,7 @@ class MembershipClusterTest {
 
         // Started without --cluster: it serves with the map it stored, which has the fourth node.
         cluster.node(2).terminate(TestCluster.STOP);
-        NodeProcess restarted = NodeProcess.start(cluster.port(2), dir.resolve("node-2"), List.of("-Xmx128m"),
+        NodeProcess restarted = NodeProcess.start(cluster.port(2), dir.resolve("node-2"), TestCluster.NODE_JVM,
             List.of("--cluster-secret-file", cluster.secretFile().toString()));
         try {
           restarted.awaitReady(TestCluster.READY);
@@ -235,7 +235,7 @@ class MembershipClusterTest {
   }
 
   static NodeProcess launchJoining(TestCluster cluster, int port, int raftPort, String member) {
-    return NodeProcess.start(port, cluster.dir().resolve("joiner-" + port), List.of("-Xmx128m"),
+    return NodeProcess.start(port, cluster.dir().resolve("joiner-" + port), TestCluster.NODE_JVM,
         List.of("--join", member, "--raft-port", String.valueOf(raftPort), "--cluster-secret-file", cluster.secretFile().toString()));
   }
 

@@ -50,7 +50,7 @@ final class NamespaceCluster implements AutoCloseable {
   private void start(Path dir, List<String> args) {
     for (int i = 0; i < nodes.length; i++) {
       nodes[i] = NodeProcess.start(network.commandPrefix(i), network.nodeAddress(i), NamespaceNetwork.NODE_PORT,
-          dir.resolve("node-" + i), List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"), args);
+          dir.resolve("node-" + i), TestCluster.NODE_JVM, args);
     }
     for (int i = 0; i < nodes.length; i++) {
       nodes[i].awaitReady(TestCluster.READY);

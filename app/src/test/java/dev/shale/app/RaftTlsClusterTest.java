@@ -38,7 +38,7 @@ import picocli.CommandLine;
  */
 class RaftTlsClusterTest {
   private static final Duration EXIT = Duration.ofSeconds(60);
-  private static final List<String> JVM = List.of("-Xmx128m", "-XX:TieredStopAtLevel=1");
+  private static final List<String> JVM = TestCluster.NODE_JVM;
 
   @TempDir Path dir;
   private StringWriter err = new StringWriter();

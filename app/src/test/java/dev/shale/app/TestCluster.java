@@ -33,6 +33,12 @@ final class TestCluster implements AutoCloseable {
   static final Duration READY = Duration.ofSeconds(60);
   static final Duration STOP = Duration.ofSeconds(20);
   static final String SECRET = "test-cluster-secret-0123456789";
+  /**
+   * The JVM options of a test cluster's nodes, and of the nodes a test starts beside them (a
+   * joiner, a member restarted by hand): a small heap, and C1 only, whose compiles take a
+   * fraction of the CPU C2's do while the node starts, on CI's two cores shared by all of them.
+   */
+  static final List<String> NODE_JVM = List.of("-Xmx128m", "-XX:TieredStopAtLevel=1");
 
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -224,7 +230,7 @@ final class TestCluster implements AutoCloseable {
   }
 
   private NodeProcess launch(int i, List<String> args) {
-    return NodeProcess.start(ports.get(i), dataDir(i), List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"), args);
+    return NodeProcess.start(ports.get(i), dataDir(i), NODE_JVM, args);
   }
 
   static void deleteTree(Path root) {

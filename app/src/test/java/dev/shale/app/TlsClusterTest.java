@@ -46,7 +46,7 @@ class TlsClusterTest {
     try {
       for (int i = 0; i < 3; i++) {
         assertThat(run("certs", "node", "--dir", certs.toString(), "--name", "n" + i, "--host", "127.0.0.1")).as(err.toString()).isZero();
-        nodes.add(NodeProcess.start(ports.get(i), dir.resolve("node-" + i), List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"), List.of(
+        nodes.add(NodeProcess.start(ports.get(i), dir.resolve("node-" + i), TestCluster.NODE_JVM, List.of(
             "--cluster", String.join(",", urls), "--cluster-secret-file", secret.toString(),
             "--tls-cert", certs.resolve("node.n" + i + ".crt").toString(), "--tls-key", certs.resolve("node.n" + i + ".key").toString(),
             "--tls-cluster-ca", certs.resolve("ca.crt").toString())));
@@ -88,11 +88,11 @@ class TlsClusterTest {
       for (String name : List.of("a", "b")) {
         assertThat(run("certs", "node", "--dir", certs.toString(), "--name", name, "--host", "127.0.0.1")).as(err.toString()).isZero();
       }
-      nodes.add(NodeProcess.start(first, dir.resolve("a"), List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"),
+      nodes.add(NodeProcess.start(first, dir.resolve("a"), TestCluster.NODE_JVM,
           tlsArgs(certs, "a", secret, "--cluster", "https://127.0.0.1:" + first)));
       awaitReady(https, nodes.get(0), first);
       // The join's calls to its member go over TLS with the node's certificate, then the two are peers.
-      nodes.add(NodeProcess.start(joining, dir.resolve("b"), List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"),
+      nodes.add(NodeProcess.start(joining, dir.resolve("b"), TestCluster.NODE_JVM,
           tlsArgs(certs, "b", secret, "--join", "https://127.0.0.1:" + first)));
       awaitReady(https, nodes.get(1), joining);
       Await.until("a write on both nodes through the joined one", TestCluster.READY,

@@ -70,7 +70,7 @@ class TokensClusterTest {
 
       // The members agree: one restarted without --auth tokens still requires them (the set says so).
       cluster.stop(1);
-      try (NodeProcess plain = NodeProcess.start(cluster.port(1), cluster.dataDir(1), List.of("-Xmx128m"),
+      try (NodeProcess plain = NodeProcess.start(cluster.port(1), cluster.dataDir(1), TestCluster.NODE_JVM,
           List.of("--cluster-secret-file", cluster.secretFile().toString()))) {
         plain.awaitReady(TestCluster.READY);
         assertThat(call(urls.get(1), "GET", "/v0/entity?id=k", null).statusCode()).isEqualTo(401);
