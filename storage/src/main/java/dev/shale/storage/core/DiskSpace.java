@@ -107,6 +107,17 @@ final class DiskSpace {
   }
 
   /**
+   * Records that a flush found the disk full: the disk counts as full until the next reading, at
+   * most {@link #PROBE_NANOS} from now, so {@link #hasRoomForFlush} says no until a reading says
+   * otherwise.
+   */
+  synchronized void flushFoundFull() {
+    freeAtProbe = 0;
+    admittedSinceProbe = 0;
+    probeNanos = env.nanoTime();
+  }
+
+  /**
    * Records that a flush failed for want of space while writers would wait for it, and returns
    * what they get instead: writes are refused until one is admitted again.
    */
@@ -131,14 +142,15 @@ final class DiskSpace {
   }
 
   /**
-   * True if a fresh enough reading (at most {@link #PROBE_NANOS} old) shows at least the reserve
+   * True if a fresh enough reading (at most {@link #PROBE_NANOS} old) shows more than the reserve
    * free, the room a flush needs (see the reserve above): may a flush that found the disk full
-   * try again.
+   * try again. More than, not as much as: with a reserve of 0, a disk counted as full
+   * ({@link #flushFoundFull}) must not read as room, or a writer would retry the flush without end.
    */
   synchronized boolean hasRoomForFlush() {
     long now = env.nanoTime();
     if (now - probeNanos >= PROBE_NANOS) probe(now);
-    return freeAtProbe - admittedSinceProbe >= reserveBytes;
+    return freeAtProbe - admittedSinceProbe > reserveBytes;
   }
 
   /** True if {@code bytes} more can be written and leave the reserve free: may a compaction start. */

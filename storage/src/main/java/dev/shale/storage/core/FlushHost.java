@@ -25,6 +25,7 @@ final class FlushHost implements Flusher.Host {
   private final FileSetCommit fileSets;
   private final Backpressure backpressure;
   private final Compactor compactor;
+  private final DiskSpace disk;
   private final Env env; // the engine's: awaitRetry's wait runs out on its clock
 
   private final LongAdder flushes = new LongAdder();
@@ -35,8 +36,9 @@ final class FlushHost implements Flusher.Host {
   private boolean retryNow;
 
   FlushHost(ReentrantLock lock, CurrentView view, FileSetCommit fileSets,
-      Backpressure backpressure, Compactor compactor, Env env) {
+      Backpressure backpressure, Compactor compactor, DiskSpace disk, Env env) {
     this.env = env;
+    this.disk = disk;
     this.lock = lock;
     this.frozenAdded = lock.newCondition();
     this.flushLanded = lock.newCondition();
@@ -74,6 +76,9 @@ final class FlushHost implements Flusher.Host {
   @Override
   public void flushFailed(Exception failure) {
     flushFailures.increment();
+    // Until the next reading of the free space, a writer takes the disk for full: it is refused
+    // rather than waiting for a retry that would find no room again (WriteQueue).
+    if (failure instanceof IOException e && DiskSpace.isNoSpace(e)) disk.flushFoundFull();
     lock.lock(); // Backpressure's state, and the condition stalled writers wait on
     try {
       backpressure.flushFailed(failure);

@@ -123,7 +123,7 @@ final class LsmEngine implements Engine {
     this.compactor = new Compactor(new CompactionHost(view, fileSets, damage, crashPoints), options,
         new CompactionRun(directory, options, fileNumbers, crashPoints, blockCache), hooks.compactionGate(),
         damage, disk, activity, "shale-compact-" + name);
-    this.flushes = new FlushHost(lock, view, fileSets, backpressure, compactor, options.env());
+    this.flushes = new FlushHost(lock, view, fileSets, backpressure, compactor, disk, options.env());
     this.flusher =
         new Flusher(flushes, directory, options, fileNumbers, hooks, activity, "shale-flush-" + name, blockCache);
     this.writes = new WriteQueue(

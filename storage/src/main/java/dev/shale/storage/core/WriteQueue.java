@@ -333,17 +333,19 @@ final class WriteQueue {
 
   // A stall ends when a flush (or a compaction) lands; one that found the disk full lands only
   // once space is freed, so waiting for it would only turn a full disk into a stall timeout. The
-  // write is refused instead, as one whose append found the disk full: nothing was written, and
-  // the flush thread's retries make room once there is space. Flushes failing this way wake
-  // stalled writers (Backpressure.flushFailed), so none waits out its deadline here. A refused
-  // write also reads the free space (at most every DiskSpace.PROBE_NANOS): once it shows room,
-  // the flush retries at once instead of after its backoff (up to Flusher.MAX_RETRY_MILLIS),
-  // during which writes would still be refused with the space already freed.
+  // write is refused instead, as one whose append found the disk full: nothing was written.
+  // Flushes failing this way wake stalled writers (Backpressure.flushFailed), so none waits out
+  // its deadline here. Once a reading of the free space (at most every DiskSpace.PROBE_NANOS
+  // after the flush's failure) shows room, the flush retries at once instead of after its
+  // backoff (up to Flusher.MAX_RETRY_MILLIS), and the write waits for it as for any flush:
+  // refusing it, and the writes after it, with the space already freed was the defect
+  // FlushAfterDiskFullTest shows. If that retry fails too, the disk counts as full again until
+  // the next reading (FlushHost.flushFailed), and the write is refused.
   private void refuseIfFlushesFindDiskFull() {
     IOException noSpace = backpressure.flushFindsDiskFull();
     if (noSpace == null) return;
-    if (disk.hasRoomForFlush()) flushes.retryNow();
-    throw disk.flushFull(noSpace);
+    if (!disk.hasRoomForFlush()) throw disk.flushFull(noSpace);
+    flushes.retryNow();
   }
 
   // A segment full of overwrites of a few keys leaves the memtable small; bounding the segment
