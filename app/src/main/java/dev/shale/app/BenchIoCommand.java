@@ -21,10 +21,11 @@ import picocli.CommandLine.Spec;
     sortOptions = false,
     usageHelpWidth = 100,
     description = {
-      "Reads random aligned blocks of one file with O_DIRECT, keeping reads in flight two ways, one",
-      "after the other: threads that each wait in pread (--threads; the node's storage workers read",
-      "so), and one thread keeping --depth reads in flight on an io_uring. Prints per mode reads/s,",
-      "p50/p99/p99.9 latency, and the CPU time and context switches of the reading threads per read.",
+      "Reads random blocks of a file with O_DIRECT, by threads in pread and by one io_uring.",
+      "Keeps reads in flight two ways, one after the other: threads that each wait in pread",
+      "(--threads; the node's storage workers read so), and one thread keeping --depth reads in",
+      "flight on an io_uring. Prints per mode reads/s, p50/p99/p99.9 latency, and the CPU time and",
+      "context switches of the reading threads per read.",
       "Makes the file of random bytes once (--size), and reuses it. Exit status 1 if a mode failed",
       "(io_uring unavailable on this host is reported and does not count), 2 for a usage error.",
       ""
