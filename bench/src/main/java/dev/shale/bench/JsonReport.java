@@ -1,13 +1,9 @@
 package dev.shale.bench;
 
 import java.io.IOException;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The JSON report: an array with one object per engine and workload run. Every object has
@@ -15,27 +11,21 @@ import java.util.Locale;
  * measured fields ({@code ops_per_sec}, {@code p50_us}, {@code p99_us}, {@code p999_us}, ...) are
  * numbers when the status is "ok" and null otherwise, and so is any figure that does not apply
  * (e.g. {@code write_amp} of a read, {@code tombstone_grace_ms} of RocksDB, which has no grace
- * period). Written by hand: a flat array of flat objects needs no
- * library, only correct string escaping and finite numbers.
+ * period). Written by hand, through {@link JsonText}.
  */
 final class JsonReport {
   private JsonReport() {}
 
   static void write(Path file, EngineBenchConfig config, List<WorkloadResult> results) throws IOException {
-    Path parent = file.toAbsolutePath().getParent();
-    if (parent != null) Files.createDirectories(parent);
-    try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-      out.write(toJson(config, results));
-    }
+    JsonText.writeArray(file, objects(config, results));
   }
 
   static String toJson(EngineBenchConfig config, List<WorkloadResult> results) {
-    StringBuilder json = new StringBuilder("[\n");
-    for (int i = 0; i < results.size(); i++) {
-      json.append("  ").append(object(config, results.get(i)));
-      json.append(i + 1 < results.size() ? ",\n" : "\n");
-    }
-    return json.append("]\n").toString();
+    return JsonText.array(objects(config, results));
+  }
+
+  private static List<String> objects(EngineBenchConfig config, List<WorkloadResult> results) {
+    return results.stream().map(r -> object(config, r)).toList();
   }
 
   private static String object(EngineBenchConfig config, WorkloadResult r) {
@@ -71,36 +61,18 @@ final class JsonReport {
     fields.add(field("space_bytes", ok ? Long.toString(r.spaceBytes()) : "null"));
     fields.add(field("compact_seconds", ok && r.compactSeconds() >= 0 ? number(r.compactSeconds()) : "null"));
     fields.add(field("notes", ok ? string(r.notes()) : "null"));
-    return "{" + String.join(", ", fields) + "}";
+    return JsonText.object(fields);
   }
 
   private static String field(String name, String value) {
-    return string(name) + ": " + value;
+    return JsonText.field(name, value);
   }
 
-  /** A JSON number, or null for NaN and infinities (which JSON cannot hold). */
   static String number(double value) {
-    if (!Double.isFinite(value)) return "null";
-    return String.format(Locale.ROOT, "%.3f", value);
+    return JsonText.number(value);
   }
 
-  /** A JSON string literal: quotes, backslashes and control characters escaped. */
-  static String string(String s) {
-    StringBuilder quoted = new StringBuilder(s.length() + 2).append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> quoted.append("\\\"");
-        case '\\' -> quoted.append("\\\\");
-        case '\n' -> quoted.append("\\n");
-        case '\r' -> quoted.append("\\r");
-        case '\t' -> quoted.append("\\t");
-        default -> {
-          if (c < 0x20) quoted.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-          else quoted.append(c);
-        }
-      }
-    }
-    return quoted.append('"').toString();
+  private static String string(String s) {
+    return JsonText.string(s);
   }
 }

@@ -1,10 +1,8 @@
 package dev.shale.bench.io;
 
+import dev.shale.bench.JsonText;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,19 +47,15 @@ final class IoReport {
   }
 
   static void writeJson(Path file, IoBenchConfig config, List<IoResult> results) throws IOException {
-    Path parent = file.toAbsolutePath().getParent();
-    if (parent != null) Files.createDirectories(parent);
-    try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-      out.write(toJson(config, results));
-    }
+    JsonText.writeArray(file, objects(config, results));
   }
 
   static String toJson(IoBenchConfig config, List<IoResult> results) {
-    StringBuilder json = new StringBuilder("[\n");
-    for (int i = 0; i < results.size(); i++) {
-      json.append("  ").append(object(config, results.get(i))).append(i + 1 < results.size() ? ",\n" : "\n");
-    }
-    return json.append("]\n").toString();
+    return JsonText.array(objects(config, results));
+  }
+
+  private static List<String> objects(IoBenchConfig config, List<IoResult> results) {
+    return results.stream().map(r -> object(config, r)).toList();
   }
 
   private static String object(IoBenchConfig config, IoResult r) {
@@ -87,7 +81,7 @@ final class IoReport {
     fields.add(field("voluntary_switches_per_read", ran ? number(r.perRead(r.readers().voluntarySwitches())) : "null"));
     fields.add(field("involuntary_switches_per_read",
         ran ? number(r.perRead(r.readers().involuntarySwitches())) : "null"));
-    return "{" + String.join(", ", fields) + "}";
+    return JsonText.object(fields);
   }
 
   private static String concurrency(IoResult r) {
@@ -104,26 +98,15 @@ final class IoReport {
   }
 
   private static String field(String name, String value) {
-    return string(name) + ": " + value;
+    return JsonText.field(name, value);
   }
 
   // Unknown (negative) or not finite: null.
   private static String number(double value) {
-    return value < 0 || !Double.isFinite(value) ? "null" : String.format(Locale.ROOT, "%.3f", value);
+    return value < 0 ? "null" : JsonText.number(value);
   }
 
   private static String string(String s) {
-    StringBuilder quoted = new StringBuilder("\"");
-    for (char c : s.toCharArray()) {
-      switch (c) {
-        case '"' -> quoted.append("\\\"");
-        case '\\' -> quoted.append("\\\\");
-        default -> {
-          if (c < 0x20) quoted.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-          else quoted.append(c);
-        }
-      }
-    }
-    return quoted.append('"').toString();
+    return JsonText.string(s);
   }
 }
