@@ -79,7 +79,10 @@ class LoadModelTest {
       assertThat(seconds.stream().mapToLong(LatencyTimeline.Second::answers).sum()).isEqualTo(r.answered());
       assertThat(seconds.subList(0, 3)).as("the seconds of %s", seconds)
           .anySatisfy(second -> assertThat(second.maxMicros()).isGreaterThanOrEqualTo(900_000L));
-      assertThat(seconds.getLast().maxMicros()).as("the last second of %s", seconds).isLessThan(500_000L);
+      // Over by the last second: its slowest answer below the pause's, however slow a busy machine
+      // makes the rest (a fixed bound, 500 ms, failed under a load average of 20).
+      long pauseMax = seconds.subList(0, 3).stream().mapToLong(LatencyTimeline.Second::maxMicros).max().orElseThrow();
+      assertThat(seconds.getLast().maxMicros()).as("the last second of %s", seconds).isLessThan(pauseMax);
     } finally {
       server.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
     }
