@@ -3,6 +3,8 @@ package dev.shale.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shale.testkit.Await;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -185,21 +187,43 @@ class BodyLimitTest {
   @Test
   void aChunkedBodyCountsTwiceUntilItIsWhole() throws Exception {
     int sent = LIMIT / 2 + 1024;
-    try (RawConnection chunked = node.connect()) {
-      chunked.send("PUT /v0/entity?id=chunked HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-          + Integer.toHexString(sent) + "\r\n");
-      chunked.send(new byte[sent]);
-      chunked.send("\r\n");
-      // Twice its bytes are more than the budget leaves for a body of the largest size.
-      Await.until("the chunked body's bytes reserved twice", TestServer.TIMEOUT,
-          () -> node.put(node.entity("probe"), new byte[LIMIT]).statusCode() == 503);
-      chunked.send("0\r\n\r\n");
-      assertThat(chunked.read().status()).isEqualTo(201);
+    RawConnection[] chunked = {startChunkedBody(sent)};
+    try {
+      // Twice its bytes are more than the budget leaves for a body of the largest size. A probe
+      // still being received when the chunked bytes came held the budget first, and the chunked
+      // request was refused (503, then closed): the budget at work, not the case under test; it
+      // is sent again (this race failed the test now and then).
+      Await.until("the chunked body's bytes reserved twice", TestServer.TIMEOUT, () -> {
+        if (node.put(node.entity("probe"), new byte[LIMIT]).statusCode() == 503) return true;
+        try {
+          if (chunked[0].input().available() > 0) {
+            chunked[0].close();
+            chunked[0] = startChunkedBody(sent);
+          }
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+        return false;
+      });
+      chunked[0].send("0\r\n\r\n");
+      assertThat(chunked[0].read().status()).isEqualTo(201);
+    } finally {
+      chunked[0].close();
     }
     // Whole, it counts once; stored, not at all.
     Await.until("the budget freed", TestServer.TIMEOUT,
         () -> node.put(node.entity("probe"), new byte[LIMIT]).statusCode() == 201);
     assertThat(node.get(node.entity("chunked")).body()).hasSize(sent);
+  }
+
+  // A chunked PUT of key "chunked" whose first chunk, of `sent` bytes, is sent whole; its last is not.
+  private RawConnection startChunkedBody(int sent) throws IOException {
+    RawConnection connection = node.connect();
+    connection.send("PUT /v0/entity?id=chunked HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + Integer.toHexString(sent) + "\r\n");
+    connection.send(new byte[sent]);
+    connection.send("\r\n");
+    return connection;
   }
 
   // Sends the head of a body of the largest size and its first byte, which reserves its length.
